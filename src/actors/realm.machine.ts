@@ -1,0 +1,151 @@
+// The realm actor: the single writer of one realm. loading → ready (idle ⇄ writing) → stopping → stopped.
+import { assign, fromPromise, setup } from 'xstate';
+import type { EventHub, RealmEvent } from '../events/hub.js';
+import { errors } from '../http/errors.js';
+import type { Db } from '../persistence/db.js';
+import { runBatch, type Outcome } from '../realm/batch.js';
+import type { CommandRegistry, PendingCommand } from '../realm/commands.js';
+import { RealmState } from '../realm/state.js';
+
+/** Most commands one transaction carries. */
+export const MAX_BATCH = 256;
+
+export interface RealmInput {
+  realmId: number;
+  db: Db;
+  hub: EventHub;
+  commands: CommandRegistry;
+}
+
+export interface RealmContext extends RealmInput {
+  state: RealmState | null;
+  /** The mailbox: commands waiting for the next transaction. Mutated in place; the reference never changes. */
+  pending: PendingCommand[];
+  batch: PendingCommand[];
+  loadError: unknown;
+  batches: number;
+  stopRequested: boolean;
+}
+
+export type RealmMachineEvent = { type: 'COMMAND'; command: PendingCommand } | { type: 'STOP' };
+
+function takeBatch(pending: PendingCommand[], registry: CommandRegistry): PendingCommand[] {
+  const first = pending[0]!;
+  if (!registry[first.kind]?.batchable) return pending.splice(0, 1);
+  let n = 1;
+  while (n < pending.length && n < MAX_BATCH && registry[pending[n]!.kind]?.batchable) n++;
+  return pending.splice(0, n);
+}
+
+export const realmMachine = setup({
+  types: {
+    context: {} as RealmContext,
+    input: {} as RealmInput,
+    events: {} as RealmMachineEvent,
+  },
+  actors: {
+    load: fromPromise<RealmState, { db: Db; realmId: number }>(({ input }) => RealmState.load(input.db, input.realmId)),
+    commit: fromPromise<Outcome[], { db: Db; state: RealmState; commands: CommandRegistry; batch: PendingCommand[] }>(
+      ({ input }) => runBatch(input.db, input.state, input.commands, input.batch),
+    ),
+  },
+  guards: {
+    hasPending: ({ context }) => context.pending.length > 0,
+  },
+  actions: {
+    enqueue: ({ context, event }) => {
+      if (event.type === 'COMMAND') context.pending.push(event.command);
+    },
+    refuse: ({ event }) => {
+      if (event.type === 'COMMAND') event.command.reject(errors.unavailable('The server is shutting down'));
+    },
+    refuseLoadFailed: ({ event }) => {
+      if (event.type === 'COMMAND') event.command.reject(errors.unavailable('Realm could not be loaded'));
+    },
+    rejectPending: ({ context }) => {
+      for (const c of context.pending.splice(0)) c.reject(errors.unavailable('The server is shutting down'));
+    },
+    rejectPendingLoadFailed: ({ context }) => {
+      for (const c of context.pending.splice(0)) c.reject(errors.unavailable('Realm could not be loaded'));
+    },
+    takeBatch: assign({ batch: ({ context }) => takeBatch(context.pending, context.commands) }),
+    failBatch: assign(({ context }, error: unknown) => {
+      for (const cmd of context.batch) cmd.reject(error);
+      return { batch: [] };
+    }),
+    /** After the commit: update memory, answer the callers, publish the events. */
+    settleBatch: assign(({ context }, outcomes: Outcome[]) => {
+      const state = context.state!;
+      const events: RealmEvent[] = [];
+      context.batch.forEach((cmd, i) => {
+        const outcome = outcomes[i]!;
+        if (!outcome.ok) {
+          cmd.reject(outcome.error);
+          return;
+        }
+        const def = context.commands[cmd.kind]!;
+        def.apply?.(state, outcome.value);
+        if (def.events) events.push(...def.events(state, outcome.value));
+        cmd.resolve(outcome.value);
+      });
+      context.hub.publishEvents(context.realmId, events);
+      return { batch: [], batches: context.batches + 1 };
+    }),
+  },
+}).createMachine({
+  id: 'realm',
+  context: ({ input }) => ({ ...input, state: null, pending: [], batch: [], loadError: null, batches: 0, stopRequested: false }),
+  initial: 'loading',
+  states: {
+    loading: {
+      on: { COMMAND: { actions: 'enqueue' }, STOP: 'stopping' },
+      invoke: {
+        src: 'load',
+        input: ({ context }) => ({ db: context.db, realmId: context.realmId }),
+        onDone: { target: 'ready', actions: assign({ state: ({ event }) => event.output }) },
+        onError: { target: 'failed', actions: assign({ loadError: ({ event }) => event.error }) },
+      },
+    },
+    ready: {
+      initial: 'idle',
+      on: { COMMAND: { actions: 'enqueue' } },
+      states: {
+        idle: {
+          always: [
+            { guard: 'hasPending', target: 'writing' },
+            { guard: ({ context }) => context.stopRequested, target: '#realm.stopping' },
+          ],
+          on: { STOP: '#realm.stopping' },
+        },
+        writing: {
+          entry: 'takeBatch',
+          invoke: {
+            src: 'commit',
+            input: ({ context }) => ({
+              db: context.db,
+              state: context.state!,
+              commands: context.commands,
+              batch: context.batch,
+            }),
+            onDone: { target: 'idle', actions: { type: 'settleBatch', params: ({ event }) => event.output } },
+            onError: { target: 'idle', actions: { type: 'failBatch', params: ({ event }: { event: { error: unknown } }) => event.error } },
+          },
+          // A stop during a write lets the write finish and drains the mailbox first.
+          on: { STOP: { actions: assign({ stopRequested: true }) } },
+        },
+      },
+    },
+    stopping: {
+      entry: 'rejectPending',
+      always: 'stopped',
+    },
+    failed: {
+      entry: 'rejectPendingLoadFailed',
+      on: { COMMAND: { actions: 'refuseLoadFailed' }, STOP: 'stopped' },
+    },
+    stopped: {
+      type: 'final',
+      on: { COMMAND: { actions: 'refuse' } },
+    },
+  },
+});

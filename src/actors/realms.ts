@@ -1,0 +1,71 @@
+// How the rest of the server reaches realms: find one by host, wait for its actor, read its state, send it commands.
+import { waitFor, type Actor } from 'xstate';
+import { errors } from '../http/errors.js';
+import type { RealmState } from '../realm/state.js';
+import type { RealmEntry } from '../realm/types.js';
+import type { RealmRef, rootMachine } from './root.machine.js';
+
+export class RealmHandle {
+  constructor(readonly id: number, private ref: RealmRef) {}
+
+  /** The realm's working set: read it synchronously, never mutate it. */
+  get state(): RealmState {
+    return this.ref.getSnapshot().context.state!;
+  }
+
+  /** Sends a command to the realm actor; resolves after its write committed. */
+  dispatch<R = unknown>(kind: string, input?: unknown): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.ref.send({ type: 'COMMAND', command: { kind, input, resolve: resolve as (r: unknown) => void, reject } });
+    });
+  }
+}
+
+export class Realms {
+  constructor(private root: Actor<typeof rootMachine>, private rootDomain: string) {}
+
+  get directory(): RealmEntry[] {
+    return this.root.getSnapshot().context.directory;
+  }
+
+  /** The realm a Host header names: the root domain (or any other host) is the default realm, `<sub>.<root>` a subdomain. */
+  entryForHost(hostHeader: string | undefined): RealmEntry | undefined {
+    const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    const suffix = '.' + this.rootDomain;
+    const stringId = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
+    return this.directory.find((r) => r.stringId === stringId);
+  }
+
+  /** A ready realm actor, spawned if needed. */
+  async get(realmId: number): Promise<RealmHandle> {
+    let ref = this.ref(realmId);
+    if (ref.getSnapshot().value === 'failed') {
+      this.root.send({ type: 'REALM.RESTART', realmId });
+      ref = this.ref(realmId);
+    }
+    const snap = await waitFor(ref, (s) => s.value !== 'loading', { timeout: 30_000 });
+    if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
+    return new RealmHandle(realmId, ref);
+  }
+
+  async forHost(hostHeader: string | undefined): Promise<RealmHandle> {
+    const entry = this.entryForHost(hostHeader);
+    if (!entry) throw errors.invalidSubdomain();
+    return this.get(entry.id);
+  }
+
+  private ref(realmId: number): RealmRef {
+    this.root.send({ type: 'REALM.ENSURE', realmId });
+    return this.root.getSnapshot().context.realms.get(realmId)!;
+  }
+
+  /** Stops every realm actor after its in-flight writes, then the root. */
+  async stop(timeoutMs: number): Promise<void> {
+    const refs = [...this.root.getSnapshot().context.realms.values()];
+    this.root.send({ type: 'SHUTDOWN' });
+    await Promise.all(
+      refs.map((ref) => waitFor(ref, (s) => s.status === 'done', { timeout: timeoutMs }).catch(() => undefined)),
+    );
+    this.root.stop();
+  }
+}

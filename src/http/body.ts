@@ -1,0 +1,72 @@
+// Request parameters from the query string and from urlencoded or multipart bodies, for every method.
+import busboy from 'busboy';
+import { errors } from './errors.js';
+
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  mimeType: string;
+  data: Buffer;
+}
+
+export interface RequestParams {
+  /** Parameter name → raw string value; a later duplicate replaces an earlier one. */
+  fields: Map<string, string>;
+  files: UploadedFile[];
+}
+
+const MAX_FIELDS = 1000;
+
+function addSearchParams(into: Map<string, string>, text: string): void {
+  if (text === '') return;
+  const params = new URLSearchParams(text);
+  let n = 0;
+  for (const [k, v] of params) {
+    if (++n > MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
+    into.set(k, v);
+  }
+}
+
+function parseMultipart(body: Buffer, contentType: string, into: RequestParams): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        limits: { fields: MAX_FIELDS, files: 16, fieldSize: body.length + 1 },
+        defParamCharset: 'utf8',
+      });
+    } catch (e) {
+      reject(errors.malformedBody((e as Error).message));
+      return;
+    }
+    bb.on('field', (name, value) => into.fields.set(name, value));
+    bb.on('file', (field, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () =>
+        into.files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, data: Buffer.concat(chunks) }),
+      );
+    });
+    bb.on('fieldsLimit', () => reject(errors.malformedBody(`more than ${MAX_FIELDS} parameters`)));
+    bb.on('error', (e) => reject(errors.malformedBody((e as Error).message)));
+    bb.on('close', () => resolve());
+    bb.end(body);
+  });
+}
+
+/** Collects the parameters of a request from its query string and body. */
+export async function readParams(query: string, contentType: string, body: Buffer): Promise<RequestParams> {
+  const params: RequestParams = { fields: new Map(), files: [] };
+  addSearchParams(params.fields, query);
+  if (body.length === 0) return params;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded' || type === '') {
+    addSearchParams(params.fields, body.toString('utf8'));
+  } else if (type === 'multipart/form-data') {
+    await parseMultipart(body, contentType, params);
+  } else {
+    throw errors.unsupportedMediaType(type);
+  }
+  return params;
+}

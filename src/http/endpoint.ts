@@ -1,0 +1,70 @@
+// One declaration per endpoint: method, path, authentication, parameter schema, handler, optional serializer.
+import fastJson from 'fast-json-stringify';
+import type { RealmHandle } from '../actors/realms.js';
+import type { User } from '../realm/types.js';
+import type { UploadedFile } from './body.js';
+import { compileSchema, type ParamParser, type ParamsOf, type Schema } from './params.js';
+import type { Connection, IncomingRequest, Reply } from './respond.js';
+import type { Services } from './services.js';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** `user`: HTTP Basic required; `none`: no credentials looked at; `optional`: a spectator when absent. */
+export type AuthMode = 'user' | 'none' | 'optional';
+
+export interface RequestContext<A extends AuthMode = AuthMode> {
+  realm: RealmHandle;
+  user: A extends 'user' ? User : User | null;
+  services: Services;
+  request: IncomingRequest;
+  conn: Connection;
+  files: UploadedFile[];
+}
+
+/** Returned by a handler that answers with something other than the JSON success envelope. */
+export class RawReply {
+  constructor(readonly reply: Reply) {}
+}
+
+export interface EndpointDef<S extends Schema, A extends AuthMode> {
+  method: Method;
+  /** Below /api/v1; `{name}` segments become parameters. */
+  path: string;
+  auth: A;
+  params: S;
+  handle(ctx: RequestContext<A>, params: ParamsOf<S>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
+  /** JSON-schema properties of the success response, compiled once with fast-json-stringify. */
+  response?: Record<string, unknown>;
+}
+
+export interface Endpoint {
+  method: Method;
+  path: string;
+  auth: AuthMode;
+  parse: ParamParser<Record<string, unknown>>;
+  handle(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
+  serialize(body: Record<string, unknown>): string;
+}
+
+function successSerializer(properties: Record<string, unknown>): (body: Record<string, unknown>) => string {
+  return fastJson({
+    type: 'object',
+    properties: {
+      result: { type: 'string' },
+      msg: { type: 'string' },
+      ignored_parameters_unsupported: { type: 'array', items: { type: 'string' } },
+      ...properties,
+    },
+  });
+}
+
+export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<S, A>): Endpoint {
+  return {
+    method: def.method,
+    path: def.path,
+    auth: def.auth,
+    parse: compileSchema(def.params) as ParamParser<Record<string, unknown>>,
+    handle: def.handle as Endpoint['handle'],
+    serialize: def.response ? successSerializer(def.response) : JSON.stringify,
+  };
+}

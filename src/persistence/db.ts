@@ -1,0 +1,44 @@
+// The database: pg-promise with one repository per aggregate attached to every connection and transaction.
+import pgPromise, { type IDatabase, type IMain, type ITask } from 'pg-promise';
+import { ChangesRepository } from './repos/changes.js';
+import { GroupsRepository } from './repos/groups.js';
+import { RealmsRepository } from './repos/realms.js';
+import { UsersRepository } from './repos/users.js';
+
+export interface Repos {
+  realms: RealmsRepository;
+  users: UsersRepository;
+  groups: GroupsRepository;
+  changes: ChangesRepository;
+}
+
+export type Db = IDatabase<Repos> & Repos;
+export type Tx = ITask<Repos> & Repos;
+
+export interface Database {
+  db: Db;
+  pgp: IMain;
+  close(): Promise<void>;
+}
+
+export type Connection = string | { host: string; port: number; user?: string; database?: string };
+
+export function createDatabase(connection: Connection, opts: { max?: number } = {}): Database {
+  const pgp: IMain = pgPromise<Repos>({
+    extend(obj: Repos & IDatabase<Repos>) {
+      obj.realms = new RealmsRepository(obj, pgp);
+      obj.users = new UsersRepository(obj, pgp);
+      obj.groups = new GroupsRepository(obj, pgp);
+      obj.changes = new ChangesRepository(obj, pgp);
+    },
+  });
+  const cn = typeof connection === 'string' ? { connectionString: connection } : connection;
+  const db = pgp({ ...cn, max: opts.max ?? 10, connectionTimeoutMillis: 5000 }) as Db;
+  return {
+    db,
+    pgp,
+    async close() {
+      await db.$pool.end();
+    },
+  };
+}

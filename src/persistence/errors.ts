@@ -1,0 +1,13 @@
+// Classifies database failures: lost connections become 503 envelopes rather than 500s.
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT']);
+// PostgreSQL: admin shutdown, crash shutdown, cannot connect now, connection failures.
+const SQLSTATE_CONNECTION = /^(57P0[1-3]|08\d{3}|53300)$/;
+
+export function isConnectionError(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e.code === 'string' && (CONNECTION_CODES.has(e.code) || SQLSTATE_CONNECTION.test(e.code))) return true;
+  const msg = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Too many connections/i.test(msg);
+}

@@ -1,0 +1,38 @@
+// Realm commands: the writes a realm actor performs. Each is checked against memory, written in a
+// transaction, applied to memory only after the commit, and only then answered and published.
+import type { RealmEvent } from '../events/hub.js';
+import type { Tx } from '../persistence/db.js';
+import { RealmState } from './state.js';
+
+export interface CommandDef<I = any, P = any, R = any> {
+  /** Batchable commands share a transaction with others (group commit); the rest run alone. */
+  batchable?: boolean;
+  /** Validates against the working set and plans the write; throws ApiError to refuse. */
+  check(state: RealmState, input: I): P;
+  write(t: Tx, plan: P, state: RealmState): Promise<R>;
+  /** Updates memory after the commit. */
+  apply?(state: RealmState, result: R): void;
+  /** The events this command's committed result produces. */
+  events?(state: RealmState, result: R): RealmEvent[];
+}
+
+export type CommandRegistry = Record<string, CommandDef>;
+
+/** A command in a realm actor's mailbox, with the caller's continuation. */
+export interface PendingCommand {
+  kind: string;
+  input: unknown;
+  resolve(result: unknown): void;
+  reject(err: unknown): void;
+}
+
+/** Replaces the working set after a change made outside the server (the admin CLI). */
+export const reloadCommand: CommandDef<void, void, RealmState> = {
+  check() {},
+  write: (t, _plan, state) => RealmState.load(t, state.realm.id),
+  apply: (state, fresh) => state.replaceFrom(fresh),
+};
+
+export const coreCommands: CommandRegistry = {
+  reload: reloadCommand,
+};

@@ -1,0 +1,83 @@
+// A realm's working set in memory: the realm row, its users and groups, with lookups and permission checks.
+import type { Repos } from '../persistence/db.js';
+import type { GroupSettingValue, Realm, User, UserGroup } from './types.js';
+
+export class RealmState {
+  readonly usersById = new Map<number, User>();
+  readonly usersByEmail = new Map<string, User>();
+  readonly groupsById = new Map<number, UserGroup>();
+  readonly groupsByName = new Map<string, UserGroup>();
+
+  constructor(public realm: Realm, users: User[], groups: UserGroup[]) {
+    for (const u of users) this.putUser(u);
+    for (const g of groups) this.putGroup(g);
+  }
+
+  static async load(db: Repos, realmId: number): Promise<RealmState> {
+    const [realm, users, groups] = await Promise.all([
+      db.realms.get(realmId),
+      db.users.forRealm(realmId),
+      db.groups.forRealm(realmId),
+    ]);
+    if (!realm) throw new Error(`realm ${realmId} does not exist`);
+    return new RealmState(realm, users, groups);
+  }
+
+  /** Takes over another working set of the same realm (after a reload). */
+  replaceFrom(other: RealmState): void {
+    this.realm = other.realm;
+    for (const m of ['usersById', 'usersByEmail', 'groupsById', 'groupsByName'] as const) {
+      const target = this[m] as Map<unknown, unknown>;
+      target.clear();
+      for (const [k, v] of other[m] as Map<unknown, unknown>) target.set(k, v);
+    }
+  }
+
+  putUser(u: User): void {
+    const previous = this.usersById.get(u.id);
+    if (previous) this.usersByEmail.delete(previous.email.toLowerCase());
+    this.usersById.set(u.id, u);
+    this.usersByEmail.set(u.email.toLowerCase(), u);
+  }
+
+  putGroup(g: UserGroup): void {
+    this.groupsById.set(g.id, g);
+    this.groupsByName.set(g.name, g);
+  }
+
+  userByEmail(email: string): User | undefined {
+    return this.usersByEmail.get(email.toLowerCase());
+  }
+
+  systemGroup(name: string): UserGroup {
+    const g = this.groupsByName.get(name);
+    if (!g || !g.isSystemGroup) throw new Error(`system group ${name} missing in realm ${this.realm.id}`);
+    return g;
+  }
+
+  /** Whether a user is in a group directly or through its subgroups. */
+  isInGroup(userId: number, groupId: number, seen: Set<number> = new Set()): boolean {
+    if (seen.has(groupId)) return false;
+    seen.add(groupId);
+    const g = this.groupsById.get(groupId);
+    if (!g || g.deactivated) return false;
+    if (g.directMembers.has(userId)) return true;
+    for (const sub of g.directSubgroups) if (this.isInGroup(userId, sub, seen)) return true;
+    return false;
+  }
+
+  /** Whether an active user satisfies a group-setting value. */
+  userHasGroupSetting(userId: number, value: GroupSettingValue): boolean {
+    const user = this.usersById.get(userId);
+    if (!user || !user.isActive) return false;
+    if (typeof value === 'number') return this.isInGroup(userId, value);
+    if (value.direct_members.includes(userId)) return true;
+    return value.direct_subgroups.some((g) => this.isInGroup(userId, g));
+  }
+
+  /** A realm permission by setting name, e.g. `can_create_groups`. */
+  userHasRealmPermission(userId: number, setting: string): boolean {
+    const value = this.realm.groupSettings[setting];
+    return value !== undefined && this.userHasGroupSetting(userId, value);
+  }
+}

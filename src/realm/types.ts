@@ -1,0 +1,59 @@
+// The records a realm keeps in memory, as loaded from the database.
+
+export const ROLE = { OWNER: 100, ADMINISTRATOR: 200, MODERATOR: 300, MEMBER: 400, GUEST: 600 } as const;
+export type Role = (typeof ROLE)[keyof typeof ROLE];
+export const ROLES: readonly Role[] = [100, 200, 300, 400, 600];
+
+/** A group-setting value: a group ID, or an anonymous group of direct members and subgroups. */
+export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
+
+export interface Realm {
+  id: number;
+  stringId: string;
+  name: string;
+  description: string;
+  deactivated: boolean;
+  dateCreated: number;
+  settings: Record<string, unknown>;
+  groupSettings: Record<string, GroupSettingValue>;
+  userSettingsDefaults: Record<string, unknown>;
+}
+
+export interface User {
+  id: number;
+  realmId: number;
+  email: string;
+  fullName: string;
+  role: Role;
+  isBot: boolean;
+  botType: number | null;
+  botOwnerId: number | null;
+  isActive: boolean;
+  apiKey: string;
+  passwordHash: string | null;
+  canCreateUsers: boolean;
+  dateJoined: number;
+  timezone: string;
+  settings: Record<string, unknown>;
+}
+
+export interface UserGroup {
+  id: number;
+  realmId: number;
+  name: string;
+  description: string;
+  isSystemGroup: boolean;
+  deactivated: boolean;
+  creatorId: number | null;
+  dateCreated: number;
+  groupSettings: Record<string, GroupSettingValue>;
+  directMembers: Set<number>;
+  directSubgroups: Set<number>;
+}
+
+/** A realm as the directory knows it: enough to route a request by host. */
+export interface RealmEntry {
+  id: number;
+  stringId: string;
+  deactivated: boolean;
+}

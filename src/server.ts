@@ -1,0 +1,93 @@
+// Assembles and starts the server: database, migrations, first-start bootstrap, actors, HTTP; and stops it.
+import { createActor } from 'xstate';
+import { Realms } from './actors/realms.js';
+import { rootMachine } from './actors/root.machine.js';
+import type { Config } from './config.js';
+import { EventHub } from './events/hub.js';
+import { createHandler } from './http/app.js';
+import { endpoints } from './http/routes/index.js';
+import { InFlight, serve } from './http/respond.js';
+import type { Services } from './http/services.js';
+import { createLogger, type Logger } from './log.js';
+import { createDatabase, type Database } from './persistence/db.js';
+import { EMBEDDED_MAX_CONNECTIONS, startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js';
+import { migrate } from './persistence/migrate.js';
+import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
+import { coreCommands } from './realm/commands.js';
+import { loadUws } from './uws.js';
+
+export interface RunningServer {
+  port: number;
+  services: Services;
+  /** Set on the first start of an empty database. */
+  bootstrapped: Bootstrapped | null;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const { uws } = loadUws(config.allowUwsFallback);
+
+  let embedded: EmbeddedDatabase | null = null;
+  let database: Database;
+  if (config.databaseUrl) {
+    database = createDatabase(config.databaseUrl);
+  } else {
+    embedded = await startEmbedded(config.dataDir);
+    // Leave connections free for the admin CLI.
+    database = createDatabase(embedded.connection, { max: EMBEDDED_MAX_CONNECTIONS - 2 });
+    log.info({ dataDir: config.dataDir }, 'embedded database started');
+  }
+  const { db } = database;
+  const closeDatabase = async () => {
+    await database.close();
+    await embedded?.stop();
+  };
+
+  let root;
+  try {
+    const applied = await migrate(db);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    const bootstrapped = await bootstrap(db, config);
+    const hub = new EventHub();
+    root = createActor(rootMachine, {
+      input: {
+        db,
+        hub,
+        commands: coreCommands,
+        directory: await db.realms.directory(),
+        changePollMs: config.changePollMs,
+        lastChangeId: await db.changes.latestId(),
+      },
+    });
+    root.start();
+    const realms = new Realms(root, config.rootDomain);
+    const services: Services = { config, db, realms, hub, log };
+
+    const app = uws.App();
+    const inFlight = new InFlight();
+    const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
+    serve(app, createHandler(services, endpoints), { maxBodyBytes: config.maxBodyBytes, onUnexpected }, inFlight);
+    const listenSocket = await new Promise<unknown>((resolve, reject) =>
+      app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`)))),
+    );
+    const port = uws.us_socket_local_port(listenSocket as never);
+    config.port = port;
+    log.info({ host: config.host, port }, 'listening');
+
+    let stopping: Promise<void> | null = null;
+    const stop = () =>
+      (stopping ??= (async () => {
+        uws.us_listen_socket_close(listenSocket as never);
+        const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
+        await Promise.race([inFlight.idle(), deadline]);
+        await realms.stop(config.shutdownTimeoutMs);
+        await closeDatabase();
+        log.info('stopped');
+      })());
+    return { port, services, bootstrapped, stop };
+  } catch (err) {
+    root?.stop();
+    await closeDatabase().catch(() => undefined);
+    throw err;
+  }
+}
