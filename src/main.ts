@@ -7,7 +7,7 @@ const config = loadConfig();
 const log = createLogger(config.logLevel);
 
 try {
-  const server = await startServer(config, log);
+  const server = await startServer(config, { log });
   const b = server.bootstrapped;
   if (b?.generatedPassword) {
     // Printed once, on the terminal only; the file in DATA_DIR keeps it.

@@ -5,6 +5,7 @@ import { rootMachine } from './actors/root.machine.js';
 import type { Config } from './config.js';
 import { EventHub } from './events/hub.js';
 import { createHandler } from './http/app.js';
+import type { Endpoint } from './http/endpoint.js';
 import { endpoints } from './http/routes/index.js';
 import { InFlight, serve } from './http/respond.js';
 import type { Services } from './http/services.js';
@@ -24,7 +25,14 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+export interface StartOptions {
+  log?: Logger;
+  /** Endpoints served besides the API's own (tests use this to exercise the pipeline). */
+  extraEndpoints?: Endpoint[];
+}
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? createLogger(config.logLevel);
   const { uws } = loadUws(config.allowUwsFallback);
 
   let embedded: EmbeddedDatabase | null = null;
@@ -66,7 +74,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const app = uws.App();
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
-    serve(app, createHandler(services, endpoints), { maxBodyBytes: config.maxBodyBytes, onUnexpected }, inFlight);
+    serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, onUnexpected }, inFlight);
     const listenSocket = await new Promise<unknown>((resolve, reject) =>
       app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`)))),
     );

@@ -14,11 +14,10 @@ export class RealmState {
   }
 
   static async load(db: Repos, realmId: number): Promise<RealmState> {
-    const [realm, users, groups] = await Promise.all([
-      db.realms.get(realmId),
-      db.users.forRealm(realmId),
-      db.groups.forRealm(realmId),
-    ]);
+    // Sequential: inside a transaction all three share one connection.
+    const realm = await db.realms.get(realmId);
+    const users = await db.users.forRealm(realmId);
+    const groups = await db.groups.forRealm(realmId);
     if (!realm) throw new Error(`realm ${realmId} does not exist`);
     return new RealmState(realm, users, groups);
   }

@@ -18,19 +18,17 @@ export class GroupsRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
 
   async forRealm(realmId: number): Promise<UserGroup[]> {
-    const [rows, members, subgroups] = await Promise.all([
-      this.db.any<GroupRow>('SELECT * FROM user_groups WHERE realm_id = $1 ORDER BY id', [realmId]),
-      this.db.any<{ group_id: number; user_id: number }>(
+    const rows = await this.db.any<GroupRow>('SELECT * FROM user_groups WHERE realm_id = $1 ORDER BY id', [realmId]);
+    const members = await this.db.any<{ group_id: number; user_id: number }>(
         `SELECT m.group_id, m.user_id FROM user_group_members m JOIN user_groups g ON g.id = m.group_id
          WHERE g.realm_id = $1`,
         [realmId],
-      ),
-      this.db.any<{ group_id: number; subgroup_id: number }>(
+    );
+    const subgroups = await this.db.any<{ group_id: number; subgroup_id: number }>(
         `SELECT s.group_id, s.subgroup_id FROM user_group_subgroups s JOIN user_groups g ON g.id = s.group_id
          WHERE g.realm_id = $1`,
         [realmId],
-      ),
-    ]);
+    );
     const groups = new Map<number, UserGroup>();
     for (const r of rows) {
       groups.set(r.id, {

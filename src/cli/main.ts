@@ -1,0 +1,220 @@
+// The admin CLI: non-interactive commands that print JSON. Writes note the realm in the change log so a
+// running server reloads it.
+import { parseArgs } from 'node:util';
+import { hashPassword } from '../auth/secrets.js';
+import { loadConfig } from '../config.js';
+import { createDatabase, type Database, type Db, type Repos } from '../persistence/db.js';
+import { findRunningEmbedded, startEmbedded, type EmbeddedDatabase } from '../persistence/embedded.js';
+import { migrate } from '../persistence/migrate.js';
+import { createRealm, createUser, isValidEmail, STRING_ID_RE } from '../realm/provision.js';
+import { ROLE, ROLES, type Role } from '../realm/types.js';
+import { formatUser } from '../realm/user-format.js';
+import { realmUrl } from '../http/urls.js';
+
+class UsageError extends Error {}
+
+const ROLE_NAMES: Record<string, Role> = {
+  owner: ROLE.OWNER,
+  administrator: ROLE.ADMINISTRATOR,
+  admin: ROLE.ADMINISTRATOR,
+  moderator: ROLE.MODERATOR,
+  member: ROLE.MEMBER,
+  guest: ROLE.GUEST,
+};
+
+const HELP = `Usage: palaver <command> [options]   (prints JSON)
+  list-realms
+  create-realm --subdomain SUB --name NAME [--owner-email E --owner-password P --owner-name N]
+  create-user --email E --full-name N [--realm SUB] [--role owner|administrator|moderator|member|guest] [--password P] [--bot]
+  change-password --email E --password P [--realm SUB]
+  deactivate-user --email E [--realm SUB]      reactivate-user --email E [--realm SUB]
+  deactivate-realm --realm SUB                 reactivate-realm --realm SUB
+  list-users [--realm SUB]
+The default realm's subdomain is the empty string. Database: DATABASE_URL, else the embedded one under DATA_DIR.`;
+
+const OPTIONS = {
+  subdomain: { type: 'string' },
+  realm: { type: 'string', default: '' },
+  name: { type: 'string' },
+  email: { type: 'string' },
+  'full-name': { type: 'string' },
+  role: { type: 'string', default: 'member' },
+  password: { type: 'string' },
+  bot: { type: 'boolean', default: false },
+  'owner-email': { type: 'string' },
+  'owner-password': { type: 'string' },
+  'owner-name': { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function need(values: Values, name: keyof Values): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function parseRole(raw: string): Role {
+  const byName = ROLE_NAMES[raw.toLowerCase()];
+  if (byName) return byName;
+  const n = Number(raw);
+  if (ROLES.includes(n as Role)) return n as Role;
+  throw new UsageError(`unknown role ${raw}`);
+}
+
+async function realmId(db: Repos, subdomain: string): Promise<number> {
+  const realm = await db.realms.byStringId(subdomain);
+  if (!realm) throw new Error(`no realm with subdomain ${JSON.stringify(subdomain)}`);
+  return realm.id;
+}
+
+async function userIn(db: Repos, subdomain: string, email: string) {
+  const id = await realmId(db, subdomain);
+  const user = await db.users.byEmail(id, email);
+  if (!user) throw new Error(`no user ${email} in realm ${JSON.stringify(subdomain)}`);
+  return user;
+}
+
+async function run(command: string, values: Values, db: Db): Promise<unknown> {
+  const config = loadConfig();
+  const cost = config.passwordHashCost;
+  switch (command) {
+    case 'list-realms': {
+      const realms = await db.realms.all();
+      return {
+        realms: realms.map((r) => ({
+          id: r.id,
+          subdomain: r.stringId,
+          name: r.name,
+          url: realmUrl(config, r.stringId),
+          deactivated: r.deactivated,
+          date_created: r.dateCreated,
+        })),
+      };
+    }
+    case 'create-realm': {
+      const subdomain = need(values, 'subdomain').toLowerCase();
+      if (!STRING_ID_RE.test(subdomain)) throw new UsageError('--subdomain must be letters, digits and dashes');
+      const name = need(values, 'name');
+      const ownerEmail = values['owner-email'];
+      if (ownerEmail !== undefined && !isValidEmail(ownerEmail)) throw new UsageError('invalid --owner-email');
+      return db.tx(async (t) => {
+        if (await t.realms.byStringId(subdomain)) throw new Error(`a realm with subdomain ${subdomain} exists`);
+        const realm = await createRealm(t, { stringId: subdomain, name });
+        const out: Record<string, unknown> = { realm_id: realm.id, subdomain, name, url: realmUrl(config, subdomain) };
+        if (ownerEmail) {
+          const owner = await createUser(t, realm.id, {
+            email: ownerEmail,
+            fullName: values['owner-name'] ?? 'Owner',
+            role: ROLE.OWNER,
+            password: values['owner-password'] ?? null,
+            canCreateUsers: true,
+            passwordHashCost: cost,
+          });
+          out.owner = { user_id: owner.id, email: owner.email, api_key: owner.apiKey };
+        }
+        await t.changes.record(null);
+        return out;
+      });
+    }
+    case 'create-user': {
+      const email = need(values, 'email');
+      if (!isValidEmail(email)) throw new UsageError('invalid --email');
+      const fullName = need(values, 'full-name');
+      const role = parseRole(values.role ?? 'member');
+      return db.tx(async (t) => {
+        const id = await realmId(t, values.realm ?? '');
+        if (await t.users.byEmail(id, email)) throw new Error('Email is already in use.');
+        const user = await createUser(t, id, {
+          email,
+          fullName,
+          role,
+          password: values.password ?? null,
+          isBot: values.bot,
+          botType: values.bot ? 1 : null,
+          passwordHashCost: cost,
+        });
+        await t.changes.record(id);
+        return { user_id: user.id, email: user.email, full_name: user.fullName, role: user.role, api_key: user.apiKey };
+      });
+    }
+    case 'change-password': {
+      const password = need(values, 'password');
+      const hash = await hashPassword(password, cost);
+      return db.tx(async (t) => {
+        const user = await userIn(t, values.realm ?? '', need(values, 'email'));
+        await t.users.setPasswordHash(user.id, hash);
+        await t.changes.record(user.realmId);
+        return { user_id: user.id, email: user.email };
+      });
+    }
+    case 'deactivate-user':
+    case 'reactivate-user': {
+      const active = command === 'reactivate-user';
+      return db.tx(async (t) => {
+        const user = await userIn(t, values.realm ?? '', need(values, 'email'));
+        await t.users.setActive(user.id, active);
+        await t.changes.record(user.realmId);
+        return { user_id: user.id, email: user.email, is_active: active };
+      });
+    }
+    case 'deactivate-realm':
+    case 'reactivate-realm': {
+      const deactivated = command === 'deactivate-realm';
+      return db.tx(async (t) => {
+        const id = await realmId(t, values.realm ?? '');
+        await t.realms.setDeactivated(id, deactivated);
+        await t.changes.record(id);
+        return { realm_id: id, deactivated };
+      });
+    }
+    case 'list-users': {
+      const users = await db.users.forRealm(await realmId(db, values.realm ?? ''));
+      return { users: users.map((u) => formatUser(u, { includeDeliveryEmail: true })) };
+    }
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+/** The server's running embedded database if there is one, else the embedded database opened here. */
+async function openDatabase(): Promise<{ database: Database; embedded: EmbeddedDatabase | null }> {
+  const config = loadConfig();
+  if (config.databaseUrl) return { database: createDatabase(config.databaseUrl, { max: 2 }), embedded: null };
+  const running = await findRunningEmbedded(config.dataDir);
+  if (running) return { database: createDatabase(running, { max: 1 }), embedded: null };
+  const embedded = await startEmbedded(config.dataDir);
+  return { database: createDatabase(embedded.connection, { max: 1 }), embedded };
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    process.stderr.write(JSON.stringify({ result: 'error', msg: (e as Error).message }) + '\n' + HELP + '\n');
+    return 2;
+  }
+  const command = parsed.positionals[0];
+  if (!command || parsed.values.help) {
+    process.stdout.write(HELP + '\n');
+    return command || parsed.values.help ? 0 : 2;
+  }
+  const { database, embedded } = await openDatabase();
+  try {
+    await migrate(database.db);
+    const out = await run(command, parsed.values, database.db);
+    process.stdout.write(JSON.stringify({ result: 'success', ...(out as object) }, null, 2) + '\n');
+    return 0;
+  } catch (e) {
+    process.stderr.write(JSON.stringify({ result: 'error', msg: (e as Error).message }) + '\n');
+    if (e instanceof UsageError) process.stderr.write(HELP + '\n');
+    return e instanceof UsageError ? 2 : 1;
+  } finally {
+    await database.close();
+    await embedded?.stop();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,80 @@
+// Starts a real server in this process on a random port, with its own database and data directory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Endpoint } from '../../src/http/endpoint.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { Client, type Credentials } from './http.js';
+
+export const OWNER_EMAIL = 'owner@test.example';
+export const OWNER_PASSWORD = 'owner-password-123';
+
+export interface TestServer {
+  server: RunningServer;
+  config: Config;
+  port: number;
+  client: Client;
+  owner: Credentials;
+  dataDir: string;
+  /** DATABASE_URL of this server's database, or undefined when it is embedded. */
+  databaseUrl: string | undefined;
+  /** Stops the server, keeping database and data directory (for restart tests). */
+  stop(): Promise<void>;
+  /** Stops the server and removes its database and data directory. */
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  endpoints?: Endpoint[];
+  /** Reuse the database and data directory of an earlier server (restart). */
+  reuse?: { dataDir: string; databaseUrl: string | undefined; testDatabase?: TestDatabase | null };
+  /** Force the embedded database even when DATABASE_URL is set. */
+  embedded?: boolean;
+}
+
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const testDatabase = opts.reuse ? (opts.reuse.testDatabase ?? null) : opts.embedded ? null : await createTestDatabase();
+  const dataDir = opts.reuse?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'palaver-test-'));
+  const databaseUrl = opts.reuse ? opts.reuse.databaseUrl : testDatabase?.url;
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    PALAVER_OWNER_EMAIL: OWNER_EMAIL,
+    PALAVER_OWNER_PASSWORD: OWNER_PASSWORD,
+    PASSWORD_HASH_COST: '12',
+    CHANGE_POLL_MS: '100',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...opts.env,
+  });
+  const server = await startServer(config, { extraEndpoints: opts.endpoints });
+  const client = new Client(server.port);
+  const login = await client.post('/fetch_api_key', { form: { username: OWNER_EMAIL, password: OWNER_PASSWORD } });
+  if (login.status !== 200) throw new Error(`owner login failed: ${login.text}`);
+  const owner = { email: OWNER_EMAIL, apiKey: login.json.api_key as string };
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await server.stop();
+  };
+  return {
+    server,
+    config,
+    port: server.port,
+    client,
+    owner,
+    dataDir,
+    databaseUrl,
+    stop,
+    async close() {
+      await stop();
+      await testDatabase?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
