@@ -41,8 +41,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     database = createDatabase(config.databaseUrl);
   } else {
     embedded = await startEmbedded(config.dataDir);
-    // Leave connections free for the admin CLI.
-    database = createDatabase(embedded.connection, { max: EMBEDDED_MAX_CONNECTIONS - 2 });
+    // PGlite runs one query at a time; a few connections suffice and leave the rest for the admin CLI.
+    database = createDatabase(embedded.connection, { max: Math.min(4, EMBEDDED_MAX_CONNECTIONS) });
     log.info({ dataDir: config.dataDir }, 'embedded database started');
   }
   const { db } = database;

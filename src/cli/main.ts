@@ -94,11 +94,13 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       };
     }
     case 'create-realm': {
-      const subdomain = need(values, 'subdomain').toLowerCase();
+      if (values.subdomain === undefined) throw new UsageError('--subdomain is required (the empty string for the root domain)');
+      const subdomain = values.subdomain.toLowerCase();
       if (!STRING_ID_RE.test(subdomain)) throw new UsageError('--subdomain must be letters, digits and dashes');
       const name = need(values, 'name');
       const ownerEmail = values['owner-email'];
       if (ownerEmail !== undefined && !isValidEmail(ownerEmail)) throw new UsageError('invalid --owner-email');
+      const ownerHash = values['owner-password'] ? await hashPassword(values['owner-password'], cost) : null;
       return db.tx(async (t) => {
         if (await t.realms.byStringId(subdomain)) throw new Error(`a realm with subdomain ${subdomain} exists`);
         const realm = await createRealm(t, { stringId: subdomain, name });
@@ -108,9 +110,8 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
             email: ownerEmail,
             fullName: values['owner-name'] ?? 'Owner',
             role: ROLE.OWNER,
-            password: values['owner-password'] ?? null,
+            passwordHash: ownerHash,
             canCreateUsers: true,
-            passwordHashCost: cost,
           });
           out.owner = { user_id: owner.id, email: owner.email, api_key: owner.apiKey };
         }
@@ -123,6 +124,7 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       if (!isValidEmail(email)) throw new UsageError('invalid --email');
       const fullName = need(values, 'full-name');
       const role = parseRole(values.role ?? 'member');
+      const passwordHash = values.password ? await hashPassword(values.password, cost) : null;
       return db.tx(async (t) => {
         const id = await realmId(t, values.realm ?? '');
         if (await t.users.byEmail(id, email)) throw new Error('Email is already in use.');
@@ -130,10 +132,9 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
           email,
           fullName,
           role,
-          password: values.password ?? null,
+          passwordHash,
           isBot: values.bot,
           botType: values.bot ? 1 : null,
-          passwordHashCost: cost,
         });
         await t.changes.record(id);
         return { user_id: user.id, email: user.email, full_name: user.fullName, role: user.role, api_key: user.apiKey };

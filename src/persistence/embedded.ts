@@ -1,9 +1,9 @@
-// The embedded database: PGlite under DATA_DIR served over the PostgreSQL wire protocol, so pg-promise works unchanged.
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+// The embedded database: PGlite under DATA_DIR, in a worker thread, served over the PostgreSQL wire protocol so
+// pg-promise works unchanged.
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 
 export interface EmbeddedDatabase {
   connection: { host: string; port: number; user: string; database: string };
@@ -11,7 +11,7 @@ export interface EmbeddedDatabase {
 }
 
 /** Connections the socket server multiplexes onto PGlite's single session. */
-export const EMBEDDED_MAX_CONNECTIONS = 8;
+export const EMBEDDED_MAX_CONNECTIONS = 16;
 const INFO_FILE = 'embedded-db.json';
 
 /** Where a running server's embedded database can be reached, written for the admin CLI. */
@@ -21,34 +21,41 @@ export function embeddedInfoPath(dataDir: string): string {
 
 export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const dbDir = path.join(dataDir, 'pglite');
-  const pg = await PGlite.create(dbDir);
   // A unix socket inside DATA_DIR keeps the database private to this account; TCP on loopback when the path is too long.
   const socketPath = path.join(dataDir, '.s.PGSQL.5432');
   const useSocket = socketPath.length < 100;
   if (useSocket && existsSync(socketPath)) rmSync(socketPath);
-  const server = new PGLiteSocketServer(
-    useSocket
-      ? { db: pg, path: socketPath, maxConnections: EMBEDDED_MAX_CONNECTIONS }
-      : { db: pg, host: '127.0.0.1', port: 0, maxConnections: EMBEDDED_MAX_CONNECTIONS },
-  );
-  await server.start();
+  const worker = new Worker(new URL('./embedded-worker.js', import.meta.url), {
+    workerData: { dbDir: path.join(dataDir, 'pglite'), socketPath: useSocket ? socketPath : null, maxConnections: EMBEDDED_MAX_CONNECTIONS },
+  });
+  const conn = await new Promise<string>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`embedded database worker exited with code ${code}`)));
+    worker.once('message', (m: { type: string; conn: string }) => resolve(m.conn));
+  });
+  worker.removeAllListeners('exit');
+  worker.removeAllListeners('error');
+  worker.on('error', (err) => process.emitWarning(`embedded database worker: ${err.message}`));
   let connection: EmbeddedDatabase['connection'];
   if (useSocket) {
     chmodSync(socketPath, 0o600);
     connection = { host: dataDir, port: 5432, user: 'postgres', database: 'postgres' };
   } else {
-    const port = Number(server.getServerConn().split(':').pop());
-    connection = { host: '127.0.0.1', port, user: 'postgres', database: 'postgres' };
+    connection = { host: '127.0.0.1', port: Number(conn.split(':').pop()), user: 'postgres', database: 'postgres' };
   }
   writeFileSync(embeddedInfoPath(dataDir), JSON.stringify(connection), { mode: 0o600 });
+  let stopped: Promise<void> | null = null;
   return {
     connection,
-    async stop() {
-      rmSync(embeddedInfoPath(dataDir), { force: true });
-      await server.stop();
-      await pg.close();
-    },
+    stop: () =>
+      (stopped ??= (async () => {
+        rmSync(embeddedInfoPath(dataDir), { force: true });
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        worker.postMessage({ type: 'stop' });
+        const timeout = new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref());
+        await Promise.race([exited, timeout]);
+        await worker.terminate();
+      })()),
   };
 }
 

@@ -1,7 +1,7 @@
 // First start: an empty database gets the default realm and its owner.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { generatePassword } from '../auth/secrets.js';
+import { generatePassword, hashPassword } from '../auth/secrets.js';
 import type { Config } from '../config.js';
 import type { Db } from '../persistence/db.js';
 import { realmUrl } from '../http/urls.js';
@@ -26,6 +26,7 @@ export async function bootstrap(db: Db, config: Config): Promise<Bootstrapped | 
   if (!isValidEmail(email)) throw new Error(`PALAVER_OWNER_EMAIL is not a valid email address: ${email}`);
   const generatedPassword = config.ownerPassword ? null : generatePassword();
   const password = config.ownerPassword ?? generatedPassword!;
+  const passwordHash = await hashPassword(password, config.passwordHashCost);
   const created = await db.tx('bootstrap', async (t) => {
     await t.one('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
     if ((await t.realms.count()) > 0) return null;
@@ -34,9 +35,8 @@ export async function bootstrap(db: Db, config: Config): Promise<Bootstrapped | 
       email,
       fullName: config.ownerName ?? 'Owner',
       role: ROLE.OWNER,
-      password,
+      passwordHash,
       canCreateUsers: true,
-      passwordHashCost: config.passwordHashCost,
     });
   });
   if (!created) return null;

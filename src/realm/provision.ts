@@ -1,5 +1,5 @@
 // Creating realms (with their system groups and permission defaults) and users (with their role's group).
-import { generateApiKey, hashPassword } from '../auth/secrets.js';
+import { generateApiKey } from '../auth/secrets.js';
 import type { Tx } from '../persistence/db.js';
 import {
   REALM_GROUP_SETTING_DEFAULTS,
@@ -37,24 +37,23 @@ export interface UserSpec {
   email: string;
   fullName: string;
   role: Role;
-  password?: string | null;
+  /** From hashPassword, computed before the transaction (hashing is slow; the embedded database is single-session). */
+  passwordHash?: string | null;
   isBot?: boolean;
   botType?: number | null;
   botOwnerId?: number | null;
   canCreateUsers?: boolean;
-  passwordHashCost?: number;
 }
 
 /** Inserts a user and puts them in their role's system group. */
 export async function createUser(t: Tx, realmId: number, spec: UserSpec): Promise<User> {
-  const passwordHash = spec.password ? await hashPassword(spec.password, spec.passwordHashCost) : null;
   const user = await t.users.insert({
     realmId,
     email: spec.email,
     fullName: spec.fullName,
     role: spec.role,
     apiKey: generateApiKey(),
-    passwordHash,
+    passwordHash: spec.passwordHash ?? null,
     isBot: spec.isBot,
     botType: spec.botType,
     botOwnerId: spec.botOwnerId,

@@ -53,9 +53,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   });
   const server = await startServer(config, { extraEndpoints: opts.endpoints });
   const client = new Client(server.port);
-  const login = await client.post('/fetch_api_key', { form: { username: OWNER_EMAIL, password: OWNER_PASSWORD } });
+  const ownerEmail = config.ownerEmail!;
+  const login = await client.post('/fetch_api_key', { form: { username: ownerEmail, password: config.ownerPassword! } });
   if (login.status !== 200) throw new Error(`owner login failed: ${login.text}`);
-  const owner = { email: OWNER_EMAIL, apiKey: login.json.api_key as string };
+  const owner = { email: ownerEmail, apiKey: login.json.api_key as string };
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
