@@ -86,6 +86,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const stop = () =>
       (stopping ??= (async () => {
         uws.us_listen_socket_close(listenSocket as never);
+        // Requests already on open connections may not be parsed yet: give them a moment to register.
+        await new Promise((r) => setTimeout(r, 100));
         const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
         await Promise.race([inFlight.idle(), deadline]);
         await realms.stop(config.shutdownTimeoutMs);

@@ -15,6 +15,8 @@ export class RealmHandle {
 
   /** Sends a command to the realm actor; resolves after its write committed. */
   dispatch<R = unknown>(kind: string, input?: unknown): Promise<R> {
+    // A stopped actor drops events silently; answer for it rather than leave the caller hanging.
+    if (this.ref.getSnapshot().status !== 'active') return Promise.reject(errors.unavailable('The server is shutting down'));
     return new Promise<R>((resolve, reject) => {
       this.ref.send({ type: 'COMMAND', command: { kind, input, resolve: resolve as (r: unknown) => void, reject } });
     });
@@ -38,6 +40,7 @@ export class Realms {
 
   /** A ready realm actor, spawned if needed. */
   async get(realmId: number): Promise<RealmHandle> {
+    if (this.root.getSnapshot().value !== 'running') throw errors.unavailable('The server is shutting down');
     let ref = this.ref(realmId);
     if (ref.getSnapshot().value === 'failed') {
       this.root.send({ type: 'REALM.RESTART', realmId });

@@ -1,0 +1,176 @@
+// The realm actor: commands are checked, written in one transaction per batch (group commit), applied and
+// answered only after the commit, and published once; a stop drains the mailbox.
+import test from 'ava';
+import { createActor, waitFor } from 'xstate';
+import { realmMachine } from '../../src/actors/realm.machine.js';
+import { RealmHandle } from '../../src/actors/realms.js';
+import { EventHub, type RealmEvent } from '../../src/events/hub.js';
+import { ApiError, errors } from '../../src/http/errors.js';
+import { createDatabase, type Database } from '../../src/persistence/db.js';
+import { startEmbedded, type EmbeddedDatabase } from '../../src/persistence/embedded.js';
+import { migrate } from '../../src/persistence/migrate.js';
+import { coreCommands, type CommandDef, type CommandRegistry } from '../../src/realm/commands.js';
+import { createRealm } from '../../src/realm/provision.js';
+import type { RealmState } from '../../src/realm/state.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+let database: Database;
+let testDb: TestDatabase | null;
+let embedded: EmbeddedDatabase | null = null;
+let dataDir: string;
+let realmId: number;
+
+test.before(async () => {
+  testDb = await createTestDatabase();
+  dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-actor-'));
+  if (testDb) database = createDatabase(testDb.url);
+  else {
+    embedded = await startEmbedded(dataDir);
+    database = createDatabase(embedded.connection);
+  }
+  await migrate(database.db);
+  await database.db.none('CREATE TABLE notes (id serial PRIMARY KEY, realm_id int, body text UNIQUE)');
+  realmId = (await database.db.tx((t) => createRealm(t, { stringId: 'actor', name: 'Actor test' }))).id;
+});
+test.after.always(async () => {
+  await database?.close();
+  await embedded?.stop();
+  await testDb?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A batchable test command that writes a row and records what it saw. */
+function noteCommands(log: { txids: string[]; applied: string[] }): CommandRegistry {
+  const addNote: CommandDef<string, string, { id: number; body: string; txid: string }> = {
+    batchable: true,
+    check(_state: RealmState, body) {
+      if (body === 'refuse') throw errors.badRequest('Refused by check');
+      return body;
+    },
+    async write(t, body) {
+      const row = await t.one('INSERT INTO notes (realm_id, body) VALUES ($1, $2) RETURNING id', [realmId, body]);
+      const txid = await t.one('SELECT txid_current()::text AS x', [], (r) => r.x as string);
+      log.txids.push(txid);
+      return { id: row.id, body, txid };
+    },
+    apply(_state, result) {
+      log.applied.push(result.body);
+    },
+    events(_state, result): RealmEvent[] {
+      return [{ event: { type: 'note', body: result.body }, users: [1] }];
+    },
+  };
+  return { ...coreCommands, addNote };
+}
+
+function startRealm(commands: CommandRegistry, hub = new EventHub()) {
+  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands } });
+  actor.start();
+  const handle = new RealmHandle(realmId, actor);
+  const dispatch = (kind: string, input: unknown) => handle.dispatch(kind, input);
+  return { actor, dispatch, hub };
+}
+
+test.serial('loading → ready with the realm working set', async (t) => {
+  const { actor } = startRealm(coreCommands);
+  t.is(actor.getSnapshot().value, 'loading');
+  const snap = await waitFor(actor, (s) => s.matches('ready'));
+  t.is(snap.context.state!.realm.name, 'Actor test');
+  t.is(snap.context.state!.groupsByName.size, 7, 'the seven system groups');
+  actor.stop();
+});
+
+test.serial('commands that arrive during a write share the next transaction (group commit)', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[] };
+  const { actor, dispatch } = startRealm(noteCommands(log));
+  await waitFor(actor, (s) => s.matches('ready'));
+  const bodies = Array.from({ length: 60 }, (_, i) => `group-${i}`);
+  const results = (await Promise.all(bodies.map((b) => dispatch('addNote', b)))) as { body: string; txid: string }[];
+  t.deepEqual(results.map((r) => r.body), bodies, 'each caller gets its own result, in order');
+  const transactions = new Set(results.map((r) => r.txid)).size;
+  t.true(transactions < bodies.length / 2, `60 commands in ${transactions} transactions`);
+  t.true(actor.getSnapshot().context.batches < 60);
+  t.deepEqual(log.applied, bodies, 'applied to memory in order');
+  const count = await database.db.one("SELECT count(*)::int AS n FROM notes WHERE body LIKE 'group-%'", [], (r) => r.n);
+  t.is(count, 60);
+  actor.stop();
+});
+
+test.serial('a refused or failing command does not fail the others in its batch', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[] };
+  const { actor, dispatch } = startRealm(noteCommands(log));
+  await waitFor(actor, (s) => s.matches('ready'));
+  await dispatch('addNote', 'dup-1');
+  const outcomes = await Promise.allSettled([
+    dispatch('addNote', 'mix-a'),
+    dispatch('addNote', 'refuse'),
+    dispatch('addNote', 'dup-1'), // unique violation in the database
+    dispatch('addNote', 'mix-b'),
+  ]);
+  t.is(outcomes[0]!.status, 'fulfilled');
+  t.is(outcomes[3]!.status, 'fulfilled');
+  const refused = outcomes[1] as PromiseRejectedResult;
+  t.true(refused.reason instanceof ApiError);
+  t.is(refused.reason.message, 'Refused by check');
+  const dup = outcomes[2] as PromiseRejectedResult;
+  t.is(dup.reason.code, '23505');
+  const rows = await database.db.map("SELECT body FROM notes WHERE body LIKE 'mix-%' ORDER BY body", [], (r) => r.body);
+  t.deepEqual(rows, ['mix-a', 'mix-b']);
+  t.false(log.applied.includes('refuse'));
+  actor.stop();
+});
+
+test.serial('events are published after the commit, once per committed command', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[] };
+  const hub = new EventHub();
+  const seen: { body: unknown; committed: boolean }[] = [];
+  hub.subscribe((_realm, events) => {
+    for (const e of events) seen.push({ body: e.event.body, committed: false });
+  });
+  const { actor, dispatch } = startRealm(noteCommands(log), hub);
+  await waitFor(actor, (s) => s.matches('ready'));
+  await Promise.allSettled([dispatch('addNote', 'ev-1'), dispatch('addNote', 'refuse'), dispatch('addNote', 'ev-2')]);
+  t.deepEqual(seen.map((s) => s.body), ['ev-1', 'ev-2']);
+  // A second connection sees the rows by the time the events were published.
+  const visible = await database.db.map("SELECT body FROM notes WHERE body LIKE 'ev-%'", [], (r) => r.body);
+  t.deepEqual(visible.sort(), ['ev-1', 'ev-2']);
+  actor.stop();
+});
+
+test.serial('stop drains commands already in the mailbox, then refuses new ones', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[] };
+  const { actor, dispatch } = startRealm(noteCommands(log));
+  await waitFor(actor, (s) => s.matches('ready'));
+  const inFlight = [dispatch('addNote', 'drain-1'), dispatch('addNote', 'drain-2')];
+  actor.send({ type: 'STOP' });
+  t.deepEqual((await Promise.all(inFlight)).map((r: any) => r.body), ['drain-1', 'drain-2']);
+  await waitFor(actor, (s) => s.status === 'done');
+  const late = (await dispatch('addNote', 'late').catch((e: unknown) => e)) as ApiError;
+  t.true(late instanceof ApiError);
+  t.is(late.status, 503);
+});
+
+test.serial('reload picks up rows written outside the actor', async (t) => {
+  const { actor, dispatch } = startRealm(coreCommands);
+  const ready = await waitFor(actor, (s) => s.matches('ready'));
+  t.is(ready.context.state!.realm.name, 'Actor test');
+  await database.db.none("UPDATE realms SET name = 'Renamed outside' WHERE id = $1", [realmId]);
+  await dispatch('reload', undefined);
+  t.is(actor.getSnapshot().context.state!.realm.name, 'Renamed outside');
+  actor.stop();
+});
+
+test.serial('a realm that cannot load fails its commands with 503 instead of hanging', async (t) => {
+  const actor = createActor(realmMachine, { input: { realmId: 999_999, db: database.db, hub: new EventHub(), commands: coreCommands } });
+  actor.start();
+  const r = await new Promise((resolve, reject) =>
+    actor.send({ type: 'COMMAND', command: { kind: 'reload', input: undefined, resolve, reject } }),
+  ).catch((e) => e);
+  t.true(r instanceof ApiError);
+  t.is((r as ApiError).status, 503);
+  t.is(actor.getSnapshot().value, 'failed');
+  actor.stop();
+});
