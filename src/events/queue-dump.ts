@@ -1,5 +1,5 @@
 // Event queues across a restart: one queue's state as a versioned msgpackr buffer, and back to actor input.
-import { Packr, Unpackr } from 'msgpackr';
+import { Packr, Unpackr } from '../msgpack.js';
 import type { EventQueueInput, EventQueueSnapshot, QueuedEvent, RestoredState } from '../actors/event-queue.machine.js';
 
 /** Bump with every change of QueueDump's shape, and add the step from the previous version to `migrations`. */

@@ -1,6 +1,6 @@
 // Queue dumps: a queue survives a restart with its events, its ids and its acknowledgements; bad dumps are refused.
 import test from 'ava';
-import { Packr } from 'msgpackr';
+import { Packr } from '../../src/msgpack.js';
 import { createActor } from 'xstate';
 import { eventQueueMachine, type EventQueueEmitted } from '../../src/actors/event-queue.machine.js';
 import { dumpQueue, migrateDump, QUEUE_DUMP_VERSION, restoreQueue } from '../../src/events/queue-dump.js';

@@ -14,7 +14,7 @@ export async function createTestDatabase(): Promise<TestDatabase | null> {
   const base = process.env.DATABASE_URL;
   if (!base) return null;
   const name = `palaver_t_${randomBytes(6).toString('hex')}`;
-  const admin = pgp(base);
+  const admin = pgp({ connectionString: base, application_name: name, max: 1 });
   await admin.none('CREATE DATABASE $1:name', [name]);
   const url = new URL(base);
   url.pathname = '/' + name;
