@@ -35,14 +35,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const log = opts.log ?? createLogger(config.logLevel);
   const { uws } = loadUws(config.allowUwsFallback);
 
+  const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
   let embedded: EmbeddedDatabase | null = null;
   let database: Database;
   if (config.databaseUrl) {
-    database = createDatabase(config.databaseUrl);
+    database = createDatabase(config.databaseUrl, { onIdleError });
   } else {
     embedded = await startEmbedded(config.dataDir);
     // PGlite runs one query at a time; a few connections suffice and leave the rest for the admin CLI.
-    database = createDatabase(embedded.connection, { max: Math.min(4, EMBEDDED_MAX_CONNECTIONS) });
+    database = createDatabase(embedded.connection, { max: Math.min(4, EMBEDDED_MAX_CONNECTIONS), onIdleError });
     log.info({ dataDir: config.dataDir }, 'embedded database started');
   }
   const { db } = database;

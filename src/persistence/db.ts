@@ -23,7 +23,10 @@ export interface Database {
 
 export type Connection = string | { host: string; port: number; user?: string; database?: string };
 
-export function createDatabase(connection: Connection, opts: { max?: number } = {}): Database {
+export function createDatabase(
+  connection: Connection,
+  opts: { max?: number; onIdleError?: (err: Error) => void } = {},
+): Database {
   const pgp: IMain = pgPromise<Repos>({
     extend(obj: Repos & IDatabase<Repos>) {
       obj.realms = new RealmsRepository(obj, pgp);
@@ -34,6 +37,9 @@ export function createDatabase(connection: Connection, opts: { max?: number } = 
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;
   const db = pgp({ ...cn, max: opts.max ?? 10, connectionTimeoutMillis: 5000 }) as Db;
+  // An idle connection the server terminates (restart, failover) must not crash the process; the pool
+  // drops it and connects anew on the next query.
+  db.$pool.on('error', (err) => opts.onIdleError?.(err));
   return {
     db,
     pgp,

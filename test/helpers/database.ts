@@ -15,6 +15,7 @@ export async function createTestDatabase(): Promise<TestDatabase | null> {
   if (!base) return null;
   const name = `palaver_t_${randomBytes(6).toString('hex')}`;
   const admin = pgp({ connectionString: base, application_name: name, max: 1 });
+  admin.$pool.on('error', () => undefined);
   await admin.none('CREATE DATABASE $1:name', [name]);
   const url = new URL(base);
   url.pathname = '/' + name;
