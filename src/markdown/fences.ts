@@ -1,0 +1,146 @@
+// Fenced blocks: ```quote and ```spoiler containers, and Zulip's codehilite markup for code.
+import type { StateBlock, Token } from 'markdown-it';
+import { escapeAttr } from './urls.js';
+
+// Pygments lexer names for common aliases (Zulip puts the lexer name in data-code-language;
+// unknown languages keep the name the author wrote).
+const LANGUAGES: Record<string, string> = {};
+for (const [name, aliases] of [
+  ['Python', 'python py py3 python3 sage bazel starlark'], ['Python 2.x', 'python2 py2'],
+  ['JavaScript', 'javascript js mjs cjs'], ['TypeScript', 'typescript ts'], ['JSX', 'jsx react'],
+  ['TSX', 'tsx'], ['Java', 'java'], ['C', 'c'], ['C++', 'cpp c++ cxx hpp'], ['C#', 'csharp c# cs'],
+  ['Go', 'go golang'], ['Rust', 'rust rs'], ['Ruby', 'ruby rb duby'], ['PHP', 'php php3 php4 php5'],
+  ['Bash', 'bash sh ksh zsh shell'], ['Bash Session', 'console shell-session'],
+  ['PowerShell', 'powershell pwsh posh ps1 psm1'], ['JSON', 'json json-object'], ['YAML', 'yaml yml'],
+  ['TOML', 'toml'], ['INI', 'ini cfg dosini'], ['XML', 'xml'], ['HTML', 'html'], ['CSS', 'css'],
+  ['SCSS', 'scss'], ['SQL', 'sql'], ['PostgreSQL SQL dialect', 'postgresql postgres'],
+  ['Markdown', 'markdown md'], ['TeX', 'tex latex'], ['Text only', 'text'], ['Diff', 'diff udiff'],
+  ['Kotlin', 'kotlin'], ['Swift', 'swift'], ['Scala', 'scala'], ['Haskell', 'haskell hs'],
+  ['Lua', 'lua'], ['Perl', 'perl pl'], ['R', 'r splus s'], ['Docker', 'docker dockerfile'],
+  ['Makefile', 'make makefile mf bsdmake'], ['Elixir', 'elixir ex exs'], ['Erlang', 'erlang'],
+  ['Clojure', 'clojure clj'], ['Objective-C', 'objective-c objectivec obj-c objc'], ['Dart', 'dart'],
+  ['GraphQL', 'graphql'], ['OCaml', 'ocaml'], ['Julia', 'julia jl'], ['Zig', 'zig'],
+  ['Nix', 'nixos nix'], ['Vim Script', 'vim'], ['Emacs Lisp', 'emacs-lisp elisp emacs'],
+] as const) {
+  for (const alias of aliases.split(' ')) LANGUAGES[alias] = name;
+}
+
+/** The language named in a fence's info string ("python", "{.py}", "spoiler Header"). */
+export function fenceLanguage(info: string): { lang: string; rest: string } {
+  const m = /^\s*\{?\.?([a-zA-Z0-9_+\-./#]*)\}?\s*(.*)$/s.exec(info) ?? ['', '', ''];
+  return { lang: m[1] ?? '', rest: (m[2] ?? '').trim() };
+}
+
+/** Zulip strips trailing whitespace on each line and blank lines at both ends. */
+function normalizeCode(content: string): string {
+  const lines = content.split('\n').map((l) => l.replace(/\s+$/, ''));
+  while (lines.length > 0 && lines[0] === '') lines.shift();
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines.join('\n') + '\n';
+}
+
+export function codeBlockHtml(content: string, lang: string): string {
+  const language = lang === '' ? '' : (LANGUAGES[lang.toLowerCase()] ?? lang);
+  const attr = language === '' ? '' : ` data-code-language="${escapeAttr(language)}"`;
+  return `<div class="codehilite"${attr}><pre><span></span><code>${escapeAttr(normalizeCode(content))}</code></pre></div>\n`;
+}
+
+export function renderFence(tokens: Token[], idx: number): string {
+  return codeBlockHtml(tokens[idx]!.content, fenceLanguage(tokens[idx]!.info).lang);
+}
+
+export function renderCodeBlock(tokens: Token[], idx: number): string {
+  return codeBlockHtml(tokens[idx]!.content, '');
+}
+
+interface Fence { char: string; len: number; info: string }
+
+function fenceAt(state: StateBlock, line: number): Fence | null {
+  if (state.sCount[line]! - state.blkIndent >= 4) return null;
+  const text = state.src.slice(state.bMarks[line]! + state.tShift[line]!, state.eMarks[line]);
+  const m = /^(`{3,}|~{3,})(.*)$/.exec(text);
+  if (!m) return null;
+  const info = m[2]!.trim();
+  if (m[1]![0] === '`' && info.includes('`')) return null;
+  return { char: m[1]![0]!, len: m[1]!.length, info };
+}
+
+function containerKind(info: string): 'quote' | 'spoiler' | null {
+  const lang = fenceLanguage(info).lang.toLowerCase();
+  return lang === 'quote' || lang === 'spoiler' ? lang : null;
+}
+
+/**
+ * Finds the line closing the container opened at `startLine`. Inner fences nest: a bare
+ * fence closes the innermost open block when it matches it, any other fence opens a block
+ * (nothing nests inside code).
+ */
+function findClose(state: StateBlock, startLine: number, endLine: number, opener: Fence): { line: number; closed: boolean } {
+  const stack = [{ ...opener, code: false }];
+  let line = startLine + 1;
+  for (; line < endLine; line++) {
+    const start = state.bMarks[line]! + state.tShift[line]!;
+    if (start < state.eMarks[line]! && state.sCount[line]! < state.blkIndent) break;
+    const f = fenceAt(state, line);
+    if (!f) continue;
+    const top = stack[stack.length - 1]!;
+    if (f.info === '' && f.char === top.char && f.len >= top.len) {
+      stack.pop();
+      if (stack.length === 0) return { line, closed: true };
+    } else if (!top.code) {
+      stack.push({ ...f, code: containerKind(f.info) === null });
+    }
+  }
+  return { line, closed: false };
+}
+
+/** Block rule for ```quote and ```spoiler Header fences; the body is parsed as Markdown. */
+export function containerRule(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
+  const opener = fenceAt(state, startLine);
+  if (!opener) return false;
+  const kind = containerKind(opener.info);
+  if (!kind) return false;
+  if (silent) return true;
+
+  const { line: contentEnd, closed } = findClose(state, startLine, endLine, opener);
+  const oldParent = state.parentType;
+  const oldLineMax = state.lineMax;
+  state.parentType = 'blockquote';
+  state.lineMax = contentEnd;
+  const markup = opener.char.repeat(opener.len);
+
+  if (kind === 'quote') {
+    const open = state.push('blockquote_open', 'blockquote', 1);
+    open.markup = markup;
+    open.map = [startLine, contentEnd];
+    state.md.block.tokenize(state, startLine + 1, contentEnd);
+    state.push('blockquote_close', 'blockquote', -1).markup = markup;
+  } else {
+    const open = state.push('spoiler_open', 'div', 1);
+    open.markup = markup;
+    open.map = [startLine, contentEnd];
+    const header = fenceLanguage(opener.info).rest;
+    if (header !== '') {
+      state.push('paragraph_open', 'p', 1).map = [startLine, startLine + 1];
+      const inline = state.push('inline', '', 0);
+      inline.content = header;
+      inline.map = [startLine, startLine + 1];
+      inline.children = [];
+      state.push('paragraph_close', 'p', -1);
+    }
+    state.push('spoiler_content', 'div', 0);
+    state.md.block.tokenize(state, startLine + 1, contentEnd);
+    state.push('spoiler_close', 'div', -1).markup = markup;
+  }
+
+  state.parentType = oldParent;
+  state.lineMax = oldLineMax;
+  state.line = closed ? contentEnd + 1 : contentEnd;
+  return true;
+}
+
+export const spoilerRenderers = {
+  spoiler_open: () => '<div class="spoiler-block"><div class="spoiler-header">\n',
+  spoiler_content: () => '</div><div class="spoiler-content" aria-hidden="true">\n',
+  spoiler_close: () => '</div></div>\n',
+};

@@ -1,0 +1,107 @@
+// Links after parsing: realm-relative hrefs, empty link text, result flags, uploaded-image previews.
+import type { StateCore, Token } from 'markdown-it';
+import type { RenderEnv } from './types.js';
+import { escapeAttr, isUploadedImage, isUploadUrl, relativizeRealmUrl } from './urls.js';
+
+/** Block token holding inline-image preview markup. */
+export const PREVIEW_TOKEN = 'palaver_preview';
+
+/** Index of the link_close matching the link_open at `open`. */
+function closeOf(kids: Token[], open: number): number {
+  let depth = 0;
+  for (let k = open; k < kids.length; k++) {
+    if (kids[k]!.type === 'link_open') depth++;
+    if (kids[k]!.type === 'link_close' && --depth === 0) return k;
+  }
+  return kids.length;
+}
+
+function previewHtml(href: string, title: string | undefined): string {
+  const h = escapeAttr(href);
+  const t = title === undefined ? '' : ` title="${escapeAttr(title)}"`;
+  return `<div class="message_inline_image"><a href="${h}"${t}><img src="${h}"></a></div>`;
+}
+
+/** Whether a paragraph's content is nothing but one auto-linked URL. */
+function onlyAutoLink(kids: Token[]): boolean {
+  const solid = kids.filter((t) => !(t.type === 'softbreak' || (t.type === 'text' && t.content.trim() === '')));
+  return solid.length === 3 && solid[0]!.type === 'link_open' && solid[0]!.markup === 'linkify';
+}
+
+/** Processes the links of one inline token; returns preview markup for its uploaded images. */
+function processInline(block: Token, env: RenderEnv, make: (type: string) => Token, preview: boolean): string[] {
+  const previews: string[] = [];
+  const kids = block.children!;
+  for (let k = 0; k < kids.length; k++) {
+    const open = kids[k]!;
+    if (open.type !== 'link_open') continue;
+    const original = open.attrGet('href') ?? '';
+    const href = relativizeRealmUrl(original, env.ctx.realmUrl);
+    open.attrSet('href', href);
+    const close = closeOf(kids, k);
+    const inner = kids.slice(k + 1, close);
+    if (inner.every((t) => t.type === 'text' && t.content.trim() === '')) {
+      // [](url) and [  ](url) show the URL, like Zulip.
+      const text = make('text');
+      text.content = href;
+      text.level = open.level + 1;
+      kids.splice(k + 1, inner.length, text);
+    }
+    env.result.hasLink = true;
+    if (isUploadUrl(href)) env.result.hasAttachment = true;
+    if (isUploadedImage(href)) {
+      env.result.hasImage = true;
+      if (preview && !env.previewed.has(href)) {
+        env.previewed.add(href);
+        const label = inner.map((t) => (t.type === 'text' ? t.content : '')).join('').trim();
+        const named = label !== '' && label !== href && label !== original;
+        previews.push(previewHtml(href, named ? label : undefined));
+      }
+    }
+  }
+  return previews;
+}
+
+export function linkPass(state: StateCore): void {
+  const env = state.env as RenderEnv;
+  const make = (type: string): Token => new state.Token(type, '', 0);
+  const out: Token[] = [];
+  const tokens = state.tokens;
+  let quoteDepth = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const block = tokens[i]!;
+    out.push(block);
+    if (block.type === 'blockquote_open') quoteDepth++;
+    if (block.type === 'blockquote_close') quoteDepth--;
+    if (block.type !== 'inline' || !block.children) continue;
+    // Like Zulip: previews for paragraphs, but not for quoted ones.
+    const inParagraph = tokens[i - 1]?.type === 'paragraph_open' && tokens[i + 1]?.type === 'paragraph_close';
+    const previews = processInline(block, env, make, inParagraph && quoteDepth === 0);
+    if (previews.length === 0) continue;
+    const preview = new state.Token(PREVIEW_TOKEN, 'div', 0);
+    preview.block = true;
+    preview.content = previews.join('');
+    preview.level = block.level - 1;
+    if (onlyAutoLink(block.children)) {
+      out.splice(out.length - 2, 2, preview); // a bare image URL: the preview replaces the paragraph
+    } else {
+      out.push(tokens[i + 1]!, preview);
+    }
+    i++; // the paragraph_close is already placed
+  }
+  state.tokens = out;
+}
+
+export function renderLinkOpen(tokens: Token[], idx: number): string {
+  const href = tokens[idx]!.attrGet('href') ?? '';
+  const h = escapeAttr(href);
+  // Links within the realm's web app (#narrow/...) open in place.
+  if (href.startsWith('#')) return `<a href="${h}">`;
+  return `<a href="${h}" rel="noopener noreferrer" target="_blank" title="${h}">`;
+}
+
+export function renderPreview(tokens: Token[], idx: number): string {
+  // Inside a tight list item the paragraph is hidden; the preview then sits inline in the <li>.
+  const hiddenBefore = idx > 0 && tokens[idx - 1]!.hidden;
+  return tokens[idx]!.content + (hiddenBefore ? '' : '\n');
+}

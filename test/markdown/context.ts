@@ -1,0 +1,78 @@
+// Test fixtures for the Markdown renderer: a small realm context and an HTML safety checker.
+import { defaultEmojiLookup } from '../../src/markdown/emoji.js';
+import type { RenderContext } from '../../src/markdown/index.js';
+
+export const REALM_URL = 'http://127.0.0.1:9991';
+
+const users = [
+  { id: 5, fullName: 'Iago' },
+  { id: 6, fullName: 'King Hamlet' },
+  { id: 7, fullName: 'Evil" onmouseover="alert(1)' },
+];
+const groups = [
+  { id: 3, name: 'support' },
+  { id: 4, name: 'hax"or<b>' },
+];
+const channels = [
+  { id: 9, name: 'Verona' },
+  { id: 10, name: 'core team' },
+  { id: 11, name: 'bad"chan<script>' },
+];
+
+export const DEFAULT_LINKIFIERS = [
+  { id: 1, pattern: '#(?P<id>[0-9]+)', urlTemplate: 'https://github.com/zulip/zulip/issues/{id}' },
+  { id: 2, pattern: '(?P<proj>[A-Z]+)-(?P<num>[0-9]+)', urlTemplate: 'https://jira.example.com/browse/{proj}-{num}' },
+];
+
+export function makeContext(overrides: Partial<RenderContext> = {}): RenderContext {
+  return {
+    userByName: (name) => users.find((u) => u.fullName === name),
+    userById: (id) => users.find((u) => u.id === id),
+    groupByName: (name) => groups.find((g) => g.name === name),
+    channelByName: (name) => channels.find((c) => c.name === name),
+    emoji: (name) => {
+      if (name === 'zulip') return { code: '1', type: 'realm_emoji', url: '/user_avatars/2/emoji/images/1.png' };
+      if (name === 'evil') return { code: '2', type: 'realm_emoji', url: 'javascript:alert(1)' };
+      if (name === 'quoted') return { code: '3', type: 'realm_emoji', url: '/e/a"onerror="alert(1).png' };
+      return defaultEmojiLookup(name);
+    },
+    linkifiers: DEFAULT_LINKIFIERS,
+    realmUrl: REALM_URL,
+    ...overrides,
+  };
+}
+
+const TAGS = new Set([
+  'p', 'br', 'strong', 'em', 'del', 'a', 'span', 'img', 'code', 'pre', 'div', 'ul', 'ol', 'li',
+  'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+]);
+const ATTRS = new Set([
+  'href', 'rel', 'target', 'title', 'class', 'data-user-id', 'data-user-group-id', 'data-stream-id',
+  'data-code-language', 'aria-label', 'aria-hidden', 'role', 'alt', 'src', 'start', 'style',
+]);
+const TAG = /^<\/?([a-z0-9]+)((?:\s+[a-z-]+="[^"<>]*")*)\s*>$/;
+const ATTR = /\s+([a-z-]+)="([^"<>]*)"/g;
+
+/**
+ * Why `html` is not made only of known tags with known, double-quoted attributes and safe
+ * URLs (text may contain no raw '<' or '>'), or null when it is.
+ */
+export function unsafeHtmlReason(html: string): string | null {
+  const parts = html.split(/(<[^<>]*>)/);
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (i % 2 === 0) {
+      if (/[<>]/.test(part)) return `raw angle bracket in text: ${JSON.stringify(part.slice(0, 80))}`;
+      continue;
+    }
+    const m = TAG.exec(part);
+    if (!m || !TAGS.has(m[1]!)) return `unexpected tag: ${part.slice(0, 80)}`;
+    for (const [, name, value] of m[2]!.matchAll(ATTR)) {
+      if (!ATTRS.has(name!) || name!.startsWith('on')) return `unexpected attribute ${name} in ${part.slice(0, 80)}`;
+      if ((name === 'href' || name === 'src') && /^\s*(?!https?:|mailto:)[a-z][a-z0-9+.-]*:/i.test(value!)) {
+        return `unsafe URL in ${part.slice(0, 80)}`;
+      }
+    }
+  }
+  return null;
+}
