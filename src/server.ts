@@ -14,7 +14,7 @@ import { createDatabase, type Database } from './persistence/db.js';
 import { EMBEDDED_MAX_CONNECTIONS, startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js';
 import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
-import { coreCommands } from './realm/commands.js';
+import { realmCommands } from './realm/registry.js';
 import { loadUws } from './uws.js';
 
 export interface RunningServer {
@@ -62,7 +62,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       input: {
         db,
         hub,
-        commands: coreCommands,
+        commands: realmCommands,
         directory: await db.realms.directory(),
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
