@@ -1,10 +1,17 @@
 // The one path by which events leave the realm actor: publishEvents, after the write they describe committed.
 
+/** A recipient: a user ID, or a user ID with fields only that user's copy carries (e.g. a message's `flags`). */
+export type Recipient = number | { id: number; fields: Record<string, unknown> };
+
 export interface RealmEvent {
   /** The event payload as clients receive it (without its queue-specific `id`). */
   event: Record<string, unknown> & { type: string };
   /** Users whose queues may receive it. */
-  users: number[];
+  users: Recipient[];
+}
+
+export function recipientId(r: Recipient): number {
+  return typeof r === 'number' ? r : r.id;
 }
 
 export type EventListener = (realmId: number, events: RealmEvent[]) => void;
