@@ -16,6 +16,10 @@ import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
 import { realmCommands } from './realm/registry.js';
 import { loadUws } from './uws.js';
+import { LongPolls } from './events/long-polls.js';
+import { QueueRegistry } from './events/queue-registry.js';
+import { EventRouter } from './events/router.js';
+import { narrowResolver, restoreQueues, saveQueues } from './events/persistence.js';
 
 export interface RunningServer {
   port: number;
@@ -70,7 +74,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     root.start();
     const realms = new Realms(root, config.rootDomain);
-    const services: Services = { config, db, realms, hub, log };
+    const queues = new QueueRegistry({ onListenerError: (err) => log.error({ err }, 'event queue listener failed') });
+    const router = new EventRouter(hub, queues, narrowResolver(realms));
+    const longPolls = new LongPolls(queues);
+    const restored = await restoreQueues(db, queues, router);
+    if (restored.restored || restored.failed) log.info(restored, 'event queues restored');
+    queues.start();
+    const services: Services = { config, db, realms, hub, queues, router, longPolls, log };
 
     const app = uws.App();
     const inFlight = new InFlight();
@@ -90,8 +100,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         // Requests already on open connections may not be parsed yet: give them a moment to register.
         await new Promise((r) => setTimeout(r, 100));
         const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
+        // Parked polls are answered now; their clients poll the same queues after the restart.
+        longPolls.releaseAll();
         await Promise.race([inFlight.idle(), deadline]);
         await realms.stop(config.shutdownTimeoutMs);
+        await saveQueues(db, queues, router).catch((err) => log.error({ err }, 'saving event queues failed'));
+        queues.stop();
+        router.stop();
         await closeDatabase();
         log.info('stopped');
       })());

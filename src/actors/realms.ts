@@ -38,6 +38,12 @@ export class Realms {
     return this.directory.find((r) => r.stringId === stringId);
   }
 
+  /** A realm's working set if its actor is running and loaded, without starting one. */
+  stateIfLoaded(realmId: number): RealmState | undefined {
+    const ref = this.root.getSnapshot().context.realms.get(realmId);
+    return ref?.getSnapshot().context.state ?? undefined;
+  }
+
   /** A ready realm actor, spawned if needed. */
   async get(realmId: number): Promise<RealmHandle> {
     if (this.root.getSnapshot().value !== 'running') throw errors.unavailable('The server is shutting down');

@@ -48,6 +48,10 @@ export const errors = {
   authenticationFailed: () =>
     new ApiError('AUTHENTICATION_FAILED', 'Your username or password is incorrect', 401),
 
+  badEventQueueId: (queueId: string) =>
+    new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId }),
+  anonymousParameter: (name: string) => new ApiError('BAD_REQUEST', `Invalid '${name}' parameter for anonymous request`, 400),
+
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter }),
   unavailable: (msg = 'Service temporarily unavailable') => new ApiError('SERVICE_UNAVAILABLE', msg, 503),

@@ -1,6 +1,7 @@
 // The database: pg-promise with one repository per aggregate attached to every connection and transaction.
 import pgPromise, { type IDatabase, type IMain, type ITask } from 'pg-promise';
 import { ChangesRepository } from './repos/changes.js';
+import { EventQueuesRepository } from './repos/event-queues.js';
 import { GroupsRepository } from './repos/groups.js';
 import { RealmsRepository } from './repos/realms.js';
 import { UsersRepository } from './repos/users.js';
@@ -10,6 +11,7 @@ export interface Repos {
   users: UsersRepository;
   groups: GroupsRepository;
   changes: ChangesRepository;
+  eventQueues: EventQueuesRepository;
 }
 
 export type Db = IDatabase<Repos> & Repos;
@@ -33,6 +35,7 @@ export function createDatabase(
       obj.users = new UsersRepository(obj, pgp);
       obj.groups = new GroupsRepository(obj, pgp);
       obj.changes = new ChangesRepository(obj, pgp);
+      obj.eventQueues = new EventQueuesRepository(obj, pgp);
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;

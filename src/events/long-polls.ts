@@ -1,0 +1,72 @@
+// Parked GET /events requests, by handle: the queue actors never hold sockets; this map does, and answers
+// each parked request when its queue delivers, rejects, or expires.
+import type { QueuedEvent } from '../actors/event-queue.machine.js';
+import { ApiError, errors } from '../http/errors.js';
+import type { QueueRegistry } from './queue-registry.js';
+
+interface Parked {
+  queueId: string;
+  resolve(events: QueuedEvent[]): void;
+  reject(err: ApiError): void;
+}
+
+export class LongPolls {
+  private readonly parked = new Map<number, Parked>();
+  private nextHandle = 1;
+
+  constructor(private readonly queues: QueueRegistry) {
+    queues.on('deliver', (e) => this.settle(e.handle as number, (p) => p.resolve(e.events as QueuedEvent[])));
+    queues.on('rejected', (e) => this.settle(e.handle as number, (p) => p.reject(errors.badRequest(e.msg))));
+    queues.on('expired', (e) => {
+      for (const [handle, p] of this.parked) {
+        if (p.queueId === e.queueId) this.settle(handle, (x) => x.reject(errors.badEventQueueId(e.queueId)));
+      }
+    });
+  }
+
+  get count(): number {
+    return this.parked.size;
+  }
+
+  /**
+   * Polls a queue: resolves with events (at once when some are waiting or dontBlock is set, else when one
+   * arrives or a heartbeat is due). `onAbort` is the connection's hook for a client that goes away.
+   */
+  poll(
+    queueId: string,
+    userId: number,
+    lastEventId: number,
+    dontBlock: boolean,
+    onAbort: (cb: () => void) => void,
+  ): Promise<QueuedEvent[]> {
+    return new Promise((resolve, reject) => {
+      const handle = this.nextHandle++;
+      // Registered before the poll: an immediate answer is emitted inside queues.poll().
+      this.parked.set(handle, { queueId, resolve, reject });
+      if (!this.queues.poll(queueId, userId, { handle, lastEventId, dontBlock })) {
+        this.parked.delete(handle);
+        reject(errors.badEventQueueId(queueId));
+        return;
+      }
+      onAbort(() => {
+        if (this.parked.delete(handle)) this.queues.abort(queueId, handle);
+      });
+    });
+  }
+
+  /** Answers every parked poll with no events (shutdown); clients poll the same queue again after a restart. */
+  releaseAll(): void {
+    for (const [handle, p] of [...this.parked]) {
+      this.parked.delete(handle);
+      this.queues.abort(p.queueId, handle);
+      p.resolve([]);
+    }
+  }
+
+  private settle(handle: number, f: (p: Parked) => void): void {
+    const p = this.parked.get(handle);
+    if (!p) return;
+    this.parked.delete(handle);
+    f(p);
+  }
+}

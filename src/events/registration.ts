@@ -1,0 +1,35 @@
+// What a queue was registered with (POST /register): kept with the queue, persisted across restarts, and
+// consulted by the router for every event.
+import { CLIENT_CAPABILITIES, type ClientCapability } from './hub.js';
+
+export interface QueueRegistration {
+  /** null: every type. */
+  eventTypes: string[] | null;
+  /** Register's narrow, as [operator, operand] pairs; [] for none. */
+  narrow: [string, string][];
+  allPublicStreams: boolean;
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  slimPresence: boolean;
+  includeSubscribers: 'true' | 'false' | 'partial';
+  capabilities: Record<ClientCapability, boolean>;
+  /** The User-Agent's client name, for heuristics such as read_by_sender. */
+  clientName: string;
+}
+
+export function capabilitiesFrom(raw: Record<string, unknown> | undefined): Record<ClientCapability, boolean> {
+  const out = {} as Record<ClientCapability, boolean>;
+  for (const c of CLIENT_CAPABILITIES) out[c] = raw?.[c] === true;
+  return out;
+}
+
+/** Whether a registration asked for events of this type. */
+export function wantsType(reg: QueueRegistration, type: string): boolean {
+  return reg.eventTypes === null || reg.eventTypes.includes(type);
+}
+
+/** The client name from a User-Agent such as `ZulipMobile/27.1 (Android 14)`: the part before the slash. */
+export function clientNameFrom(userAgent: string | undefined): string {
+  const first = (userAgent ?? '').trim().split(/[\s/]/)[0] ?? '';
+  return first.slice(0, 64) || 'API';
+}

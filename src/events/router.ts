@@ -1,0 +1,178 @@
+// The event router: takes what realm actors publish and delivers it to the live queues of its recipients,
+// applying each queue's event_types, narrow, all_public_streams and client capabilities, one ENQUEUE per queue.
+import type { ClientEvent } from '../actors/event-queue.machine.js';
+import { compilePredicate, parseNarrow, resolveNarrow, type NarrowMessage, type NarrowResolver } from '../narrow/index.js';
+import type { EventHub, RealmEvent } from './hub.js';
+import { recipientId } from './hub.js';
+import type { QueueRegistry } from './queue-registry.js';
+import { wantsType, type QueueRegistration } from './registration.js';
+
+interface LiveQueue {
+  queueId: string;
+  realmId: number;
+  userId: number;
+  registration: QueueRegistration;
+  /** Register's narrow compiled to a predicate on message events; null when there is none. */
+  narrow: ((msg: NarrowMessage) => boolean) | null;
+}
+
+/** Builds a narrow resolver for a realm and user, from the realm's working set. */
+export type ResolverFactory = (realmId: number, userId: number) => NarrowResolver;
+
+export class EventRouter {
+  private readonly live = new Map<string, LiveQueue>();
+  private readonly byUser = new Map<number, Set<LiveQueue>>();
+  private readonly allPublic = new Map<number, Set<LiveQueue>>();
+  private readonly unsubscribe: () => void;
+  delivered = 0;
+
+  constructor(
+    hub: EventHub,
+    private readonly queues: QueueRegistry,
+    private readonly resolverFor: ResolverFactory,
+  ) {
+    this.unsubscribe = hub.subscribe((realmId, events) => this.route(realmId, events));
+    queues.on('expired', (e) => this.forget(e.queueId));
+  }
+
+  /** Creates a queue for a user with a registration; returns its ID. */
+  create(realmId: number, userId: number, registration: QueueRegistration): string {
+    const narrow = this.compileNarrow(realmId, userId, registration);
+    const queueId = this.queues.create(userId, realmId, { registration: registration as never });
+    this.track({ queueId, realmId, userId, registration, narrow });
+    return queueId;
+  }
+
+  /** Re-attaches queues restored from a dump (their registrations travel with them). */
+  restored(queueId: string, realmId: number, userId: number, registration: QueueRegistration): void {
+    this.track({ queueId, realmId, userId, registration, narrow: this.compileNarrow(realmId, userId, registration) });
+  }
+
+  /** Every queue the router delivers to. */
+  liveQueues(): { queueId: string; realmId: number; userId: number }[] {
+    return [...this.live.values()].map(({ queueId, realmId, userId }) => ({ queueId, realmId, userId }));
+  }
+
+  registrationOf(queueId: string): QueueRegistration | undefined {
+    return this.live.get(queueId)?.registration;
+  }
+
+  stop(): void {
+    this.unsubscribe();
+  }
+
+  private track(q: LiveQueue): void {
+    this.live.set(q.queueId, q);
+    let set = this.byUser.get(q.userId);
+    if (!set) this.byUser.set(q.userId, (set = new Set()));
+    set.add(q);
+    if (q.registration.allPublicStreams) {
+      let pub = this.allPublic.get(q.realmId);
+      if (!pub) this.allPublic.set(q.realmId, (pub = new Set()));
+      pub.add(q);
+    }
+  }
+
+  private forget(queueId: string): void {
+    const q = this.live.get(queueId);
+    if (!q) return;
+    this.live.delete(queueId);
+    const set = this.byUser.get(q.userId);
+    set?.delete(q);
+    if (set?.size === 0) this.byUser.delete(q.userId);
+    const pub = this.allPublic.get(q.realmId);
+    pub?.delete(q);
+    if (pub?.size === 0) this.allPublic.delete(q.realmId);
+  }
+
+  private compileNarrow(realmId: number, userId: number, reg: QueueRegistration): LiveQueue['narrow'] {
+    if (reg.narrow.length === 0) return null;
+    const terms = parseNarrow(reg.narrow);
+    const resolved = resolveNarrow(terms, this.resolverFor(realmId, userId), { unknownChannel: 'match-nothing' });
+    return compilePredicate(resolved, { id: userId });
+  }
+
+  route(realmId: number, events: RealmEvent[]): void {
+    const batches = new Map<LiveQueue, ClientEvent[]>();
+    for (const re of events) {
+      const seen = new Set<LiveQueue>();
+      for (const r of re.users) {
+        const queues = this.byUser.get(recipientId(r));
+        if (!queues) continue;
+        const fields = typeof r === 'number' ? undefined : r.fields;
+        const copy = fields ? { ...re.event, ...fields } : re.event;
+        for (const q of queues) {
+          if (q.realmId !== realmId) continue;
+          seen.add(q);
+          this.add(batches, q, re, copy);
+        }
+      }
+      if (re.allPublicStreams) {
+        for (const q of this.allPublic.get(realmId) ?? []) {
+          if (!seen.has(q)) this.add(batches, q, re, { ...re.event, flags: [] });
+        }
+      }
+    }
+    for (const [q, evs] of batches) {
+      const actor = this.queues.get(q.queueId);
+      if (!actor) continue;
+      actor.send({ type: 'ENQUEUE', events: evs });
+      this.delivered += evs.length;
+    }
+  }
+
+  private add(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, re: RealmEvent, event: ClientEvent): void {
+    for (const e of this.adapt(q, re, event)) {
+      if (!wantsType(q.registration, e.type)) continue;
+      if (e.type === 'message' && q.narrow && !q.narrow(toNarrowMessage(e))) continue;
+      let list = batches.get(q);
+      if (!list) batches.set(q, (list = []));
+      list.push(e);
+    }
+  }
+
+  /** The form of an event this queue receives, given its capabilities. */
+  private adapt(q: LiveQueue, re: RealmEvent, event: ClientEvent): ClientEvent[] {
+    let out: ClientEvent[] = [event];
+    if (re.legacy) {
+      for (const [cap, replacement] of Object.entries(re.legacy)) {
+        if (!q.registration.capabilities[cap as keyof QueueRegistration['capabilities']]) {
+          out = replacement ?? [];
+          break;
+        }
+      }
+    }
+    if (re.senderQueue && re.senderQueue.queueId === q.queueId) {
+      out = out.map((e) => ({ ...e, local_message_id: re.senderQueue!.localId }));
+    }
+    return out;
+  }
+}
+
+/** A message event's message as the narrow predicate sees it. */
+export function toNarrowMessage(e: ClientEvent): NarrowMessage {
+  const m = (e.message ?? {}) as Record<string, unknown>;
+  const flags = new Set<string>(Array.isArray(e.flags) ? (e.flags as string[]) : []);
+  const isStream = m.type === 'stream';
+  const recipients = Array.isArray(m.display_recipient)
+    ? (m.display_recipient as { id: number }[]).map((u) => u.id).sort((a, b) => a - b)
+    : [];
+  return {
+    id: Number(m.id),
+    senderId: Number(m.sender_id),
+    kind: isStream ? 'stream' : 'direct',
+    streamId: isStream ? Number(m.stream_id) : null,
+    topic: String(m.subject ?? m.topic ?? ''),
+    directRecipients: isStream ? [] : recipients,
+    content: String(m.content ?? ''),
+    renderedContent: String(m.rendered_content ?? m.content ?? ''),
+    flags,
+    hasLink: Boolean(m.has_link),
+    hasAttachment: Boolean(m.has_attachment),
+    hasImage: Boolean(m.has_image),
+    hasReaction: Array.isArray(m.reactions) && (m.reactions as unknown[]).length > 0,
+    streamIsPublic: Boolean(m.stream_is_public),
+    topicIsFollowed: false,
+    topicIsMuted: false,
+  };
+}

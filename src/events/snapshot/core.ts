@@ -1,0 +1,107 @@
+// Snapshot sections the foundation owns: the realm and its settings, users, groups, and the user's own record.
+import { realmUrl } from '../../http/urls.js';
+import { escapeHtml } from '../../markdown/escape.js';
+import { allRealmSettings } from '../../realm/realm-settings.js';
+import { ROLE, type UserGroup } from '../../realm/types.js';
+import { formatUser, gravatarUrl } from '../../realm/user-format.js';
+import type { Section } from './types.js';
+
+function groupRecord(g: UserGroup) {
+  return {
+    id: g.id,
+    name: g.name,
+    description: g.description,
+    members: [...g.directMembers].sort((a, b) => a - b),
+    direct_subgroup_ids: [...g.directSubgroups].sort((a, b) => a - b),
+    is_system_group: g.isSystemGroup,
+    creator_id: g.creatorId,
+    date_created: g.dateCreated,
+    deactivated: g.deactivated,
+    ...g.groupSettings,
+  };
+}
+
+export const coreSections: Record<string, Section> = {
+  realm: ({ state, services }) => {
+    const realm = state.realm;
+    const url = realmUrl(services.config, realm.stringId);
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(allRealmSettings(state))) out[`realm_${name}`] = value;
+    for (const [name, value] of Object.entries(realm.groupSettings)) out[`realm_${name}`] = value;
+    return {
+      ...out,
+      realm_name: realm.name,
+      realm_description: realm.description === '' ? '' : `<p>${escapeHtml(realm.description)}</p>`,
+      realm_url: url,
+      realm_uri: url,
+      realm_date_created: realm.dateCreated,
+      realm_icon_url: `${url}/static/images/logo/palaver-icon.png`,
+      realm_icon_source: 'G',
+      realm_logo_url: '',
+      realm_logo_source: 'D',
+      realm_night_logo_url: '',
+      realm_night_logo_source: 'D',
+      realm_mandatory_topics: out.realm_topics_policy === 'disable_empty_topic',
+      realm_allow_edit_history: out.realm_message_edit_history_visibility_policy !== 'none',
+      realm_is_zephyr_mirror_realm: false,
+      realm_email_auth_enabled: true,
+      realm_password_auth_enabled: true,
+      realm_push_notifications_enabled: false,
+      realm_push_notifications_enabled_end_timestamp: null,
+      realm_authentication_methods: { password: { enabled: true, available: true }, email: { enabled: true, available: true } },
+      realm_default_external_accounts: {},
+      realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
+      realm_bot_domain: services.config.rootDomain,
+      realm_billing: null,
+      server_web_public_streams_enabled: true,
+      server_avatar_changes_disabled: false,
+      server_name_changes_disabled: false,
+      server_inline_image_preview: true,
+      server_inline_url_embed_preview: false,
+      server_needs_upgrade: false,
+      server_presence_ping_interval_seconds: 60,
+      server_presence_offline_threshold_seconds: 140,
+      server_typing_started_expiry_period_milliseconds: 45000,
+      server_typing_stopped_wait_period_milliseconds: 5000,
+      server_typing_started_wait_period_milliseconds: 10000,
+      development_environment: false,
+    };
+  },
+
+  realm_user: ({ state, user, registration }) => {
+    const users = [...state.usersById.values()];
+    const opts = { clientGravatar: registration.clientGravatar };
+    const me: Record<string, unknown> = {};
+    if (user) {
+      Object.assign(me, {
+        user_id: user.id,
+        email: user.email,
+        delivery_email: user.email,
+        full_name: user.fullName,
+        is_admin: user.role <= ROLE.ADMINISTRATOR,
+        is_owner: user.role === ROLE.OWNER,
+        is_moderator: user.role === ROLE.MODERATOR,
+        is_guest: user.role === ROLE.GUEST,
+        avatar_source: 'G',
+        avatar_url: registration.clientGravatar ? null : gravatarUrl(user.email),
+        avatar_url_medium: registration.clientGravatar ? null : gravatarUrl(user.email),
+        can_create_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group') || state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),
+        can_create_public_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group'),
+        can_create_private_streams: state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),
+        can_create_web_public_streams: state.userHasRealmPermission(user.id, 'can_create_web_public_channel_group'),
+        can_subscribe_other_users: state.userHasRealmPermission(user.id, 'can_add_subscribers_group'),
+        can_invite_others_to_realm: state.userHasRealmPermission(user.id, 'can_invite_users_group'),
+      });
+    }
+    return {
+      ...me,
+      realm_users: users.filter((u) => u.isActive).map((u) => formatUser(u, opts)),
+      realm_non_active_users: users.filter((u) => !u.isActive).map((u) => formatUser(u, opts)),
+      cross_realm_bots: [],
+    };
+  },
+
+  realm_user_groups: ({ state }) => ({
+    realm_user_groups: [...state.groupsById.values()].map(groupRecord),
+  }),
+};

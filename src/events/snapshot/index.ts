@@ -1,0 +1,18 @@
+// The register snapshot: one section per event type, run for the types a client fetches. Each domain adds
+// its sections here with one spread line.
+import { coreSections } from './core.js';
+import type { Section } from './types.js';
+
+export type { Section, SnapshotContext } from './types.js';
+
+export const snapshotSections: Record<string, Section> = {
+  ...coreSections,
+};
+
+/** Runs the sections for `types` (every section when null); unknown types are ignored. */
+export async function buildSnapshot(ctx: Parameters<Section>[0], types: string[] | null): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const wanted = types === null ? Object.keys(snapshotSections) : types.filter((t) => t in snapshotSections);
+  for (const type of new Set(wanted)) Object.assign(out, await snapshotSections[type]!(ctx));
+  return out;
+}

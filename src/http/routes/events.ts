@@ -1,0 +1,109 @@
+// Real-time events: POST /register (queue + snapshot), GET /events (long-poll), DELETE /events.
+import { CLIENT_CAPABILITIES } from '../../events/hub.js';
+import { capabilitiesFrom, clientNameFrom, type QueueRegistration } from '../../events/registration.js';
+import { buildSnapshot } from '../../events/snapshot/index.js';
+import { EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS, LIMITS } from '../../limits.js';
+import { realmSetting } from '../../realm/realm-settings.js';
+import { FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
+import { endpoint } from '../endpoint.js';
+import { errors } from '../errors.js';
+import { bool, dict, enumOf, int, list, nullable, oneOf, optional, required, str, withDefault } from '../params.js';
+
+const includeSubscribersType = oneOf(bool(), enumOf(['partial'] as const));
+
+export const register = endpoint({
+  method: 'POST',
+  path: '/register',
+  auth: 'optional',
+  params: {
+    apply_markdown: withDefault(bool(), false),
+    client_gravatar: optional(bool()),
+    include_subscribers: withDefault(includeSubscribersType, false as boolean | 'partial'),
+    slim_presence: withDefault(bool(), false),
+    presence_history_limit_days: withDefault(int({ min: 0, max: 36500 }), 14),
+    event_types: optional(nullable(list(str({ maxLength: 100 }), { maxItems: 200 }))),
+    fetch_event_types: optional(nullable(list(str({ maxLength: 100 }), { maxItems: 200 }))),
+    all_public_streams: withDefault(bool(), false),
+    narrow: withDefault(list(list(str({ maxLength: 1000 }), { maxItems: 2 }), { maxItems: 50 }), []),
+    client_capabilities: optional(dict(bool())),
+  },
+  async handle(ctx, p) {
+    const user = ctx.user;
+    if (!user) {
+      if (p.client_gravatar === true) throw errors.anonymousParameter('client_gravatar');
+      if (p.include_subscribers === true) throw errors.anonymousParameter('include_subscribers');
+      if (!realmSetting(ctx.realm.state, 'enable_spectator_access')) throw errors.notLoggedIn();
+    }
+    for (const pair of p.narrow) {
+      if (pair.length !== 2) throw errors.invalidParam('narrow is not a list of [operator, operand] pairs');
+    }
+    const eventTypes = p.event_types ?? null;
+    const registration: QueueRegistration = {
+      eventTypes,
+      narrow: p.narrow as [string, string][],
+      allPublicStreams: p.all_public_streams,
+      applyMarkdown: p.apply_markdown,
+      clientGravatar: p.client_gravatar ?? user !== null,
+      slimPresence: p.slim_presence,
+      includeSubscribers: p.include_subscribers === 'partial' ? 'partial' : p.include_subscribers ? 'true' : 'false',
+      capabilities: capabilitiesFrom(p.client_capabilities),
+      clientName: clientNameFrom(ctx.request.headers['user-agent']),
+    };
+    const unknownCaps = Object.keys(p.client_capabilities ?? {}).filter((c) => !(CLIENT_CAPABILITIES as readonly string[]).includes(c));
+    if (unknownCaps.length) throw errors.invalidParam(`Unknown client capabilities: ${unknownCaps.join(', ')}`);
+
+    // The queue is created before the snapshot is taken, so no event between the two is lost.
+    const queueId = user ? ctx.services.router.create(ctx.realm.id, user.id, registration) : null;
+    const fetchTypes = p.fetch_event_types ?? eventTypes;
+    const snapshot = await buildSnapshot(
+      {
+        state: ctx.realm.state,
+        user,
+        registration,
+        services: ctx.services,
+        presenceHistoryLimitDays: p.presence_history_limit_days,
+        fetchTypes,
+      },
+      fetchTypes,
+    );
+    return {
+      queue_id: queueId,
+      last_event_id: -1,
+      service_feature_level: FEATURE_LEVEL,
+      service_version: SERVICE_VERSION,
+      service_merge_base: SERVICE_MERGE_BASE,
+      ...LIMITS,
+      event_queue_longpoll_timeout_seconds: EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS,
+      realm_empty_topic_display_name: realmSetting(ctx.realm.state, 'empty_topic_display_name'),
+      ...snapshot,
+    };
+  },
+});
+
+export const getEvents = endpoint({
+  method: 'GET',
+  path: '/events',
+  auth: 'user',
+  params: {
+    queue_id: required(str({ maxLength: 200 })),
+    last_event_id: withDefault(int({ min: -1 }), -1),
+    dont_block: withDefault(bool(), false),
+  },
+  async handle(ctx, p) {
+    const events = await ctx.services.longPolls.poll(p.queue_id, ctx.user.id, p.last_event_id, p.dont_block, (cb) =>
+      ctx.conn.onAbort(cb),
+    );
+    return { events, queue_id: p.queue_id };
+  },
+});
+
+export const deleteQueue = endpoint({
+  method: 'DELETE',
+  path: '/events',
+  auth: 'user',
+  params: { queue_id: required(str({ maxLength: 200 })) },
+  handle(ctx, p) {
+    if (!ctx.services.queues.delete(p.queue_id, ctx.user.id)) throw errors.badEventQueueId(p.queue_id);
+    return {};
+  },
+});

@@ -1,0 +1,20 @@
+// Limits the server enforces and announces in register (the reference's values).
+export const LIMITS = {
+  max_message_length: 10_000,
+  max_topic_length: 60,
+  max_stream_name_length: 60,
+  max_stream_description_length: 1024,
+  max_channel_folder_name_length: 60,
+  max_channel_folder_description_length: 1024,
+  max_reminder_note_length: 1000,
+  max_file_upload_size_mib: 25,
+  max_avatar_file_size_mib: 5,
+  max_icon_file_size_mib: 5,
+  max_logo_file_size_mib: 5,
+  max_bulk_new_subscription_messages: 100,
+  password_min_length: 6,
+  password_max_length: 100,
+} as const;
+
+/** Clients time out a GET /events after this; above the heartbeat interval. */
+export const EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS = 90;
