@@ -1,0 +1,249 @@
+// A client's view of the register snapshot: applies events to it the way a client does (after Zulip's
+// apply_event), so a snapshot plus an operation's events can be compared with a fresh snapshot.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+type State = Record<string, any>;
+type Event = Record<string, any> & { type: string };
+
+function byKey<T extends Record<string, any>>(list: T[] | undefined, key: string, value: unknown): T | undefined {
+  return list?.find((x) => x[key] === value);
+}
+
+function removeBy(list: any[] | undefined, key: string, values: unknown[]): any[] | undefined {
+  return list?.filter((x) => !values.includes(x[key]));
+}
+
+function sortedUnique(ids: number[]): number[] {
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+const reducers: Record<string, (state: State, e: Event) => void> = {
+  realm_user(state, e) {
+    if (!state.realm_users) return;
+    if (e.op === 'add') {
+      state.realm_users.push(e.person);
+    } else if (e.op === 'remove') {
+      state.realm_users = removeBy(state.realm_users, 'user_id', [e.person.user_id]);
+    } else if (e.op === 'update') {
+      const all = [...state.realm_users, ...(state.realm_non_active_users ?? [])];
+      const person = byKey(all, 'user_id', e.person.user_id);
+      if (!person) return;
+      const { user_id: _id, ...changes } = e.person;
+      if ('is_active' in changes) {
+        const active = changes.is_active;
+        state.realm_users = removeBy(state.realm_users, 'user_id', [person.user_id]);
+        state.realm_non_active_users = removeBy(state.realm_non_active_users ?? [], 'user_id', [person.user_id]);
+        Object.assign(person, changes);
+        (active ? state.realm_users : state.realm_non_active_users).push(person);
+      } else {
+        Object.assign(person, changes);
+      }
+      if ('role' in changes) {
+        person.is_owner = changes.role === 100;
+        person.is_admin = changes.role <= 200;
+        person.is_guest = changes.role === 600;
+        if (person.user_id === state.user_id) {
+          state.is_owner = person.is_owner;
+          state.is_admin = person.is_admin;
+          state.is_moderator = changes.role === 300;
+          state.is_guest = person.is_guest;
+        }
+      }
+      if ('full_name' in changes && person.user_id === state.user_id) state.full_name = changes.full_name;
+    }
+  },
+
+  realm_user_groups(state, e) {
+    if (!state.realm_user_groups) return;
+    const groups = state.realm_user_groups as any[];
+    const group = e.group_id !== undefined ? byKey(groups, 'id', e.group_id) : undefined;
+    switch (e.op) {
+      case 'add':
+        groups.push(e.group);
+        break;
+      case 'remove':
+        state.realm_user_groups = removeBy(groups, 'id', [e.group_id]);
+        break;
+      case 'update':
+        if (group) Object.assign(group, e.data);
+        break;
+      case 'add_members':
+        if (group) group.members = sortedUnique([...group.members, ...e.user_ids]);
+        break;
+      case 'remove_members':
+        if (group) group.members = group.members.filter((id: number) => !e.user_ids.includes(id));
+        break;
+      case 'add_subgroups':
+        if (group) group.direct_subgroup_ids = sortedUnique([...group.direct_subgroup_ids, ...e.direct_subgroup_ids]);
+        break;
+      case 'remove_subgroups':
+        if (group) group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id: number) => !e.direct_subgroup_ids.includes(id));
+        break;
+    }
+  },
+
+  stream(state, e) {
+    const lists = ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams'].filter((k) => Array.isArray(state[k]));
+    if (e.op === 'create') {
+      if (state.never_subscribed) state.never_subscribed.push(...e.streams.map((s: any) => ({ ...s, subscribers: s.subscribers ?? [] })));
+      if (state.streams) state.streams.push(...e.streams);
+    } else if (e.op === 'delete') {
+      const ids = e.streams.map((s: any) => s.stream_id);
+      for (const k of lists) state[k] = removeBy(state[k], 'stream_id', ids);
+    } else if (e.op === 'update') {
+      for (const k of lists) {
+        const s = byKey(state[k], 'stream_id', e.stream_id);
+        if (!s) continue;
+        s[e.property] = e.value;
+        if (e.rendered_description !== undefined) s.rendered_description = e.rendered_description;
+        for (const extra of ['history_public_to_subscribers', 'is_web_public', 'stream_post_policy', 'is_announcement_only']) {
+          if (e[extra] !== undefined) s[extra] = e[extra];
+        }
+      }
+    }
+  },
+
+  subscription(state, e) {
+    if (!state.subscriptions) return;
+    const subs = state.subscriptions as any[];
+    const all = [...subs, ...(state.unsubscribed ?? []), ...(state.never_subscribed ?? [])];
+    switch (e.op) {
+      case 'add':
+        for (const sub of e.subscriptions) {
+          state.unsubscribed = removeBy(state.unsubscribed, 'stream_id', [sub.stream_id]);
+          state.never_subscribed = removeBy(state.never_subscribed, 'stream_id', [sub.stream_id]);
+          subs.push(sub);
+        }
+        break;
+      case 'remove': {
+        const ids = e.subscriptions.map((s: any) => s.stream_id);
+        const removed = subs.filter((s) => ids.includes(s.stream_id));
+        state.subscriptions = removeBy(subs, 'stream_id', ids);
+        if (state.unsubscribed) state.unsubscribed.push(...removed.map((s) => ({ ...s, subscribers: s.subscribers?.filter((u: number) => u !== state.user_id) })));
+        break;
+      }
+      case 'update': {
+        const sub = byKey(subs, 'stream_id', e.stream_id);
+        if (!sub) break;
+        sub[e.property] = e.value;
+        if (e.property === 'in_home_view') sub.is_muted = !e.value;
+        if (e.property === 'is_muted') sub.in_home_view = !e.value;
+        break;
+      }
+      case 'peer_add':
+        for (const s of all) {
+          if (!e.stream_ids.includes(s.stream_id) || !Array.isArray(s.subscribers)) continue;
+          s.subscribers = sortedUnique([...s.subscribers, ...e.user_ids]);
+          if (typeof s.subscriber_count === 'number') s.subscriber_count = s.subscribers.length;
+        }
+        break;
+      case 'peer_remove':
+        for (const s of all) {
+          if (!e.stream_ids.includes(s.stream_id) || !Array.isArray(s.subscribers)) continue;
+          s.subscribers = s.subscribers.filter((u: number) => !e.user_ids.includes(u));
+          if (typeof s.subscriber_count === 'number') s.subscriber_count = s.subscribers.length;
+        }
+        break;
+    }
+  },
+
+  default_streams(state, e) {
+    if ('realm_default_streams' in state) state.realm_default_streams = e.default_streams;
+  },
+
+  channel_folder(state, e) {
+    if (!state.channel_folders) return;
+    if (e.op === 'add') state.channel_folders.push(e.channel_folder);
+    else if (e.op === 'update') Object.assign(byKey(state.channel_folders, 'id', e.channel_folder_id) ?? {}, e.data);
+    else if (e.op === 'reorder') {
+      for (const f of state.channel_folders) f.order = e.order.indexOf(f.id);
+    }
+  },
+
+  user_topic(state, e) {
+    if (!state.user_topics) return;
+    state.user_topics = state.user_topics.filter(
+      (t: any) => !(t.stream_id === e.stream_id && t.topic_name.toLowerCase() === e.topic_name.toLowerCase()),
+    );
+    if (e.visibility_policy !== 0) {
+      state.user_topics.push({ stream_id: e.stream_id, topic_name: e.topic_name, last_updated: e.last_updated, visibility_policy: e.visibility_policy });
+    }
+  },
+
+  message(state, e) {
+    if ('max_message_id' in state) state.max_message_id = Math.max(state.max_message_id, e.message.id);
+  },
+
+  user_status(state, e) {
+    if (!state.user_status) return;
+    const current = { ...(state.user_status[e.user_id] ?? {}) };
+    for (const k of ['away', 'status_text', 'emoji_name', 'emoji_code', 'reaction_type']) {
+      if (e[k] !== undefined) current[k] = e[k];
+    }
+    for (const k of Object.keys(current)) if (current[k] === '' || current[k] === false) delete current[k];
+    if (current.emoji_name === undefined) {
+      delete current.emoji_code;
+      delete current.reaction_type;
+    }
+    if (Object.keys(current).length) state.user_status[e.user_id] = current;
+    else delete state.user_status[e.user_id];
+  },
+
+  user_settings(state, e) {
+    if (e.op === 'update' && state.user_settings) state.user_settings[e.property] = e.value;
+  },
+
+  realm_user_settings_defaults(state, e) {
+    if (e.op === 'update' && state.realm_user_settings_defaults) state.realm_user_settings_defaults[e.property] = e.value;
+  },
+
+  realm_linkifiers(state, e) {
+    if ('realm_linkifiers' in state) state.realm_linkifiers = e.realm_linkifiers;
+  },
+
+  alert_words(state, e) {
+    if ('alert_words' in state) state.alert_words = e.alert_words;
+  },
+
+  drafts(state, e) {
+    if (!state.drafts) return;
+    if (e.op === 'add') state.drafts.push(...e.drafts);
+    else if (e.op === 'update') state.drafts = state.drafts.map((d: any) => (d.id === e.draft.id ? e.draft : d));
+    else if (e.op === 'remove') state.drafts = removeBy(state.drafts, 'id', [e.draft_id]);
+  },
+
+  saved_snippets(state, e) {
+    if (!state.saved_snippets) return;
+    if (e.op === 'add') state.saved_snippets.push(e.saved_snippet);
+    else if (e.op === 'update') state.saved_snippets = state.saved_snippets.map((s: any) => (s.id === e.saved_snippet.id ? e.saved_snippet : s));
+    else if (e.op === 'remove') state.saved_snippets = removeBy(state.saved_snippets, 'id', [e.saved_snippet_id]);
+  },
+
+  navigation_view(state, e) {
+    if (!state.navigation_views) return;
+    if (e.op === 'add') state.navigation_views.push(e.navigation_view);
+    else if (e.op === 'update') Object.assign(byKey(state.navigation_views, 'fragment', e.fragment) ?? {}, e.data);
+    else if (e.op === 'remove') state.navigation_views = removeBy(state.navigation_views, 'fragment', [e.fragment]);
+  },
+
+  scheduled_messages(state, e) {
+    if (!state.scheduled_messages) return;
+    if (e.op === 'add') state.scheduled_messages.push(...e.scheduled_messages);
+    else if (e.op === 'update') state.scheduled_messages = state.scheduled_messages.map((m: any) => (m.scheduled_message_id === e.scheduled_message.scheduled_message_id ? e.scheduled_message : m));
+    else if (e.op === 'remove') state.scheduled_messages = removeBy(state.scheduled_messages, 'scheduled_message_id', [e.scheduled_message_id]);
+  },
+
+  realm(state, e) {
+    if (e.op === 'update') state[`realm_${e.property}`] = e.value;
+    else if (e.op === 'update_dict') for (const [k, v] of Object.entries(e.data)) state[`realm_${k}`] = v;
+  },
+};
+
+/** Applies events, in order, to a deep copy of a snapshot. Event types with no reducer are ignored. */
+export function applyEvents(snapshot: State, events: Event[]): State {
+  const state = structuredClone(snapshot);
+  for (const e of events) reducers[e.type]?.(state, e);
+  return state;
+}
+
+export const reducedEventTypes = Object.keys(reducers);

@@ -1,0 +1,59 @@
+// The consistency check (after Zulip's verify_action): register, run an operation, apply the events it
+// produced to the first snapshot, and compare with a fresh snapshot.
+import type { ExecutionContext } from 'ava';
+import { applyEvents } from './apply-events.js';
+import type { Credentials } from './http.js';
+import type { TestServer } from './server.js';
+
+/** Fields that differ between any two registers, whatever happened in between. */
+const VOLATILE = ['queue_id', 'last_event_id', 'server_timestamp', 'presence_last_update_id'];
+
+const ID_KEYS = ['user_id', 'stream_id', 'id', 'fragment', 'scheduled_message_id'];
+
+/** Orders lists of records by their ID so that order alone never makes two snapshots differ. */
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(normalize);
+    const key = ID_KEYS.find((k) => items.length > 0 && items.every((x) => x && typeof x === 'object' && k in (x as object)));
+    if (key) items.sort((a, b) => ((a as any)[key] < (b as any)[key] ? -1 : (a as any)[key] > (b as any)[key] ? 1 : 0));
+    return items;
+  }
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) out[k] = normalize((value as Record<string, unknown>)[k]);
+    return out;
+  }
+  return value;
+}
+
+export interface VerifyOptions {
+  /** Extra register parameters (client_capabilities, include_subscribers, …). */
+  register?: Record<string, string>;
+  /** event_types for the queue and both snapshots; all types when absent. */
+  eventTypes?: string[];
+}
+
+/** Returns the events the operation produced for `viewer`, after asserting snapshot + events = fresh snapshot. */
+export async function verifyAction(
+  t: ExecutionContext,
+  s: TestServer,
+  viewer: Credentials,
+  action: () => Promise<unknown>,
+  opts: VerifyOptions = {},
+): Promise<Record<string, any>[]> {
+  const form = { ...opts.register, ...(opts.eventTypes ? { event_types: JSON.stringify(opts.eventTypes) } : {}) };
+  const before = (await s.client.as(viewer).post('/register', { form })).json;
+  if (!before.queue_id) throw new Error(`register failed: ${JSON.stringify(before)}`);
+  await action();
+  // Events are published after the commit and before the write's caller is answered, so they are queued now.
+  const polled = await s.client.as(viewer).get('/events', { query: { queue_id: before.queue_id, last_event_id: '-1', dont_block: 'true' } });
+  const events = polled.json.events as Record<string, any>[];
+  const applied = applyEvents(before, events as never);
+  const after = (await s.client.as(viewer).post('/register', { form })).json;
+  for (const k of VOLATILE) {
+    delete applied[k];
+    delete after[k];
+  }
+  t.deepEqual(normalize(applied), normalize(after), 'the snapshot plus the events equals a fresh snapshot');
+  return events;
+}
