@@ -23,7 +23,21 @@ export interface Config {
   /** scrypt cost parameter (log2 N) for new password hashes. */
   passwordHashCost: number;
   shutdownTimeoutMs: number;
+  /** WEB_PUBLIC_STREAMS_ENABLED: whether web-public channels may exist at all (realms also need spectator access). */
+  webPublicStreamsEnabled: boolean;
+  /** Topic deletion: messages per batch and the time after which a request answers `complete: false`. */
+  topicDeletionBatchSize: number;
+  topicDeletionTimeBudgetMs: number;
+  /** Message retention: how often expired messages are removed, and how many per transaction. */
+  retentionIntervalMs: number;
+  retentionBatchSize: number;
   logLevel: string;
+  /** A parked GET /events is answered with a heartbeat after this long. */
+  heartbeatMs: number;
+  /** A queue with no client for this long is garbage-collected. */
+  queueIdleTimeoutMs: number;
+  /** How often queues are swept for heartbeats and expiry. */
+  queueSweepMs: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -57,6 +71,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowUwsFallback: flag(env, 'PALAVER_ALLOW_UWS_FALLBACK'),
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 5000),
+    webPublicStreamsEnabled: !['0', 'false', 'no'].includes((env.WEB_PUBLIC_STREAMS_ENABLED ?? '').toLowerCase()),
+    topicDeletionBatchSize: int(env, 'TOPIC_DELETION_BATCH_SIZE', 1000),
+    topicDeletionTimeBudgetMs: int(env, 'TOPIC_DELETION_TIME_BUDGET_MS', 50_000),
+    retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 24 * 3600 * 1000),
+    retentionBatchSize: int(env, 'RETENTION_BATCH_SIZE', 1000),
     logLevel: env.LOG_LEVEL || 'info',
+    heartbeatMs: int(env, 'EVENT_HEARTBEAT_MS', 60_000),
+    queueIdleTimeoutMs: int(env, 'EVENT_QUEUE_IDLE_TIMEOUT_MS', 600_000),
+    queueSweepMs: int(env, 'EVENT_QUEUE_SWEEP_MS', 5_000),
   };
 }

@@ -1,0 +1,70 @@
+// HTTP for load generation: keep-alive agents spread over several 127.0.0.x source addresses (one loopback
+// source address has about 28,000 ports), Basic auth, form bodies.
+import http from 'node:http';
+
+export interface Creds {
+  email: string;
+  apiKey: string;
+}
+
+export interface Reply {
+  status: number;
+  body: any;
+  ms: number;
+}
+
+const agents: http.Agent[] = [];
+
+/** The agent for the n-th connection: 127.0.0.1, 127.0.0.2, … in turn, 20,000 connections per address. */
+export function agentFor(n: number): http.Agent {
+  const i = Math.floor(n / 20_000);
+  while (agents.length <= i) {
+    const localAddress = `127.0.0.${agents.length + 1}`;
+    agents.push(new http.Agent({ keepAlive: true, maxSockets: Infinity, localAddress } as http.AgentOptions));
+  }
+  return agents[i]!;
+}
+
+export function request(
+  base: string,
+  method: string,
+  path: string,
+  opts: { auth?: Creds; form?: Record<string, string>; query?: Record<string, string>; agent?: http.Agent; timeoutMs?: number } = {},
+): Promise<Reply> {
+  const url = new URL('/api/v1' + path, base);
+  if (opts.query) for (const [k, v] of Object.entries(opts.query)) url.searchParams.set(k, v);
+  const body = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
+  const headers: Record<string, string> = {};
+  if (body !== undefined) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    headers['content-length'] = String(Buffer.byteLength(body));
+  }
+  if (opts.auth) headers.authorization = 'Basic ' + Buffer.from(`${opts.auth.email}:${opts.auth.apiKey}`).toString('base64');
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: opts.agent ?? agentFor(0) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed, ms: performance.now() - started });
+      });
+    });
+    req.on('error', reject);
+    if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy(new Error('timeout')));
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+export async function login(base: string, email: string, password: string): Promise<Creds> {
+  const r = await request(base, 'POST', '/fetch_api_key', { form: { username: email, password } });
+  if (r.status !== 200) throw new Error(`login failed: ${JSON.stringify(r.body)}`);
+  return { email, apiKey: r.body.api_key };
+}

@@ -1,0 +1,83 @@
+// The server under test: started as a child process (or an existing one by URL), with its memory and CPU read
+// from /proc when it runs here.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface Target {
+  url: string;
+  port: number;
+  owner: { email: string; password: string };
+  /** The server's pid when this process started it. */
+  pid: number | null;
+  stop(): Promise<void>;
+}
+
+export const BENCH_OWNER = { email: 'bench-owner@bench.test', password: 'bench-owner-password' };
+
+export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string> }): Promise<Target> {
+  if (opts.url) {
+    const url = new URL(opts.url);
+    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, stop: async () => {} };
+  }
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-bench-'));
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    PALAVER_OWNER_EMAIL: BENCH_OWNER.email,
+    PALAVER_OWNER_PASSWORD: BENCH_OWNER.password,
+    PASSWORD_HASH_COST: '12',
+    ...opts.env,
+  };
+  if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
+  else delete env.DATABASE_URL;
+  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = (c: Buffer) => {
+      out += c;
+      const m = /"port":(\d+),"msg":"listening"/.exec(out);
+      if (m) resolve(Number(m[1]));
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c) => (out += c));
+    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${out}`)));
+  });
+  child.stdout!.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    owner: BENCH_OWNER,
+    pid: child.pid!,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ProcessSample {
+  rssBytes: number;
+  /** CPU seconds (user + system) since the process started. */
+  cpuSeconds: number;
+}
+
+/** Memory and CPU of a local process from /proc; null for a remote target. */
+export function sampleProcess(pid: number | null): ProcessSample | null {
+  if (pid === null) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return { rssBytes: rssKb * 1024, cpuSeconds: ticks / 100 };
+  } catch {
+    return null;
+  }
+}

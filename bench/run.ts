@@ -1,0 +1,107 @@
+// The bench suite: `npm run bench -- <scenario> [--url URL] [--database-url URL] [--quick] [--knob value …]`.
+// Starts a server (or targets --url), prepares data through the API, drives load, stops by itself, and
+// reports a table, a JSON file and an SVG chart per scenario.
+import { parseArgs } from 'node:util';
+import { login } from './lib/client.js';
+import { machine, svg, table, writeResults } from './lib/report.js';
+import { sampleProcess, startTarget } from './lib/server.js';
+import { httpCeiling } from './scenarios/ceilings.js';
+import { idle } from './scenarios/idle.js';
+import { register } from './scenarios/register.js';
+import type { Scenario, ScenarioContext } from './scenarios/types.js';
+
+const SCENARIOS: Record<string, Scenario> = { idle, register };
+
+const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet']);
+
+/** Whether argv[i] belongs to a scenario knob (`--name value`, `--name=value` or a bare `--flag`). */
+function isKnob(argv: string[], i: number): boolean {
+  const a = argv[i]!;
+  if (a.startsWith('--')) return !RUNNER_OPTIONS.has(a.slice(2).split('=')[0]!);
+  const prev = argv[i - 1];
+  return prev !== undefined && prev.startsWith('--') && !prev.includes('=') && !RUNNER_OPTIONS.has(prev.slice(2));
+}
+
+/** Scenario knobs: numbers where they parse as numbers, true for a bare flag. */
+function knobs(argv: string[]): ScenarioContext['options'] {
+  const out: ScenarioContext['options'] = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--') || !isKnob(argv, i)) continue;
+    let [name, value] = a.slice(2).split('=', 2) as [string, string | undefined];
+    if (value === undefined && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) value = argv[++i];
+    out[name] = value === undefined ? true : Number.isFinite(Number(value)) ? Number(value) : value;
+  }
+  return out;
+}
+
+const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--url URL] [--database-url URL] [--quick] [--out DIR] [--no-ceiling] [--<knob> N]`;
+
+export async function runBench(argv: string[]): Promise<{ results: Record<string, unknown>; failed: string[] }> {
+  const { values, positionals } = parseArgs({
+    args: argv.filter((a, i) => !isKnob(argv, i)),
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      'database-url': { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string', default: 'bench/results' },
+      'no-ceiling': { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+    },
+  });
+  const which = positionals[0];
+  if (!which || (which !== 'all' && !(which in SCENARIOS))) throw new Error(USAGE);
+  const options = knobs(argv);
+  const names = which === 'all' ? Object.keys(SCENARIOS) : [which];
+  const quick = values.quick === true;
+  const progress = (line: string) => {
+    if (!values.quiet) process.stderr.write(`\r\x1b[K${line}`);
+  };
+  const results: Record<string, unknown> = {};
+  const failed: string[] = [];
+  const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick);
+  if (ceiling) progress('');
+  for (const name of names) {
+    const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
+    const target = await startTarget({
+      url: values.url as string | undefined,
+      databaseUrl: (values['database-url'] as string | undefined) ?? process.env.DATABASE_URL,
+      env: heartbeatMs ? { EVENT_HEARTBEAT_MS: String(heartbeatMs), EVENT_QUEUE_SWEEP_MS: String(Math.max(100, Math.floor(heartbeatMs / 10))) } : {},
+    });
+    try {
+      const owner = await login(target.url, target.owner.email, target.owner.password);
+      const cpuBefore = sampleProcess(target.pid);
+      const wall = performance.now();
+      const result = await SCENARIOS[name]!({ target, owner, options, quick, progress });
+      const cpuAfter = sampleProcess(target.pid);
+      if (cpuBefore && cpuAfter) {
+        result.figures.server_cpu_percent = +((100 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / ((performance.now() - wall) / 1000)).toFixed(1);
+        result.figures.server_rss_mib = +(cpuAfter.rssBytes / 2 ** 20).toFixed(1);
+      }
+      progress('');
+      const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
+      process.stdout.write(table(name, result, ceilingRef) + '\n');
+      const record = { scenario: name, machine: machine(), settings: { quick, options, url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
+      const files = writeResults(values.out as string, name, record, svg(name, result));
+      process.stdout.write(`  results: ${files.json}\n  chart:   ${files.svg}\n`);
+      results[name] = record;
+      if (result.errors > 0) failed.push(name);
+    } finally {
+      await target.stop();
+    }
+  }
+  return { results, failed };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runBench(process.argv.slice(2)).then(
+    ({ failed }) => {
+      process.exitCode = failed.length ? 1 : 0;
+    },
+    (err) => {
+      process.stderr.write(`${(err as Error).message}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

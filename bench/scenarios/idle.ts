@@ -1,0 +1,96 @@
+// idle: C concurrent long-polling queues held for a while; process memory per queue; heartbeats on time.
+import { agentFor, request } from '../lib/client.js';
+import { sampleProcess } from '../lib/server.js';
+import { summarize } from '../lib/stats.js';
+import { num, type Scenario } from './types.js';
+
+export const idle: Scenario = async (ctx) => {
+  const queues = num(ctx.options, 'queues', ctx.quick ? 200 : 10_000);
+  const heartbeatMs = num(ctx.options, 'heartbeat-ms', 60_000);
+  const holdMs = num(ctx.options, 'duration', ctx.quick ? 3 : 75) * 1000;
+  const base = ctx.target.url;
+  const before = sampleProcess(ctx.target.pid);
+
+  const ids: string[] = new Array(queues);
+  let made = 0;
+  let errors = 0;
+  const workers = Array.from({ length: 32 }, async (_, w) => {
+    for (let i = w; i < queues; i += 32) {
+      const r = await request(base, 'POST', '/register', { auth: ctx.owner, form: { fetch_event_types: '[]', event_types: '["message"]' } });
+      if (r.status !== 200) errors++;
+      ids[i] = r.body.queue_id;
+      if (++made % 500 === 0) ctx.progress(`registered ${made}/${queues} queues`);
+    }
+  });
+  await Promise.all(workers);
+
+  // Park one poll per queue, each on its own connection, and re-park after each answer until the hold ends.
+  const parkedAt = new Map<number, number>();
+  const heartbeatWaits: number[] = [];
+  let heartbeats = 0;
+  let stopping = false;
+  const lastId = new Array<number>(queues).fill(-1);
+  const pollLoop = async (i: number) => {
+    const agent = agentFor(i);
+    while (!stopping) {
+      parkedAt.set(i, performance.now());
+      const r = await request(base, 'GET', '/events', {
+        auth: ctx.owner,
+        agent,
+        query: { queue_id: ids[i]!, last_event_id: String(lastId[i]) },
+        timeoutMs: heartbeatMs * 2 + 30_000,
+      }).catch(() => null);
+      if (!r || r.status !== 200) {
+        if (!stopping) errors++;
+        return;
+      }
+      for (const e of r.body.events) {
+        lastId[i] = Math.max(lastId[i]!, e.id);
+        if (e.type === 'heartbeat' && !stopping) {
+          heartbeats++;
+          heartbeatWaits.push(performance.now() - parkedAt.get(i)!);
+        }
+      }
+    }
+  };
+  const loops = ids.map((_, i) => pollLoop(i));
+  await new Promise((r) => setTimeout(r, Math.min(5000, holdMs)));
+  const held = sampleProcess(ctx.target.pid);
+  const timeline: number[] = [];
+  const started = Date.now();
+  while (Date.now() - started < holdMs) {
+    await new Promise((r) => setTimeout(r, 1000));
+    timeline.push(heartbeats);
+    ctx.progress(`holding ${queues} polls: ${Math.round((Date.now() - started) / 1000)}s, ${heartbeats} heartbeats`);
+  }
+  stopping = true;
+  // Deleting the queues answers the parked polls.
+  await Promise.all(ids.map((id) => request(base, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } }).catch(() => null)));
+  await Promise.all(loops);
+
+  const perQueue = before && held ? (held.rssBytes - before.rssBytes) / queues : NaN;
+  // On time: within the heartbeat interval plus one sweep interval (the server sweeps every 5 s by default,
+  // a tenth of the interval in short runs), plus 5 s for 10,000 polls reaching the server at once.
+  const sweepMs = num(ctx.options, 'heartbeat-ms', 0) ? Math.max(100, heartbeatMs / 10) : 5_000;
+  const late = heartbeatWaits.filter((ms) => ms > heartbeatMs + sweepMs + 5_000).length;
+  const expectHeartbeats = holdMs > heartbeatMs + 10_000;
+  return {
+    errors,
+    latencyMs: summarize(heartbeatWaits),
+    samples: heartbeatWaits,
+    timeline: timeline.map((v, i) => v - (timeline[i - 1] ?? 0)),
+    figures: {
+      queues,
+      rss_before_mib: before ? +(before.rssBytes / 2 ** 20).toFixed(1) : 'n/a',
+      rss_held_mib: held ? +(held.rssBytes / 2 ** 20).toFixed(1) : 'n/a',
+      bytes_per_queue: Number.isFinite(perQueue) ? Math.round(perQueue) : 'n/a',
+      heartbeats,
+      heartbeats_late: late,
+      heartbeat_deadline_ms: heartbeatMs + sweepMs + 5_000,
+    },
+    target: {
+      description: 'under 25 KB of process memory per polling queue, heartbeats on time',
+      met: Number.isFinite(perQueue) && perQueue < 25 * 1024 && late === 0 && (!expectHeartbeats || heartbeats >= queues),
+    },
+  };
+};

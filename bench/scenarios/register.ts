@@ -1,0 +1,47 @@
+// register: register rate and snapshot latency in a realm of U users (and S channels once channels exist).
+import { request } from '../lib/client.js';
+import { summarize } from '../lib/stats.js';
+import { seedUsers } from './seed.js';
+import { num, type Scenario } from './types.js';
+
+export const register: Scenario = async (ctx) => {
+  const users = num(ctx.options, 'users', ctx.quick ? 50 : 1000);
+  const count = num(ctx.options, 'requests', ctx.quick ? 50 : 1000);
+  const concurrency = num(ctx.options, 'concurrency', 8);
+  const base = ctx.target.url;
+  const people = await seedUsers(ctx, users);
+  const samples: number[] = [];
+  const perSecond = new Map<number, number>();
+  let errors = 0;
+  let done = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (let i = w; i < count; i += concurrency) {
+        const who = people[i % people.length]!;
+        const r = await request(base, 'POST', '/register', { auth: who });
+        if (r.status !== 200) {
+          errors++;
+          continue;
+        }
+        samples.push(r.ms);
+        const sec = Math.floor((performance.now() - started) / 1000);
+        perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
+        await request(base, 'DELETE', '/events', { auth: who, form: { queue_id: r.body.queue_id } });
+        if (++done % 100 === 0) ctx.progress(`register ${done}/${count}`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const latency = summarize(samples);
+  const last = Math.max(0, ...perSecond.keys());
+  return {
+    throughput: samples.length / seconds,
+    latencyMs: latency,
+    errors,
+    samples,
+    timeline: Array.from({ length: last + 1 }, (_, i) => perSecond.get(i) ?? 0),
+    figures: { users, requests: count, concurrency },
+    target: { description: `median register under 20 ms for ${users} users`, met: latency.p50 < 20 },
+  };
+};

@@ -1,0 +1,25 @@
+// Prepares a realm through the API: users (POST /users, then their API keys from fetch_api_key).
+import { login, request, type Creds } from '../lib/client.js';
+import type { ScenarioContext } from './types.js';
+
+export async function seedUsers(ctx: ScenarioContext, count: number, prefix = 'bench'): Promise<Creds[]> {
+  const out: Creds[] = new Array(count);
+  const run = `${prefix}${Date.now().toString(36)}`;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async (_, w) => {
+      for (let i = w; i < count; i += 16) {
+        const email = `${run}-${i}@bench.test`;
+        const password = `pw-${run}-${i}`;
+        const r = await request(ctx.target.url, 'POST', '/users', {
+          auth: ctx.owner,
+          form: { email, password, full_name: `Bench User ${i}` },
+        });
+        if (r.status !== 200) throw new Error(`POST /users failed: ${JSON.stringify(r.body)}`);
+        out[i] = await login(ctx.target.url, email, password);
+        if (++done % 100 === 0) ctx.progress(`created ${done}/${count} users`);
+      }
+    }),
+  );
+  return out;
+}

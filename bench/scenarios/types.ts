@@ -1,0 +1,36 @@
+// What a scenario gets and what it reports.
+import type { Creds } from '../lib/client.js';
+import type { Summary } from '../lib/stats.js';
+import type { Target } from '../lib/server.js';
+
+export interface ScenarioContext {
+  target: Target;
+  owner: Creds;
+  /** Scenario knobs from the command line (numbers where they parse as numbers). */
+  options: Record<string, string | number | boolean>;
+  /** A short run for the test suite's smoke test. */
+  quick: boolean;
+  progress(line: string): void;
+}
+
+export interface ScenarioResult {
+  /** Throughput in operations per second, where the scenario has one. */
+  throughput?: number;
+  latencyMs?: Summary;
+  errors: number;
+  /** Scenario-specific figures (memory per queue, heartbeats late, …). */
+  figures: Record<string, number | string | boolean>;
+  /** Latency samples for the chart. */
+  samples: number[];
+  /** Operations completed per second, second by second, for the chart. */
+  timeline: number[];
+  /** The target it is compared with, and whether it was met. */
+  target?: { description: string; met: boolean };
+}
+
+export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult>;
+
+export function num(options: ScenarioContext['options'], name: string, fallback: number): number {
+  const v = options[name];
+  return typeof v === 'number' ? v : fallback;
+}
