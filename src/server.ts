@@ -74,7 +74,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     root.start();
     const realms = new Realms(root, config.rootDomain);
-    const queues = new QueueRegistry({ onListenerError: (err) => log.error({ err }, 'event queue listener failed') });
+    const queues = new QueueRegistry({
+      sweepIntervalMs: config.queueSweepMs,
+      defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },
+      onListenerError: (err) => log.error({ err }, 'event queue listener failed'),
+    });
     const router = new EventRouter(hub, queues, narrowResolver(realms));
     const longPolls = new LongPolls(queues);
     const restored = await restoreQueues(db, queues, router);
