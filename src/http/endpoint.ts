@@ -28,8 +28,12 @@ export class RawReply {
 
 export interface EndpointDef<S extends Schema, A extends AuthMode> {
   method: Method;
-  /** Below /api/v1; `{name}` segments become parameters. */
+  /** Below /api/v1 (or below / with `root`); `{name}` segments become parameters. */
   path: string;
+  /** A page or file outside the API (sign-up pages, downloads, operator pages): `path` is absolute. */
+  root?: boolean;
+  /** How failures are answered: the JSON error envelope (default), or an HTML page for pages people open. */
+  errorFormat?: 'json' | 'html';
   auth: A;
   params: S;
   handle(ctx: RequestContext<A>, params: ParamsOf<S>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
@@ -40,6 +44,8 @@ export interface EndpointDef<S extends Schema, A extends AuthMode> {
 export interface Endpoint {
   method: Method;
   path: string;
+  root: boolean;
+  errorFormat: 'json' | 'html';
   auth: AuthMode;
   parse: ParamParser<Record<string, unknown>>;
   handle(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
@@ -62,6 +68,8 @@ export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<
   return {
     method: def.method,
     path: def.path,
+    root: def.root ?? false,
+    errorFormat: def.errorFormat ?? 'json',
     auth: def.auth,
     parse: compileSchema(def.params) as ParamParser<Record<string, unknown>>,
     handle: def.handle as Endpoint['handle'],

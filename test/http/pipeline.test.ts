@@ -1,6 +1,7 @@
 // The request pipeline over real HTTP: envelope, status codes, parameters from every source and method.
 import test from 'ava';
-import { endpoint } from '../../src/http/endpoint.js';
+import { endpoint, RawReply } from '../../src/http/endpoint.js';
+import { page } from '../../src/http/pages.js';
 import { errors } from '../../src/http/errors.js';
 import { bool, int, list, optional, required, str } from '../../src/http/params.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -45,10 +46,20 @@ const refuse = endpoint({
   },
 });
 
+const pageRoute = endpoint({
+  method: 'GET',
+  path: '/test-page/{n}',
+  root: true,
+  errorFormat: 'html',
+  auth: 'none',
+  params: { n: required(int({ max: 10 })) },
+  handle: (_ctx, p) => new RawReply(page('Test page', `<p>n is ${p.n}</p>`)),
+});
+
 let s: TestServer;
 test.before(async () => {
   s = await startTestServer({
-    endpoints: [echo('GET'), echo('POST'), echo('PATCH'), echo('DELETE'), echoPath, boom, refuse],
+    endpoints: [echo('GET'), echo('POST'), echo('PATCH'), echo('DELETE'), echoPath, boom, refuse, pageRoute],
     env: { MAX_BODY_BYTES: String(64 * 1024) },
   });
 });
@@ -168,4 +179,17 @@ test('success responses are JSON with the envelope', async (t) => {
   t.is(r.headers['content-type'], 'application/json');
   t.is(r.json.result, 'success');
   t.is(r.json.msg, '');
+});
+
+test('pages outside /api/v1: absolute paths, HTML answers and HTML errors', async (t) => {
+  const ok = await s.client.get('/test-page/7');
+  t.is(ok.status, 200);
+  t.regex(ok.headers['content-type'] as string, /^text\/html/);
+  t.regex(ok.text, /<p>n is 7<\/p>/);
+  const bad = await s.client.get('/test-page/11');
+  t.is(bad.status, 400);
+  t.regex(bad.headers['content-type'] as string, /^text\/html/);
+  t.regex(bad.text, /n is too large/);
+  t.is((await s.client.get('/api/v1/test-page/7')).status, 404, 'a page is not also an API endpoint');
+  t.is((await s.client.get('/test/echo')).status, 404, 'an API endpoint is not also a page');
 });
