@@ -16,6 +16,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   auth?: Credentials;
   host?: string;
+  /** The path is absolute (a page or file outside /api/v1). */
+  root?: boolean;
 }
 
 export interface Response {
@@ -74,7 +76,7 @@ export class Client {
     const host = o.host ?? this.defaults.host;
     if (host) headers.host = host;
     const qs = o.query ? '?' + new URLSearchParams(o.query).toString() : '';
-    const fullPath = path.startsWith('/api/') || path.startsWith('http') || !path.startsWith('/') ? path : '/api/v1' + path;
+    const fullPath = o.root || path.startsWith('/api/') || !path.startsWith('/') ? path : '/api/v1' + path;
     return new Promise((resolve, reject) => {
       const req = http.request({ host: '127.0.0.1', port: this.port, method, path: fullPath + qs, headers }, (res) => {
         const chunks: Buffer[] = [];

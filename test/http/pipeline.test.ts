@@ -123,7 +123,7 @@ test('errors carry their extra fields', async (t) => {
 
 test('an unknown endpoint is a 404 envelope', async (t) => {
   for (const path of ['/api/v1/no/such/thing', '/api/v2/server_settings', '/favicon.ico', '/api/v1/server_settings/']) {
-    const r = await s.client.get(path);
+    const r = await s.client.get(path, { root: true });
     t.is(r.status, 404, path);
     t.deepEqual(r.json, { result: 'error', msg: 'Not Found', code: 'NOT_FOUND' }, path);
   }
@@ -182,11 +182,11 @@ test('success responses are JSON with the envelope', async (t) => {
 });
 
 test('pages outside /api/v1: absolute paths, HTML answers and HTML errors', async (t) => {
-  const ok = await s.client.get('/test-page/7');
+  const ok = await s.client.get('/test-page/7', { root: true });
   t.is(ok.status, 200);
   t.regex(ok.headers['content-type'] as string, /^text\/html/);
   t.regex(ok.text, /<p>n is 7<\/p>/);
-  const bad = await s.client.get('/test-page/11');
+  const bad = await s.client.get('/test-page/11', { root: true });
   t.is(bad.status, 400);
   t.regex(bad.headers['content-type'] as string, /^text\/html/);
   t.regex(bad.text, /n is too large/);
