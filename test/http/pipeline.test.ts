@@ -191,5 +191,5 @@ test('pages outside /api/v1: absolute paths, HTML answers and HTML errors', asyn
   t.regex(bad.headers['content-type'] as string, /^text\/html/);
   t.regex(bad.text, /n is too large/);
   t.is((await s.client.get('/api/v1/test-page/7')).status, 404, 'a page is not also an API endpoint');
-  t.is((await s.client.get('/test/echo')).status, 404, 'an API endpoint is not also a page');
+  t.is((await s.client.get('/test/echo', { root: true })).status, 404, 'an API endpoint is not also a page');
 });
