@@ -1,5 +1,7 @@
 // Server configuration, read once from the environment.
 import path from 'node:path';
+import { LIMITS } from './limits.js';
+import { parseRule, type RateLimitConfig } from './http/rate-limit.js';
 
 export interface Config {
   host: string;
@@ -32,12 +34,34 @@ export interface Config {
   retentionIntervalMs: number;
   retentionBatchSize: number;
   logLevel: string;
+  /** LOG_LEVEL_FILE: on SIGHUP the log level is read from here (default DATA_DIR/log-level); LOG_LEVEL when absent. */
+  logLevelFile: string;
+  /** LOG_FORMAT: `json` always, `pretty` always, or `auto` (pretty when stdout is a terminal). */
+  logFormat: 'json' | 'pretty' | 'auto';
+  /** OPERATOR_TOKEN: Bearer token for /metrics, the actor inspection API and the dashboard; unset: they are refused. */
+  operatorToken: string | undefined;
+  /** METRICS_PORT: also serve GET /metrics without a token on this port (0: any free port); unset: not at all. */
+  metricsPort: number | undefined;
+  /** METRICS_HOST: where the metrics port listens (default loopback). */
+  metricsHost: string;
   /** A parked GET /events is answered with a heartbeat after this long. */
   heartbeatMs: number;
   /** A queue with no client for this long is garbage-collected. */
   queueIdleTimeoutMs: number;
   /** How often queues are swept for heartbeats and expiry. */
   queueSweepMs: number;
+  /** Uploaded files: the size limit (MiB), where the local storage backend keeps them, and how long a file no
+   *  message links is kept before it is removed. */
+  files: { maxUploadMib: number; dir: string; unclaimedGraceMs: number };
+  /** Reusable invitation links expire after this many minutes unless the request says otherwise. */
+  invitationLinkValidityMinutes: number;
+  /** The push notification service; unset: POST /mobile_push/register answers PUSH_SERVICE_NOT_CONFIGURED. */
+  pushServiceUrl: string | undefined;
+  /** smtp://[user:pass@]host[:port]; unset: outgoing email stays in the outbox and is logged. */
+  smtpUrl: string | undefined;
+  /** The From address of outgoing email. */
+  mailFrom: string;
+  rateLimits: RateLimitConfig;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -77,8 +101,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 24 * 3600 * 1000),
     retentionBatchSize: int(env, 'RETENTION_BATCH_SIZE', 1000),
     logLevel: env.LOG_LEVEL || 'info',
+    logLevelFile: path.resolve(env.LOG_LEVEL_FILE || path.join(env.DATA_DIR || './data', 'log-level')),
+    logFormat: env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty' ? env.LOG_FORMAT : 'auto',
+    operatorToken: env.OPERATOR_TOKEN || undefined,
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
     heartbeatMs: int(env, 'EVENT_HEARTBEAT_MS', 60_000),
     queueIdleTimeoutMs: int(env, 'EVENT_QUEUE_IDLE_TIMEOUT_MS', 600_000),
     queueSweepMs: int(env, 'EVENT_QUEUE_SWEEP_MS', 5_000),
+    files: {
+      maxUploadMib: int(env, 'MAX_FILE_UPLOAD_SIZE_MIB', LIMITS.max_file_upload_size_mib),
+      dir: path.join(path.resolve(env.DATA_DIR || './data'), 'uploads'),
+      unclaimedGraceMs: int(env, 'UNCLAIMED_ATTACHMENT_GRACE_MS', 21 * 24 * 3600 * 1000),
+    },
+    invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
+    pushServiceUrl: env.PUSH_SERVICE_URL || undefined,
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || `noreply@${(env.ROOT_DOMAIN || host).toLowerCase()}`,
+    rateLimits: {
+      enabled: (env.RATE_LIMITS ?? 'on').toLowerCase() !== 'off',
+      user: parseRule(env.RATE_LIMIT_USER, { limit: 200, windowSeconds: 60 }),
+      ip: parseRule(env.RATE_LIMIT_IP, { limit: 100, windowSeconds: 60 }),
+      passwordAttempts: parseRule(env.RATE_LIMIT_PASSWORD, { limit: 10, windowSeconds: 600 }),
+    },
   };
 }

@@ -1,10 +1,10 @@
-// Entry point: start the server from the environment and stop it gracefully on SIGTERM or SIGINT.
+// Entry point: start the server from the environment, stop it gracefully on SIGTERM or SIGINT, reload the log level on SIGHUP.
 import { loadConfig } from './config.js';
-import { createLogger } from './log.js';
+import { createLogger, reloadLogLevel } from './log.js';
 import { startServer } from './server.js';
 
 const config = loadConfig();
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, config.logFormat);
 
 try {
   const server = await startServer(config, { log });
@@ -36,6 +36,15 @@ try {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGHUP', () => {
+    try {
+      const r = reloadLogLevel(log, config.logLevelFile, config.logLevel);
+      server.services.operators.syncLifecycleLog();
+      log.info({ level: r.level, file: config.logLevelFile }, 'log level reloaded');
+    } catch (err) {
+      log.error({ err }, 'log level not reloaded');
+    }
+  });
 } catch (err) {
   log.fatal({ err }, 'failed to start');
   process.exit(1);

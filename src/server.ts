@@ -15,11 +15,21 @@ import { EMBEDDED_MAX_CONNECTIONS, startEmbedded, type EmbeddedDatabase } from '
 import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
 import { realmCommands } from './realm/registry.js';
+import { retentionMachine } from './actors/retention.machine.js';
+import { PresenceSessions } from './realm/people/presence-sessions.js';
+import { ScheduledDelivery, type ScheduledDeliveryOptions } from './realm/scheduled/delivery.js';
+import { MailSender } from './mail/sender.js';
 import { loadUws } from './uws.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { Files } from './files/service.js';
 import { LongPolls } from './events/long-polls.js';
 import { QueueRegistry } from './events/queue-registry.js';
 import { EventRouter } from './events/router.js';
 import { narrowResolver, restoreQueues, saveQueues } from './events/persistence.js';
+import { Operators } from './operators/index.js';
+import { registerActorKinds } from './operators/kinds.js';
+import { serveLive } from './http/live.js';
+import { listenForMetrics } from './http/metrics-listener.js';
 
 export interface RunningServer {
   port: number;
@@ -33,6 +43,8 @@ export interface StartOptions {
   log?: Logger;
   /** Endpoints served besides the API's own (tests use this to exercise the pipeline). */
   extraEndpoints?: Endpoint[];
+  /** The scheduled-delivery actor's clock and timings (tests drive a simulated clock). */
+  scheduledDelivery?: Pick<ScheduledDeliveryOptions, 'clock' | 'tuning'>;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -40,14 +52,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const { uws } = loadUws(config.allowUwsFallback);
 
   const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
+  // Before the database, so its metrics observe every query.
+  const operators = new Operators(log);
+  const observer = operators.metrics.db;
   let embedded: EmbeddedDatabase | null = null;
   let database: Database;
   if (config.databaseUrl) {
-    database = createDatabase(config.databaseUrl, { onIdleError });
+    database = createDatabase(config.databaseUrl, { onIdleError, observer });
   } else {
     embedded = await startEmbedded(config.dataDir);
     // PGlite runs one query at a time; a few connections suffice and leave the rest for the admin CLI.
-    database = createDatabase(embedded.connection, { max: Math.min(4, EMBEDDED_MAX_CONNECTIONS), onIdleError });
+    database = createDatabase(embedded.connection, { max: Math.min(4, EMBEDDED_MAX_CONNECTIONS), onIdleError, observer });
     log.info({ dataDir: config.dataDir }, 'embedded database started');
   }
   const { db } = database;
@@ -63,6 +78,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
     root = createActor(rootMachine, {
+      id: 'root',
       input: {
         db,
         hub,
@@ -84,22 +100,46 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const restored = await restoreQueues(db, queues, router);
     if (restored.restored || restored.failed) log.info(restored, 'event queues restored');
     queues.start();
-    const services: Services = { config, db, realms, hub, queues, router, longPolls, log };
+    const presence = new PresenceSessions(db, { onError: (err) => log.warn({ err }, 'presence flush failed') });
+    presence.start();
+    const mail = new MailSender(db, config, log);
+    mail.start();
+    const rateLimiter = new RateLimiter(config.rateLimits);
+    const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
+    const files = new Files(config, db, realms, log);
+    files.start();
+    operators.connect({ db, hub, queues, longPolls, scheduled });
+    const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
 
     const app = uws.App();
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
     serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, onUnexpected }, inFlight);
+    const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log });
     const listenSocket = await new Promise<unknown>((resolve, reject) =>
       app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`)))),
     );
     const port = uws.us_socket_local_port(listenSocket as never);
     config.port = port;
     log.info({ host: config.host, port }, 'listening');
+    const metricsListener =
+      config.metricsPort === undefined ? null : await listenForMetrics(uws, config.metricsHost, config.metricsPort, operators.metrics, onUnexpected);
+    if (metricsListener) {
+      config.metricsPort = metricsListener.port;
+      log.info({ host: config.metricsHost, port: metricsListener.port }, 'metrics listening');
+    }
+    // After listen: messages render with the realm URL, which names the port.
+    scheduled.start();
+    const retention = createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } }).start();
+    registerActorKinds(operators.actors, { root, queues, scheduled, retention });
 
     let stopping: Promise<void> | null = null;
     const stop = () =>
       (stopping ??= (async () => {
+        // Readiness fails from now on; dashboards and the metrics port close.
+        operators.health.drain();
+        live.close();
+        metricsListener?.close();
         uws.us_listen_socket_close(listenSocket as never);
         // Requests already on open connections may not be parsed yet: give them a moment to register.
         await new Promise((r) => setTimeout(r, 100));
@@ -107,10 +147,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         // Parked polls are answered now; their clients poll the same queues after the restart.
         longPolls.releaseAll();
         await Promise.race([inFlight.idle(), deadline]);
+        // Presence changed since the last flush is written through the realm actors before they stop.
+        await presence.stop();
+        await mail.stop();
+        retention.stop();
+        await scheduled.stop();
         await realms.stop(config.shutdownTimeoutMs);
         await saveQueues(db, queues, router).catch((err) => log.error({ err }, 'saving event queues failed'));
         queues.stop();
         router.stop();
+        rateLimiter.stop();
+        files.stop();
+        operators.stop();
         await closeDatabase();
         log.info('stopped');
       })());

@@ -13,6 +13,8 @@ interface Parked {
 export class LongPolls {
   private readonly parked = new Map<number, Parked>();
   private nextHandle = 1;
+  /** Set at shutdown: polls arriving on open connections are refused rather than parked again. */
+  private closed = false;
 
   constructor(private readonly queues: QueueRegistry) {
     queues.on('deliver', (e) => this.settle(e.handle as number, (p) => p.resolve(e.events as QueuedEvent[])));
@@ -40,6 +42,10 @@ export class LongPolls {
     onAbort: (cb: () => void) => void,
   ): Promise<QueuedEvent[]> {
     return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(errors.unavailable('The server is shutting down'));
+        return;
+      }
       const handle = this.nextHandle++;
       // Registered before the poll: an immediate answer is emitted inside queues.poll().
       this.parked.set(handle, { queueId, resolve, reject });
@@ -54,8 +60,9 @@ export class LongPolls {
     });
   }
 
-  /** Answers every parked poll with no events (shutdown); clients poll the same queue again after a restart. */
+  /** Shutdown: answers every parked poll with no events and refuses new ones; clients poll the same queue after the restart. */
   releaseAll(): void {
+    this.closed = true;
     for (const [handle, p] of [...this.parked]) {
       this.parked.delete(handle);
       this.queues.abort(p.queueId, handle);

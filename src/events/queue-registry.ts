@@ -81,6 +81,11 @@ export class QueueRegistry {
     return actor;
   }
 
+  /** Every live queue actor (operators' inspection). */
+  actors(): IterableIterator<QueueActor> {
+    return this.queues.values();
+  }
+
   byUser(userId: number): QueueActor[] {
     return [...(this.users.get(userId) ?? [])];
   }

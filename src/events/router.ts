@@ -1,6 +1,7 @@
 // The event router: takes what realm actors publish and delivers it to the live queues of its recipients,
 // applying each queue's event_types, narrow, all_public_streams and client capabilities, one ENQUEUE per queue.
 import type { ClientEvent } from '../actors/event-queue.machine.js';
+import { eventForQueue } from '../realm/messages/queue-format.js';
 import { compilePredicate, parseNarrow, resolveNarrow, type NarrowMessage, type NarrowResolver } from '../narrow/index.js';
 import type { EventHub, RealmEvent } from './hub.js';
 import { recipientId } from './hub.js';
@@ -127,7 +128,7 @@ export class EventRouter {
       if (e.type === 'message' && q.narrow && !q.narrow(toNarrowMessage(e))) continue;
       let list = batches.get(q);
       if (!list) batches.set(q, (list = []));
-      list.push(e);
+      list.push(eventForQueue(q.registration, e));
     }
   }
 

@@ -1,8 +1,11 @@
-// The request pipeline: route → realm by host → authenticate → parameters → handler → envelope.
+// The request pipeline: observe → route → realm by host → authenticate → parameters → handler → envelope.
+import type { RealmHandle } from '../actors/realms.js';
+import type { ObservedRequest } from '../operators/requests.js';
 import { authenticate } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
-import { ApiError, errors } from './errors.js';
+import { ApiError, errors, toErrorReply } from './errors.js';
+import { requireOperatorToken } from './operator-auth.js';
 import { htmlErrorPage } from './pages.js';
 import type { Connection, IncomingRequest, Reply } from './respond.js';
 import { Router, type Match } from './router.js';
@@ -15,33 +18,57 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
   const root = new Router();
   for (const e of endpoints) (e.root ? root : api).add(e);
 
+  /** Every request: observed (request id, log line, metrics), routed, and any failure turned into the envelope. */
   return async function handle(request: IncomingRequest, conn: Connection): Promise<Reply> {
+    const observed = services.operators.requests.begin(request.method, request.url, request.headers, request.remoteAddress);
+    let reply: Reply;
+    try {
+      reply = await route(request, conn, observed);
+      observed.finish(reply.status);
+    } catch (err) {
+      let unexpected = false;
+      const e = toErrorReply(err, () => (unexpected = true));
+      observed.finish(e.status, unexpected ? (err ?? new Error(String(err))) : undefined);
+      reply = { status: e.status, headers: e.headers, body: JSON.stringify(e.body) };
+    }
+    return { ...reply, headers: { ...reply.headers, 'X-Request-Id': observed.id } };
+  };
+
+  async function route(request: IncomingRequest, conn: Connection, observed: ObservedRequest): Promise<Reply> {
     const url = request.url;
     const match = url.startsWith(API_PREFIX + '/') ? api.match(request.method, url.slice(API_PREFIX.length)) : root.match(request.method, url);
+    observed.route = (match.endpoint.root ? '' : API_PREFIX) + match.endpoint.path;
     if (match.endpoint.errorFormat === 'html') {
-      return run(request, conn, match).catch((err) => {
+      return run(request, conn, match, observed).catch((err) => {
         if (!(err instanceof ApiError)) throw err;
         return htmlErrorPage(err);
       });
     }
-    return run(request, conn, match);
-  };
+    return run(request, conn, match, observed);
+  }
 
-  async function run(request: IncomingRequest, conn: Connection, { endpoint, pathParams }: Match): Promise<Reply> {
-    const realm = await services.realms.forHost(request.headers.host);
+  async function run(request: IncomingRequest, conn: Connection, { endpoint, pathParams }: Match, observed: ObservedRequest): Promise<Reply> {
     const authorization = request.headers.authorization;
+    if (endpoint.auth === 'operator') requireOperatorToken(services.config.operatorToken, authorization);
+    const forServer = endpoint.auth === 'operator' || endpoint.auth === 'public';
+    const realm = forServer ? null : await services.realms.forHost(request.headers.host);
+    observed.realmId = realm?.id ?? null;
     let user = null;
-    if (endpoint.auth === 'user' || (endpoint.auth === 'optional' && authorization !== undefined)) {
+    if (realm && (endpoint.auth === 'user' || (endpoint.auth === 'optional' && authorization !== undefined))) {
       user = authenticate(realm.state, authorization);
+      observed.userId = user.id;
     }
-    const params = await readParams(request.query, request.headers['content-type'] ?? '', request.body);
+    const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
+    const raw = endpoint.body === 'stream' ? Buffer.alloc(0) : await request.body.readAll();
+    const params = await readParams(request.query, request.headers['content-type'] ?? '', raw);
     for (const [k, v] of Object.entries(pathParams)) params.fields.set(k, v);
     const parsed = endpoint.parse(params.fields);
-    const ctx: RequestContext = { realm, user, services, request, conn, files: params.files };
+    // Server endpoints' handlers are typed with a null realm (RequestContext<'operator' | 'public'>).
+    const ctx: RequestContext = { realm: realm as RealmHandle, user, services, request, conn, files: params.files };
     const data = await endpoint.handle(ctx, parsed.values);
-    if (data instanceof RawReply) return data.reply;
+    if (data instanceof RawReply) return limits ? { ...data.reply, headers: { ...limits.headers, ...data.reply.headers } } : data.reply;
     const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
     if (parsed.ignored.length > 0) body.ignored_parameters_unsupported = parsed.ignored;
-    return { status: 200, body: endpoint.serialize(body) };
+    return { status: 200, headers: limits?.headers, body: endpoint.serialize(body) };
   }
 }

@@ -7,13 +7,17 @@ import { compileSchema, type ParamParser, type ParamsOf, type Schema } from './p
 import type { Connection, IncomingRequest, Reply } from './respond.js';
 import type { Services } from './services.js';
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
-/** `user`: HTTP Basic required; `none`: no credentials looked at; `optional`: a spectator when absent. */
-export type AuthMode = 'user' | 'none' | 'optional';
+/**
+ * `user`: HTTP Basic required; `none`: no credentials looked at; `optional`: a spectator when absent.
+ * Endpoints of the server rather than of a realm get no realm: `operator` requires the operator token (Bearer),
+ * `public` checks nothing (health probes, the dashboard's static files).
+ */
+export type AuthMode = 'user' | 'none' | 'optional' | 'operator' | 'public';
 
 export interface RequestContext<A extends AuthMode = AuthMode> {
-  realm: RealmHandle;
+  realm: [A] extends ['operator' | 'public'] ? null : RealmHandle;
   user: A extends 'user' ? User : User | null;
   services: Services;
   request: IncomingRequest;
@@ -34,6 +38,10 @@ export interface EndpointDef<S extends Schema, A extends AuthMode> {
   root?: boolean;
   /** How failures are answered: the JSON error envelope (default), or an HTML page for pages people open. */
   errorFormat?: 'json' | 'html';
+  /** Counted against the rate limits (default); long-polls are not. */
+  rateLimited?: boolean;
+  /** `stream`: the body is not parsed into parameters; the handler reads `ctx.request.body` chunk by chunk. */
+  body?: 'stream';
   auth: A;
   params: S;
   handle(ctx: RequestContext<A>, params: ParamsOf<S>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
@@ -46,6 +54,8 @@ export interface Endpoint {
   path: string;
   root: boolean;
   errorFormat: 'json' | 'html';
+  rateLimited: boolean;
+  body: 'params' | 'stream';
   auth: AuthMode;
   parse: ParamParser<Record<string, unknown>>;
   handle(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
@@ -70,6 +80,8 @@ export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<
     path: def.path,
     root: def.root ?? false,
     errorFormat: def.errorFormat ?? 'json',
+    rateLimited: def.rateLimited ?? true,
+    body: def.body ?? 'params',
     auth: def.auth,
     parse: compileSchema(def.params) as ParamParser<Record<string, unknown>>,
     handle: def.handle as Endpoint['handle'],

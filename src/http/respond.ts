@@ -1,6 +1,8 @@
 // The one place that knows uWebSockets.js's lifetime rules: read the request synchronously, register
-// onAborted before any await, copy body chunks, write corked and only if the client is still there.
+// onAborted before any await, copy body chunks, write corked and only if the client is still there,
+// pause the body while its reader is behind, and write large replies with backpressure (tryEnd/onWritable).
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { BodyStream } from './body-stream.js';
 import { errors, toErrorReply } from './errors.js';
 
 export interface IncomingRequest {
@@ -9,7 +11,8 @@ export interface IncomingRequest {
   query: string;
   headers: Record<string, string>;
   remoteAddress: string;
-  body: Buffer;
+  /** Read it whole (`readAll`, within MAX_BODY_BYTES) or as chunks (upload endpoints, with their own `limit`). */
+  body: BodyStream;
 }
 
 /** What a handler sees of its connection: whether the client went away, and a hook for when it does. */
@@ -18,17 +21,25 @@ export interface Connection {
   onAbort(cb: () => void): void;
 }
 
+/** A reply body written chunk by chunk as the client takes it (files): exactly `length` bytes. */
+export interface StreamedBody {
+  length: number;
+  /** Opened only when the reply is about to be written; iteration is stopped early if the client goes away. */
+  open(): AsyncIterable<Buffer>;
+}
+
 export interface Reply {
   status: number;
   headers?: Record<string, string>;
   contentType?: string;
-  body: string | Buffer;
+  body: string | Buffer | StreamedBody;
 }
 
 export type Handler = (req: IncomingRequest, conn: Connection) => Promise<Reply>;
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 204: '204 No Content', 206: '206 Partial Content', 400: '400 Bad Request',
+  410: '410 Gone', 412: '412 Precondition Failed', 416: '416 Range Not Satisfiable',
   401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed',
   409: '409 Conflict', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type', 429: '429 Too Many Requests',
   500: '500 Internal Server Error', 503: '503 Service Unavailable',
@@ -74,15 +85,74 @@ export class InFlight {
   }
 }
 
-function write(res: HttpResponse, conn: ConnectionState, reply: Reply, close = false): void {
+function isStreamed(body: Reply['body']): body is StreamedBody {
+  return typeof body === 'object' && !Buffer.isBuffer(body);
+}
+
+function writeHead(res: HttpResponse, reply: Reply): void {
+  res.writeStatus(statusLine(reply.status));
+  res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+}
+
+/** Writes a reply held in memory; `head` answers a HEAD request (headers and length, no body). */
+function write(res: HttpResponse, conn: ConnectionState, reply: Reply, close = false, head = false): void {
   if (conn.aborted || conn.done) return;
   conn.done = true;
+  const body = reply.body as string | Buffer;
   res.cork(() => {
-    res.writeStatus(statusLine(reply.status));
-    res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
-    for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
-    res.end(reply.body, close);
+    writeHead(res, reply);
+    if (head) res.endWithoutBody(Buffer.byteLength(body), close);
+    else res.end(body, close);
   });
+}
+
+/** Offers one chunk; resolves true when it was taken whole and more is expected, false when the reply is over. */
+function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: number): Promise<boolean> {
+  const start = res.getWriteOffset();
+  let ok = false;
+  let done = false;
+  res.cork(() => {
+    [ok, done] = res.tryEnd(chunk, total);
+  });
+  if (done) return Promise.resolve(false);
+  if (ok) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    conn.onAbort(() => resolve(false));
+    res.onWritable((offset) => {
+      if (conn.aborted) return true;
+      const [ok2, done2] = res.tryEnd(chunk.subarray(offset - start), total);
+      if (done2) resolve(false);
+      else if (ok2) resolve(true);
+      return ok2;
+    });
+  });
+}
+
+/** Writes a streamed reply with backpressure; a source that fails or comes up short closes the connection. */
+async function writeStreamed(res: HttpResponse, conn: ConnectionState, reply: Reply, body: StreamedBody): Promise<void> {
+  if (conn.aborted || conn.done) return;
+  conn.done = true;
+  if (body.length === 0) {
+    res.cork(() => {
+      writeHead(res, reply);
+      res.end();
+    });
+    return;
+  }
+  res.cork(() => writeHead(res, reply));
+  let finished = false;
+  try {
+    for await (const chunk of body.open()) {
+      if (conn.aborted || !(await offer(res, conn, chunk, body.length))) {
+        finished = !conn.aborted;
+        break;
+      }
+    }
+  } catch {
+    finished = false;
+  }
+  if (!finished && !conn.aborted) res.close();
 }
 
 function errorReply(err: unknown, opts: ServeOptions): Reply {
@@ -90,22 +160,31 @@ function errorReply(err: unknown, opts: ServeOptions): Reply {
   return { status: e.status, headers: e.headers, body: JSON.stringify(e.body) };
 }
 
-/** Routes every request on the app to `handler`, enforcing the body limit. */
+/** Routes every request on the app to `handler`; bodies are read through a BodyStream limited to maxBodyBytes
+ *  unless the endpoint sets its own limit. */
 export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, inFlight: InFlight): void {
+  const defaultLimit = { bytes: opts.maxBodyBytes, error: () => errors.bodyTooLarge(opts.maxBodyBytes) };
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const headers: Record<string, string> = {};
     req.forEach((k, v) => {
       headers[k] = v;
     });
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const lengthHeader = headers['content-length'];
+    const declared = lengthHeader === undefined || lengthHeader === '' ? undefined : Number(lengthHeader);
+    const hasBody = (declared ?? 0) !== 0 || headers['transfer-encoding'] !== undefined;
+    const conn = new ConnectionState();
+    const body = hasBody
+      ? new BodyStream(declared, defaultLimit, { pause: () => res.pause(), resume: () => !conn.aborted && res.resume() })
+      : BodyStream.empty(defaultLimit);
     const request: IncomingRequest = {
-      method: req.getCaseSensitiveMethod().toUpperCase(),
+      method,
       url: req.getUrl(),
       query: req.getQuery() ?? '',
       headers,
       remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
-      body: Buffer.alloc(0),
+      body,
     };
-    const conn = new ConnectionState();
     inFlight.enter();
     let left = false;
     const leave = () => {
@@ -116,46 +195,28 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
     };
     res.onAborted(() => {
       conn.abort();
+      body.fail(new Error('client went away'));
       leave();
     });
-
-    const run = () => {
-      handler(request, conn)
-        .catch((err) => errorReply(err, opts))
-        .then((reply) => {
-          write(res, conn, reply);
-          leave();
-        });
-    };
-
-    const lengthHeader = headers['content-length'];
-    const declared = lengthHeader === undefined ? undefined : Number(lengthHeader);
-    if (declared !== undefined && (!Number.isFinite(declared) || declared > opts.maxBodyBytes)) {
+    if (declared !== undefined && !Number.isFinite(declared)) {
       write(res, conn, errorReply(errors.bodyTooLarge(opts.maxBodyBytes), opts), true);
       leave();
       return;
     }
-    if ((declared ?? 0) === 0 && headers['transfer-encoding'] === undefined) {
-      run();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let rejected = false;
-    res.onData((chunk, isLast) => {
-      if (rejected) return;
-      size += chunk.byteLength;
-      if (size > opts.maxBodyBytes) {
-        rejected = true;
-        write(res, conn, errorReply(errors.bodyTooLarge(opts.maxBodyBytes), opts), true);
-        leave();
-        return;
-      }
-      chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) {
-        request.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        run();
-      }
-    });
+    // Data may arrive as soon as this handler returns: take it now, whoever reads it later.
+    if (hasBody) res.onData((chunk, isLast) => body.push(Buffer.from(chunk.slice(0)), isLast));
+
+    handler(request, conn)
+      // A handler that failed because its client went away has no one to answer.
+      .catch((err) => (conn.aborted ? null : errorReply(err, opts)))
+      .then(async (reply) => {
+        if (!reply) return;
+        // A reply sent before the whole body arrived ends the connection: the rest of the body is not wanted.
+        const close = !body.complete;
+        if (isStreamed(reply.body)) await writeStreamed(res, conn, reply, reply.body);
+        else write(res, conn, reply, close, method === 'HEAD');
+      })
+      .catch((err) => opts.onUnexpected(err))
+      .finally(leave);
   });
 }

@@ -7,6 +7,11 @@ import type { QueueRegistry } from '../events/queue-registry.js';
 import type { EventRouter } from '../events/router.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
+import type { Operators } from '../operators/index.js';
+import type { Files } from '../files/service.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { PresenceSessions } from '../realm/people/presence-sessions.js';
+import type { ScheduledDelivery } from '../realm/scheduled/delivery.js';
 
 export interface Services {
   config: Config;
@@ -16,5 +21,13 @@ export interface Services {
   queues: QueueRegistry;
   router: EventRouter;
   longPolls: LongPolls;
+  presence: PresenceSessions;
   log: Logger;
+  /** File storage, uploads (plain and resumable) and the removal of unclaimed files. */
+  files: Files;
+  rateLimiter: RateLimiter;
+  /** The scheduled-delivery actor; its clock is the server's idea of now for scheduling. */
+  scheduled: ScheduledDelivery;
+  /** Metrics, actor inspection, health, request observation and the dashboard's live feed. */
+  operators: Operators;
 }

@@ -1,17 +1,55 @@
 // The database: pg-promise with one repository per aggregate attached to every connection and transaction.
 import pgPromise, { type IDatabase, type IMain, type ITask } from 'pg-promise';
+import { AttachmentsRepository } from './repos/attachments.js';
 import { ChangesRepository } from './repos/changes.js';
+import { RealmEmojiRepository } from './repos/realm-emoji.js';
+import { ChannelFoldersRepository } from './repos/channel-folders.js';
+import { ChannelsRepository } from './repos/channels.js';
 import { EventQueuesRepository } from './repos/event-queues.js';
+import { AlertWordsRepository } from './repos/alert-words.js';
+import { LinkifiersRepository } from './repos/linkifiers.js';
+import { MessagesRepository } from './repos/messages.js';
+import { ReactionsRepository } from './repos/reactions.js';
+import { UserMessagesRepository } from './repos/user-messages.js';
 import { GroupsRepository } from './repos/groups.js';
+import { InvitesRepository } from './repos/invites.js';
+import { OutboxRepository } from './repos/outbox.js';
+import { PeopleRepository } from './repos/people.js';
+import { PresenceRepository } from './repos/presence.js';
 import { RealmsRepository } from './repos/realms.js';
+import { SubscriptionsRepository } from './repos/subscriptions.js';
+import { UserTopicsRepository } from './repos/user-topics.js';
 import { UsersRepository } from './repos/users.js';
+import { DraftsRepository } from './repos/drafts.js';
+import { NavigationViewsRepository } from './repos/navigation-views.js';
+import { SavedSnippetsRepository } from './repos/saved-snippets.js';
+import { ScheduledMessagesRepository } from './repos/scheduled-messages.js';
 
 export interface Repos {
   realms: RealmsRepository;
   users: UsersRepository;
   groups: GroupsRepository;
   changes: ChangesRepository;
+  attachments: AttachmentsRepository;
+  realmEmoji: RealmEmojiRepository;
+  channels: ChannelsRepository;
+  subscriptions: SubscriptionsRepository;
+  channelFolders: ChannelFoldersRepository;
+  userTopics: UserTopicsRepository;
+  people: PeopleRepository;
+  presence: PresenceRepository;
+  invites: InvitesRepository;
+  outbox: OutboxRepository;
   eventQueues: EventQueuesRepository;
+  messages: MessagesRepository;
+  userMessages: UserMessagesRepository;
+  reactions: ReactionsRepository;
+  alertWords: AlertWordsRepository;
+  linkifiers: LinkifiersRepository;
+  drafts: DraftsRepository;
+  savedSnippets: SavedSnippetsRepository;
+  navigationViews: NavigationViewsRepository;
+  scheduledMessages: ScheduledMessagesRepository;
 }
 
 export type Db = IDatabase<Repos> & Repos;
@@ -25,17 +63,52 @@ export interface Database {
 
 export type Connection = string | { host: string; port: number; user?: string; database?: string };
 
+/** Told about every query and transaction (operators' metrics); it must be cheap and must not throw. */
+export interface DbObserver {
+  query(seconds: number): void;
+  queryError(): void;
+  /** A transaction finished; `tag` is what the caller passed to db.tx. */
+  transaction(tag: unknown, seconds: number): void;
+}
+
 export function createDatabase(
   connection: Connection,
-  opts: { max?: number; onIdleError?: (err: Error) => void } = {},
+  opts: { max?: number; onIdleError?: (err: Error) => void; observer?: DbObserver } = {},
 ): Database {
+  const observer = opts.observer;
   const pgp: IMain = pgPromise<Repos>({
+    ...(observer && {
+      receive: (e) => observer.query(((e.result as { duration?: number } | void)?.duration ?? 0) / 1000),
+      error: () => observer.queryError(),
+      transact: (e) => {
+        if (e.ctx?.finish) observer.transaction(e.ctx.tag, (e.ctx.duration ?? 0) / 1000);
+      },
+    }),
     extend(obj: Repos & IDatabase<Repos>) {
       obj.realms = new RealmsRepository(obj, pgp);
       obj.users = new UsersRepository(obj, pgp);
       obj.groups = new GroupsRepository(obj, pgp);
       obj.changes = new ChangesRepository(obj, pgp);
+      obj.attachments = new AttachmentsRepository(obj, pgp);
+      obj.realmEmoji = new RealmEmojiRepository(obj, pgp);
+      obj.channels = new ChannelsRepository(obj, pgp);
+      obj.subscriptions = new SubscriptionsRepository(obj, pgp);
+      obj.channelFolders = new ChannelFoldersRepository(obj, pgp);
+      obj.userTopics = new UserTopicsRepository(obj, pgp);
+      obj.people = new PeopleRepository(obj, pgp);
+      obj.presence = new PresenceRepository(obj, pgp);
+      obj.invites = new InvitesRepository(obj, pgp);
+      obj.outbox = new OutboxRepository(obj, pgp);
       obj.eventQueues = new EventQueuesRepository(obj, pgp);
+      obj.messages = new MessagesRepository(obj, pgp);
+      obj.userMessages = new UserMessagesRepository(obj, pgp);
+      obj.reactions = new ReactionsRepository(obj, pgp);
+      obj.alertWords = new AlertWordsRepository(obj, pgp);
+      obj.linkifiers = new LinkifiersRepository(obj, pgp);
+      obj.drafts = new DraftsRepository(obj, pgp);
+      obj.savedSnippets = new SavedSnippetsRepository(obj, pgp);
+      obj.navigationViews = new NavigationViewsRepository(obj, pgp);
+      obj.scheduledMessages = new ScheduledMessagesRepository(obj, pgp);
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;

@@ -5,6 +5,16 @@ import { isConnectionError } from '../persistence/errors.js';
 import type { CommandRegistry, PendingCommand } from './commands.js';
 import type { RealmState } from './state.js';
 
+/** The tag of a write batch's transaction: operators' metrics read the batch size from it. */
+export interface RealmBatchTag {
+  name: 'realm-batch';
+  writes: number;
+}
+
+export function isRealmBatchTag(tag: unknown): tag is RealmBatchTag {
+  return typeof tag === 'object' && tag !== null && (tag as RealmBatchTag).name === 'realm-batch';
+}
+
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 function failure(err: unknown): Outcome {
@@ -28,23 +38,25 @@ export async function runBatch(
       return;
     }
     try {
-      planned.push({ index, plan: def.check(state, cmd.input) });
+      const plan = def.check(state, cmd.input);
+      if (def.write) planned.push({ index, plan });
+      else outcomes[index] = { ok: true, value: plan };
     } catch (err) {
       outcomes[index] = failure(err);
     }
   });
   if (planned.length === 0) return outcomes;
   try {
-    await db.tx('realm-batch', async (t) => {
+    await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, async (t) => {
       if (planned.length === 1) {
         const { index, plan } = planned[0]!;
-        outcomes[index] = { ok: true, value: await registry[batch[index]!.kind]!.write(t, plan, state) };
+        outcomes[index] = { ok: true, value: await registry[batch[index]!.kind]!.write!(t, plan, state) };
         return;
       }
       // Several commands: each in a savepoint, so one failing write does not fail the others.
       for (const { index, plan } of planned) {
         try {
-          const value = await t.tx((sp) => registry[batch[index]!.kind]!.write(sp, plan, state));
+          const value = await t.tx((sp) => registry[batch[index]!.kind]!.write!(sp, plan, state));
           outcomes[index] = { ok: true, value };
         } catch (err) {
           if (isConnectionError(err)) throw err;

@@ -9,7 +9,8 @@ export interface CommandDef<I = any, P = any, R = any> {
   batchable?: boolean;
   /** Validates against the working set and plans the write; throws ApiError to refuse. */
   check(state: RealmState, input: I): P;
-  write(t: Tx, plan: P, state: RealmState): Promise<R>;
+  /** Absent for commands that only publish (typing, presence): they never open a transaction; the plan is the result. */
+  write?(t: Tx, plan: P, state: RealmState): Promise<R>;
   /** Updates memory after the commit. */
   apply?(state: RealmState, result: R): void;
   /** The events this command's committed result produces. */

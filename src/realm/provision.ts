@@ -1,6 +1,7 @@
 // Creating realms (with their system groups and permission defaults) and users (with their role's group).
 import { generateApiKey } from '../auth/secrets.js';
 import type { Tx } from '../persistence/db.js';
+import { subscribeToDefaultChannels } from './channels/default-channels.js';
 import {
   REALM_GROUP_SETTING_DEFAULTS,
   SYSTEM_GROUP,
@@ -43,6 +44,8 @@ export interface UserSpec {
   botType?: number | null;
   botOwnerId?: number | null;
   canCreateUsers?: boolean;
+  /** Personal settings the user starts with (settingsForNewUser in src/realm/people/user-settings.ts). */
+  settings?: Record<string, unknown>;
 }
 
 /** Inserts a user and puts them in their role's system group. */
@@ -58,6 +61,7 @@ export async function createUser(t: Tx, realmId: number, spec: UserSpec): Promis
     botType: spec.botType,
     botOwnerId: spec.botOwnerId,
     canCreateUsers: spec.canCreateUsers,
+    settings: spec.settings,
   });
   const groupId = await t.one(
     'SELECT id FROM user_groups WHERE realm_id = $1 AND name = $2 AND is_system_group',
@@ -65,6 +69,7 @@ export async function createUser(t: Tx, realmId: number, spec: UserSpec): Promis
     (r) => r.id as number,
   );
   await t.groups.addMember(groupId, user.id);
+  if (!spec.isBot) await subscribeToDefaultChannels(t, realmId, user.id);
   return user;
 }
 

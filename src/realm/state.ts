@@ -1,5 +1,9 @@
 // A realm's working set in memory: the realm row, its users and groups, with lookups and permission checks.
 import type { Repos } from '../persistence/db.js';
+import { ChannelsState } from './channels/channels-state.js';
+import { FilesState } from './files/files-state.js';
+import { MessagesState } from './messages/messages-state.js';
+import { PeopleState } from './people/people-state.js';
 import type { GroupSettingValue, Realm, User, UserGroup } from './types.js';
 
 export class RealmState {
@@ -7,6 +11,14 @@ export class RealmState {
   readonly usersByEmail = new Map<string, User>();
   readonly groupsById = new Map<number, UserGroup>();
   readonly groupsByName = new Map<string, UserGroup>();
+  /** Statuses and other per-user records of the people domain (src/realm/people/). */
+  people = new PeopleState();
+  /** Channels, subscriptions, default channels and folders (src/realm/channels/). */
+  channels = new ChannelsState();
+  /** Linkifiers, alert words and conversation IDs (src/realm/messages/). */
+  messages = new MessagesState();
+  /** Custom emoji (src/realm/files/). */
+  files = new FilesState();
 
   constructor(public realm: Realm, users: User[], groups: UserGroup[]) {
     for (const u of users) this.putUser(u);
@@ -19,12 +31,21 @@ export class RealmState {
     const users = await db.users.forRealm(realmId);
     const groups = await db.groups.forRealm(realmId);
     if (!realm) throw new Error(`realm ${realmId} does not exist`);
-    return new RealmState(realm, users, groups);
+    const state = new RealmState(realm, users, groups);
+    state.people = await PeopleState.load(db, realmId);
+    state.channels = await ChannelsState.load(db, realmId);
+    state.messages = await MessagesState.load(db, realmId);
+    state.files = await FilesState.load(db, realmId);
+    return state;
   }
 
   /** Takes over another working set of the same realm (after a reload). */
   replaceFrom(other: RealmState): void {
     this.realm = other.realm;
+    this.people = other.people;
+    this.channels = other.channels;
+    this.messages = other.messages;
+    this.files = other.files;
     for (const m of ['usersById', 'usersByEmail', 'groupsById', 'groupsByName'] as const) {
       const target = this[m] as Map<unknown, unknown>;
       target.clear();

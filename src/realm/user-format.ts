@@ -1,5 +1,6 @@
-// User records as the API returns them.
+// User records as the API returns them (the reference's User object), per viewer.
 import { createHash } from 'node:crypto';
+import { userSetting } from './people/user-settings.js';
 import { ROLE, type User } from './types.js';
 
 export function gravatarUrl(email: string): string {
@@ -10,13 +11,36 @@ export function gravatarUrl(email: string): string {
 export interface UserFormatOptions {
   /** With client_gravatar, clients compute gravatar URLs themselves and avatar_url is null. */
   clientGravatar?: boolean;
-  /** Whether the viewer may see the account's real email address. */
+  /** Force showing the real email address (the user's own record). */
   includeDeliveryEmail?: boolean;
+  /** Who is looking: decides, by the target's email_address_visibility, whether delivery_email is shown. */
+  viewer?: User | null;
+}
+
+/** email_address_visibility: 1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators. */
+export function canSeeDeliveryEmail(viewer: User | null | undefined, target: User): boolean {
+  if (target.isBot) return true;
+  if (!viewer) return false;
+  if (viewer.id === target.id) return true;
+  switch (userSetting(target, 'email_address_visibility')) {
+    case 1:
+      return true;
+    case 2:
+      return viewer.role <= ROLE.MEMBER;
+    case 3:
+      return viewer.role <= ROLE.ADMINISTRATOR;
+    case 5:
+      return viewer.role <= ROLE.MODERATOR;
+    default:
+      return false;
+  }
 }
 
 export function formatUser(u: User, opts: UserFormatOptions = {}): Record<string, unknown> {
+  const seesEmail = opts.includeDeliveryEmail || (opts.viewer !== undefined ? canSeeDeliveryEmail(opts.viewer, u) : false);
   const out: Record<string, unknown> = {
     user_id: u.id,
+    delivery_email: seesEmail ? u.email : null,
     email: u.email,
     full_name: u.fullName,
     date_joined: new Date(u.dateJoined * 1000).toISOString(),
@@ -25,16 +49,13 @@ export function formatUser(u: User, opts: UserFormatOptions = {}): Record<string
     is_admin: u.role === ROLE.OWNER || u.role === ROLE.ADMINISTRATOR,
     is_guest: u.role === ROLE.GUEST,
     is_bot: u.isBot,
+    bot_type: u.isBot ? u.botType : null,
     role: u.role,
     timezone: u.timezone,
     avatar_url: opts.clientGravatar ? null : gravatarUrl(u.email),
     avatar_version: 1,
-    profile_data: {},
   };
-  if (opts.includeDeliveryEmail) out.delivery_email = u.email;
-  if (u.isBot) {
-    out.bot_type = u.botType;
-    out.bot_owner_id = u.botOwnerId;
-  }
+  if (u.isBot) out.bot_owner_id = u.botOwnerId;
+  else out.profile_data = {};
   return out;
 }

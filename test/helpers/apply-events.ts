@@ -191,6 +191,8 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
 
   user_settings(state, e) {
     if (e.op === 'update' && state.user_settings) state.user_settings[e.property] = e.value;
+    // Turning draft synchronization off deletes the server's drafts (clients keep their local copies).
+    if (e.property === 'enable_drafts_synchronization' && e.value === false && state.drafts) state.drafts = [];
   },
 
   realm_user_settings_defaults(state, e) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Endpoint } from '../../src/http/endpoint.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { Client, type Credentials } from './http.js';
 
@@ -33,6 +33,8 @@ export interface TestServerOptions {
   reuse?: { dataDir: string; databaseUrl: string | undefined; testDatabase?: TestDatabase | null };
   /** Force the embedded database even when DATABASE_URL is set. */
   embedded?: boolean;
+  /** The scheduled-delivery actor's clock and timings. */
+  scheduledDelivery?: StartOptions['scheduledDelivery'];
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -47,11 +49,15 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     PALAVER_OWNER_PASSWORD: OWNER_PASSWORD,
     PASSWORD_HASH_COST: '12',
     CHANGE_POLL_MS: '100',
+    // Tests make many requests quickly; the rate-limit tests set their own limits.
+    RATE_LIMIT_USER: '100000/60',
+    RATE_LIMIT_IP: '100000/60',
+    RATE_LIMIT_PASSWORD: '100000/60',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  const server = await startServer(config, { extraEndpoints: opts.endpoints });
+  const server = await startServer(config, { extraEndpoints: opts.endpoints, scheduledDelivery: opts.scheduledDelivery });
   const client = new Client(server.port);
   const ownerEmail = config.ownerEmail!;
   const login = await client.post('/fetch_api_key', { form: { username: ownerEmail, password: config.ownerPassword! } });

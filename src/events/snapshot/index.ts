@@ -1,12 +1,20 @@
 // The register snapshot: one section per event type, run for the types a client fetches. Each domain adds
 // its sections here with one spread line.
 import { coreSections } from './core.js';
+import { draftsSections } from './drafts.js';
+import { filesSections } from './files.js';
+import { messageSections } from './messages.js';
+import { peopleSections } from './people.js';
 import type { Section } from './types.js';
 
 export type { Section, SnapshotContext } from './types.js';
 
 export const snapshotSections: Record<string, Section> = {
   ...coreSections,
+  ...draftsSections,
+  ...filesSections,
+  ...messageSections,
+  ...peopleSections,
 };
 
 /** Runs the sections for `types` (every section when null); unknown types are ignored. */

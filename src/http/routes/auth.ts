@@ -13,6 +13,7 @@ export const fetchApiKey = endpoint({
     password: required(str({ maxLength: 1024 })),
   },
   async handle(ctx, { username, password }) {
+    ctx.services.rateLimiter.passwordAttempt(ctx.request.remoteAddress);
     const state = ctx.realm.state;
     const user = state.userByEmail(username);
     // The same work and the same answer for an unknown user and a wrong password.

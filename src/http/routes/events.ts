@@ -84,6 +84,7 @@ export const getEvents = endpoint({
   method: 'GET',
   path: '/events',
   auth: 'user',
+  rateLimited: false,
   params: {
     queue_id: required(str({ maxLength: 200 })),
     last_event_id: withDefault(int({ min: -1 }), -1),

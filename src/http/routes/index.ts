@@ -1,15 +1,69 @@
 // Every endpoint the server offers.
 import type { Endpoint } from '../endpoint.js';
 import { fetchApiKey } from './auth.js';
+import { channelFolderEndpoints } from './channel-folders.js';
+import { createChannel } from './channels.js';
+import { defaultStreamEndpoints } from './default-streams.js';
+import { streamEndpoints } from './streams.js';
+import { subscriptionEndpoints } from './subscriptions.js';
+import { topicEndpoints } from './topics.js';
+import { userTopicEndpoints } from './user-topics.js';
 import { deleteQueue, getEvents, register } from './events.js';
 import { serverSettings } from './server.js';
-import { getOwnUser } from './users.js';
+import { inviteEndpoints } from './invites.js';
+import { messageFlagEndpoints } from './message-flags.js';
+import { messageEndpoints } from './messages.js';
+import { presenceEndpoints } from './presence.js';
+import { realmEmojiEndpoints } from './realm-emoji.js';
+import { tusEndpoints } from './tus.js';
+import { uploadEndpoints } from './uploads.js';
+import { pushEndpoints } from './push.js';
+import { settingsEndpoints } from './settings.js';
+import { signupEndpoints } from './signup.js';
+import { statusEndpoints } from './status.js';
+import { typingEndpoints } from './typing.js';
+import { userGroupEndpoints } from './user-groups.js';
+import { userEndpoints } from './users.js';
+import { draftEndpoints } from './drafts.js';
+import { navigationViewEndpoints } from './navigation-views.js';
+import { savedSnippetEndpoints } from './saved-snippets.js';
+import { scheduledMessageEndpoints } from './scheduled-messages.js';
+import { dashboardEndpoints } from './dashboard.js';
+import { healthEndpoints } from './health.js';
+import { operatorEndpoints } from './operators.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
   fetchApiKey,
-  getOwnUser,
+  ...userEndpoints,
+  ...userGroupEndpoints,
+  ...statusEndpoints,
+  ...presenceEndpoints,
+  ...uploadEndpoints,
+  ...tusEndpoints,
+  ...realmEmojiEndpoints,
+  ...settingsEndpoints,
+  ...inviteEndpoints,
+  ...messageEndpoints,
+  ...messageFlagEndpoints,
+  ...signupEndpoints,
+  ...pushEndpoints,
+  ...typingEndpoints,
   register,
   getEvents,
   deleteQueue,
+  createChannel,
+  ...streamEndpoints,
+  ...subscriptionEndpoints,
+  ...channelFolderEndpoints,
+  ...defaultStreamEndpoints,
+  ...userTopicEndpoints,
+  ...topicEndpoints,
+  ...draftEndpoints,
+  ...savedSnippetEndpoints,
+  ...navigationViewEndpoints,
+  ...scheduledMessageEndpoints,
+  ...healthEndpoints,
+  ...operatorEndpoints,
+  ...dashboardEndpoints,
 ];

@@ -1,6 +1,12 @@
-// Users: the authenticated user's own record.
+// Users: list and fetch user records, create accounts, change role and name, deactivate and reactivate.
+import { hashPassword } from '../../auth/secrets.js';
+import { targetUserByIdOrEmail } from '../../realm/people/access.js';
+import { checkNewAccount } from '../../realm/people/users.commands.js';
+import { ROLES, type User } from '../../realm/types.js';
 import { formatUser } from '../../realm/user-format.js';
-import { endpoint } from '../endpoint.js';
+import { endpoint, type RequestContext } from '../endpoint.js';
+import { errors } from '../errors.js';
+import { bool, int, intEnum, json, list, nullable, optional, required, str, withDefault } from '../params.js';
 
 export const getOwnUser = endpoint({
   method: 'GET',
@@ -11,3 +17,142 @@ export const getOwnUser = endpoint({
     return { ...formatUser(ctx.user, { includeDeliveryEmail: true }), max_message_id: -1 };
   },
 });
+
+export const getUsers = endpoint({
+  method: 'GET',
+  path: '/users',
+  auth: 'user',
+  params: {
+    client_gravatar: withDefault(bool(), true),
+    include_custom_profile_fields: withDefault(bool(), false),
+    user_ids: optional(list(int(), { maxItems: 100_000 })),
+  },
+  handle(ctx, p) {
+    const state = ctx.realm.state;
+    let users: User[];
+    if (p.user_ids) {
+      users = p.user_ids.map((id) => {
+        const u = state.usersById.get(id);
+        if (!u) throw errors.invalidUserId(id);
+        return u;
+      });
+    } else users = [...state.usersById.values()];
+    return { members: users.map((u) => formatUser(u, { viewer: ctx.user, clientGravatar: p.client_gravatar })) };
+  },
+});
+
+export const getUser = endpoint({
+  method: 'GET',
+  path: '/users/{user_id}',
+  auth: 'user',
+  params: {
+    user_id: required(str({ maxLength: 254 })),
+    client_gravatar: withDefault(bool(), true),
+    include_custom_profile_fields: withDefault(bool(), false),
+  },
+  handle(ctx, p) {
+    const user = targetUserByIdOrEmail(ctx.realm.state, p.user_id, { allowDeactivated: true });
+    return { user: formatUser(user, { viewer: ctx.user, clientGravatar: p.client_gravatar }) };
+  },
+});
+
+export const createUserEndpoint = endpoint({
+  method: 'POST',
+  path: '/users',
+  auth: 'user',
+  params: {
+    email: required(str({ maxLength: 254 })),
+    password: required(str({ maxLength: 1024 })),
+    full_name: required(str({ maxLength: 1000 })),
+  },
+  async handle(ctx, p) {
+    // Refuse early, before the (slow) password hash; the realm actor checks everything again.
+    if (ctx.user.role > 200) throw errors.mustBeAdmin();
+    if (!ctx.user.canCreateUsers) throw errors.badRequest('User not authorized to create users');
+    checkNewAccount(ctx.realm.state, p.email, p.full_name);
+    if (p.password === '') throw errors.badRequest('The password is too weak.');
+    const passwordHash = await hashPassword(p.password, ctx.services.config.passwordHashCost);
+    const created = await ctx.realm.dispatch<{ user: User }>('users.create', {
+      actorId: ctx.user.id,
+      email: p.email,
+      fullName: p.full_name,
+      passwordHash,
+      defaultChannels: true,
+    });
+    return { user_id: created.user.id };
+  },
+});
+
+export const updateUser = endpoint({
+  method: 'PATCH',
+  path: '/users/{user_id}',
+  auth: 'user',
+  params: {
+    user_id: required(int()),
+    full_name: optional(str({ maxLength: 1000 })),
+    role: optional(intEnum(ROLES)),
+    profile_data: optional(list(json(), { maxItems: 1000 })),
+  },
+  async handle(ctx, p) {
+    if (p.profile_data && p.profile_data.length > 0) {
+      const first = p.profile_data[0] as { id?: unknown } | null;
+      throw errors.badRequest(`Field id ${String(first?.id)} not found.`);
+    }
+    await ctx.realm.dispatch('users.update', { actorId: ctx.user.id, userId: p.user_id, role: p.role, fullName: p.full_name });
+    return {};
+  },
+});
+
+/** Deactivates through the realm actor, then closes the event queues of every account that went. */
+async function deactivate(ctx: RequestContext<'user'>, userId: number, notificationComment: string | null, own = false) {
+  const { ids } = await ctx.realm.dispatch<{ ids: number[] }>('users.deactivate', {
+    actorId: ctx.user.id,
+    userId,
+    notificationComment,
+    own,
+  });
+  const queues = ctx.services.queues;
+  for (const id of ids) for (const q of queues.byUser(id)) queues.delete(q.getSnapshot().context.queueId);
+  return {};
+}
+
+export const deactivateOwnUser = endpoint({
+  method: 'DELETE',
+  path: '/users/me',
+  auth: 'user',
+  params: {},
+  handle: (ctx) => deactivate(ctx, ctx.user.id, null, true),
+});
+
+export const deactivateUser = endpoint({
+  method: 'DELETE',
+  path: '/users/{user_id}',
+  auth: 'user',
+  params: {
+    user_id: required(int()),
+    deactivation_notification_comment: optional(nullable(str({ maxLength: 2000 }))),
+  },
+  handle: (ctx, p) => deactivate(ctx, p.user_id, p.deactivation_notification_comment ?? null),
+});
+
+export const reactivateUser = endpoint({
+  method: 'POST',
+  path: '/users/{user_id}/reactivate',
+  auth: 'user',
+  params: { user_id: required(int()) },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('users.reactivate', { actorId: ctx.user.id, userId: p.user_id });
+    return {};
+  },
+});
+
+export const userEndpoints = [
+  getOwnUser,
+  deactivateOwnUser,
+  getUsers,
+  createUserEndpoint,
+  getUser,
+  updateUser,
+  deactivateUser,
+  reactivateUser,
+];

@@ -50,13 +50,25 @@ export class GroupsRepository {
     return [...groups.values()];
   }
 
-  insert(g: { realmId: number; name: string; description: string; isSystemGroup: boolean; creatorId?: number | null }): Promise<number> {
+  insert(g: {
+    realmId: number;
+    name: string;
+    description: string;
+    isSystemGroup: boolean;
+    creatorId?: number | null;
+    groupSettings?: Record<string, GroupSettingValue>;
+  }): Promise<number> {
     return this.db.one(
-      `INSERT INTO user_groups (realm_id, name, description, is_system_group, creator_id)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-      [g.realmId, g.name, g.description, g.isSystemGroup, g.creatorId ?? null],
+      `INSERT INTO user_groups (realm_id, name, description, is_system_group, creator_id, group_settings)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING id`,
+      [g.realmId, g.name, g.description, g.isSystemGroup, g.creatorId ?? null, JSON.stringify(g.groupSettings ?? {})],
       (r) => r.id,
     );
+  }
+
+  /** The creation time the database gave a group (seconds). */
+  dateCreated(id: number): Promise<number> {
+    return this.db.one('SELECT extract(epoch FROM date_created)::bigint AS t FROM user_groups WHERE id = $1', [id], (r) => Number(r.t));
   }
 
   addSubgroup(groupId: number, subgroupId: number): Promise<null> {
@@ -70,6 +82,24 @@ export class GroupsRepository {
     return this.db.none(
       'INSERT INTO user_group_members (group_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [groupId, userId],
+    );
+  }
+
+  removeSubgroup(groupId: number, subgroupId: number): Promise<null> {
+    return this.db.none('DELETE FROM user_group_subgroups WHERE group_id = $1 AND subgroup_id = $2', [groupId, subgroupId]);
+  }
+
+  /** Updates the given columns of a group (name, description, group_settings, deactivated). */
+  update(
+    id: number,
+    fields: { name?: string; description?: string; groupSettings?: Record<string, GroupSettingValue>; deactivated?: boolean },
+  ): Promise<null> {
+    return this.db.none(
+      `UPDATE user_groups SET name = coalesce($2, name), description = coalesce($3, description),
+         group_settings = coalesce($4::jsonb, group_settings), deactivated = coalesce($5, deactivated)
+       WHERE id = $1`,
+      [id, fields.name ?? null, fields.description ?? null,
+        fields.groupSettings ? JSON.stringify(fields.groupSettings) : null, fields.deactivated ?? null],
     );
   }
 

@@ -70,6 +70,14 @@ export class RealmsRepository {
     return this.db.none('UPDATE realms SET group_settings = $2 WHERE id = $1', [id, groupSettings]);
   }
 
+  /** Merges changed defaults of personal settings for users who join later. */
+  mergeUserSettingsDefaults(id: number, changes: Record<string, unknown>): Promise<null> {
+    return this.db.none('UPDATE realms SET user_settings_defaults = user_settings_defaults || $2::jsonb WHERE id = $1', [
+      id,
+      JSON.stringify(changes),
+    ]);
+  }
+
   setDeactivated(id: number, deactivated: boolean): Promise<null> {
     return this.db.none('UPDATE realms SET deactivated = $2 WHERE id = $1', [id, deactivated]);
   }

@@ -88,4 +88,21 @@ export class UsersRepository {
   setActive(id: number, active: boolean): Promise<null> {
     return this.db.none('UPDATE users SET is_active = $2 WHERE id = $1', [id, active]);
   }
+
+  setRole(id: number, role: Role): Promise<null> {
+    return this.db.none('UPDATE users SET role = $2 WHERE id = $1', [id, role]);
+  }
+
+  setFullName(id: number, fullName: string): Promise<null> {
+    return this.db.none('UPDATE users SET full_name = $2 WHERE id = $1', [id, fullName]);
+  }
+
+  setTimezone(id: number, timezone: string): Promise<null> {
+    return this.db.none('UPDATE users SET timezone = $2 WHERE id = $1', [id, timezone]);
+  }
+
+  /** Merges changed personal settings into the stored ones. */
+  mergeSettings(id: number, changes: Record<string, unknown>): Promise<null> {
+    return this.db.none('UPDATE users SET settings = settings || $2::jsonb WHERE id = $1', [id, JSON.stringify(changes)]);
+  }
 }

@@ -1,0 +1,31 @@
+// Snapshot sections of a user's compose aids and scheduled messages: drafts, saved snippets, navigation views
+// and undelivered scheduled messages, read from the database.
+import { formatDraft, formatNavigationView, formatSnippet } from '../../realm/drafts/format.js';
+import { userSetting } from '../../realm/people/user-settings.js';
+import { formatScheduled } from '../../realm/scheduled/format.js';
+import type { Section } from './types.js';
+
+/** Zulip's MAX_DRAFTS_IN_REGISTER_RESPONSE. */
+const MAX_DRAFTS_IN_REGISTER = 1000;
+
+const navigationViews: Section = async ({ user, services }) => ({
+  navigation_views: user ? (await services.db.navigationViews.forUser(user.id)).map(formatNavigationView) : [],
+});
+
+export const draftsSections: Record<string, Section> = {
+  drafts: async ({ user, services }) => ({
+    drafts:
+      user && userSetting(user, 'enable_drafts_synchronization') === true
+        ? (await services.db.drafts.forUser(user.id, MAX_DRAFTS_IN_REGISTER)).map(formatDraft)
+        : [],
+  }),
+  saved_snippets: async ({ user, services }) => ({
+    saved_snippets: user ? (await services.db.savedSnippets.forUser(user.id)).map(formatSnippet) : [],
+  }),
+  // The event type is navigation_view; clients also ask for the key's name.
+  navigation_view: navigationViews,
+  navigation_views: navigationViews,
+  scheduled_messages: async ({ user, services }) => ({
+    scheduled_messages: user ? (await services.db.scheduledMessages.undeliveredOf(user.id)).map(formatScheduled) : [],
+  }),
+};

@@ -1,0 +1,42 @@
+// Snapshot sections of the people domain: presence, user statuses, the user's settings, the realm's defaults of
+// personal settings, and user groups (with every permission setting resolved).
+import { formatGroup } from '../../realm/people/groups.js';
+import { presenceResponse } from '../../realm/people/presence.js';
+import { formatStatus } from '../../realm/people/status.js';
+import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/people/user-settings.js';
+import type { Section } from './types.js';
+
+export const peopleSections: Record<string, Section> = {
+  presence: async ({ state, user, registration, services, presenceHistoryLimitDays }) => {
+    if (!user) return { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 };
+    const realm = await services.realms.get(state.realm.id);
+    const { presences, lastUpdateId } = presenceResponse(state, await services.presence.all(realm), {
+      lastUpdateId: -1,
+      historyDays: presenceHistoryLimitDays,
+      modern: registration.slimPresence,
+      now: services.presence.now(),
+    });
+    return { presences, server_timestamp: Date.now() / 1000, presence_last_update_id: lastUpdateId };
+  },
+
+  user_status: ({ state }) => {
+    const out: Record<string, unknown> = {};
+    for (const u of state.usersById.values()) {
+      if (!u.isActive) continue;
+      const s = formatStatus(state, u.id);
+      if (Object.keys(s).length > 0) out[String(u.id)] = s;
+    }
+    return { user_status: out };
+  },
+
+  user_settings: ({ user }) => (user ? { user_settings: userSettingsObject(user) } : {}),
+
+  realm_user_settings_defaults: ({ state }) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(state) }),
+
+  realm_user_groups: ({ state, registration }) => ({
+    realm_user_groups: [...state.groupsById.values()]
+      .filter((g) => registration.capabilities.include_deactivated_groups || !g.deactivated)
+      .sort((a, b) => a.id - b.id)
+      .map((g) => formatGroup(state, g)),
+  }),
+};

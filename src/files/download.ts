@@ -1,0 +1,31 @@
+// The reply that serves a stored file: type and disposition headers, a byte range when one is asked for, and
+// the bytes streamed from storage with backpressure.
+import type { Reply } from '../http/respond.js';
+import { servingHeaders } from './names.js';
+import { parseRange } from './ranges.js';
+import type { FileStorage } from './storage.js';
+
+export interface StoredFile {
+  key: string;
+  size: number;
+  contentType: string;
+  name: string;
+}
+
+export function fileReply(storage: FileStorage, file: StoredFile, rangeHeader: string | undefined): Reply {
+  const { contentType, headers } = servingHeaders(file.contentType, file.name);
+  headers['Accept-Ranges'] = 'bytes';
+  const range = parseRange(rangeHeader, file.size);
+  if (range === 'unsatisfiable') {
+    return { status: 416, contentType: 'text/plain; charset=utf-8', headers: { ...headers, 'Content-Range': `bytes */${file.size}` }, body: '' };
+  }
+  if (range === null) {
+    return { status: 200, contentType, headers, body: { length: file.size, open: () => storage.read(file.key) } };
+  }
+  return {
+    status: 206,
+    contentType,
+    headers: { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${file.size}` },
+    body: { length: range.end - range.start + 1, open: () => storage.read(file.key, range) },
+  };
+}

@@ -1,0 +1,84 @@
+// Streams the single file of a multipart/form-data body to storage as it arrives, never holding it whole.
+import busboy from 'busboy';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { errors, type ApiError } from '../http/errors.js';
+
+export interface IncomingFile {
+  filename: string;
+  mimeType: string;
+  chunks: AsyncIterable<Buffer>;
+}
+
+export interface ReceiveOptions<T> {
+  contentType: string;
+  /** Largest file accepted, in bytes, and the error for a larger one. */
+  limitBytes: number;
+  tooLarge: () => ApiError;
+  /** Consumes the file's chunks (writes them to storage). */
+  store(file: IncomingFile): Promise<T>;
+  /** Undoes `store` when the request fails after all (a second file, a broken body). */
+  discard(stored: T): Promise<void>;
+}
+
+/** The stored result and the file's name and type as the client sent them. */
+export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: ReceiveOptions<T>): Promise<{ result: T; filename: string; mimeType: string }> {
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({
+      headers: { 'content-type': o.contentType },
+      limits: { files: 1, fileSize: o.limitBytes, fields: 100, fieldSize: 64 * 1024 },
+      defParamCharset: 'utf8',
+    });
+  } catch (e) {
+    throw errors.malformedBody((e as Error).message);
+  }
+  let failure: unknown = null;
+  const fail = (e: unknown) => {
+    failure ??= e;
+  };
+  let file: { stream: Readable; filename: string; mimeType: string; stored: Promise<T> } | null = null;
+  bb.on('file', (_field, stream, info) => {
+    const stored = o.store({ filename: info.filename ?? '', mimeType: info.mimeType, chunks: stream });
+    // Whatever happens to the store, the parser must be able to go on.
+    stored.catch((e) => {
+      fail(e);
+      stream.resume();
+    });
+    stream.on('limit', () => fail(o.tooLarge()));
+    file = { stream, filename: info.filename ?? '', mimeType: info.mimeType, stored };
+  });
+  bb.on('filesLimit', () => fail(errors.badRequest('You may only upload one file at a time')));
+  bb.on('fieldsLimit', () => fail(errors.malformedBody('too many fields')));
+  const finished = new Promise<void>((resolve) => {
+    bb.once('close', resolve);
+    bb.once('error', (e) => {
+      fail(errors.malformedBody((e as Error).message));
+      resolve();
+    });
+  });
+  try {
+    for await (const chunk of body) {
+      if (failure !== null) break;
+      if (!bb.write(chunk)) await Promise.race([once(bb, 'drain'), finished]);
+    }
+    if (failure === null) {
+      bb.end();
+      await finished;
+    }
+  } catch (e) {
+    fail(e);
+  }
+  const f = file as { stream: Readable; filename: string; mimeType: string; stored: Promise<T> } | null;
+  if (failure !== null) {
+    f?.stream.destroy(failure as Error);
+    bb.destroy();
+  }
+  const result = f ? await f.stored.then((r) => r, (e) => (fail(e), undefined)) : undefined;
+  if (failure !== null) {
+    if (result !== undefined) await o.discard(result).catch(() => undefined);
+    throw failure;
+  }
+  if (!f || result === undefined) throw errors.badRequest('You must specify a file to upload');
+  return { result, filename: f.filename, mimeType: f.mimeType };
+}

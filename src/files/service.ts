@@ -1,0 +1,108 @@
+// The server's file handling: the storage backend, the upload limit, storing uploads and custom emoji images
+// before their rows are recorded, resumable uploads, and the periodic removal of unclaimed files.
+import { randomBytes } from 'node:crypto';
+import type { RealmHandle, Realms } from '../actors/realms.js';
+import type { Config } from '../config.js';
+import { errors } from '../http/errors.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../persistence/db.js';
+import type { Removed } from '../realm/files/attachments.commands.js';
+import { contentTypeFor, newPathId, storedName, uploadUrl } from './names.js';
+import { LocalDiskStorage, type FileStorage } from './storage.js';
+import { TusUploads } from './tus.js';
+
+const MIB = 1024 * 1024;
+const SWEEP_INTERVAL_MS = 3600 * 1000;
+const SWEEP_BATCH = 500;
+
+/** What the upload endpoints answer with. */
+export interface StoredUpload {
+  url: string;
+  uri: string;
+  filename: string;
+}
+
+export const attachmentKey = (pathId: string) => `files/${pathId}`;
+export const emojiKey = (realmId: number, fileName: string) => `emoji/${realmId}/${fileName}`;
+
+export class Files {
+  readonly storage: FileStorage;
+  readonly tus: TusUploads;
+  readonly maxUploadBytes: number;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private config: Config,
+    private db: Db,
+    private realms: Realms,
+    private log: Logger,
+  ) {
+    this.storage = new LocalDiskStorage(config.files.dir);
+    this.maxUploadBytes = config.files.maxUploadMib * MIB;
+    this.tus = new TusUploads(this.storage, this.maxUploadBytes);
+  }
+
+  get maxUploadMib(): number {
+    return this.config.files.maxUploadMib;
+  }
+
+  tooLarge = () => errors.fileTooLarge(this.config.files.maxUploadMib);
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((err) => this.log.warn({ err }, 'file sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** A fresh path ID for an upload called `name`, and its storage key. */
+  newUpload(realmId: number, name: string): { pathId: string; key: string } {
+    const pathId = newPathId(realmId, storedName(name));
+    return { pathId, key: attachmentKey(pathId) };
+  }
+
+  /** Records an upload whose bytes are already at `attachmentKey(pathId)`; removes them if recording fails. */
+  async record(realm: RealmHandle, userId: number, pathId: string, rawName: string, declaredType: string | undefined, size: number): Promise<StoredUpload> {
+    const name = storedName(rawName);
+    try {
+      await realm.dispatch('add_attachment', { actorId: userId, pathId, name, contentType: contentTypeFor(name, declaredType), size });
+    } catch (err) {
+      await this.storage.delete(attachmentKey(pathId)).catch(() => undefined);
+      throw err;
+    }
+    const url = uploadUrl(pathId);
+    return { url, uri: url, filename: name };
+  }
+
+  /** A fresh file name for a custom emoji image of this extension. */
+  newEmojiFileName(ext: string): string {
+    return `${randomBytes(12).toString('base64url')}.${ext}`;
+  }
+
+  /** Removes the stored files of deleted attachment rows. */
+  async removeStored(removed: Removed): Promise<void> {
+    for (const d of removed.deleted) await this.storage.delete(attachmentKey(d.pathId)).catch(() => undefined);
+  }
+
+  /** Removes attachments no message links once older than the grace period, and expired resumable uploads. */
+  async sweep(now = Date.now()): Promise<number> {
+    const before = now - this.config.files.unclaimedGraceMs;
+    let count = 0;
+    for (const realmId of await this.db.attachments.realmsWithUnclaimed(new Date(before))) {
+      const realm = await this.realms.get(realmId);
+      for (;;) {
+        const removed = await realm.dispatch<Removed>('delete_unclaimed_attachments', { before, limit: SWEEP_BATCH });
+        await this.removeStored(removed);
+        count += removed.deleted.length;
+        if (removed.deleted.length < SWEEP_BATCH) break;
+      }
+    }
+    await this.tus.expire(now);
+    return count;
+  }
+}

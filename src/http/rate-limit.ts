@@ -1,0 +1,122 @@
+// Rate limits: token buckets per user (authenticated calls), per IP (unauthenticated ones) and per IP for
+// password attempts; answers carry the X-RateLimit-* headers, and a refusal is a 429 RATE_LIMIT_HIT.
+import { errors } from './errors.js';
+
+export interface RateRule {
+  /** Requests allowed per window. */
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitConfig {
+  user: RateRule;
+  ip: RateRule;
+  passwordAttempts: RateRule;
+  enabled: boolean;
+}
+
+/** `200/60` → 200 requests per 60 seconds. */
+export function parseRule(raw: string | undefined, fallback: RateRule): RateRule {
+  if (!raw) return fallback;
+  const m = /^(\d+)\s*\/\s*(\d+)$/.exec(raw.trim());
+  if (!m || Number(m[2]) === 0) throw new Error(`a rate limit is "<requests>/<seconds>", got ${JSON.stringify(raw)}`);
+  return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
+}
+
+interface Bucket {
+  tokens: number;
+  updated: number;
+}
+
+export interface RateDecision {
+  headers: Record<string, string>;
+}
+
+/** One family of buckets (one rule); keys are user IDs or addresses. */
+class Buckets {
+  private readonly buckets = new Map<string, Bucket>();
+  constructor(private readonly rule: RateRule, private readonly now: () => number) {}
+
+  /** Takes a token for `key`; throws the 429 when none is left. */
+  take(key: string): RateDecision {
+    const { limit, windowSeconds } = this.rule;
+    const now = this.now();
+    const perMs = limit / (windowSeconds * 1000);
+    const b = this.buckets.get(key) ?? { tokens: limit, updated: now };
+    b.tokens = Math.min(limit, b.tokens + (now - b.updated) * perMs);
+    b.updated = now;
+    this.buckets.set(key, b);
+    const resetSeconds = Math.ceil((now + (limit - b.tokens) / perMs) / 1000);
+    if (b.tokens < 1) {
+      const retryAfter = (1 - b.tokens) / perMs / 1000;
+      const headers = {
+        'Retry-After': String(Math.ceil(retryAfter)),
+        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(resetSeconds),
+      };
+      const e = errors.rateLimited(Number(retryAfter.toFixed(3)));
+      Object.assign(e.headers, headers);
+      throw e;
+    }
+    b.tokens -= 1;
+    return {
+      headers: {
+        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Remaining': String(Math.floor(b.tokens)),
+        'X-RateLimit-Reset': String(resetSeconds),
+      },
+    };
+  }
+
+  /** Forgets buckets that have refilled completely (they behave exactly like absent ones). */
+  sweep(): void {
+    const now = this.now();
+    const perMs = this.rule.limit / (this.rule.windowSeconds * 1000);
+    for (const [k, b] of this.buckets) if (b.tokens + (now - b.updated) * perMs >= this.rule.limit) this.buckets.delete(k);
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+}
+
+export class RateLimiter {
+  private readonly user: Buckets;
+  private readonly ip: Buckets;
+  private readonly password: Buckets;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly config: RateLimitConfig, now: () => number = Date.now) {
+    this.user = new Buckets(config.user, now);
+    this.ip = new Buckets(config.ip, now);
+    this.password = new Buckets(config.passwordAttempts, now);
+    this.timer = setInterval(() => this.sweep(), 60_000);
+    this.timer.unref();
+  }
+
+  /** An authenticated call by a user, or an unauthenticated one from an address. */
+  request(userId: number | null, address: string): RateDecision | null {
+    if (!this.config.enabled) return null;
+    return userId !== null ? this.user.take(String(userId)) : this.ip.take(address);
+  }
+
+  /** A password attempt (fetch_api_key) from an address: a stricter rule on top of the others. */
+  passwordAttempt(address: string): void {
+    if (this.config.enabled) this.password.take(address);
+  }
+
+  sweep(): void {
+    this.user.sweep();
+    this.ip.sweep();
+    this.password.sweep();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  get trackedKeys(): number {
+    return this.user.size + this.ip.size + this.password.size;
+  }
+}

@@ -1,0 +1,123 @@
+// Personal message flags: POST /messages/flags, POST /messages/flags/narrow, and marking all, a channel or a
+// topic as read.
+import { visibleChannel } from '../../realm/channels/access.js';
+import { editableFlagBit, type FlagsResult } from '../../realm/messages/flags.js';
+import { fetchRange, HistoryQuery, LARGER_THAN_MAX_MESSAGE_ID, MAX_MESSAGES_PER_FETCH } from '../../realm/messages/history.js';
+import { resolveForViewer } from '../../realm/messages/narrow-context.js';
+import { normalizeTopic } from '../../realm/topics.js';
+import { endpoint, type Endpoint } from '../endpoint.js';
+import { errors } from '../errors.js';
+import { bool, enumOf, int, json, list, required, str, withDefault } from '../params.js';
+
+const op = required(enumOf(['add', 'remove'] as const));
+
+function flagsReply(r: FlagsResult, requested: number[]): Record<string, unknown> {
+  const ignored = new Set(r.ignored);
+  const out: Record<string, unknown> = { messages: requested.filter((id) => !ignored.has(id)) };
+  if (r.flag === 'read' && r.op === 'remove') out.ignored_because_not_subscribed_channels = r.ignoredChannels;
+  return out;
+}
+
+const updateFlags = endpoint({
+  method: 'POST',
+  path: '/messages/flags',
+  auth: 'user',
+  params: {
+    messages: required(list(int({ min: 0 }), { maxItems: 100_000 })),
+    op,
+    flag: required(str({ maxLength: 100 })),
+  },
+  async handle(ctx, p) {
+    const r = await ctx.realm.dispatch<FlagsResult>('updateFlags', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: p.messages });
+    return flagsReply(r, p.messages);
+  },
+});
+
+function parseAnchor(raw: string): number | null {
+  if (raw === 'oldest') return 0;
+  if (raw === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
+  if (raw === 'first_unread') return null;
+  if (!/^\s*-?\d{1,20}\s*$/.test(raw)) throw errors.invalidAnchor();
+  return Math.min(Math.max(Number(raw), 0), LARGER_THAN_MAX_MESSAGE_ID);
+}
+
+const updateFlagsForNarrow = endpoint({
+  method: 'POST',
+  path: '/messages/flags/narrow',
+  auth: 'user',
+  params: {
+    anchor: required(str({ maxLength: 100 })),
+    include_anchor: withDefault(bool(), true),
+    num_before: required(int({ min: 0 })),
+    num_after: required(int({ min: 0 })),
+    narrow: withDefault(json(), [] as unknown),
+    op,
+    flag: required(str({ maxLength: 100 })),
+  },
+  async handle(ctx, p) {
+    editableFlagBit(p.flag);
+    if (p.num_before + p.num_after > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
+    if (p.num_before > 0 && p.num_after > 0 && !p.include_anchor) throw errors.anchorExcludedInMiddle();
+    const state = ctx.realm.state;
+    const db = ctx.services.db;
+    const narrow = await resolveForViewer(state, db, ctx.user, p.narrow ?? []);
+    const range = await fetchRange(db, new HistoryQuery(state, ctx.user, narrow), {
+      anchor: parseAnchor(p.anchor),
+      numBefore: p.num_before,
+      numAfter: p.num_after,
+      includeAnchor: p.include_anchor,
+    });
+    const ids = range.rows.map((r) => r.message.id);
+    const r = await ctx.realm.dispatch<FlagsResult>('updateFlags', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: ids });
+    const out: Record<string, unknown> = {
+      processed_count: ids.length,
+      updated_count: r.changed.length,
+      first_processed_id: ids[0] ?? null,
+      last_processed_id: ids.at(-1) ?? null,
+      found_oldest: range.foundOldest,
+      found_newest: range.foundNewest,
+    };
+    if (p.flag === 'read' && p.op === 'remove') out.ignored_because_not_subscribed_channels = r.ignoredChannels;
+    return out;
+  },
+});
+
+const markAllAsRead = endpoint({
+  method: 'POST',
+  path: '/mark_all_as_read',
+  auth: 'user',
+  params: {},
+  async handle(ctx) {
+    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id });
+    return { complete: true };
+  },
+});
+
+const markStreamAsRead = endpoint({
+  method: 'POST',
+  path: '/mark_stream_as_read',
+  auth: 'user',
+  params: { stream_id: required(int()) },
+  async handle(ctx, p) {
+    const ch = visibleChannel(ctx.realm.state, ctx.user, p.stream_id, 'content');
+    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id, streamId: ch.id });
+    return {};
+  },
+});
+
+const markTopicAsRead = endpoint({
+  method: 'POST',
+  path: '/mark_topic_as_read',
+  auth: 'user',
+  params: { stream_id: required(int()), topic_name: required(str({ maxLength: 200 })) },
+  async handle(ctx, p) {
+    const state = ctx.realm.state;
+    const ch = visibleChannel(state, ctx.user, p.stream_id, 'content');
+    const topic = normalizeTopic(state, p.topic_name);
+    if (topic !== '' && !(await ctx.services.db.userMessages.hasTopic(ctx.user.id, ch.id, topic))) throw errors.noSuchTopic(topic);
+    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id, streamId: ch.id, topic });
+    return {};
+  },
+});
+
+export const messageFlagEndpoints: Endpoint[] = [updateFlags, updateFlagsForNarrow, markAllAsRead, markStreamAsRead, markTopicAsRead];

@@ -1,0 +1,186 @@
+// Messages: send (POST /messages), read (GET /messages, GET /messages/{id}), render, matches_narrow and
+// edit history.
+import { clientNameFrom } from '../../events/registration.js';
+import { realmSetting } from '../../realm/realm-settings.js';
+import { canSeeMessage } from '../../realm/messages/access.js';
+import { editHistoryForClient } from '../../realm/messages/edit-history.js';
+import { flagNames, formatMessage, HISTORICAL_DEFAULT } from '../../realm/messages/format.js';
+import { fetchRange, HistoryQuery, LARGER_THAN_MAX_MESSAGE_ID, MAX_MESSAGES_PER_FETCH } from '../../realm/messages/history.js';
+import { matchingMessages } from '../../realm/messages/matches.js';
+import { resolveForViewer } from '../../realm/messages/narrow-context.js';
+import { presentRows, reactionsByMessage, searchWords } from '../../realm/messages/present.js';
+import { renderContent } from '../../realm/messages/render.js';
+import type { SendResult } from '../../realm/messages/send.js';
+import type { RealmState } from '../../realm/state.js';
+import type { User } from '../../realm/types.js';
+import type { Db } from '../../persistence/db.js';
+import { realmUrl } from '../urls.js';
+import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
+import { errors } from '../errors.js';
+import { bool, enumOf, int, json, list, optional, required, str, withDefault } from '../params.js';
+
+/** The realm URL of the request's realm (links into it render relative). */
+export function requestRealmUrl(ctx: RequestContext): string {
+  return realmUrl(ctx.services.config, ctx.realm.state.realm.stringId);
+}
+
+/** A message the user may see, with their flags; "Invalid message(s)" otherwise. */
+export async function accessMessage(db: Db, state: RealmState, user: User, id: number) {
+  const m = await db.messages.byId(id);
+  if (!m || m.realmId !== state.realm.id) throw errors.invalidMessage();
+  const flags = (await db.userMessages.flagsFor(user.id, [id])).get(id);
+  if (!canSeeMessage(state, user, m, flags !== undefined)) throw errors.invalidMessage();
+  return { message: m, flags };
+}
+
+const sendMessage = endpoint({
+  method: 'POST',
+  path: '/messages',
+  auth: 'user',
+  params: {
+    type: required(enumOf(['direct', 'private', 'stream', 'channel'] as const)),
+    to: required(str({ allowNul: true })),
+    content: required(str({ allowNul: true })),
+    topic: optional(str({ allowNul: true }), ['subject']),
+    queue_id: optional(str({ maxLength: 200 })),
+    local_id: optional(str({ maxLength: 200 })),
+    read_by_sender: optional(bool()),
+  },
+  async handle(ctx, p) {
+    const result = await ctx.realm.dispatch<SendResult>('sendMessage', {
+      senderId: ctx.user.id,
+      type: p.type === 'direct' || p.type === 'private' ? 'direct' : 'stream',
+      to: p.to,
+      topic: p.topic,
+      content: p.content,
+      readBySender: p.read_by_sender,
+      client: clientNameFrom(ctx.request.headers['user-agent']),
+      queueId: p.queue_id,
+      localId: p.local_id,
+      realmUrl: requestRealmUrl(ctx),
+    });
+    const out: Record<string, unknown> = { id: result.message.id };
+    if (result.visibility) out.automatic_new_visibility_policy = result.visibility.policy;
+    return out;
+  },
+});
+
+function parseAnchor(raw: string | undefined, useFirstUnread: boolean): number | null {
+  if (useFirstUnread) return null;
+  if (raw === undefined) throw errors.missingAnchor();
+  if (raw === 'oldest') return 0;
+  if (raw === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
+  if (raw === 'first_unread') return null;
+  if (!/^\s*-?\d{1,20}\s*$/.test(raw)) throw errors.invalidAnchor();
+  return Math.min(Math.max(Number(raw), 0), LARGER_THAN_MAX_MESSAGE_ID);
+}
+
+const getMessages = endpoint({
+  method: 'GET',
+  path: '/messages',
+  auth: 'user',
+  params: {
+    anchor: optional(str({ maxLength: 100 })),
+    num_before: optional(int({ min: 0 })),
+    num_after: optional(int({ min: 0 })),
+    include_anchor: withDefault(bool(), true),
+    narrow: withDefault(json(), [] as unknown),
+    client_gravatar: withDefault(bool(), true),
+    apply_markdown: withDefault(bool(), true),
+    use_first_unread_anchor: withDefault(bool(), false),
+    message_ids: optional(list(int({ min: 0 }), { maxItems: MAX_MESSAGES_PER_FETCH })),
+    allow_empty_topic_name: withDefault(bool(), false),
+  },
+  async handle(ctx, p) {
+    const state = ctx.realm.state;
+    const db = ctx.services.db;
+    const narrow = await resolveForViewer(state, db, ctx.user, p.narrow ?? [], p.allow_empty_topic_name);
+    const query = new HistoryQuery(state, ctx.user, narrow);
+    const opts = { applyMarkdown: p.apply_markdown, clientGravatar: p.client_gravatar, allowEmptyTopic: p.allow_empty_topic_name };
+    const words = searchWords(narrow);
+    if (p.message_ids !== undefined) {
+      const used = (['anchor', 'num_before', 'num_after'] as const).filter((k) => p[k] !== undefined);
+      if (used.length > 0) throw errors.incompatibleParameters(['message_ids', ...used]);
+      const rows = await query.byIds(db, p.message_ids);
+      return { messages: await presentRows(db, state, rows, opts, words), history_limited: false };
+    }
+    if (p.num_before === undefined) throw errors.missingArgument('num_before');
+    if (p.num_after === undefined) throw errors.missingArgument('num_after');
+    if (p.num_before + p.num_after > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
+    if (p.num_before > 0 && p.num_after > 0 && !p.include_anchor) throw errors.anchorExcludedInMiddle();
+    const anchor = parseAnchor(p.anchor, p.use_first_unread_anchor);
+    const r = await fetchRange(db, query, { anchor, numBefore: p.num_before, numAfter: p.num_after, includeAnchor: p.include_anchor });
+    return {
+      anchor: r.anchor,
+      found_newest: r.foundNewest,
+      found_oldest: r.foundOldest,
+      found_anchor: r.foundAnchor,
+      history_limited: r.historyLimited,
+      messages: await presentRows(db, state, r.rows, opts, words),
+    };
+  },
+});
+
+const getMessage = endpoint({
+  method: 'GET',
+  path: '/messages/{message_id}',
+  auth: 'user',
+  params: {
+    message_id: required(int({ min: 0 })),
+    apply_markdown: withDefault(bool(), true),
+    allow_empty_topic_name: withDefault(bool(), false),
+  },
+  async handle(ctx, p) {
+    const state = ctx.realm.state;
+    const { message, flags } = await accessMessage(ctx.services.db, state, ctx.user, p.message_id);
+    const reactions = (await reactionsByMessage(ctx.services.db, [message.id])).get(message.id) ?? [];
+    const out = formatMessage(state, message, reactions, {
+      applyMarkdown: p.apply_markdown,
+      clientGravatar: false,
+      allowEmptyTopic: p.allow_empty_topic_name,
+    });
+    out.flags = flagNames(flags ?? HISTORICAL_DEFAULT);
+    return { raw_content: message.content, message: out };
+  },
+});
+
+const renderMessage = endpoint({
+  method: 'POST',
+  path: '/messages/render',
+  auth: 'user',
+  params: { content: required(str({ allowNul: true })) },
+  handle(ctx, p) {
+    return { rendered: renderContent(ctx.realm.state, ctx.user, requestRealmUrl(ctx), p.content).html };
+  },
+});
+
+const matchesNarrow = endpoint({
+  method: 'GET',
+  path: '/messages/matches_narrow',
+  auth: 'user',
+  params: {
+    msg_ids: required(list(int({ min: 0 }), { maxItems: MAX_MESSAGES_PER_FETCH })),
+    narrow: required(json()),
+  },
+  async handle(ctx, p) {
+    return { messages: await matchingMessages(ctx.services.db, ctx.realm.state, ctx.user, p.msg_ids, p.narrow) };
+  },
+});
+
+const messageHistory = endpoint({
+  method: 'GET',
+  path: '/messages/{message_id}/history',
+  auth: 'user',
+  params: {
+    message_id: required(int({ min: 0 })),
+    allow_empty_topic_name: withDefault(bool(), false),
+  },
+  async handle(ctx, p) {
+    const state = ctx.realm.state;
+    if (realmSetting(state, 'message_edit_history_visibility_policy') === 'none') throw errors.editHistoryDisabled();
+    const { message } = await accessMessage(ctx.services.db, state, ctx.user, p.message_id);
+    return { message_history: editHistoryForClient(state, message, p.allow_empty_topic_name) };
+  },
+});
+
+export const messageEndpoints: Endpoint[] = [sendMessage, getMessages, getMessage, renderMessage, matchesNarrow, messageHistory];

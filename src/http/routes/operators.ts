@@ -1,0 +1,79 @@
+// The operator API (Bearer operator token, never a chat user's key): Prometheus metrics and actor inspection —
+// list with filters, counts by kind and state, one actor with its persisted snapshot.
+import type { ActorFilter } from '../../operators/actor-directory.js';
+import { endpoint, RawReply } from '../endpoint.js';
+import { errors } from '../errors.js';
+import { metricsReply } from '../metrics-listener.js';
+import { int, optional, required, str, withDefault } from '../params.js';
+
+export const metrics = endpoint({
+  method: 'GET',
+  path: '/metrics',
+  root: true,
+  auth: 'operator',
+  rateLimited: false,
+  params: {},
+  async handle(ctx) {
+    return new RawReply(await metricsReply(ctx.services.operators.metrics));
+  },
+});
+
+const filterParams = {
+  kind: optional(str()),
+  realm: optional(int()),
+  state: optional(str()),
+  q: optional(str()),
+};
+
+function filterOf(p: { kind?: string; realm?: number; state?: string; q?: string }): ActorFilter {
+  return { kind: p.kind, realm: p.realm, state: p.state, q: p.q };
+}
+
+export const listActors = endpoint({
+  method: 'GET',
+  path: '/operators/actors',
+  root: true,
+  auth: 'operator',
+  rateLimited: false,
+  params: { ...filterParams, limit: withDefault(int({ min: 1, max: 10_000 }), 1000) },
+  handle(ctx, p) {
+    const { actors } = ctx.services.operators;
+    // Inspection runs for a while after each look, so the next one shows time in state and transitions.
+    ctx.services.operators.lookedAt();
+    const rows = actors.list(filterOf(p));
+    return { actors: rows.slice(0, p.limit), matched: rows.length, counts: actors.counts() };
+  },
+});
+
+export const actorCounts = endpoint({
+  method: 'GET',
+  path: '/operators/actors/counts',
+  root: true,
+  auth: 'operator',
+  rateLimited: false,
+  params: filterParams,
+  handle(ctx, p) {
+    const counts = ctx.services.operators.actors.counts(filterOf(p));
+    const kinds: Record<string, number> = {};
+    for (const c of counts) kinds[c.kind] = (kinds[c.kind] ?? 0) + c.count;
+    return { counts, kinds, total: counts.reduce((n, c) => n + c.count, 0) };
+  },
+});
+
+export const getActor = endpoint({
+  method: 'GET',
+  path: '/operators/actors/{actor_id}',
+  root: true,
+  auth: 'operator',
+  rateLimited: false,
+  params: { actor_id: required(str()) },
+  handle(ctx, p) {
+    const { actors } = ctx.services.operators;
+    ctx.services.operators.lookedAt();
+    const actor = actors.find(p.actor_id);
+    if (!actor) throw errors.notFound(`No such actor: ${p.actor_id}`);
+    return { actor: actors.row(actor), snapshot: actors.persisted(actor) };
+  },
+});
+
+export const operatorEndpoints = [metrics, listActors, actorCounts, getActor];

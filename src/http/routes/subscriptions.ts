@@ -1,0 +1,109 @@
+// Subscriptions: GET/POST/DELETE /users/me/subscriptions, POST /users/me/subscriptions/properties,
+// GET /users/{user_id}/subscriptions/{stream_id}.
+import { visibleChannel } from '../../realm/channels/access.js';
+import { formatSubscription } from '../../realm/channels/format.js';
+import type { PropertiesInput } from '../../realm/channels/properties.commands.js';
+import type { Subscribed, SubscribeInput, Unsubscribed, UnsubscribeInput } from '../../realm/channels/subscriptions.commands.js';
+import { trafficFor } from '../../realm/channels/traffic.js';
+import { targetUser } from '../../realm/people/access.js';
+import { endpoint } from '../endpoint.js';
+import { enumOf, int, json, list, object, oneOf, optional, required, str, withDefault, bool } from '../params.js';
+import { newChannelParams, newChannelSettings, serverContext } from './channels.js';
+
+export const getSubscriptions = endpoint({
+  method: 'GET',
+  path: '/users/me/subscriptions',
+  auth: 'user',
+  params: { include_subscribers: withDefault(enumOf(['true', 'false', 'partial'] as const), 'false') },
+  async handle(ctx, p) {
+    const state = ctx.realm.state;
+    const subs = state.channels.activeSubscriptions(ctx.user.id);
+    const channels = subs.map((s) => state.channels.byId.get(s.channelId)!);
+    const traffic = await trafficFor(ctx.services.db, channels);
+    // With "partial" the full list is sent too: every channel here is under the 250-subscriber threshold or
+    // cheap enough to list.
+    const subscribers = p.include_subscribers !== 'false';
+    const subscriptions = subs
+      .map((s, i) => formatSubscription(state, channels[i]!, s, traffic, { subscribers }))
+      .sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : (a.name as string) > (b.name as string) ? 1 : 0));
+    return { subscriptions };
+  },
+});
+
+/** User IDs or emails. */
+const principals = optional(list(oneOf(int(), str())));
+
+export const subscribe = endpoint({
+  method: 'POST',
+  path: '/users/me/subscriptions',
+  auth: 'user',
+  params: {
+    subscriptions: required(list(object({ name: required(str()), description: optional(str()) }))),
+    principals,
+    authorization_errors_fatal: withDefault(bool(), true),
+    announce: withDefault(bool(), false),
+    send_new_subscription_messages: withDefault(bool(), true),
+    ...newChannelParams,
+  },
+  async handle(ctx, p) {
+    const input: SubscribeInput = {
+      actorId: ctx.user.id,
+      channels: p.subscriptions,
+      principals: p.principals ?? null,
+      authorizationErrorsFatal: p.authorization_errors_fatal,
+      announce: p.announce,
+      settings: newChannelSettings(p),
+      server: serverContext(ctx),
+    };
+    const r = await ctx.realm.dispatch<Subscribed>('subscribe', input);
+    const out: Record<string, unknown> = { subscribed: r.subscribed, already_subscribed: r.alreadySubscribed };
+    if (!p.authorization_errors_fatal) out.unauthorized = r.unauthorized;
+    // Notification Bot direct messages to the other new subscribers are not sent by this server.
+    if (p.send_new_subscription_messages) out.new_subscription_messages_sent = false;
+    return out;
+  },
+});
+
+export const unsubscribe = endpoint({
+  method: 'DELETE',
+  path: '/users/me/subscriptions',
+  auth: 'user',
+  params: { subscriptions: required(list(str())), principals },
+  async handle(ctx, p) {
+    const input: UnsubscribeInput = { actorId: ctx.user.id, names: p.subscriptions, principals: p.principals ?? null };
+    const r = await ctx.realm.dispatch<Unsubscribed>('unsubscribe', input);
+    return { removed: r.removedNames, not_removed: r.notRemovedNames };
+  },
+});
+
+export const updateSubscriptionProperties = endpoint({
+  method: 'POST',
+  path: '/users/me/subscriptions/properties',
+  auth: 'user',
+  params: {
+    subscription_data: required(list(object({ stream_id: required(int()), property: required(str()), value: required(json()) }))),
+  },
+  async handle(ctx, p) {
+    const input: PropertiesInput = {
+      actorId: ctx.user.id,
+      changes: p.subscription_data.map((d) => ({ streamId: d.stream_id, property: d.property, value: d.value })),
+    };
+    await ctx.realm.dispatch('updateSubscriptionProperties', input);
+    return {};
+  },
+});
+
+export const getSubscriptionStatus = endpoint({
+  method: 'GET',
+  path: '/users/{user_id}/subscriptions/{stream_id}',
+  auth: 'user',
+  params: { user_id: required(int()), stream_id: required(int()) },
+  handle(ctx, p) {
+    const state = ctx.realm.state;
+    const target = targetUser(state, p.user_id);
+    const ch = visibleChannel(state, ctx.user, p.stream_id, 'metadata');
+    return { is_subscribed: state.channels.isSubscribed(target.id, ch.id) };
+  },
+});
+
+export const subscriptionEndpoints = [getSubscriptions, subscribe, unsubscribe, updateSubscriptionProperties, getSubscriptionStatus];

@@ -1,0 +1,196 @@
+// User groups: list, create, update, members and subgroups, deactivate.
+import { targetGroup, targetUser } from '../../realm/people/access.js';
+import {
+  GROUP_PERMISSION_NAMES,
+  MAX_GROUP_DESCRIPTION_LENGTH,
+  formatGroup,
+  groupSettingParam,
+  groupSettingUpdateParam,
+  recursiveMembers,
+  recursiveSubgroups,
+} from '../../realm/people/groups.js';
+import { ROLE } from '../../realm/types.js';
+import type { User } from '../../realm/types.js';
+import { endpoint } from '../endpoint.js';
+import { errors } from '../errors.js';
+import { bool, int, list, optional, required, str, withDefault, type Field } from '../params.js';
+
+const ids = () => withDefault(list(int(), { maxItems: 10_000 }), [] as number[]);
+
+function settingFields<T>(field: () => Field<T>): Record<string, Field<T>> {
+  return Object.fromEntries(GROUP_PERMISSION_NAMES.map((n) => [n, field()]));
+}
+
+function pickSettings(p: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(GROUP_PERMISSION_NAMES.map((n) => [n, p[n]]));
+}
+
+/** Listing groups is for members and administrators: not guests, not bots. */
+function requireMemberOrAdmin(user: User): void {
+  if (user.isBot) throw errors.badRequest('This endpoint does not accept bot requests.');
+  if (user.role === ROLE.GUEST) throw errors.badRequest('Not allowed for guest users');
+}
+
+export const getUserGroups = endpoint({
+  method: 'GET',
+  path: '/user_groups',
+  auth: 'user',
+  params: { include_deactivated_groups: withDefault(bool(), false, ['allow_deactivated']) },
+  handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
+    const state = ctx.realm.state;
+    const groups = [...state.groupsById.values()]
+      .filter((g) => p.include_deactivated_groups || !g.deactivated)
+      .sort((a, b) => a.id - b.id)
+      .map((g) => formatGroup(state, g));
+    return { user_groups: groups };
+  },
+});
+
+export const createUserGroup = endpoint({
+  method: 'POST',
+  path: '/user_groups/create',
+  auth: 'user',
+  params: {
+    name: required(str({ maxLength: 1000 })),
+    description: required(str({ maxLength: MAX_GROUP_DESCRIPTION_LENGTH * 4 })),
+    members: required(list(int(), { maxItems: 10_000 })),
+    subgroups: ids(),
+    ...settingFields(() => optional(groupSettingParam())),
+  },
+  async handle(ctx, p) {
+    const g = await ctx.realm.dispatch<{ id: number }>('groups.create', {
+      actorId: ctx.user.id,
+      name: p.name,
+      description: p.description,
+      members: p.members,
+      subgroups: p.subgroups,
+      settings: pickSettings(p),
+    });
+    return { group_id: g.id };
+  },
+});
+
+export const updateUserGroup = endpoint({
+  method: 'PATCH',
+  path: '/user_groups/{user_group_id}',
+  auth: 'user',
+  params: {
+    user_group_id: required(int()),
+    name: optional(str({ maxLength: 1000 })),
+    description: optional(str({ maxLength: MAX_GROUP_DESCRIPTION_LENGTH * 4 })),
+    deactivated: optional(bool()),
+    ...settingFields(() => optional(groupSettingUpdateParam())),
+  },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('groups.update', {
+      actorId: ctx.user.id,
+      groupId: p.user_group_id,
+      name: p.name,
+      description: p.description,
+      deactivated: p.deactivated,
+      settings: pickSettings(p),
+    });
+    return {};
+  },
+});
+
+export const updateUserGroupMembers = endpoint({
+  method: 'POST',
+  path: '/user_groups/{user_group_id}/members',
+  auth: 'user',
+  params: {
+    user_group_id: required(int()),
+    add: ids(),
+    delete: ids(),
+    add_subgroups: ids(),
+    delete_subgroups: ids(),
+  },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('groups.members', {
+      actorId: ctx.user.id,
+      groupId: p.user_group_id,
+      add: p.add,
+      delete: p.delete,
+      addSubgroups: p.add_subgroups,
+      deleteSubgroups: p.delete_subgroups,
+    });
+    return {};
+  },
+});
+
+export const getUserGroupMembers = endpoint({
+  method: 'GET',
+  path: '/user_groups/{user_group_id}/members',
+  auth: 'user',
+  params: { user_group_id: required(int()), direct_member_only: withDefault(bool(), false) },
+  handle(ctx, p) {
+    const state = ctx.realm.state;
+    const g = targetGroup(state, p.user_group_id);
+    const members = p.direct_member_only
+      ? [...g.directMembers].filter((id) => state.usersById.get(id)?.isActive)
+      : [...recursiveMembers(state, g)];
+    return { members: members.sort((a, b) => a - b) };
+  },
+});
+
+export const isUserGroupMember = endpoint({
+  method: 'GET',
+  path: '/user_groups/{user_group_id}/members/{user_id}',
+  auth: 'user',
+  params: { user_group_id: required(int()), user_id: required(int()), direct_member_only: withDefault(bool(), false) },
+  handle(ctx, p) {
+    const state = ctx.realm.state;
+    const g = targetGroup(state, p.user_group_id);
+    const user = targetUser(state, p.user_id);
+    const member = p.direct_member_only ? g.directMembers.has(user.id) : recursiveMembers(state, g).has(user.id);
+    return { is_user_group_member: member };
+  },
+});
+
+export const updateUserGroupSubgroups = endpoint({
+  method: 'POST',
+  path: '/user_groups/{user_group_id}/subgroups',
+  auth: 'user',
+  params: { user_group_id: required(int()), add: ids(), delete: ids() },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('groups.subgroups', { actorId: ctx.user.id, groupId: p.user_group_id, add: p.add, delete: p.delete });
+    return {};
+  },
+});
+
+export const getUserGroupSubgroups = endpoint({
+  method: 'GET',
+  path: '/user_groups/{user_group_id}/subgroups',
+  auth: 'user',
+  params: { user_group_id: required(int()), direct_subgroup_only: withDefault(bool(), false) },
+  handle(ctx, p) {
+    const state = ctx.realm.state;
+    const g = targetGroup(state, p.user_group_id);
+    const subs = p.direct_subgroup_only ? [...g.directSubgroups] : [...recursiveSubgroups(state, g)];
+    return { subgroups: subs.sort((a, b) => a - b) };
+  },
+});
+
+export const deactivateUserGroup = endpoint({
+  method: 'POST',
+  path: '/user_groups/{user_group_id}/deactivate',
+  auth: 'user',
+  params: { user_group_id: required(int()) },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('groups.deactivate', { actorId: ctx.user.id, groupId: p.user_group_id });
+    return {};
+  },
+});
+
+export const userGroupEndpoints = [
+  getUserGroups,
+  createUserGroup,
+  updateUserGroup,
+  updateUserGroupMembers,
+  getUserGroupMembers,
+  isUserGroupMember,
+  updateUserGroupSubgroups,
+  getUserGroupSubgroups,
+  deactivateUserGroup,
+];

@@ -1,0 +1,258 @@
+// Every live actor, for operators: one register() per actor kind (or track() for a loose actor); children are found
+// through their parents' snapshots. Transitions are recorded through XState's inspection hooks only while somebody
+// watches (system.inspect is attached then and detached after), so the hot path pays nothing otherwise.
+import type { AnyActorRef } from 'xstate';
+import { machineId, stateString, toSafeJson } from './actor-view.js';
+
+export interface ActorKind {
+  /** The machine id (`createMachine({ id })`) of this kind's actors. */
+  kind: string;
+  /** This kind's top-level actors (usually an owner's map of live actors); omit for actors another tracked actor spawns. */
+  actors?: () => Iterable<AnyActorRef>;
+  /** Work waiting for the actor in its own queue (XState's mailbox is always drained between events); 0 when omitted. */
+  mailbox?: (snapshot: any) => number;
+  /** The realm an actor belongs to; `context.realmId` when omitted. */
+  realm?: (snapshot: any) => number | undefined;
+  /** The actor's persisted form; XState's getPersistedSnapshot() when omitted. */
+  persisted?: (actor: AnyActorRef) => unknown;
+}
+
+export interface Transition {
+  from: string | null;
+  to: string;
+  event: string;
+  at: string;
+}
+
+export interface ActorRow {
+  id: string;
+  kind: string;
+  state: string;
+  status: string;
+  parent: string | null;
+  children: string[];
+  realm_id: number | null;
+  mailbox: number;
+  /** null when the state was entered before anybody watched. */
+  time_in_state_ms: number | null;
+  last_transition: Transition | null;
+}
+
+export interface ActorFilter {
+  kind?: string;
+  realm?: number;
+  /** Matches the state and its substates: `ready` matches `ready.writing`. */
+  state?: string;
+  /** Substring of the actor id. */
+  q?: string;
+}
+
+/** What a watcher is told: an actor appeared, changed state, or ended (stopped, done or failed). */
+export interface ActorChange {
+  type: 'started' | 'transition' | 'ended';
+  id: string;
+  kind: string;
+  from: string | null;
+  to: string;
+  event: string;
+  status: string;
+}
+
+export type ActorWatcher = (change: ActorChange) => void;
+
+export interface StateCount {
+  kind: string;
+  state: string;
+  count: number;
+}
+
+interface Record_ {
+  state: string;
+  since: number | null;
+  last: Transition | null;
+}
+
+interface InspectionEvent {
+  type: string;
+  actorRef: AnyActorRef;
+  event?: { type: string };
+  snapshot?: { value?: unknown; status?: string };
+}
+
+const MAX_DEPTH = 8;
+
+export class ActorDirectory {
+  private readonly kinds = new Map<string, ActorKind>();
+  private readonly loose = new Set<AnyActorRef>();
+  private readonly watchers = new Set<ActorWatcher>();
+  private records = new WeakMap<AnyActorRef, Record_>();
+  private attached = new WeakSet<object>();
+  private inspections: { unsubscribe(): void }[] = [];
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Makes one kind of actor visible. Call once per kind, where its owner is created. */
+  register(kind: ActorKind): void {
+    if (this.kinds.has(kind.kind)) throw new Error(`actor kind ${kind.kind} registered twice`);
+    this.kinds.set(kind.kind, kind);
+  }
+
+  /** A top-level actor nobody keeps a map of (a one-off job): listed until it stops. */
+  track(actor: AnyActorRef): void {
+    this.loose.add(actor);
+    const forget = () => this.loose.delete(actor);
+    actor.subscribe({ complete: forget, error: forget });
+    if (this.watchers.size > 0) this.attach(actor);
+  }
+
+  /** Every live state-machine actor, parents before children. */
+  *all(): Generator<AnyActorRef> {
+    const roots: Iterable<AnyActorRef>[] = [this.loose];
+    for (const k of this.kinds.values()) if (k.actors) roots.push(k.actors());
+    for (const list of roots) for (const actor of list) yield* this.walk(actor, 0);
+  }
+
+  list(filter: ActorFilter = {}): ActorRow[] {
+    const rows: ActorRow[] = [];
+    for (const actor of this.all()) {
+      const row = this.row(actor);
+      if (matches(row, filter)) rows.push(row);
+    }
+    return rows;
+  }
+
+  find(id: string): AnyActorRef | undefined {
+    for (const actor of this.all()) if (actor.id === id) return actor;
+    return undefined;
+  }
+
+  /** Live actors by kind and state. */
+  counts(filter: ActorFilter = {}): StateCount[] {
+    const by = new Map<string, StateCount>();
+    for (const actor of this.all()) {
+      const kind = machineId(actor)!;
+      const state = stateString(actor.getSnapshot().value);
+      if (filter.kind !== undefined && kind !== filter.kind) continue;
+      if (filter.realm !== undefined || filter.state !== undefined || filter.q !== undefined) {
+        if (!matches(this.row(actor), filter)) continue;
+      }
+      const key = kind + '\u0000' + state;
+      const c = by.get(key);
+      if (c) c.count++;
+      else by.set(key, { kind, state, count: 1 });
+    }
+    return [...by.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.state.localeCompare(b.state));
+  }
+
+  row(actor: AnyActorRef): ActorRow {
+    const snap = actor.getSnapshot();
+    const kind = machineId(actor) ?? 'actor';
+    const desc = this.kinds.get(kind);
+    const state = stateString(snap.value);
+    const rec = this.records.get(actor);
+    const realm = desc?.realm ? desc.realm(snap) : snap.context?.realmId;
+    return {
+      id: actor.id,
+      kind,
+      state,
+      status: snap.status,
+      parent: actor._parent?.id ?? null,
+      children: Object.keys(snap.children ?? {}),
+      realm_id: typeof realm === 'number' ? realm : null,
+      mailbox: desc?.mailbox ? desc.mailbox(snap) : 0,
+      time_in_state_ms: rec && rec.state === state && rec.since !== null ? this.now() - rec.since : null,
+      last_transition: rec?.last ?? null,
+    };
+  }
+
+  /** The actor's persisted snapshot, made safe for JSON (secrets redacted, size bounded). */
+  persisted(actor: AnyActorRef): unknown {
+    const desc = this.kinds.get(machineId(actor) ?? '');
+    return toSafeJson(desc?.persisted ? desc.persisted(actor) : actor.getPersistedSnapshot());
+  }
+
+  get watching(): boolean {
+    return this.watchers.size > 0;
+  }
+
+  /**
+   * Records transitions while `onChange` is registered, calling it after each; returns the unwatch function.
+   * Actors that appear in new actor systems (a new top-level actor) are attached, and reported as started, on
+   * the next refresh().
+   */
+  watch(onChange: ActorWatcher): () => void {
+    this.watchers.add(onChange);
+    if (this.watchers.size === 1) this.refresh(false);
+    return () => {
+      if (!this.watchers.delete(onChange) || this.watchers.size > 0) return;
+      for (const s of this.inspections.splice(0)) s.unsubscribe();
+      this.attached = new WeakSet();
+      this.records = new WeakMap();
+    };
+  }
+
+  /** While watched: attaches inspection to actor systems that appeared since the last call. */
+  refresh(report = true): void {
+    if (this.watchers.size === 0) return;
+    for (const actor of this.all()) this.attach(actor, report);
+  }
+
+  private attach(actor: AnyActorRef, report = true): void {
+    if (!this.records.has(actor)) {
+      const snap = actor.getSnapshot();
+      const state = stateString(snap.value);
+      this.records.set(actor, { state, since: null, last: null });
+      if (report) this.tell({ type: 'started', id: actor.id, kind: machineId(actor)!, from: null, to: state, event: '', status: snap.status });
+    }
+    const system = actor.system as { inspect(o: (e: InspectionEvent) => void): { unsubscribe(): void } };
+    if (this.attached.has(system)) return;
+    this.attached.add(system);
+    this.inspections.push(system.inspect(this.observe));
+  }
+
+  private readonly observe = (e: InspectionEvent): void => {
+    if (e.type !== '@xstate.snapshot' || !e.snapshot || machineId(e.actorRef) === undefined) return;
+    const state = stateString(e.snapshot.value);
+    const rec = this.records.get(e.actorRef);
+    const at = this.now();
+    const eventType = e.event?.type ?? '';
+    const status = e.snapshot.status ?? 'active';
+    const change = { id: e.actorRef.id, kind: machineId(e.actorRef)!, to: state, event: eventType, status };
+    if (!rec) {
+      const started = eventType === 'xstate.init';
+      const last = started ? { from: null, to: state, event: eventType, at: new Date(at).toISOString() } : null;
+      this.records.set(e.actorRef, { state, since: started ? at : null, last });
+      this.tell({ ...change, type: started ? 'started' : 'transition', from: null });
+    } else if (rec.state !== state) {
+      const from = rec.state;
+      rec.last = { from, to: state, event: eventType, at: new Date(at).toISOString() };
+      rec.state = state;
+      rec.since = at;
+      this.tell({ ...change, type: status === 'active' ? 'transition' : 'ended', from });
+    } else if (status !== 'active') {
+      this.tell({ ...change, type: 'ended', from: state });
+    }
+  };
+
+  private tell(change: ActorChange): void {
+    for (const w of this.watchers) w(change);
+  }
+
+  private *walk(actor: AnyActorRef, depth: number): Generator<AnyActorRef> {
+    if (machineId(actor) === undefined || depth > MAX_DEPTH) return;
+    const snap = actor.getSnapshot();
+    if (snap.status === 'stopped') return;
+    yield actor;
+    for (const child of Object.values((snap.children ?? {}) as Record<string, AnyActorRef>)) {
+      if (child) yield* this.walk(child, depth + 1);
+    }
+  }
+}
+
+function matches(row: ActorRow, f: ActorFilter): boolean {
+  if (f.kind !== undefined && row.kind !== f.kind) return false;
+  if (f.realm !== undefined && row.realm_id !== f.realm) return false;
+  if (f.state !== undefined && row.state !== f.state && !row.state.startsWith(f.state + '.')) return false;
+  if (f.q !== undefined && !row.id.toLowerCase().includes(f.q.toLowerCase())) return false;
+  return true;
+}

@@ -1,0 +1,83 @@
+// Reusable invitation links.
+import type { IDatabase, IMain } from 'pg-promise';
+import type { Role } from '../../realm/types.js';
+
+export interface MultiuseInvite {
+  id: number;
+  realmId: number;
+  key: string;
+  referredBy: number;
+  invitedAs: Role;
+  streamIds: number[];
+  groupIds: number[];
+  includeRealmDefaultSubscriptions: boolean;
+  welcomeMessageCustomText: string | null;
+  /** Seconds. */
+  createdAt: number;
+  /** Seconds; null never expires. */
+  expiresAt: number | null;
+  revoked: boolean;
+}
+
+export type NewInvite = Omit<MultiuseInvite, 'id' | 'createdAt' | 'revoked'>;
+
+function toInvite(r: Record<string, any>): MultiuseInvite {
+  return {
+    id: r.id,
+    realmId: r.realm_id,
+    key: r.link_key,
+    referredBy: r.referred_by,
+    invitedAs: r.invited_as,
+    streamIds: r.stream_ids,
+    groupIds: r.group_ids,
+    includeRealmDefaultSubscriptions: r.include_realm_default_subscriptions,
+    welcomeMessageCustomText: r.welcome_message_custom_text,
+    createdAt: Math.floor((r.created_at as Date).getTime() / 1000),
+    expiresAt: r.expires_at ? Math.floor((r.expires_at as Date).getTime() / 1000) : null,
+    revoked: r.revoked,
+  };
+}
+
+export class InvitesRepository {
+  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+
+  async insert(i: NewInvite): Promise<MultiuseInvite> {
+    const row = await this.db.one(
+      `INSERT INTO multiuse_invites (realm_id, link_key, referred_by, invited_as, stream_ids, group_ids,
+         include_realm_default_subscriptions, welcome_message_custom_text, expires_at)
+       VALUES ($1, $2, $3, $4, $5::int[], $6::int[], $7, $8, CASE WHEN $9::bigint IS NULL THEN NULL ELSE to_timestamp($9::bigint) END)
+       RETURNING *`,
+      [i.realmId, i.key, i.referredBy, i.invitedAs, i.streamIds, i.groupIds, i.includeRealmDefaultSubscriptions,
+        i.welcomeMessageCustomText, i.expiresAt],
+    );
+    return toInvite(row);
+  }
+
+  async byId(realmId: number, id: number): Promise<MultiuseInvite | null> {
+    const row = await this.db.oneOrNone('SELECT * FROM multiuse_invites WHERE realm_id = $1 AND id = $2', [realmId, id]);
+    return row && toInvite(row);
+  }
+
+  async byKey(realmId: number, key: string): Promise<MultiuseInvite | null> {
+    const row = await this.db.oneOrNone('SELECT * FROM multiuse_invites WHERE realm_id = $1 AND link_key = $2', [
+      realmId,
+      key,
+    ]);
+    return row && toInvite(row);
+  }
+
+  /** Invitations neither revoked nor expired at `now` (seconds), optionally only one user's. */
+  async live(realmId: number, now: number, referredBy?: number): Promise<MultiuseInvite[]> {
+    const rows = await this.db.any(
+      `SELECT * FROM multiuse_invites WHERE realm_id = $1 AND NOT revoked
+         AND (expires_at IS NULL OR expires_at > to_timestamp($2))
+         AND ($3::int IS NULL OR referred_by = $3) ORDER BY id`,
+      [realmId, now, referredBy ?? null],
+    );
+    return rows.map(toInvite);
+  }
+
+  revoke(id: number): Promise<null> {
+    return this.db.none('UPDATE multiuse_invites SET revoked = true WHERE id = $1', [id]);
+  }
+}

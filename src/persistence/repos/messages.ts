@@ -1,0 +1,220 @@
+// Message rows: inserts (one multi-row statement per kind), reads by ID, edits, deletions and conversation IDs.
+import type { ColumnSet, IDatabase, IMain } from 'pg-promise';
+
+export interface EditHistoryEntry {
+  user_id: number | null;
+  timestamp: number;
+  prev_content?: string;
+  prev_rendered_content?: string;
+  prev_topic?: string;
+  topic?: string;
+  prev_stream?: number;
+  stream?: number;
+}
+
+export interface StoredMessage {
+  id: number;
+  realmId: number;
+  senderId: number;
+  kind: 'stream' | 'direct';
+  streamId: number | null;
+  topic: string;
+  /** Sorted participants including the sender; [] for channel messages. */
+  directRecipients: number[];
+  content: string;
+  renderedContent: string;
+  /** UNIX seconds. */
+  dateSent: number;
+  lastEditTime: number | null;
+  lastMovedTime: number | null;
+  hasLink: boolean;
+  hasAttachment: boolean;
+  hasImage: boolean;
+  recipientId: number;
+  client: string;
+  isMeMessage: boolean;
+  /** Newest first; null when never edited or moved. */
+  editHistory: EditHistoryEntry[] | null;
+}
+
+export type NewMessage = Omit<StoredMessage, 'id' | 'lastEditTime' | 'lastMovedTime' | 'editHistory'>;
+
+/** The columns every message read selects (alias `m`). */
+export const MESSAGE_COLUMNS = `m.id, m.realm_id, m.sender_id, m.recipient_kind, m.stream_id, m.topic, m.direct_recipients,
+  m.content, m.rendered_content, extract(epoch FROM m.date_sent)::bigint AS date_sent,
+  extract(epoch FROM m.last_edit_time)::bigint AS last_edit_time, extract(epoch FROM m.last_moved_time)::bigint AS last_moved_time,
+  m.has_link, m.has_attachment, m.has_image, m.recipient_id, m.sending_client, m.is_me_message, m.edit_history`;
+
+export function toStoredMessage(r: Record<string, any>): StoredMessage {
+  return {
+    id: Number(r.id),
+    realmId: r.realm_id,
+    senderId: r.sender_id,
+    kind: r.recipient_kind,
+    streamId: r.stream_id,
+    topic: r.topic,
+    directRecipients: r.direct_recipients ?? [],
+    content: r.content,
+    renderedContent: r.rendered_content,
+    dateSent: Number(r.date_sent),
+    lastEditTime: r.last_edit_time == null ? null : Number(r.last_edit_time),
+    lastMovedTime: r.last_moved_time == null ? null : Number(r.last_moved_time),
+    hasLink: r.has_link,
+    hasAttachment: r.has_attachment,
+    hasImage: r.has_image,
+    recipientId: r.recipient_id,
+    client: r.sending_client,
+    isMeMessage: r.is_me_message,
+    editHistory: r.edit_history ?? null,
+  };
+}
+
+/** What an edit changes on one message. */
+export interface MessageChange {
+  id: number;
+  content?: { content: string; renderedContent: string; hasLink: boolean; hasAttachment: boolean; hasImage: boolean; isMeMessage: boolean };
+  topic?: string;
+  streamId?: number;
+  recipientId?: number;
+  editHistory: EditHistoryEntry[];
+  editTime: Date;
+  moved: boolean;
+}
+
+export class MessagesRepository {
+  private readonly insertCs: ColumnSet;
+
+  constructor(private db: IDatabase<unknown>, private pgp: IMain) {
+    this.insertCs = new pgp.helpers.ColumnSet(
+      [
+        'realm_id',
+        'sender_id',
+        'recipient_kind',
+        'stream_id',
+        'topic',
+        { name: 'direct_recipients', cast: 'int[]' },
+        'content',
+        'rendered_content',
+        { name: 'date_sent', mod: ':raw', init: (c: { value: number }) => `to_timestamp(${Number(c.value)})` },
+        'has_link',
+        'has_attachment',
+        'has_image',
+        'recipient_id',
+        'sending_client',
+        'is_me_message',
+      ],
+      { table: 'messages' },
+    );
+  }
+
+  /** Inserts messages in one statement; returns their IDs in order. */
+  async insert(messages: NewMessage[]): Promise<number[]> {
+    const rows = messages.map((m) => ({
+      realm_id: m.realmId,
+      sender_id: m.senderId,
+      recipient_kind: m.kind,
+      stream_id: m.streamId,
+      topic: m.topic,
+      direct_recipients: m.kind === 'direct' ? m.directRecipients : null,
+      content: m.content,
+      rendered_content: m.renderedContent,
+      date_sent: m.dateSent,
+      has_link: m.hasLink,
+      has_attachment: m.hasAttachment,
+      has_image: m.hasImage,
+      recipient_id: m.recipientId,
+      sending_client: m.client,
+      is_me_message: m.isMeMessage,
+    }));
+    const sql = this.pgp.helpers.insert(rows, this.insertCs) + ' RETURNING id';
+    return this.db.map(sql, [], (r) => Number(r.id));
+  }
+
+  async byIds(ids: number[]): Promise<StoredMessage[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.any(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.id = ANY($1::bigint[]) ORDER BY m.id`, [ids]);
+    return rows.map(toStoredMessage);
+  }
+
+  async byId(id: number): Promise<StoredMessage | null> {
+    const row = await this.db.oneOrNone(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.id = $1`, [id]);
+    return row ? toStoredMessage(row) : null;
+  }
+
+  /** IDs of a topic's messages (case-insensitive), optionally only from `fromId` on, ascending. */
+  topicMessageIds(streamId: number, topic: string, fromId: number | null): Promise<number[]> {
+    return this.db.map(
+      `SELECT id FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2) AND ($3::bigint IS NULL OR id >= $3)
+       ORDER BY id`,
+      [streamId, topic, fromId],
+      (r) => Number(r.id),
+    );
+  }
+
+  /** A topic's participants: who sent a message to it or reacted to one of its messages. */
+  topicParticipantIds(streamId: number, topic: string): Promise<number[]> {
+    return this.db.map(
+      `SELECT sender_id AS id FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2)
+       UNION SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id
+       WHERE m.stream_id = $1 AND lower(m.topic) = lower($2)`,
+      [streamId, topic],
+      (r) => r.id as number,
+    );
+  }
+
+  /** Whether the topic has any message. */
+  topicExists(streamId: number, topic: string): Promise<boolean> {
+    return this.db.one(
+      'SELECT EXISTS (SELECT 1 FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2)) AS e',
+      [streamId, topic],
+      (r) => r.e as boolean,
+    );
+  }
+
+  /** Applies an edit to one message. */
+  update(c: MessageChange): Promise<null> {
+    const sets: string[] = ['edit_history = $2::jsonb'];
+    const values: unknown[] = [c.id, JSON.stringify(c.editHistory)];
+    const add = (sql: string, v: unknown) => {
+      values.push(v);
+      sets.push(sql.replace('?', `$${values.length}`));
+    };
+    if (c.content) {
+      add('content = ?', c.content.content);
+      add('rendered_content = ?', c.content.renderedContent);
+      add('has_link = ?', c.content.hasLink);
+      add('has_attachment = ?', c.content.hasAttachment);
+      add('has_image = ?', c.content.hasImage);
+      add('is_me_message = ?', c.content.isMeMessage);
+      add('last_edit_time = ?', c.editTime);
+    }
+    if (c.topic !== undefined) add('topic = ?', c.topic);
+    if (c.streamId !== undefined) add('stream_id = ?', c.streamId);
+    if (c.recipientId !== undefined) add('recipient_id = ?', c.recipientId);
+    if (c.moved) add('last_moved_time = ?', c.editTime);
+    return this.db.none(`UPDATE messages SET ${sets.join(', ')} WHERE id = $1`, values);
+  }
+
+  delete(ids: number[]): Promise<null> {
+    return this.db.none('DELETE FROM messages WHERE id = ANY($1::bigint[])', [ids]);
+  }
+
+  /** The ID of the direct conversation among these participants (sorted, distinct), created when new. */
+  directConversationId(realmId: number, memberIds: number[]): Promise<number> {
+    return this.db.one(
+      `INSERT INTO direct_conversations (realm_id, member_ids) VALUES ($1, $2::int[])
+       ON CONFLICT (realm_id, member_ids) DO UPDATE SET member_ids = EXCLUDED.member_ids RETURNING id`,
+      [realmId, memberIds],
+      (r) => r.id as number,
+    );
+  }
+
+  /** Whether a message was ever sent in this direct conversation. */
+  directConversationExists(realmId: number, memberIds: number[]): Promise<boolean> {
+    return this.db.one(
+      'SELECT EXISTS (SELECT 1 FROM direct_conversations WHERE realm_id = $1 AND member_ids = $2::int[]) AS e',
+      [realmId, memberIds],
+      (r) => r.e as boolean,
+    );
+  }
+}

@@ -1,0 +1,149 @@
+// Scheduled messages: what to send, when, and whether it was delivered (exactly once) or failed.
+import type { IDatabase, IMain } from 'pg-promise';
+
+export interface ScheduledMessage {
+  id: number;
+  realmId: number;
+  senderId: number;
+  type: 'stream' | 'private';
+  streamId: number | null;
+  /** Direct recipients (sorted), null for channel messages. */
+  userIds: number[] | null;
+  topic: string;
+  content: string;
+  renderedContent: string;
+  /** Seconds. */
+  scheduledAt: number;
+  readBySender: boolean | null;
+  sendingClient: string;
+  version: number;
+  delivered: boolean;
+  deliveredMessageId: number | null;
+  failed: boolean;
+  failureMessage: string | null;
+}
+
+export type NewScheduledMessage = Pick<
+  ScheduledMessage,
+  'realmId' | 'senderId' | 'type' | 'streamId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt' | 'readBySender' | 'sendingClient'
+>;
+
+export type ScheduledChanges = Partial<
+  Pick<ScheduledMessage, 'type' | 'streamId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt'>
+>;
+
+/** What the delivery actor needs to know of a pending message. */
+export interface DueEntry {
+  id: number;
+  realmId: number;
+  scheduledAt: number;
+}
+
+const COLUMNS = `id, realm_id, sender_id, type, stream_id, user_ids, topic, content, rendered_content, scheduled_at, read_by_sender,
+  sending_client, version, delivered, delivered_message_id, failed, failure_message`;
+
+function toScheduled(r: Record<string, any>): ScheduledMessage {
+  return {
+    id: Number(r.id),
+    realmId: r.realm_id,
+    senderId: r.sender_id,
+    type: r.type,
+    streamId: r.stream_id,
+    userIds: r.user_ids,
+    topic: r.topic,
+    content: r.content,
+    renderedContent: r.rendered_content,
+    scheduledAt: Number(r.scheduled_at),
+    readBySender: r.read_by_sender,
+    sendingClient: r.sending_client,
+    version: r.version,
+    delivered: r.delivered,
+    deliveredMessageId: r.delivered_message_id === null ? null : Number(r.delivered_message_id),
+    failed: r.failed,
+    failureMessage: r.failure_message,
+  };
+}
+
+export class ScheduledMessagesRepository {
+  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+
+  async insert(m: NewScheduledMessage): Promise<ScheduledMessage> {
+    const r = await this.db.one(
+      `INSERT INTO scheduled_messages (realm_id, sender_id, type, stream_id, user_ids, topic, content, rendered_content, scheduled_at,
+                                       read_by_sender, sending_client)
+       VALUES ($1, $2, $3, $4, $5::int[], $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
+      [m.realmId, m.senderId, m.type, m.streamId, m.userIds, m.topic, m.content, m.renderedContent, m.scheduledAt, m.readBySender, m.sendingClient],
+    );
+    return toScheduled(r);
+  }
+
+  /** The sender's undelivered messages (failed ones included), soonest first. */
+  async undeliveredOf(senderId: number): Promise<ScheduledMessage[]> {
+    const rows = await this.db.any(`SELECT ${COLUMNS} FROM scheduled_messages WHERE sender_id = $1 AND NOT delivered ORDER BY scheduled_at, id`, [
+      senderId,
+    ]);
+    return rows.map(toScheduled);
+  }
+
+  async byId(id: number): Promise<ScheduledMessage | null> {
+    const r = await this.db.oneOrNone(`SELECT ${COLUMNS} FROM scheduled_messages WHERE id = $1`, [id]);
+    return r ? toScheduled(r) : null;
+  }
+
+  /** A message of the sender, locked for an edit or a cancellation; null when the sender has none with that ID. */
+  async lockOf(senderId: number, id: number): Promise<ScheduledMessage | null> {
+    const r = await this.db.oneOrNone(`SELECT ${COLUMNS} FROM scheduled_messages WHERE id = $1 AND sender_id = $2 FOR UPDATE`, [id, senderId]);
+    return r ? toScheduled(r) : null;
+  }
+
+  /** Applies an edit, clears a failure and bumps the version (a delivery that read the old one will not claim it). */
+  async update(id: number, c: ScheduledChanges): Promise<ScheduledMessage> {
+    const r = await this.db.one(
+      `UPDATE scheduled_messages SET
+         type = coalesce($2, type),
+         stream_id = CASE WHEN $2::text IS NULL THEN stream_id ELSE $3::int END,
+         user_ids = CASE WHEN $2::text IS NULL THEN user_ids ELSE $4::int[] END,
+         topic = coalesce($5, topic),
+         content = coalesce($6, content),
+         rendered_content = coalesce($7, rendered_content),
+         scheduled_at = coalesce($8, scheduled_at),
+         failed = false, failure_message = NULL,
+         version = version + 1
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, c.type ?? null, c.streamId ?? null, c.userIds ?? null, c.topic ?? null, c.content ?? null, c.renderedContent ?? null, c.scheduledAt ?? null],
+    );
+    return toScheduled(r);
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.none('DELETE FROM scheduled_messages WHERE id = $1', [id]);
+  }
+
+  /** Every message still to be delivered, all realms (the delivery actor's start-up load). */
+  async pending(): Promise<DueEntry[]> {
+    const rows = await this.db.any('SELECT id, realm_id, scheduled_at FROM scheduled_messages WHERE NOT delivered AND NOT failed ORDER BY scheduled_at, id');
+    return rows.map((r) => ({ id: Number(r.id), realmId: r.realm_id, scheduledAt: Number(r.scheduled_at) }));
+  }
+
+  /**
+   * Claims a message for delivery in the caller's transaction: the row, locked, if it is still pending at the
+   * version the caller read; null when it was delivered, failed, edited, cancelled, or another process holds it.
+   */
+  async claim(id: number, version: number): Promise<ScheduledMessage | null> {
+    const r = await this.db.oneOrNone(
+      `SELECT ${COLUMNS} FROM scheduled_messages WHERE id = $1 AND version = $2 AND NOT delivered AND NOT failed FOR UPDATE SKIP LOCKED`,
+      [id, version],
+    );
+    return r ? toScheduled(r) : null;
+  }
+
+  async markDelivered(id: number, messageId: number): Promise<void> {
+    await this.db.none('UPDATE scheduled_messages SET delivered = true, delivered_message_id = $2 WHERE id = $1', [id, messageId]);
+  }
+
+  async markFailed(id: number, reason: string): Promise<ScheduledMessage> {
+    return toScheduled(
+      await this.db.one(`UPDATE scheduled_messages SET failed = true, failure_message = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, reason]),
+    );
+  }
+}

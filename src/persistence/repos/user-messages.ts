@@ -1,0 +1,150 @@
+// Per-user message rows and their flag bits: inserts, flag updates, unread and conversation summaries.
+import type { ColumnSet, IDatabase, IMain } from 'pg-promise';
+
+export interface UserMessageRow {
+  userId: number;
+  messageId: number;
+  flags: number;
+}
+
+/** An unread message with what the unread_msgs structure needs. */
+export interface UnreadRow {
+  id: number;
+  senderId: number;
+  kind: 'stream' | 'direct';
+  streamId: number | null;
+  topic: string;
+  directRecipients: number[];
+  flags: number;
+}
+
+export class UserMessagesRepository {
+  private readonly insertCs: ColumnSet;
+
+  constructor(private db: IDatabase<unknown>, private pgp: IMain) {
+    this.insertCs = new pgp.helpers.ColumnSet(['user_id', 'message_id', 'flags'], { table: 'user_messages' });
+  }
+
+  /** One multi-row insert. */
+  insert(rows: UserMessageRow[]): Promise<null> {
+    if (rows.length === 0) return Promise.resolve(null);
+    const data = rows.map((r) => ({ user_id: r.userId, message_id: r.messageId, flags: r.flags }));
+    return this.db.none(this.pgp.helpers.insert(data, this.insertCs));
+  }
+
+  /** Inserts rows that do not exist yet (historical rows); existing rows are left alone. */
+  insertMissing(rows: UserMessageRow[]): Promise<null> {
+    if (rows.length === 0) return Promise.resolve(null);
+    const data = rows.map((r) => ({ user_id: r.userId, message_id: r.messageId, flags: r.flags }));
+    return this.db.none(this.pgp.helpers.insert(data, this.insertCs) + ' ON CONFLICT DO NOTHING');
+  }
+
+  /** The user's flags for these messages (only where a row exists). */
+  async flagsFor(userId: number, messageIds: number[]): Promise<Map<number, number>> {
+    if (messageIds.length === 0) return new Map();
+    const rows = await this.db.any(
+      'SELECT message_id, flags FROM user_messages WHERE user_id = $1 AND message_id = ANY($2::bigint[])',
+      [userId, messageIds],
+    );
+    return new Map(rows.map((r) => [Number(r.message_id), r.flags as number]));
+  }
+
+  /** Every row of these messages: who has them and with which flags. */
+  async rowsFor(messageIds: number[]): Promise<UserMessageRow[]> {
+    if (messageIds.length === 0) return [];
+    const rows = await this.db.any('SELECT user_id, message_id, flags FROM user_messages WHERE message_id = ANY($1::bigint[])', [messageIds]);
+    return rows.map((r) => ({ userId: r.user_id, messageId: Number(r.message_id), flags: r.flags }));
+  }
+
+  /** Sets (or clears) a bit on the user's rows for these messages; returns the IDs whose flags changed. */
+  setBit(userId: number, messageIds: number[], bit: number, on: boolean): Promise<number[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    const sql = on
+      ? `UPDATE user_messages SET flags = flags | $3 WHERE user_id = $1 AND message_id = ANY($2::bigint[]) AND (flags & $3) = 0 RETURNING message_id`
+      : `UPDATE user_messages SET flags = flags & ~$3 WHERE user_id = $1 AND message_id = ANY($2::bigint[]) AND (flags & $3) <> 0 RETURNING message_id`;
+    return this.db.map(sql, [userId, messageIds, bit], (r) => Number(r.message_id)).then((ids) => ids.sort((a, b) => a - b));
+  }
+
+  /** Marks the user's unread messages read: all of them, a channel's, or a topic's; returns their IDs. */
+  markRead(userId: number, scope: { streamId?: number; topic?: string }): Promise<number[]> {
+    return this.db
+      .map(
+        `UPDATE user_messages um SET flags = um.flags | 1 FROM messages m
+         WHERE um.user_id = $1 AND (um.flags & 1) = 0 AND m.id = um.message_id
+           AND ($2::int IS NULL OR m.stream_id = $2) AND ($3::text IS NULL OR lower(m.topic) = lower($3))
+         RETURNING um.message_id`,
+        [userId, scope.streamId ?? null, scope.topic ?? null],
+        (r) => Number(r.message_id),
+      )
+      .then((ids) => ids.sort((a, b) => a - b));
+  }
+
+  /** Whether the user has a message in the topic. */
+  hasTopic(userId: number, streamId: number, topic: string): Promise<boolean> {
+    return this.db.one(
+      `SELECT EXISTS (SELECT 1 FROM user_messages um JOIN messages m ON m.id = um.message_id
+         WHERE um.user_id = $1 AND m.stream_id = $2 AND lower(m.topic) = lower($3)) AS e`,
+      [userId, streamId, topic],
+      (r) => r.e as boolean,
+    );
+  }
+
+  /** Replaces the bits in `mask` with `bits` for one user's row of one message. */
+  setBits(userId: number, messageId: number, mask: number, bits: number): Promise<null> {
+    return this.db.none('UPDATE user_messages SET flags = (flags & ~$3) | $4 WHERE user_id = $1 AND message_id = $2', [
+      userId,
+      messageId,
+      mask,
+      bits,
+    ]);
+  }
+
+  /** Unread messages of the user (newest `limit`), with conversation details; `where` narrows by SQL on `m`. */
+  async unread(userId: number, limit: number, filter?: { streamId?: number; topic?: string }): Promise<UnreadRow[]> {
+    const rows = await this.db.any(
+      `SELECT m.id, m.sender_id, m.recipient_kind, m.stream_id, m.topic, m.direct_recipients, um.flags
+       FROM user_messages um JOIN messages m ON m.id = um.message_id
+       WHERE um.user_id = $1 AND (um.flags & 1) = 0
+         AND ($3::int IS NULL OR m.stream_id = $3) AND ($4::text IS NULL OR lower(m.topic) = lower($4))
+       ORDER BY um.message_id DESC LIMIT $2`,
+      [userId, limit, filter?.streamId ?? null, filter?.topic ?? null],
+    );
+    return rows
+      .map((r) => ({
+        id: Number(r.id),
+        senderId: r.sender_id,
+        kind: r.recipient_kind,
+        streamId: r.stream_id,
+        topic: r.topic,
+        directRecipients: r.direct_recipients ?? [],
+        flags: r.flags,
+      }))
+      .reverse();
+  }
+
+  /** The user's direct conversations by newest message: participants (sorted, with the user) and that ID. */
+  recentDirectConversations(userId: number, limit: number): Promise<{ members: number[]; maxId: number }[]> {
+    return this.db.map(
+      `SELECT m.direct_recipients AS members, max(m.id) AS max_id
+       FROM user_messages um JOIN messages m ON m.id = um.message_id
+       WHERE um.user_id = $1 AND (um.flags & 256) <> 0
+       GROUP BY m.direct_recipients ORDER BY max(m.id) DESC LIMIT $2`,
+      [userId, limit],
+      (r) => ({ members: r.members ?? [], maxId: Number(r.max_id) }),
+    );
+  }
+
+  /** The newest message ID the user has, or -1. */
+  maxMessageId(userId: number): Promise<number> {
+    return this.db.one('SELECT max(message_id) AS id FROM user_messages WHERE user_id = $1', [userId], (r) =>
+      r.id == null ? -1 : Number(r.id),
+    );
+  }
+
+  /** IDs of the user's starred messages, ascending. */
+  starred(userId: number): Promise<number[]> {
+    return this.db.map('SELECT message_id FROM user_messages WHERE user_id = $1 AND (flags & 2) <> 0 ORDER BY message_id', [userId], (r) =>
+      Number(r.message_id),
+    );
+  }
+}

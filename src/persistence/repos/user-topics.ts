@@ -1,0 +1,63 @@
+// Per-user topic visibility policies (muted, unmuted, followed).
+import type { IDatabase, IMain } from 'pg-promise';
+
+export interface UserTopic {
+  userId: number;
+  channelId: number;
+  topic: string;
+  visibilityPolicy: number;
+  /** UNIX seconds. */
+  lastUpdated: number;
+}
+
+interface UserTopicRow {
+  user_id: number;
+  channel_id: number;
+  topic: string;
+  visibility_policy: number;
+  last_updated: Date;
+}
+
+function toUserTopic(r: UserTopicRow): UserTopic {
+  return {
+    userId: r.user_id,
+    channelId: r.channel_id,
+    topic: r.topic,
+    visibilityPolicy: r.visibility_policy,
+    lastUpdated: Math.floor(r.last_updated.getTime() / 1000),
+  };
+}
+
+export class UserTopicsRepository {
+  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+
+  async forUser(userId: number): Promise<UserTopic[]> {
+    const rows = await this.db.any<UserTopicRow>('SELECT * FROM user_topics WHERE user_id = $1 ORDER BY last_updated, channel_id', [userId]);
+    return rows.map(toUserTopic);
+  }
+
+  /** The policy of a topic (case-insensitive); 0 when none is set. */
+  policy(userId: number, channelId: number, topic: string): Promise<number> {
+    return this.db.oneOrNone(
+      'SELECT visibility_policy FROM user_topics WHERE user_id = $1 AND channel_id = $2 AND lower(topic) = lower($3)',
+      [userId, channelId, topic],
+      (r) => (r ? r.visibility_policy : 0),
+    );
+  }
+
+  /** Sets a policy (0 removes it); returns the stored record, or null after a removal. */
+  async set(userId: number, channelId: number, topic: string, policy: number, at: Date): Promise<UserTopic | null> {
+    if (policy === 0) {
+      await this.db.none('DELETE FROM user_topics WHERE user_id = $1 AND channel_id = $2 AND lower(topic) = lower($3)', [userId, channelId, topic]);
+      return null;
+    }
+    const row = await this.db.one<UserTopicRow>(
+      `INSERT INTO user_topics (user_id, channel_id, topic, visibility_policy, last_updated) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (user_id, channel_id, lower(topic))
+       DO UPDATE SET topic = EXCLUDED.topic, visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated
+       RETURNING *`,
+      [userId, channelId, topic, policy, at],
+    );
+    return toUserTopic(row);
+  }
+}

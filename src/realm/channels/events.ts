@@ -1,0 +1,78 @@
+// Builders for the channels domain's events (stream, subscription, default_streams), with their audiences.
+import type { RealmEvent } from '../../events/hub.js';
+import type { RealmState } from '../state.js';
+import { metadataAudience } from './access.js';
+import { formatChannel, NO_TRAFFIC, type TrafficLookup } from './format.js';
+import type { Channel } from './types.js';
+
+function nonEmpty(events: RealmEvent[]): RealmEvent[] {
+  return events.filter((e) => e.users.length > 0);
+}
+
+/** stream create: the channels' records, to the given users (by default, everyone who may see them). */
+export function streamCreate(state: RealmState, channels: Channel[], users: number[], traffic: TrafficLookup = NO_TRAFFIC): RealmEvent[] {
+  if (channels.length === 0) return [];
+  return nonEmpty([{ event: { type: 'stream', op: 'create', streams: channels.map((c) => formatChannel(state, c, traffic)) }, users }]);
+}
+
+/** stream delete: the users no longer see the channels. */
+export function streamDelete(channelIds: number[], users: number[]): RealmEvent[] {
+  if (channelIds.length === 0) return [];
+  const event = { type: 'stream', op: 'delete', streams: channelIds.map((id) => ({ stream_id: id })), stream_ids: channelIds };
+  return nonEmpty([{ event, users }]);
+}
+
+/** stream update of one property, to everyone who may see the channel (after the change). */
+export function streamUpdate(
+  state: RealmState,
+  ch: Channel,
+  property: string,
+  value: unknown,
+  extra: Record<string, unknown> = {},
+  users: number[] = metadataAudience(state, ch),
+): RealmEvent {
+  return { event: { type: 'stream', op: 'update', stream_id: ch.id, name: ch.name, property, value, ...extra }, users };
+}
+
+/**
+ * Archiving and unarchiving: clients with the archived_channels capability get the is_archived update;
+ * others lose the channel (delete) or get it back (create).
+ */
+export function archiveEvents(state: RealmState, ch: Channel, archived: boolean): RealmEvent[] {
+  const users = metadataAudience(state, ch);
+  const update = streamUpdate(state, ch, 'is_archived', archived, {}, users);
+  const legacy = archived
+    ? streamDelete([ch.id], users)[0]?.event
+    : { type: 'stream', op: 'create', streams: [formatChannel(state, ch, NO_TRAFFIC)] };
+  return nonEmpty([{ ...update, legacy: { archived_channels: legacy ? [legacy] : [] } }]);
+}
+
+export function subscriptionAdd(userId: number, records: Record<string, unknown>[]): RealmEvent[] {
+  if (records.length === 0) return [];
+  return [{ event: { type: 'subscription', op: 'add', subscriptions: records }, users: [userId] }];
+}
+
+export function subscriptionRemove(userId: number, channels: Channel[]): RealmEvent[] {
+  if (channels.length === 0) return [];
+  const subscriptions = channels.map((c) => ({ stream_id: c.id, name: c.name }));
+  return [{ event: { type: 'subscription', op: 'remove', subscriptions }, users: [userId] }];
+}
+
+export function subscriptionUpdate(userId: number, channelId: number, property: string, value: unknown): RealmEvent {
+  return { event: { type: 'subscription', op: 'update', stream_id: channelId, property, value }, users: [userId] };
+}
+
+/** peer_add / peer_remove: to those who may see the channel's subscribers, except the users concerned. */
+export function peerEvent(state: RealmState, op: 'peer_add' | 'peer_remove', ch: Channel, userIds: number[]): RealmEvent[] {
+  if (userIds.length === 0) return [];
+  const concerned = new Set(userIds);
+  const users = metadataAudience(state, ch).filter((id) => !concerned.has(id));
+  return nonEmpty([{ event: { type: 'subscription', op, stream_ids: [ch.id], user_ids: userIds }, users }]);
+}
+
+/** default_streams: the full list, to every active user but guests. */
+export function defaultStreamsEvent(state: RealmState): RealmEvent[] {
+  const users = [...state.usersById.values()].filter((u) => u.isActive && u.role !== 600).map((u) => u.id);
+  const ids = [...state.channels.defaultChannelIds].sort((a, b) => a - b);
+  return nonEmpty([{ event: { type: 'default_streams', default_streams: ids }, users }]);
+}

@@ -1,0 +1,125 @@
+// Channel folders: creating, renaming, describing, archiving and reordering them (administrators only).
+import type { RealmEvent } from '../../events/hub.js';
+import { errors } from '../../http/errors.js';
+import type { FolderChanges } from '../../persistence/repos/channel-folders.js';
+import type { CommandDef } from '../commands.js';
+import { activeUserIds, actor, requireAdmin } from '../people/access.js';
+import type { RealmState } from '../state.js';
+import { formatFolder } from './format.js';
+import { renderDescription } from './render.js';
+import { CHANNEL_LIMITS, type ChannelFolder } from './types.js';
+
+function checkFolderName(state: RealmState, raw: string, self?: ChannelFolder): string {
+  const name = raw.trim();
+  if (name === '') throw errors.channelFolderNameEmpty();
+  if ([...name].length > CHANNEL_LIMITS.folderNameLength) {
+    throw errors.invalidParam(`name is too long (limit: ${CHANNEL_LIMITS.folderNameLength} characters)`);
+  }
+  for (const f of state.channels.folders.values()) {
+    if (f.id !== self?.id && f.name.toLowerCase() === name.toLowerCase()) throw errors.channelFolderNameInUse();
+  }
+  return name;
+}
+
+function folderEvent(state: RealmState, event: Record<string, unknown>): RealmEvent[] {
+  return [{ event: { type: 'channel_folder', ...event }, users: activeUserIds(state) }];
+}
+
+export interface CreateFolderInput {
+  actorId: number;
+  name: string;
+  description: string;
+  realmUrl: string;
+}
+
+const createChannelFolder: CommandDef<CreateFolderInput, Omit<ChannelFolder, 'id' | 'dateCreated' | 'isArchived'>, ChannelFolder> = {
+  check(state, input) {
+    requireAdmin(actor(state, input.actorId));
+    const name = checkFolderName(state, input.name);
+    const orders = [...state.channels.folders.values()].map((f) => f.order);
+    return {
+      realmId: state.realm.id,
+      name,
+      description: input.description,
+      renderedDescription: renderDescription(state, input.description, input.realmUrl),
+      order: orders.length === 0 ? 0 : Math.max(...orders) + 1,
+      creatorId: input.actorId,
+    };
+  },
+  write: (t, plan) => t.channelFolders.insert(plan),
+  apply: (state, f) => void state.channels.folders.set(f.id, f),
+  events: (state, f) => folderEvent(state, { op: 'add', channel_folder: formatFolder(f) }),
+};
+
+export interface UpdateFolderInput {
+  actorId: number;
+  folderId: number;
+  name?: string;
+  description?: string;
+  isArchived?: boolean;
+  realmUrl: string;
+}
+
+const updateChannelFolder: CommandDef<UpdateFolderInput, { id: number; changes: FolderChanges }, { folder: ChannelFolder; changes: FolderChanges }> = {
+  check(state, input) {
+    requireAdmin(actor(state, input.actorId));
+    const folder = state.channels.folders.get(input.folderId);
+    if (!folder) throw errors.invalidChannelFolderId();
+    if (input.name === undefined && input.description === undefined && input.isArchived === undefined) throw errors.noNewValues();
+    const changes: FolderChanges = {};
+    if (input.name !== undefined) {
+      const name = checkFolderName(state, input.name, folder);
+      if (name !== folder.name) changes.name = name;
+    }
+    if (input.description !== undefined && input.description !== folder.description) {
+      changes.description = input.description;
+      changes.renderedDescription = renderDescription(state, input.description, input.realmUrl);
+    }
+    if (input.isArchived !== undefined && input.isArchived !== folder.isArchived) {
+      const inUse = [...state.channels.byId.values()].some((c) => c.folderId === folder.id && !c.isArchived);
+      if (input.isArchived && inUse) throw errors.channelFolderNotEmpty();
+      changes.isArchived = input.isArchived;
+    }
+    return { id: folder.id, changes };
+  },
+  async write(t, plan) {
+    return { folder: await t.channelFolders.update(plan.id, plan.changes), changes: plan.changes };
+  },
+  apply: (state, r) => void state.channels.folders.set(r.folder.id, r.folder),
+  events(state, r) {
+    const data: Record<string, unknown> = {};
+    if (r.changes.name !== undefined) data.name = r.changes.name;
+    if (r.changes.description !== undefined) {
+      data.description = r.changes.description;
+      data.rendered_description = r.changes.renderedDescription;
+    }
+    if (r.changes.isArchived !== undefined) data.is_archived = r.changes.isArchived;
+    if (Object.keys(data).length === 0) return [];
+    return folderEvent(state, { op: 'update', channel_folder_id: r.folder.id, data });
+  },
+};
+
+const reorderChannelFolders: CommandDef<{ actorId: number; order: number[] }, number[], number[]> = {
+  check(state, input) {
+    requireAdmin(actor(state, input.actorId));
+    const ids = new Set(input.order);
+    const all = [...state.channels.folders.keys()];
+    if (ids.size !== input.order.length || ids.size !== all.length || all.some((id) => !ids.has(id))) {
+      throw errors.channelFolderOrderIncomplete();
+    }
+    return input.order;
+  },
+  async write(t, order) {
+    await t.channelFolders.setOrder(order);
+    return order;
+  },
+  apply(state, order) {
+    order.forEach((id, i) => {
+      const f = state.channels.folders.get(id);
+      if (f) state.channels.folders.set(id, { ...f, order: i });
+    });
+  },
+  events: (state, order) => folderEvent(state, { op: 'reorder', order }),
+};
+
+export const folderCommands = { createChannelFolder, updateChannelFolder, reorderChannelFolders };

@@ -1,0 +1,110 @@
+// Notices from the realm's notification bot (created on first use): the announcement of a new channel.
+// Written with the messages domain's insert and event format; the one place the channels domain posts a message.
+import type { RealmEvent } from '../../events/hub.js';
+import type { Tx } from '../../persistence/db.js';
+import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
+import { eventMessage, flagNames } from '../messages/format.js';
+import { renderContent } from '../messages/render.js';
+import { applyCreatedUser } from '../people/users.commands.js';
+import { realmUserAdd } from '../people/events.js';
+import { createUser } from '../provision.js';
+import { realmSetting } from '../realm-settings.js';
+import type { RealmState } from '../state.js';
+import { ROLE, type User } from '../types.js';
+import { activeSubscriberIds } from './format.js';
+import type { Channel } from './types.js';
+
+export const NOTIFICATION_BOT_EMAIL = 'notification-bot@palaver.internal';
+export const NOTIFICATION_BOT_NAME = 'Notification Bot';
+/** Topics of the notices: in the realm's announcements channel, and in the new channel itself. */
+export const NEW_CHANNELS_TOPIC = 'new channels';
+export const CHANNEL_EVENTS_TOPIC = 'channel events';
+
+export interface Notice {
+  /** Set when the bot was created for this notice. */
+  createdBot: User | null;
+  message: StoredMessage;
+  recipients: number[];
+}
+
+async function notificationBot(t: Tx, state: RealmState): Promise<{ bot: User; created: boolean }> {
+  const existing = state.userByEmail(NOTIFICATION_BOT_EMAIL);
+  if (existing) return { bot: existing, created: false };
+  const bot = await createUser(t, state.realm.id, {
+    email: NOTIFICATION_BOT_EMAIL,
+    fullName: NOTIFICATION_BOT_NAME,
+    role: ROLE.MEMBER,
+    isBot: true,
+    botType: 1,
+  });
+  return { bot, created: true };
+}
+
+function policyName(ch: Channel): string {
+  if (ch.isWebPublic) return 'Web-public';
+  if (!ch.inviteOnly) return 'Public';
+  return ch.historyPublicToSubscribers ? 'Private, shared history' : 'Private, protected history';
+}
+
+/** Where the creation of `ch` is announced: the realm's announcements channel, else the new channel itself. */
+export function announcementTarget(state: RealmState, ch: Channel): { channel: Channel; topic: string; content: string } {
+  const creator = ch.creatorId === null ? undefined : state.usersById.get(ch.creatorId);
+  const by = creator ? `@_**${creator.fullName}|${creator.id}**` : 'an administrator';
+  const target = state.channels.byId.get(Number(realmSetting(state, 'new_stream_announcements_stream_id')));
+  if (target && !target.isArchived && target.id !== ch.id) {
+    return { channel: target, topic: NEW_CHANNELS_TOPIC, content: `${by} created a new channel #**${ch.name}**.` };
+  }
+  const description = ch.description === '' ? '*No description.*' : ch.description;
+  const content = `**${policyName(ch)}** channel created by ${by}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
+  return { channel: ch, topic: ch.topicsPolicy === 'empty_topic_only' ? '' : CHANNEL_EVENTS_TOPIC, content };
+}
+
+/** Posts the announcement of a new channel (not yet in memory: its subscribers are given). */
+export async function postAnnouncement(t: Tx, state: RealmState, ch: Channel, subscriberIds: number[], realmUrl: string): Promise<Notice> {
+  const { bot, created } = await notificationBot(t, state);
+  const { channel, topic, content } = announcementTarget(state, ch);
+  const rendered = renderContent(state, bot, realmUrl, content);
+  const message: NewMessage = {
+    realmId: state.realm.id,
+    senderId: bot.id,
+    kind: 'stream',
+    streamId: channel.id,
+    topic,
+    directRecipients: [],
+    content,
+    renderedContent: rendered.html,
+    dateSent: Math.floor(Date.now() / 1000),
+    hasLink: rendered.hasLink,
+    hasAttachment: rendered.hasAttachment,
+    hasImage: rendered.hasImage,
+    recipientId: 2 * channel.id,
+    client: 'Internal',
+    isMeMessage: false,
+  };
+  const [id] = await t.messages.insert([message]);
+  const recipients = channel.id === ch.id ? subscriberIds : activeSubscriberIds(state, channel.id);
+  if (recipients.length > 0) await t.userMessages.insert(recipients.map((userId) => ({ userId, messageId: id!, flags: 0 })));
+  return {
+    createdBot: created ? bot : null,
+    message: { ...message, id: id!, lastEditTime: null, lastMovedTime: null, editHistory: null },
+    recipients,
+  };
+}
+
+export function applyNotice(state: RealmState, n: Notice): void {
+  if (n.createdBot) applyCreatedUser(state, { user: n.createdBot, groupIds: [] });
+  state.channels.noteMessage(n.message.streamId!, n.message.id, n.message.dateSent);
+}
+
+/** The bot's realm_user add (when new) and the message event to the notice's recipients. */
+export function noticeEvents(state: RealmState, n: Notice): RealmEvent[] {
+  const events: RealmEvent[] = n.createdBot ? realmUserAdd(state, n.createdBot) : [];
+  if (n.recipients.length === 0) return events;
+  const isPublic = state.channels.byId.get(n.message.streamId!)?.inviteOnly === false;
+  events.push({
+    event: { type: 'message', message: eventMessage(state, n.message, []) },
+    users: n.recipients.map((id) => ({ id, fields: { flags: flagNames(0) } })),
+    ...(isPublic ? { allPublicStreams: true } : {}),
+  });
+  return events;
+}

@@ -1,0 +1,16 @@
+// Drafts, saved snippets and navigation views as the API returns them.
+import type { StoredDraft } from '../../persistence/repos/drafts.js';
+import type { NavigationView } from '../../persistence/repos/navigation-views.js';
+import type { SavedSnippet } from '../../persistence/repos/saved-snippets.js';
+
+export function formatDraft(d: StoredDraft): Record<string, unknown> {
+  return { id: d.id, type: d.type, to: d.to, topic: d.topic, content: d.content, timestamp: Math.floor(d.lastEditTime) };
+}
+
+export function formatSnippet(s: SavedSnippet): Record<string, unknown> {
+  return { id: s.id, title: s.title, content: s.content, date_created: s.dateCreated };
+}
+
+export function formatNavigationView(v: NavigationView): Record<string, unknown> {
+  return { fragment: v.fragment, is_pinned: v.isPinned, name: v.name };
+}

@@ -1,0 +1,12 @@
+// Every realm command of the files domain (attachments and custom emoji), and what other domains use of it.
+import type { CommandRegistry } from '../commands.js';
+import { attachmentCommands } from './attachments.commands.js';
+import { emojiCommands } from './emoji.commands.js';
+
+export { canDownload, linkAttachments } from './access.js';
+export { customEmojiById, customEmojiByName, requireActiveCustomEmoji } from './emoji.js';
+
+export const filesCommands: CommandRegistry = {
+  ...attachmentCommands,
+  ...emojiCommands,
+};

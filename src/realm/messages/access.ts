@@ -1,0 +1,40 @@
+// Who may read which messages: channel history access, access to one message, and who is told of a change.
+import { ROLE, type User } from '../types.js';
+import type { RealmState } from '../state.js';
+import type { Channel } from '../channels/types.js';
+import type { StoredMessage } from '../../persistence/repos/messages.js';
+
+/**
+ * Zulip's can_access_stream_history: whether the user may read the channel's messages, including those sent
+ * before they subscribed (web-public; public to non-guests; shared-history private channels to subscribers).
+ */
+export function canReadChannelHistory(state: RealmState, user: User, ch: Channel): boolean {
+  if (!user.isActive) return false;
+  if (ch.isWebPublic) return true;
+  if (!ch.inviteOnly && user.role !== ROLE.GUEST) return true;
+  return ch.historyPublicToSubscribers && state.channels.isSubscribed(user.id, ch.id);
+}
+
+/** Whether the user may see a message: they have a row for it, or it is in a channel whose history they may read. */
+export function canSeeMessage(state: RealmState, user: User, m: Pick<StoredMessage, 'kind' | 'streamId'>, hasRow: boolean): boolean {
+  if (hasRow) return true;
+  if (m.kind !== 'stream') return false;
+  const ch = state.channels.byId.get(m.streamId!);
+  return ch !== undefined && canReadChannelHistory(state, user, ch);
+}
+
+/** Active subscribers of a channel who are active users. */
+export function activeSubscribers(state: RealmState, channelId: number): number[] {
+  return state.channels.subscriberIds(channelId).filter((id) => state.usersById.get(id)?.isActive);
+}
+
+/**
+ * Who hears of a change to messages (edit, deletion, reaction): everyone holding a row, plus, for a channel
+ * whose history subscribers may read, its current subscribers.
+ */
+export function changeAudience(state: RealmState, holders: Iterable<number>, streamId: number | null): number[] {
+  const out = new Set(holders);
+  const ch = streamId === null ? undefined : state.channels.byId.get(streamId);
+  if (ch && ch.historyPublicToSubscribers) for (const id of activeSubscribers(state, ch.id)) out.add(id);
+  return [...out].filter((id) => state.usersById.get(id)?.isActive).sort((a, b) => a - b);
+}

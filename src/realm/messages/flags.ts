@@ -1,0 +1,115 @@
+// Personal message flags (POST /messages/flags and the mark-as-read operations): Zulip's state table, historical
+// rows for messages the user never received, and the update_message_flags event.
+import type { RealmEvent } from '../../events/hub.js';
+import { errors } from '../../http/errors.js';
+import { FLAG_BITS } from '../../narrow/index.js';
+import type { CommandDef } from '../commands.js';
+import { actor } from '../people/access.js';
+import type { User } from '../types.js';
+import { canSeeMessage } from './access.js';
+import { HISTORICAL_DEFAULT } from './format.js';
+import { unreadDetails } from './unread.js';
+
+export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
+export type EditableFlag = (typeof EDITABLE_FLAGS)[number];
+const NON_EDITABLE_FLAGS = new Set(['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'wildcard_mentioned', 'has_alert_word', 'historical']);
+
+/** The flag's bit; "Invalid flag" or "Flag not editable" otherwise. */
+export function editableFlagBit(flag: string): number {
+  if ((EDITABLE_FLAGS as readonly string[]).includes(flag)) return FLAG_BITS[flag as EditableFlag];
+  if (NON_EDITABLE_FLAGS.has(flag)) throw errors.flagNotEditable(flag);
+  throw errors.invalidFlag(flag);
+}
+
+export interface FlagsInput {
+  userId: number;
+  op: 'add' | 'remove';
+  flag: string;
+  messages: number[];
+}
+
+interface FlagsPlan extends FlagsInput {
+  user: User;
+  bit: number;
+}
+
+export interface FlagsResult {
+  userId: number;
+  op: 'add' | 'remove';
+  flag: string;
+  /** The IDs whose flag changed, ascending. */
+  changed: number[];
+  /** Request IDs left alone because they are in channels the user is not subscribed to (read/remove only). */
+  ignored: number[];
+  ignoredChannels: number[];
+  details?: Record<string, unknown>;
+}
+
+export function flagsEvent(r: Pick<FlagsResult, 'userId' | 'op' | 'flag' | 'changed' | 'details'>): RealmEvent[] {
+  if (r.changed.length === 0) return [];
+  const event: RealmEvent['event'] = { type: 'update_message_flags', op: r.op, operation: r.op, flag: r.flag, messages: r.changed, all: false };
+  if (r.details) event.message_details = r.details;
+  return [{ event, users: [r.userId] }];
+}
+
+export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
+  check(state, input) {
+    const user = actor(state, input.userId);
+    return { ...input, user, bit: editableFlagBit(input.flag), messages: [...new Set(input.messages)] };
+  },
+
+  async write(t, p, state) {
+    const on = p.op === 'add';
+    let ids = p.messages;
+    const ignored: number[] = [];
+    const ignoredChannels = new Set<number>();
+    const messages = new Map((await t.messages.byIds(ids)).filter((m) => m.realmId === state.realm.id).map((m) => [m.id, m]));
+    if (p.flag === 'read' && !on) {
+      ids = ids.filter((id) => {
+        const m = messages.get(id);
+        if (!m || m.kind !== 'stream' || state.channels.isSubscribed(p.userId, m.streamId!)) return true;
+        ignored.push(id);
+        ignoredChannels.add(m.streamId!);
+        return false;
+      });
+    }
+    const existing = await t.userMessages.flagsFor(p.userId, ids);
+    const wanted = (f: number) => ((f & p.bit) !== 0) === on;
+    const toChange = ids.filter((id) => !wanted(existing.get(id) ?? HISTORICAL_DEFAULT));
+    const historical = toChange.filter((id) => !existing.has(id));
+    if (historical.length > 0) {
+      // Only reachable when the default for a missing row differs from the target (star, collapse, unread).
+      for (const id of historical) {
+        const m = messages.get(id);
+        if (!m || !canSeeMessage(state, p.user, m, false)) throw errors.invalidMessage();
+      }
+      const flags = on ? HISTORICAL_DEFAULT | p.bit : HISTORICAL_DEFAULT & ~p.bit;
+      await t.userMessages.insertMissing(historical.map((messageId) => ({ userId: p.userId, messageId, flags })));
+    }
+    await t.userMessages.setBit(p.userId, toChange.filter((id) => existing.has(id)), p.bit, on);
+    const changed = [...toChange].sort((a, b) => a - b);
+    const details = p.flag === 'read' && !on ? await unreadDetails(t, state, p.userId, changed) : undefined;
+    return { userId: p.userId, op: p.op, flag: p.flag, changed, ignored, ignoredChannels: [...ignoredChannels].sort((a, b) => a - b), details };
+  },
+
+  events: (_state, r) => flagsEvent(r),
+};
+
+export interface MarkReadInput {
+  userId: number;
+  streamId?: number;
+  topic?: string;
+}
+
+/** Marks all, a channel's or a topic's unread messages read. */
+export const markAsRead: CommandDef<MarkReadInput, MarkReadInput, FlagsResult> = {
+  check(state, input) {
+    actor(state, input.userId);
+    return input;
+  },
+  async write(t, p) {
+    const changed = await t.userMessages.markRead(p.userId, { streamId: p.streamId, topic: p.topic });
+    return { userId: p.userId, op: 'add', flag: 'read', changed, ignored: [], ignoredChannels: [] };
+  },
+  events: (_state, r) => flagsEvent(r),
+};

@@ -1,0 +1,157 @@
+// Reading message history (GET /messages, POST /messages/flags/narrow): the narrow compiled to SQL over the
+// viewer's rows, or over a channel's whole history where they may read it, with Zulip's anchor arithmetic.
+import type { Db } from '../../persistence/db.js';
+import { MESSAGE_COLUMNS, toStoredMessage, type StoredMessage } from '../../persistence/repos/messages.js';
+import { compileSql, FLAG_BITS, type ResolvedTerm } from '../../narrow/index.js';
+import { ROLE, type User } from '../types.js';
+import type { RealmState } from '../state.js';
+import { canReadChannelHistory } from './access.js';
+import { narrowColumns } from './narrow-context.js';
+
+/** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` stands for. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
+export const MAX_MESSAGES_PER_FETCH = 5000;
+
+/** Zulip's ok_to_include_history: a positive channel term the viewer may read the history of, and no flag terms. */
+export function includesHistory(state: RealmState, viewer: User, narrow: readonly ResolvedTerm[]): boolean {
+  let include = false;
+  for (const t of narrow) {
+    if (t.negated) continue;
+    if (t.op === 'channel') {
+      const ch = state.channels.byId.get(t.streamId);
+      if (ch && canReadChannelHistory(state, viewer, ch)) include = true;
+    } else if (t.op === 'channels-public' && viewer.role !== ROLE.GUEST) include = true;
+  }
+  if (narrow.some((t) => t.op === 'is' && !['resolved', 'followed', 'muted'].includes(t.what))) include = false;
+  return include;
+}
+
+export interface FoundRow {
+  message: StoredMessage;
+  flags: number;
+}
+
+/** A compiled query for one viewer and narrow: FROM/WHERE text, its parameters and the ID column. */
+export class HistoryQuery {
+  readonly from: string;
+  readonly where: string;
+  readonly params: unknown[];
+  readonly idCol: string;
+  readonly flagsCol: string;
+
+  constructor(state: RealmState, viewer: User, narrow: readonly ResolvedTerm[]) {
+    const history = includesHistory(state, viewer, narrow);
+    const columns = narrowColumns(state, viewer.id, history);
+    const base: unknown[] = [viewer.id, state.realm.id];
+    const compiled = compileSql(narrow, viewer, columns, base.length);
+    this.params = [...base, ...compiled.params];
+    this.flagsCol = columns.flags;
+    if (history) {
+      this.from = 'messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = $1';
+      this.where = `m.realm_id = $2 AND m.recipient_kind = 'stream' AND (${compiled.where})`;
+      this.idCol = 'm.id';
+    } else {
+      this.from = 'user_messages um JOIN messages m ON m.id = um.message_id';
+      this.where = `um.user_id = $1 AND $2::int IS NOT NULL AND (${compiled.where})`;
+      this.idCol = 'um.message_id';
+    }
+  }
+
+  /** Rows matching the narrow and an ID condition, in `order`, at most `limit`. */
+  async rows(db: Db, cond: { op: '<=' | '>='; id: number } | null, order: 'ASC' | 'DESC', limit: number, extra = ''): Promise<FoundRow[]> {
+    if (limit <= 0) return [];
+    const params = [...this.params];
+    let where = this.where + extra;
+    if (cond) {
+      params.push(cond.id);
+      where += ` AND ${this.idCol} ${cond.op} $${params.length}`;
+    }
+    params.push(limit);
+    const sql = `SELECT ${MESSAGE_COLUMNS}, ${this.flagsCol} AS viewer_flags FROM ${this.from} WHERE ${where}
+      ORDER BY ${this.idCol} ${order} LIMIT $${params.length}`;
+    const rows = await db.any(sql, params);
+    return rows.map((r) => ({ message: toStoredMessage(r), flags: r.viewer_flags as number }));
+  }
+
+  /** The oldest unread message ID matching the narrow, or null. */
+  async firstUnread(db: Db): Promise<number | null> {
+    const found = await this.rows(db, null, 'ASC', 1, ` AND (${this.flagsCol} & ${FLAG_BITS.read}) = 0`);
+    return found[0]?.message.id ?? null;
+  }
+
+  /** Rows among these IDs that match. */
+  async byIds(db: Db, ids: number[]): Promise<FoundRow[]> {
+    if (ids.length === 0) return [];
+    const params = [...this.params, ids];
+    const sql = `SELECT ${MESSAGE_COLUMNS}, ${this.flagsCol} AS viewer_flags FROM ${this.from}
+      WHERE ${this.where} AND ${this.idCol} = ANY($${params.length}::bigint[]) ORDER BY ${this.idCol}`;
+    const rows = await db.any(sql, params);
+    return rows.map((r) => ({ message: toStoredMessage(r), flags: r.viewer_flags as number }));
+  }
+}
+
+export interface Range {
+  /** null: first_unread. */
+  anchor: number | null;
+  numBefore: number;
+  numAfter: number;
+  includeAnchor: boolean;
+}
+
+export interface RangeResult {
+  rows: FoundRow[];
+  anchor: number;
+  foundAnchor: boolean;
+  foundOldest: boolean;
+  foundNewest: boolean;
+  historyLimited: boolean;
+}
+
+/** Zulip's limit_query_to_range and post_process_limited_query. */
+export async function fetchRange(db: Db, q: HistoryQuery, range: Range): Promise<RangeResult> {
+  const anchor = range.anchor ?? (await q.firstUnread(db)) ?? LARGER_THAN_MAX_MESSAGE_ID;
+  const anchoredToLeft = anchor === 0;
+  const anchoredToRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
+  const numBefore = range.numBefore;
+  const numAfter = anchoredToRight ? 0 : range.numAfter;
+  const include = range.includeAnchor ? 1 : 0;
+  const needBefore = !anchoredToLeft && numBefore > 0;
+  const needAfter = !anchoredToRight && numAfter > 0;
+  let before: FoundRow[] = [];
+  let after: FoundRow[] = [];
+  if (needBefore && needAfter) {
+    before = await q.rows(db, { op: '<=', id: anchor - 1 }, 'DESC', numBefore);
+    after = await q.rows(db, { op: '>=', id: anchor }, 'ASC', numAfter + 1);
+  } else if (needBefore) {
+    before = await q.rows(db, { op: '<=', id: anchor - (1 - include) }, 'DESC', numBefore + (anchoredToRight ? 0 : include));
+  } else if (needAfter) {
+    after = await q.rows(db, { op: '>=', id: anchor + (1 - include) }, 'ASC', numAfter + include);
+  } else if (include && !anchoredToLeft && !anchoredToRight) {
+    after = await q.rows(db, { op: '>=', id: anchor }, 'ASC', 1);
+    after = after.filter((r) => r.message.id === anchor);
+  }
+  const all = [...before.reverse(), ...after];
+  let beforeRows: FoundRow[];
+  let anchorRows: FoundRow[];
+  let afterRows: FoundRow[];
+  if (anchoredToRight) {
+    [beforeRows, anchorRows, afterRows] = [all, [], []];
+  } else {
+    beforeRows = all.filter((r) => r.message.id < anchor);
+    anchorRows = all.filter((r) => r.message.id === anchor);
+    afterRows = all.filter((r) => r.message.id > anchor);
+  }
+  if (numBefore) beforeRows = beforeRows.slice(-numBefore);
+  else if (!anchoredToRight) beforeRows = [];
+  if (numAfter) afterRows = afterRows.slice(0, numAfter);
+  else afterRows = [];
+  if (anchoredToRight && !numBefore) beforeRows = [];
+  return {
+    rows: [...beforeRows, ...anchorRows, ...afterRows],
+    anchor,
+    foundAnchor: anchorRows.length === 1,
+    foundOldest: anchoredToLeft || beforeRows.length < numBefore,
+    foundNewest: anchoredToRight || afterRows.length < numAfter,
+    historyLimited: false,
+  };
+}

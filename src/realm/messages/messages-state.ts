@@ -1,0 +1,26 @@
+// The messages domain's part of a realm's working set: linkifiers, users' alert words and conversation IDs.
+import type { Repos } from '../../persistence/db.js';
+import type { Linkifier } from '../../persistence/repos/linkifiers.js';
+
+export type { Linkifier };
+
+export class MessagesState {
+  constructor(
+    /** In matching order. */
+    public linkifiers: Linkifier[] = [],
+    /** User ID → words in the order added. */
+    readonly alertWords: Map<number, string[]> = new Map(),
+    /** Direct conversation (sorted participant IDs joined by ',') → its ID, filled as messages are sent. */
+    readonly directConversations: Map<string, number> = new Map(),
+  ) {}
+
+  static async load(db: Repos, realmId: number): Promise<MessagesState> {
+    const linkifiers = await db.linkifiers.forRealm(realmId);
+    const alertWords = await db.alertWords.forRealm(realmId);
+    return new MessagesState(linkifiers, alertWords);
+  }
+
+  wordsOf(userId: number): string[] {
+    return this.alertWords.get(userId) ?? [];
+  }
+}

@@ -1,0 +1,134 @@
+// Narrows for one viewer: parse and resolve against the working set (with `with` looked up in the store),
+// the SQL columns for history queries, and the same facts as a NarrowMessage for the in-memory predicate.
+import type { Db } from '../../persistence/db.js';
+import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { UserTopic } from '../../persistence/repos/user-topics.js';
+import {
+  parseNarrow,
+  resolveNarrow,
+  type NarrowColumns,
+  type NarrowMessage,
+  type NarrowResolver,
+  type ResolvedTerm,
+  type WithConversation,
+} from '../../narrow/index.js';
+import { VISIBILITY_POLICY } from '../channels/types.js';
+import { NO_TOPIC } from '../topics.js';
+import { realmSetting } from '../realm-settings.js';
+import type { RealmState } from '../state.js';
+import type { User } from '../types.js';
+import { canSeeMessage } from './access.js';
+import { flagNames, HISTORICAL_DEFAULT } from './format.js';
+
+/** Parses and resolves a narrow for the viewer; `with` is looked up in the store first. */
+export async function resolveForViewer(
+  state: RealmState,
+  db: Db,
+  viewer: User,
+  narrow: unknown,
+  allowEmptyTopic = true,
+): Promise<ResolvedTerm[]> {
+  const emptyTopicNames = allowEmptyTopic ? [NO_TOPIC] : [NO_TOPIC, realmSetting(state, 'empty_topic_display_name')];
+  const terms = parseNarrow(narrow, { emptyTopicNames });
+  let conversation: WithConversation | undefined;
+  const withTerm = terms.find((t) => t.operator === 'with');
+  if (withTerm) {
+    const m = await db.messages.byId(withTerm.operand as number);
+    const hasRow = m ? (await db.userMessages.flagsFor(viewer.id, [m.id])).has(m.id) : false;
+    if (m && m.realmId === state.realm.id && canSeeMessage(state, viewer, m, hasRow)) {
+      conversation = m.kind === 'stream' ? { kind: 'stream', streamId: m.streamId!, topic: m.topic } : { kind: 'direct', userIds: m.directRecipients };
+    }
+  }
+  // Legacy pairs carry IDs as strings: a name or email wins, an all-digits string falls back to the ID.
+  const asId = (x: string) => (/^\d{1,10}$/.test(x) ? Number(x) : undefined);
+  const resolver: NarrowResolver = {
+    channelByNameOrId: (x) =>
+      typeof x === 'number' ? state.channels.byId.get(x) : (state.channels.channelByName(x) ?? state.channels.byId.get(asId(x) ?? -1)),
+    userByEmailOrId: (x) => (typeof x === 'number' ? state.usersById.get(x) : (state.userByEmail(x) ?? state.usersById.get(asId(x) ?? -1))),
+    conversationOfMessage: () => conversation,
+  };
+  return resolveNarrow(terms, resolver);
+}
+
+function intList(ids: Iterable<number>): string {
+  return `'{${[...ids].map((n) => Math.trunc(n)).join(',')}}'::int[]`;
+}
+
+/** Public (not invite-only) channels of the realm. */
+export function publicChannelIds(state: RealmState): number[] {
+  return [...state.channels.byId.values()].filter((c) => !c.inviteOnly).map((c) => c.id);
+}
+
+/** Channels the viewer muted. */
+function mutedChannelIds(state: RealmState, viewerId: number): number[] {
+  return state.channels.activeSubscriptions(viewerId).filter((s) => s.isMuted).map((s) => s.channelId);
+}
+
+/**
+ * The NarrowColumns over `messages m` with the viewer's row `um` (LEFT JOINed when `history`: rows absent then
+ * count as read and historical). Only integers from the working set are written into the SQL.
+ */
+export function narrowColumns(state: RealmState, viewerId: number, history: boolean): NarrowColumns {
+  const v = Math.trunc(viewerId);
+  const policy = (p: string) =>
+    `EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = ${v} AND ut.channel_id = m.stream_id AND lower(ut.topic) = lower(m.topic) AND ut.visibility_policy ${p})`;
+  return {
+    id: 'm.id',
+    senderId: 'm.sender_id',
+    kind: 'm.recipient_kind',
+    streamId: 'm.stream_id',
+    topic: 'm.topic',
+    directRecipients: 'm.direct_recipients',
+    flags: history ? `COALESCE(um.flags, ${HISTORICAL_DEFAULT})` : 'um.flags',
+    hasLink: 'm.has_link',
+    hasAttachment: 'm.has_attachment',
+    hasImage: 'm.has_image',
+    hasReaction: 'EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)',
+    streamIsPublic: `COALESCE(m.stream_id = ANY(${intList(publicChannelIds(state))}), false)`,
+    topicFollowed: policy(`= ${VISIBILITY_POLICY.FOLLOWED}`),
+    topicMuted: `(${policy(`= ${VISIBILITY_POLICY.MUTED}`)} OR (m.stream_id = ANY(${intList(mutedChannelIds(state, v))}) AND NOT ${policy(`IN (${VISIBILITY_POLICY.UNMUTED}, ${VISIBILITY_POLICY.FOLLOWED})`)}))`,
+    searchVector: 'm.search_tsv',
+    content: 'm.content',
+  };
+}
+
+/** The viewer's topic policies, for the predicate. */
+export function topicPolicies(topics: UserTopic[]): Map<string, number> {
+  return new Map(topics.map((t) => [`${t.channelId}:${t.topic.toLowerCase()}`, t.visibilityPolicy]));
+}
+
+/** A stored message as the narrow predicate sees it, for the viewer. */
+export function toNarrowMessage(
+  state: RealmState,
+  viewerId: number,
+  m: StoredMessage,
+  flags: number,
+  hasReaction: boolean,
+  policies: Map<string, number>,
+): NarrowMessage {
+  const isStream = m.kind === 'stream';
+  const ch = isStream ? state.channels.byId.get(m.streamId!) : undefined;
+  const policy = isStream ? (policies.get(`${m.streamId}:${m.topic.toLowerCase()}`) ?? 0) : 0;
+  const channelMuted = isStream && state.channels.subscription(viewerId, m.streamId!)?.isMuted === true && state.channels.isSubscribed(viewerId, m.streamId!);
+  return {
+    id: m.id,
+    senderId: m.senderId,
+    kind: m.kind,
+    streamId: m.streamId,
+    topic: m.topic,
+    directRecipients: m.directRecipients,
+    content: m.content,
+    renderedContent: m.renderedContent,
+    flags: new Set(flagNames(flags)),
+    hasLink: m.hasLink,
+    hasAttachment: m.hasAttachment,
+    hasImage: m.hasImage,
+    hasReaction,
+    streamIsPublic: ch !== undefined && !ch.inviteOnly,
+    topicIsFollowed: policy === VISIBILITY_POLICY.FOLLOWED,
+    topicIsMuted:
+      policy === VISIBILITY_POLICY.MUTED ||
+      (channelMuted && policy !== VISIBILITY_POLICY.UNMUTED && policy !== VISIBILITY_POLICY.FOLLOWED),
+  };
+}
+

@@ -1,0 +1,140 @@
+// Emoji reactions: adding (by name, or name with code and type) and removing, with Zulip's validation, historical
+// rows for reactions to messages the user never received, and the reaction event.
+import type { RealmEvent } from '../../events/hub.js';
+import { errors } from '../../http/errors.js';
+import { emojiByName, emojiCodeIsValid } from '../../markdown/index.js';
+import type { Reaction } from '../../persistence/repos/reactions.js';
+import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { Tx } from '../../persistence/db.js';
+import type { CommandDef } from '../commands.js';
+import { customEmojiById, customEmojiByName } from '../files/emoji.js';
+import { actor } from '../people/access.js';
+import type { RealmState } from '../state.js';
+import type { User } from '../types.js';
+import { canSeeMessage, changeAudience } from './access.js';
+import { HISTORICAL_DEFAULT } from './format.js';
+
+/** The special emoji of the zulip_extra_emoji namespace. */
+const EXTRA_EMOJI = new Set(['zulip']);
+
+/** Zulip's get_emoji_data: the code and type for a name (custom emoji first). */
+export function emojiForName(state: RealmState, name: string): { code: string; type: string } {
+  const custom = customEmojiByName(state, name);
+  if (custom) return { code: String(custom.id), type: 'realm_emoji' };
+  if (EXTRA_EMOJI.has(name)) return { code: name, type: 'zulip_extra_emoji' };
+  const code = emojiByName(name);
+  if (code === undefined) throw errors.reactionEmojiDoesNotExist(name);
+  return { code, type: 'unicode_emoji' };
+}
+
+/** Zulip's check_emoji_request: name, code and type must agree. */
+export function checkEmoji(state: RealmState, name: string, code: string, type: string): void {
+  switch (type) {
+    case 'unicode_emoji':
+      if (!emojiCodeIsValid(code)) throw errors.invalidEmojiCode();
+      if (emojiByName(name) !== code) throw errors.invalidEmojiName();
+      return;
+    case 'zulip_extra_emoji':
+      if (!EXTRA_EMOJI.has(name) || code !== name) throw errors.invalidEmojiName();
+      return;
+    case 'realm_emoji': {
+      const custom = customEmojiById(state, code);
+      if (!custom) throw errors.invalidCustomEmoji();
+      if (custom.name !== name) throw errors.invalidCustomEmojiName();
+      if (custom.deactivated) throw errors.customEmojiDeactivated();
+      return;
+    }
+    default:
+      throw errors.invalidEmojiType();
+  }
+}
+
+export interface ReactionInput {
+  userId: number;
+  messageId: number;
+  op: 'add' | 'remove';
+  emojiName?: string;
+  emojiCode?: string;
+  reactionType?: string;
+}
+
+interface ReactionPlan {
+  user: User;
+  input: ReactionInput;
+  code: string;
+  type: string;
+}
+
+export interface ReactionResult {
+  op: 'add' | 'remove';
+  reaction: Reaction;
+  message: StoredMessage;
+  audience: number[];
+}
+
+/** The message with the user's access to it; "Invalid message(s)" otherwise. Creates no row. */
+export async function accessForChange(t: Tx, state: RealmState, user: User, messageId: number) {
+  const message = await t.messages.byId(messageId);
+  if (!message || message.realmId !== state.realm.id) throw errors.invalidMessage();
+  const flags = (await t.userMessages.flagsFor(user.id, [messageId])).get(messageId);
+  if (!canSeeMessage(state, user, message, flags !== undefined)) throw errors.invalidMessage();
+  return { message, hasRow: flags !== undefined };
+}
+
+export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionResult> = {
+  check(state, input) {
+    const user = actor(state, input.userId);
+    if (input.op === 'remove') {
+      if (input.emojiCode !== undefined) return { user, input, code: input.emojiCode, type: input.reactionType ?? 'unicode_emoji' };
+      if (input.emojiName === undefined) throw errors.reactionNeedsEmoji();
+      const found = emojiForName(state, input.emojiName);
+      return { user, input, code: found.code, type: input.reactionType ?? found.type };
+    }
+    const name = input.emojiName!;
+    if (input.emojiCode !== undefined && input.reactionType !== undefined) {
+      return { user, input, code: input.emojiCode, type: input.reactionType };
+    }
+    const found = emojiForName(state, name);
+    return { user, input, code: found.code, type: found.type };
+  },
+
+  async write(t, p, state) {
+    const { message, hasRow } = await accessForChange(t, state, p.user, p.input.messageId);
+    const existing = await t.reactions.forMessages([message.id]);
+    const same = existing.filter((r) => r.emojiCode === p.code && r.reactionType === p.type);
+    let reaction: Reaction | null;
+    if (p.input.op === 'add') {
+      if (same.some((r) => r.userId === p.user.id)) throw errors.reactionExists();
+      // A vote for an existing reaction keeps that reaction's name.
+      const name = same[0]?.emojiName ?? p.input.emojiName!;
+      if (same.length === 0) checkEmoji(state, name, p.code, p.type);
+      if (!hasRow) await t.userMessages.insertMissing([{ userId: p.user.id, messageId: message.id, flags: HISTORICAL_DEFAULT }]);
+      reaction = { messageId: message.id, userId: p.user.id, emojiName: name, emojiCode: p.code, reactionType: p.type };
+      await t.reactions.add(reaction);
+    } else {
+      reaction = await t.reactions.remove(message.id, p.user.id, p.code, p.type);
+      if (!reaction) throw errors.reactionDoesNotExist();
+    }
+    const holders = (await t.userMessages.rowsFor([message.id])).map((r) => r.userId);
+    return { op: p.input.op, reaction, message, audience: changeAudience(state, holders, message.streamId) };
+  },
+
+  events(state, r): RealmEvent[] {
+    const u = state.usersById.get(r.reaction.userId);
+    return [
+      {
+        event: {
+          type: 'reaction',
+          op: r.op,
+          user_id: r.reaction.userId,
+          user: { user_id: r.reaction.userId, email: u?.email ?? '', full_name: u?.fullName ?? '' },
+          message_id: r.message.id,
+          emoji_name: r.reaction.emojiName,
+          emoji_code: r.reaction.emojiCode,
+          reaction_type: r.reaction.reactionType,
+        },
+        users: r.audience,
+      },
+    ];
+  },
+};

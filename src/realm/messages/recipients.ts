@@ -1,0 +1,81 @@
+// Who a message is addressed to: `to` in every form clients send it (name, ID, JSON, list, comma list),
+// resolved against the working set with Zulip's errors.
+import { errors } from '../../http/errors.js';
+import type { Channel } from '../channels/types.js';
+import type { RealmState } from '../state.js';
+import type { User } from '../types.js';
+
+/** `to` as received: the raw form string, or a value an internal caller already has. */
+export type RawTo = string | number | (string | number)[];
+
+function decode(raw: RawTo): unknown {
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** Zulip's extract_stream_indicator: a channel name (plain or JSON) or ID, possibly in a one-element list. */
+export function channelIndicator(raw: RawTo): string | number {
+  let data = decode(raw);
+  if (Array.isArray(data)) {
+    if (data.length !== 1) throw errors.expectedOneChannel();
+    data = data[0];
+  }
+  if (typeof data === 'string') return data;
+  if (typeof data === 'number' && Number.isSafeInteger(data)) return data;
+  throw errors.invalidChannelType();
+}
+
+/** Zulip's extract_private_recipients, also taking a single ID and comma lists of IDs. */
+export function directIndicators(raw: RawTo): string[] | number[] {
+  let data = decode(raw);
+  if (typeof data === 'number') data = [data];
+  if (typeof data === 'string') {
+    const parts = data.split(',');
+    data = parts.every((p) => /^\s*\d{1,10}\s*$/.test(p)) ? parts.map(Number) : parts;
+  }
+  if (!Array.isArray(data)) throw errors.invalidRecipientsType();
+  if (data.length === 0) return [];
+  if (typeof data[0] === 'string') {
+    if (!data.every((x) => typeof x === 'string')) throw errors.mixedRecipients();
+    return [...new Set((data as string[]).map((e) => e.trim()))].filter((e) => e !== '');
+  }
+  if (typeof data[0] !== 'number') throw errors.invalidRecipientsType();
+  if (!data.every((x) => typeof x === 'number' && Number.isSafeInteger(x))) throw errors.mixedRecipients();
+  return [...new Set(data as number[])];
+}
+
+/** The other participants of a direct message: active users of the realm, by email or ID. */
+export function directRecipients(state: RealmState, raw: RawTo): User[] {
+  const keys = directIndicators(raw);
+  if (keys.length === 0) throw errors.noRecipients();
+  const users = keys.map((k) => {
+    const u = typeof k === 'number' ? state.usersById.get(k) : state.userByEmail(k);
+    if (!u) throw typeof k === 'number' ? errors.invalidRecipientUserId(k) : errors.invalidRecipientEmail(k);
+    return u;
+  });
+  for (const u of users) if (!u.isActive) throw errors.recipientDeactivated(u.email);
+  return users;
+}
+
+/** The channel a message goes to, by name or ID (access is the sender's check, as in Zulip). */
+export function targetChannel(state: RealmState, raw: RawTo): Channel {
+  const key = channelIndicator(raw);
+  const ch = typeof key === 'number' ? state.channels.byId.get(key) : state.channels.channelByName(key);
+  if (!ch) throw typeof key === 'number' ? errors.channelIdDoesNotExist(key) : errors.channelDoesNotExist(key);
+  return ch;
+}
+
+/** Zulip's access_stream_for_send_message: can_send_message_group, archived channels, private channels. */
+export function checkCanPost(state: RealmState, sender: User, ch: Channel): void {
+  const allowed = (u: User) => state.userHasGroupSetting(u.id, ch.groupSettings.can_send_message_group);
+  const owner = sender.isBot && sender.botOwnerId !== null ? state.usersById.get(sender.botOwnerId) : undefined;
+  if (!allowed(sender) && !(owner && allowed(owner))) throw errors.cannotPostInChannel();
+  if (ch.isArchived) throw errors.notAuthorizedToSend(ch.name);
+  if (!ch.inviteOnly || state.channels.isSubscribed(sender.id, ch.id)) return;
+  if (owner && state.channels.isSubscribed(owner.id, ch.id)) return;
+  throw errors.notAuthorizedToSend(ch.name);
+}

@@ -1,0 +1,103 @@
+// Rendering a message in its realm: the Markdown context from the working set, /me detection, topic links and
+// alert-word hits.
+import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
+import { defaultEmojiLookup, renderMarkdown, type RenderContext, type RenderResult } from '../../markdown/index.js';
+import { hasMetadataAccess } from '../channels/access.js';
+import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
+import { realmSetting } from '../realm-settings.js';
+import type { RealmState } from '../state.js';
+import type { User } from '../types.js';
+
+/** The Markdown renderer's lookups for a realm, as seen by the author. */
+export function renderContext(state: RealmState, author: User | null, realmUrl: string): RenderContext {
+  return {
+    userByName(name) {
+      const wanted = name.toLowerCase();
+      for (const u of state.usersById.values()) if (u.isActive && u.fullName.toLowerCase() === wanted) return u;
+      return undefined;
+    },
+    userById: (id) => {
+      const u = state.usersById.get(id);
+      return u?.isActive ? u : undefined;
+    },
+    groupByName(name) {
+      const g = state.groupsByName.get(name);
+      return g && !g.deactivated ? g : undefined;
+    },
+    channelByName(name) {
+      const c = state.channels.channelByName(name);
+      if (!c || (author && !hasMetadataAccess(state, author, c))) return undefined;
+      return c;
+    },
+    emoji(name) {
+      const custom = customEmojiByName(state, name);
+      if (custom) return { code: String(custom.id), type: 'realm_emoji', url: emojiImageUrl(state.realm.id, custom.fileName) };
+      return defaultEmojiLookup(name);
+    },
+    linkifiers: state.messages.linkifiers,
+    realmUrl,
+    emptyTopicDisplayName: realmSetting(state, 'empty_topic_display_name'),
+  };
+}
+
+export interface Rendered extends RenderResult {
+  isMeMessage: boolean;
+}
+
+export function renderContent(state: RealmState, author: User | null, realmUrl: string, content: string): Rendered {
+  const r = renderMarkdown(content, renderContext(state, author, realmUrl));
+  return { ...r, isMeMessage: content.startsWith('/me ') && r.html.startsWith('<p>/me ') };
+}
+
+/** Users whose mention (directly or through a group, not silent) the rendering found. */
+export function mentionedUsers(state: RealmState, r: RenderResult, candidates: Iterable<number>): Set<number> {
+  const out = new Set<number>();
+  for (const id of candidates) {
+    if (r.mentionedUserIds.has(id)) out.add(id);
+    else for (const g of r.mentionedGroupIds) if (state.isInGroup(id, g)) out.add(id);
+  }
+  return out;
+}
+
+// Zulip's alert-word boundaries.
+const BEFORE_OK = new Set([' ', '\n', '(', '"', '.', ',', "'", ';', '[', '*', '`', '>']);
+const AFTER_OK = new Set([' ', '\n', ')', '"', '?', ':', '.', ',', "'", ';', ']', '!', '*', '`']);
+
+/** Whether `content` contains `word` (case-insensitively) with Zulip's boundaries on both sides. */
+export function containsAlertWord(content: string, word: string): boolean {
+  const text = content.toLowerCase();
+  const w = word.toLowerCase();
+  if (w === '') return false;
+  for (let at = text.indexOf(w); at >= 0; at = text.indexOf(w, at + 1)) {
+    const end = at + w.length;
+    const beforeOk = at === 0 || BEFORE_OK.has(text[at - 1]!);
+    const afterOk = end === text.length || AFTER_OK.has(text[end]!);
+    if (beforeOk && afterOk) return true;
+  }
+  return false;
+}
+
+/** Of these users, those with an alert word in the content. */
+export function alertedUsers(state: RealmState, content: string, candidates: Iterable<number>): Set<number> {
+  const out = new Set<number>();
+  for (const id of candidates) {
+    if (state.messages.wordsOf(id).some((w) => containsAlertWord(content, w))) out.add(id);
+  }
+  return out;
+}
+
+const URL_IN_TOPIC = /https?:\/\/[^\s<>"]+[^\s<>".,;:!?)\]'*]/gu;
+
+/** Links in a topic: raw URLs and linkifier matches, in order of position. */
+export function topicLinks(state: RealmState, topic: string): { text: string; url: string }[] {
+  if (topic === '') return [];
+  const found: { index: number; text: string; url: string }[] = [];
+  for (const m of topic.matchAll(URL_IN_TOPIC)) found.push({ index: m.index!, text: m[0], url: m[0] });
+  for (const l of compileLinkifiers(state.messages.linkifiers).compiled) {
+    for (let from = 0, m = findLinkifierMatch(l, topic, 0); m; m = findLinkifierMatch(l, topic, from)) {
+      found.push({ index: m.index, text: m.text, url: m.url });
+      from = m.index + Math.max(1, m.text.length);
+    }
+  }
+  return found.sort((a, b) => a.index - b.index).map(({ text, url }) => ({ text, url }));
+}

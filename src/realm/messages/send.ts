@@ -1,0 +1,201 @@
+// Sending a message (batchable: group commit): addressing, permissions, rendering, per-user flags, one insert
+// for the message and one multi-row insert for its recipients, then the message event with each one's flags.
+import type { RealmEvent } from '../../events/hub.js';
+import { errors } from '../../http/errors.js';
+import { LIMITS } from '../../limits.js';
+import { FLAG_BITS } from '../../narrow/index.js';
+import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
+import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
+import type { CommandDef } from '../commands.js';
+import { actor } from '../people/access.js';
+import type { RealmState } from '../state.js';
+import type { User } from '../types.js';
+import { activeSubscribers } from './access.js';
+import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
+import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
+import { alertedUsers, mentionedUsers, renderContent } from './render.js';
+import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
+import { applyAutomaticVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
+
+/** Zulip's WILDCARD_MENTION_THRESHOLD: above this many recipients, wildcard mentions need permission. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+/** Clients whose messages count as read by their sender when read_by_sender is absent (Zulip's list). */
+const HUMAN_CLIENTS = new Set([
+  'zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android',
+]);
+
+export function defaultReadBySender(client: string): boolean {
+  const name = client.toLowerCase();
+  return HUMAN_CLIENTS.has(name) || name.includes('desktop app');
+}
+
+export interface SendInput {
+  senderId: number;
+  type: 'direct' | 'stream';
+  to: RawTo;
+  /** Required for channel messages; ignored for direct ones. */
+  topic?: string;
+  content: string;
+  readBySender?: boolean;
+  /** The sending client's name (User-Agent). */
+  client: string;
+  queueId?: string;
+  localId?: string;
+  realmUrl: string;
+}
+
+interface SendPlan {
+  message: NewMessage;
+  sender: User;
+  recipients: number[];
+  flags: Map<number, number>;
+  /** Topic wildcard in a channel: participants are known only to the database. */
+  topicWildcard: boolean;
+  /** The sender must already have this conversation (direct_message_initiator_group). */
+  mustExist: boolean;
+  senderQueue?: { queueId: string; localId: string };
+}
+
+export interface SendResult {
+  message: StoredMessage;
+  rows: UserMessageRow[];
+  visibility: VisibilityChange | null;
+  senderQueue?: { queueId: string; localId: string };
+}
+
+/** Zulip's normalize_body: trailing whitespace and leading newlines go; empty or NUL is refused; long is cut. */
+export function normalizeContent(content: string): string {
+  const body = content.trimEnd().replace(/^\n+/, '');
+  if (body.length === 0) throw errors.messageEmpty();
+  if (body.includes('\u0000')) throw errors.messageNullBytes();
+  return truncate(body, LIMITS.max_message_length, '\n[message truncated]');
+}
+
+function checkDirectPermissions(state: RealmState, sender: User, participants: number[]): boolean {
+  const others = participants.filter((id) => id !== sender.id);
+  if (others.length > 0 && !participants.some((id) => state.userHasRealmPermission(id, 'direct_message_permission_group'))) {
+    throw errors.directMessageNotAuthorized();
+  }
+  return others.length > 0 && !state.userHasRealmPermission(sender.id, 'direct_message_initiator_group');
+}
+
+function address(state: RealmState, sender: User, input: SendInput) {
+  if (input.type === 'direct') {
+    const others = directRecipients(state, input.to);
+    const participants = [...new Set([sender.id, ...others.map((u) => u.id)])].sort((a, b) => a - b);
+    const mustExist = checkDirectPermissions(state, sender, participants);
+    return { kind: 'direct' as const, streamId: null, topic: '', participants, recipients: participants, mustExist };
+  }
+  const ch = targetChannel(state, input.to);
+  checkCanPost(state, sender, ch);
+  if (input.topic === undefined) throw errors.missingTopic();
+  const topic = cleanTopic(state, input.topic);
+  checkTopicPolicy(state, ch, topic);
+  const recipients = [...new Set([...activeSubscribers(state, ch.id), sender.id])].sort((a, b) => a - b);
+  return { kind: 'stream' as const, streamId: ch.id, topic, participants: [], recipients, mustExist: false };
+}
+
+export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
+  batchable: true,
+  check(state, input) {
+    const sender = actor(state, input.senderId);
+    const content = normalizeContent(input.content);
+    const to = address(state, sender, input);
+    const rendered = renderContent(state, sender, input.realmUrl, content);
+    const canMentionMany = state.userHasRealmPermission(sender.id, 'can_mention_many_users_group');
+    if (to.kind === 'stream' && rendered.wildcards.stream && !canMentionMany && to.recipients.length > WILDCARD_MENTION_THRESHOLD) {
+      throw errors.streamWildcardNotAllowed();
+    }
+    const mentioned = mentionedUsers(state, rendered, to.recipients);
+    const alerted = alertedUsers(state, content, to.recipients);
+    const readBySender = input.readBySender ?? defaultReadBySender(input.client);
+    let base = to.kind === 'direct' ? IS_PRIVATE_BIT : 0;
+    if (rendered.wildcards.stream) base |= FLAG_BITS.stream_wildcard_mentioned;
+    if (rendered.wildcards.topic && to.kind === 'direct') base |= FLAG_BITS.topic_wildcard_mentioned;
+    const flags = new Map<number, number>();
+    for (const id of to.recipients) {
+      let f = base;
+      if (id === sender.id && readBySender) f |= FLAG_BITS.read;
+      if (mentioned.has(id)) f |= FLAG_BITS.mentioned;
+      if (alerted.has(id)) f |= FLAG_BITS.has_alert_word;
+      flags.set(id, f);
+    }
+    const message: NewMessage = {
+      realmId: state.realm.id,
+      senderId: sender.id,
+      kind: to.kind,
+      streamId: to.streamId,
+      topic: to.topic,
+      directRecipients: to.participants,
+      content,
+      renderedContent: rendered.html,
+      dateSent: Math.floor(Date.now() / 1000),
+      hasLink: rendered.hasLink,
+      hasAttachment: rendered.hasAttachment,
+      hasImage: rendered.hasImage,
+      recipientId: to.streamId === null ? 0 : 2 * to.streamId,
+      client: input.client,
+      isMeMessage: rendered.isMeMessage,
+    };
+    const senderQueue = input.queueId && input.localId ? { queueId: input.queueId, localId: input.localId } : undefined;
+    return {
+      message,
+      sender,
+      recipients: to.recipients,
+      flags,
+      topicWildcard: to.kind === 'stream' && rendered.wildcards.topic,
+      mustExist: to.mustExist,
+      senderQueue,
+    };
+  },
+
+  async write(t, plan, state) {
+    const m = { ...plan.message };
+    const now = new Date(m.dateSent * 1000);
+    const flags = new Map(plan.flags);
+    let visibility: VisibilityChange | null = null;
+    if (m.kind === 'direct') {
+      const key = m.directRecipients.join(',');
+      if (plan.mustExist && !state.messages.directConversations.has(key) && !(await t.messages.directConversationExists(m.realmId, m.directRecipients))) {
+        throw errors.cannotInitiateDirectMessages();
+      }
+      const convId = state.messages.directConversations.get(key) ?? (await t.messages.directConversationId(m.realmId, m.directRecipients));
+      m.recipientId = 2 * convId + 1;
+    } else {
+      if (plan.topicWildcard) {
+        const participants = new Set([...(await t.messages.topicParticipantIds(m.streamId!, m.topic)), m.senderId]);
+        if (participants.size > WILDCARD_MENTION_THRESHOLD && !state.userHasRealmPermission(m.senderId, 'can_mention_many_users_group')) {
+          throw errors.topicWildcardNotAllowed();
+        }
+        for (const [id, f] of flags) if (participants.has(id)) flags.set(id, f | FLAG_BITS.topic_wildcard_mentioned);
+      }
+      visibility = await applyAutomaticVisibility(t, state, plan.sender, m.streamId!, m.topic, now);
+    }
+    const [id] = await t.messages.insert([m]);
+    const rows = plan.recipients.map((userId) => ({ userId, messageId: id!, flags: flags.get(userId)! }));
+    await t.userMessages.insert(rows);
+    const message: StoredMessage = { ...m, id: id!, lastEditTime: null, lastMovedTime: null, editHistory: null };
+    return { message, rows, visibility, senderQueue: plan.senderQueue };
+  },
+
+  apply(state, r) {
+    const m = r.message;
+    if (m.kind === 'direct') state.messages.directConversations.set(m.directRecipients.join(','), (m.recipientId - 1) / 2);
+    else state.channels.noteMessage(m.streamId!, m.id, m.dateSent);
+  },
+
+  events(state, r) {
+    const m = r.message;
+    const events: RealmEvent[] = [];
+    if (r.visibility) events.push(userTopicEvent(r.visibility));
+    const isPublic = m.kind === 'stream' && state.channels.byId.get(m.streamId!)?.inviteOnly === false;
+    events.push({
+      event: { type: 'message', message: eventMessage(state, m, []) },
+      users: r.rows.map((row) => ({ id: row.userId, fields: { flags: flagNames(row.flags) } })),
+      ...(isPublic ? { allPublicStreams: true } : {}),
+      ...(r.senderQueue ? { senderQueue: r.senderQueue } : {}),
+    });
+    return events;
+  },
+};

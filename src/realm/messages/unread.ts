@@ -1,0 +1,90 @@
+// The unread_msgs structure of the register snapshot, and the message_details of update_message_flags events
+// that mark messages unread (both from the viewer's rows in the store).
+import type { Repos } from '../../persistence/db.js';
+import type { UnreadRow } from '../../persistence/repos/user-messages.js';
+import { FLAG_BITS } from '../../narrow/index.js';
+import { VISIBILITY_POLICY } from '../channels/types.js';
+import type { RealmState } from '../state.js';
+import { topicForClient } from '../topics.js';
+
+/** Zulip's MAX_UNREAD_MESSAGES. */
+export const MAX_UNREAD_MESSAGES = 50_000;
+
+const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
+
+/** Whether a channel message of the viewer is hidden by muting (muted topic, or muted channel not unmuted). */
+export function isMutedFor(state: RealmState, userId: number, streamId: number, topic: string, policies: Map<string, number>): boolean {
+  const policy = policies.get(`${streamId}:${topic.toLowerCase()}`) ?? 0;
+  if (policy === VISIBILITY_POLICY.MUTED) return true;
+  const channelMuted = state.channels.subscription(userId, streamId)?.isMuted === true;
+  return channelMuted && policy !== VISIBILITY_POLICY.UNMUTED && policy !== VISIBILITY_POLICY.FOLLOWED;
+}
+
+function push<K>(map: Map<K, number[]>, key: K, id: number): void {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  list.push(id);
+}
+
+export async function unreadMessages(db: Repos, state: RealmState, userId: number, allowEmptyTopic: boolean): Promise<Record<string, unknown>> {
+  const rows = await db.userMessages.unread(userId, MAX_UNREAD_MESSAGES + 1);
+  const missing = rows.length > MAX_UNREAD_MESSAGES;
+  const kept: UnreadRow[] = missing ? rows.slice(1) : rows;
+  const policies = new Map((await db.userTopics.forUser(userId)).map((t) => [`${t.channelId}:${t.topic.toLowerCase()}`, t.visibilityPolicy]));
+  const pms = new Map<number, number[]>();
+  const huddles = new Map<string, number[]>();
+  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  const mentions: number[] = [];
+  let count = 0;
+  for (const r of kept) {
+    if (r.kind === 'direct') {
+      const others = r.directRecipients.filter((id) => id !== userId);
+      if (others.length <= 1) push(pms, others[0] ?? userId, r.id);
+      else push(huddles, r.directRecipients.join(','), r.id);
+      count++;
+      if (r.flags & MENTION_BITS) mentions.push(r.id);
+      continue;
+    }
+    if (!state.channels.isSubscribed(userId, r.streamId!)) continue;
+    const key = `${r.streamId}:${r.topic.toLowerCase()}`;
+    let entry = streams.get(key);
+    if (!entry) streams.set(key, (entry = { stream_id: r.streamId!, topic: topicForClient(state, r.topic, allowEmptyTopic), unread_message_ids: [] }));
+    entry.unread_message_ids.push(r.id);
+    const muted = isMutedFor(state, userId, r.streamId!, r.topic, policies);
+    if (!muted) count++;
+    if (r.flags & FLAG_BITS.mentioned || (r.flags & MENTION_BITS && !muted)) mentions.push(r.id);
+  }
+  return {
+    pms: [...pms].map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+    streams: [...streams.values()],
+    huddles: [...huddles].map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
+    mentions,
+    count,
+    old_unreads_missing: missing,
+  };
+}
+
+/** message_details for messages just marked unread: what clients need to put them back in unread_msgs. */
+export async function unreadDetails(db: Repos, state: RealmState, userId: number, ids: number[]): Promise<Record<string, unknown>> {
+  const messages = await db.messages.byIds(ids);
+  const flags = await db.userMessages.flagsFor(userId, ids);
+  const policies = new Map((await db.userTopics.forUser(userId)).map((t) => [`${t.channelId}:${t.topic.toLowerCase()}`, t.visibilityPolicy]));
+  const out: Record<string, unknown> = {};
+  for (const m of messages) {
+    const mentioned = ((flags.get(m.id) ?? 0) & MENTION_BITS) !== 0;
+    if (m.kind === 'direct') {
+      const others = m.directRecipients.filter((id) => id !== userId);
+      out[m.id] = { type: 'private', ...(mentioned ? { mentioned } : {}), user_ids: others };
+    } else {
+      const unmuted = !isMutedFor(state, userId, m.streamId!, m.topic, policies);
+      out[m.id] = { type: 'stream', ...(mentioned ? { mentioned } : {}), stream_id: m.streamId, topic: m.topic, unmuted_stream_msg: unmuted };
+    }
+  }
+  return out;
+}
+
+/** recent_private_conversations: the viewer's direct conversations, newest first, other participants only. */
+export async function recentConversations(db: Repos, userId: number): Promise<Record<string, unknown>[]> {
+  const rows = await db.userMessages.recentDirectConversations(userId, 1000);
+  return rows.map((r) => ({ max_message_id: r.maxId, user_ids: r.members.filter((id) => id !== userId) }));
+}

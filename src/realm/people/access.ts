@@ -1,0 +1,67 @@
+// Who may act on whom: role checks, looking up target users and groups, and the usual event audiences.
+import { errors } from '../../http/errors.js';
+import type { RealmState } from '../state.js';
+import { ROLE, type User, type UserGroup } from '../types.js';
+
+export function isAdmin(user: User): boolean {
+  return user.role <= ROLE.ADMINISTRATOR;
+}
+
+export function requireAdmin(user: User): void {
+  if (!isAdmin(user)) throw errors.mustBeAdmin();
+}
+
+/** The caller as the working set knows it now (a command's check may run after a change to the caller). */
+export function actor(state: RealmState, userId: number): User {
+  const u = state.usersById.get(userId);
+  if (!u || !u.isActive) throw errors.userDeactivated();
+  return u;
+}
+
+/** A user of this realm by ID; deactivated users only when allowed. */
+export function targetUser(state: RealmState, userId: number, opts: { allowDeactivated?: boolean } = {}): User {
+  const u = state.usersById.get(userId);
+  if (!u || (!u.isActive && !opts.allowDeactivated)) throw errors.noSuchUser();
+  return u;
+}
+
+/** A user by ID (all digits) or email address. */
+export function targetUserByIdOrEmail(state: RealmState, key: string, opts: { allowDeactivated?: boolean } = {}): User {
+  const u = /^\d{1,10}$/.test(key) ? state.usersById.get(Number(key)) : state.userByEmail(key);
+  if (!u || (!u.isActive && !opts.allowDeactivated)) throw errors.noSuchUser();
+  return u;
+}
+
+export function targetGroup(state: RealmState, groupId: number): UserGroup {
+  const g = state.groupsById.get(groupId);
+  if (!g) throw errors.invalidUserGroup();
+  return g;
+}
+
+/** Every active user of the realm: the audience of realm-wide events. */
+export function activeUserIds(state: RealmState): number[] {
+  const ids: number[] = [];
+  for (const u of state.usersById.values()) if (u.isActive) ids.push(u.id);
+  return ids;
+}
+
+export function activeAdminIds(state: RealmState): number[] {
+  const ids: number[] = [];
+  for (const u of state.usersById.values()) if (u.isActive && isAdmin(u)) ids.push(u.id);
+  return ids;
+}
+
+export function activeOwnerCount(state: RealmState): number {
+  let n = 0;
+  for (const u of state.usersById.values()) if (u.isActive && !u.isBot && u.role === ROLE.OWNER) n++;
+  return n;
+}
+
+/** full_name rules: trimmed, 1–100 characters, no control or markup-significant characters. */
+export function checkFullName(raw: string): string {
+  const name = raw.trim();
+  if (name.length === 0) throw errors.badRequest('Name too short!');
+  if ([...name].length > 100) throw errors.badRequest('Name too long!');
+  if (/[\u0000-\u001f\u007f*`\\>"@]/.test(name)) throw errors.badRequest('Invalid characters in name!');
+  return name;
+}

@@ -1,0 +1,21 @@
+// Every realm command of the people domain (users, groups, statuses, settings, presence, invitations, push, typing).
+import type { CommandRegistry } from '../commands.js';
+import { groupCommands } from './groups.commands.js';
+import { inviteCommands } from './invites.js';
+import { presenceCommands } from './presence.js';
+import { pushCommands } from './push.js';
+import { settingsCommands } from './settings.commands.js';
+import { statusCommands } from './status.js';
+import { typingCommands } from './typing.js';
+import { userCommands } from './users.commands.js';
+
+export const peopleCommands: CommandRegistry = {
+  ...userCommands,
+  ...groupCommands,
+  ...statusCommands,
+  ...settingsCommands,
+  ...presenceCommands,
+  ...inviteCommands,
+  ...pushCommands,
+  ...typingCommands,
+};

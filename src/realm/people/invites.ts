@@ -1,0 +1,121 @@
+// Reusable invitation links: who may create them and with what, their API record, and create/revoke commands.
+import { randomBytes } from 'node:crypto';
+import { errors } from '../../http/errors.js';
+import type { MultiuseInvite, NewInvite } from '../../persistence/repos/invites.js';
+import { canAddSubscribers, hasMetadataAccess } from '../channels/access.js';
+import type { CommandDef } from '../commands.js';
+import type { RealmState } from '../state.js';
+import { ROLE, type Role } from '../types.js';
+import { activeAdminIds, actor, isAdmin } from './access.js';
+import { canManageGroup, hasGroupPermission } from './groups.js';
+
+export const WELCOME_MESSAGE_MAX = 8000;
+
+/** 24 characters of lowercase letters and digits. */
+export function newInviteKey(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return [...randomBytes(24)].map((b) => alphabet[b % 36]).join('');
+}
+
+export function inviteLink(realmUrl: string, key: string): string {
+  return `${realmUrl}/join/${key}/`;
+}
+
+export function formatInvite(i: MultiuseInvite, realmUrl: string): Record<string, unknown> {
+  return {
+    id: i.id,
+    invited_by_user_id: i.referredBy,
+    invited: i.createdAt,
+    expiry_date: i.expiresAt,
+    invited_as: i.invitedAs,
+    notify_referrer_on_join: false,
+    link_url: inviteLink(realmUrl, i.key),
+    is_multiuse: true,
+  };
+}
+
+export type InviteState = 'valid' | 'expired' | 'revoked';
+
+export function inviteState(i: MultiuseInvite, now = Math.floor(Date.now() / 1000)): InviteState {
+  if (i.revoked) return 'revoked';
+  if (i.expiresAt !== null && i.expiresAt <= now) return 'expired';
+  return 'valid';
+}
+
+export interface CreateInviteInput {
+  actorId: number;
+  invitedAs: Role;
+  /** Minutes; null never expires. */
+  expiresInMinutes: number | null;
+  streamIds: number[];
+  groupIds: number[];
+  includeRealmDefaultSubscriptions: boolean;
+  welcomeMessageCustomText: string | null;
+  /** Seconds. */
+  now: number;
+}
+
+const create: CommandDef<CreateInviteInput, NewInvite, MultiuseInvite> = {
+  check(state, input) {
+    const caller = actor(state, input.actorId);
+    if (caller.role === ROLE.GUEST || !state.userHasRealmPermission(caller.id, 'create_multiuse_invite_group')) {
+      throw errors.insufficientPermission();
+    }
+    if (input.invitedAs < caller.role) throw errors.insufficientPermission();
+    const streamIds = [...new Set(input.streamIds)];
+    for (const id of streamIds) {
+      const ch = state.channels.byId.get(id);
+      if (!ch || ch.isArchived || !hasMetadataAccess(state, caller, ch)) {
+        throw errors.badRequest(`Invalid channel ID ${id}. No invites were sent.`);
+      }
+    }
+    const mayAddSubscribers = state.userHasRealmPermission(caller.id, 'can_add_subscribers_group');
+    for (const id of streamIds) {
+      const ch = state.channels.byId.get(id)!;
+      if (!mayAddSubscribers || (!state.channels.defaultChannelIds.has(id) && !canAddSubscribers(state, caller, ch))) {
+        throw errors.badRequest('You do not have permission to subscribe other users to channels.');
+      }
+    }
+    const groupIds = [...new Set(input.groupIds)];
+    for (const id of groupIds) {
+      const g = state.groupsById.get(id);
+      if (!g || g.deactivated) throw errors.invalidUserGroup();
+      const may = !g.isSystemGroup && (canManageGroup(state, caller.id, g) || hasGroupPermission(state, caller.id, g, 'can_add_members_group'));
+      if (!may) throw errors.insufficientPermission();
+    }
+    return {
+      realmId: state.realm.id,
+      key: newInviteKey(),
+      referredBy: caller.id,
+      invitedAs: input.invitedAs,
+      streamIds,
+      groupIds,
+      includeRealmDefaultSubscriptions: input.includeRealmDefaultSubscriptions,
+      // Only administrators may set a custom welcome message; for others it is always null.
+      welcomeMessageCustomText: isAdmin(caller) ? input.welcomeMessageCustomText : null,
+      expiresAt: input.expiresInMinutes === null ? null : input.now + input.expiresInMinutes * 60,
+    };
+  },
+  write: (t, plan) => t.invites.insert(plan),
+  events: (state, invite) => [
+    { event: { type: 'invites_changed' }, users: [...new Set([...activeAdminIds(state), invite.referredBy])] },
+  ],
+};
+
+const revoke: CommandDef<{ actorId: number; invite: MultiuseInvite }, MultiuseInvite, MultiuseInvite> = {
+  check(state, { actorId, invite }) {
+    const caller = actor(state, actorId);
+    if (invite.referredBy !== caller.id && !isAdmin(caller)) throw errors.mustBeAdmin();
+    if (invite.revoked) throw errors.invitationRevoked();
+    return invite;
+  },
+  async write(t, invite) {
+    await t.invites.revoke(invite.id);
+    return invite;
+  },
+  events: (state, invite) => [
+    { event: { type: 'invites_changed' }, users: [...new Set([...activeAdminIds(state), invite.referredBy])] },
+  ],
+};
+
+export const inviteCommands = { 'invites.create': create, 'invites.revoke': revoke };

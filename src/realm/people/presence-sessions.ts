@@ -1,0 +1,157 @@
+// This process's user-session actors, per realm: presence pings land here in memory; changed rows are written
+// through the realm actor in one batch per interval (and at shutdown), so a ping never costs a database write.
+import { createActor, type Actor } from 'xstate';
+import type { RealmHandle } from '../../actors/realms.js';
+import { userSessionMachine, type UserSessionEmitted } from '../../actors/user-session.machine.js';
+import type { Db } from '../../persistence/db.js';
+import type { PresenceRow } from '../../persistence/repos/presence.js';
+import type { UserPresence } from './presence.js';
+
+export const PRESENCE_FLUSH_MS = 5_000;
+
+type SessionActor = Actor<typeof userSessionMachine>;
+
+class RealmSessions {
+  readonly sessions = new Map<number, SessionActor>();
+  readonly dirty = new Set<number>();
+  sequence = 0;
+  constructor(public handle: RealmHandle) {}
+}
+
+export interface PresenceSessionsOptions {
+  flushMs?: number;
+  /** Seconds clock. */
+  now?: () => number;
+  onError?: (err: unknown) => void;
+}
+
+export class PresenceSessions {
+  private readonly realms = new Map<number, Promise<RealmSessions>>();
+  private timer: NodeJS.Timeout | null = null;
+  /** Counters for tests and operations: pings received, flush commands sent, rows they carried. */
+  readonly stats = { pings: 0, flushes: 0, rowsFlushed: 0 };
+
+  constructor(private readonly db: Db, private readonly opts: PresenceSessionsOptions = {}) {}
+
+  now(): number {
+    return this.opts.now ? this.opts.now() : Math.floor(Date.now() / 1000);
+  }
+
+  /** Records a ping; when the user came online or became active, publishes a presence event through the realm actor. */
+  async ping(realm: RealmHandle, userId: number, status: 'active' | 'idle'): Promise<void> {
+    const rs = await this.forRealm(realm);
+    rs.handle = realm;
+    this.stats.pings++;
+    const now = this.now();
+    let online = false;
+    const actor = this.session(rs, userId);
+    const sub = actor.on('online', () => (online = true));
+    actor.send({ type: 'PING', status, now });
+    sub.unsubscribe();
+    if (online) {
+      const p = this.read(actor);
+      await realm.dispatch('presence.announce', { ...p, serverTimestamp: Date.now() / 1000 });
+    }
+  }
+
+  /** Every known presence of a realm. */
+  async all(realm: RealmHandle): Promise<UserPresence[]> {
+    const rs = await this.forRealm(realm);
+    return [...rs.sessions.values()].map((a) => this.read(a));
+  }
+
+  async of(realm: RealmHandle, userId: number): Promise<UserPresence | undefined> {
+    const rs = await this.forRealm(realm);
+    const a = rs.sessions.get(userId);
+    return a && this.read(a);
+  }
+
+  /** Writes changed rows of every realm, one realm command (one statement) each. */
+  async flush(): Promise<void> {
+    for (const pending of this.realms.values()) {
+      const rs = await pending;
+      if (rs.dirty.size === 0) continue;
+      const rows: PresenceRow[] = [];
+      for (const id of rs.dirty) {
+        const p = this.read(rs.sessions.get(id)!);
+        rows.push({ userId: id, realmId: rs.handle.id, lastConnectedTime: p.lastConnected, lastActiveTime: p.lastActive, lastUpdateId: p.lastUpdateId });
+      }
+      rs.dirty.clear();
+      try {
+        await rs.handle.dispatch('presence.flush', rows);
+        this.stats.flushes++;
+        this.stats.rowsFlushed += rows.length;
+      } catch (err) {
+        // Not written: keep them for the next flush.
+        for (const r of rows) rs.dirty.add(r.userId);
+        throw err;
+      }
+    }
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.flush().catch((err) => this.opts.onError?.(err));
+      const now = this.now();
+      for (const pending of this.realms.values()) {
+        pending.then((rs) => rs.sessions.forEach((a) => a.send({ type: 'SWEEP', now }))).catch(() => undefined);
+      }
+    }, this.opts.flushMs ?? PRESENCE_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  /** Flushes what is pending (call before the realm actors stop) and stops every session actor. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush().catch((err) => this.opts.onError?.(err));
+    for (const pending of this.realms.values()) {
+      const rs = await pending.catch(() => null);
+      rs?.sessions.forEach((a) => a.stop());
+    }
+    this.realms.clear();
+  }
+
+  private read(a: SessionActor): UserPresence {
+    const c = a.getSnapshot().context;
+    return { userId: c.userId, lastConnected: c.lastConnected, lastActive: c.lastActive, lastUpdateId: c.lastUpdateId };
+  }
+
+  private forRealm(handle: RealmHandle): Promise<RealmSessions> {
+    let pending = this.realms.get(handle.id);
+    if (!pending) {
+      pending = this.load(handle);
+      this.realms.set(handle.id, pending);
+      pending.catch(() => this.realms.delete(handle.id));
+    }
+    return pending;
+  }
+
+  /** Restores the realm's sessions from the rows the last flush wrote. */
+  private async load(handle: RealmHandle): Promise<RealmSessions> {
+    const rs = new RealmSessions(handle);
+    for (const row of await this.db.presence.forRealm(handle.id)) {
+      rs.sequence = Math.max(rs.sequence, row.lastUpdateId);
+      this.session(rs, row.userId, {
+        lastConnected: row.lastConnectedTime,
+        lastActive: row.lastActiveTime,
+        lastUpdateId: row.lastUpdateId,
+      });
+    }
+    return rs;
+  }
+
+  private session(rs: RealmSessions, userId: number, restored?: Omit<UserPresence, 'userId'>): SessionActor {
+    let actor = rs.sessions.get(userId);
+    if (actor) return actor;
+    actor = createActor(userSessionMachine, {
+      id: `session:${rs.handle.id}:${userId}`,
+      input: { userId, realmId: rs.handle.id, nextUpdateId: () => ++rs.sequence, ...restored },
+    });
+    actor.on('changed', (e: Extract<UserSessionEmitted, { type: 'changed' }>) => rs.dirty.add(e.userId));
+    actor.start();
+    rs.sessions.set(userId, actor);
+    return actor;
+  }
+}

@@ -1,0 +1,109 @@
+// Presence records in the modern and legacy formats, who is visible, and the realm commands presence uses:
+// an announcement (no write; publishes the presence event) and the batched flush (one statement per batch).
+import { ACTIVE_OFFSET_S, type PresenceTimes } from '../../actors/user-session.machine.js';
+import type { PresenceRow } from '../../persistence/repos/presence.js';
+import type { CommandDef } from '../commands.js';
+import { realmSetting } from '../realm-settings.js';
+import type { RealmState } from '../state.js';
+import type { User } from '../types.js';
+import { activeUserIds } from './access.js';
+import { userSetting } from './user-settings.js';
+
+export const DEFAULT_HISTORY_DAYS = 14;
+
+export interface UserPresence extends PresenceTimes {
+  userId: number;
+}
+
+/** Whether a user's presence is shown at all: active humans with presence_enabled, in a realm with presence on. */
+export function presenceVisible(state: RealmState, user: User | undefined): user is User {
+  if (!user || !user.isActive || user.isBot) return false;
+  if (realmSetting(state, 'presence_disabled')) return false;
+  return userSetting(user, 'presence_enabled') !== false;
+}
+
+export function modernPresence(user: User, p: PresenceTimes): { active_timestamp: number; idle_timestamp: number } {
+  return {
+    active_timestamp: p.lastActive || user.dateJoined,
+    idle_timestamp: p.lastConnected || user.dateJoined,
+  };
+}
+
+/** `{website, aggregated}` with identical data (feature level 178). */
+export function legacyPresence(user: User, p: PresenceTimes): Record<string, Record<string, unknown>> {
+  const active = p.lastActive !== 0 && p.lastActive + ACTIVE_OFFSET_S >= p.lastConnected;
+  const status = active ? 'active' : 'idle';
+  const timestamp = active ? p.lastActive : p.lastConnected || user.dateJoined;
+  return {
+    website: { client: 'website', status, timestamp, pushable: false },
+    aggregated: { client: 'website', status, timestamp },
+  };
+}
+
+export interface PresenceQuery {
+  /** The client's last_update_id; undefined when it sent none. */
+  lastUpdateId?: number;
+  historyDays?: number;
+  /** Modern format keyed by user ID; otherwise legacy keyed by email. */
+  modern: boolean;
+  /** Seconds. */
+  now: number;
+}
+
+/** The presences a client receives, and the presence_last_update_id to answer with. */
+export function presenceResponse(
+  state: RealmState,
+  all: Iterable<UserPresence>,
+  q: PresenceQuery,
+): { presences: Record<string, unknown>; lastUpdateId: number } {
+  const fetched = q.lastUpdateId ?? -1;
+  const cutoff = fetched > 0 ? -Infinity : q.now - (q.historyDays ?? DEFAULT_HISTORY_DAYS) * 86400;
+  const presences: Record<string, unknown> = {};
+  let max = fetched;
+  for (const p of all) {
+    if (p.lastUpdateId <= fetched || p.lastConnected < cutoff) continue;
+    const user = state.usersById.get(p.userId);
+    if (!presenceVisible(state, user)) continue;
+    if (q.modern) presences[String(user.id)] = modernPresence(user, p);
+    else presences[user.email] = legacyPresence(user, p);
+    max = Math.max(max, p.lastUpdateId);
+  }
+  return { presences, lastUpdateId: max };
+}
+
+type Announcement = UserPresence & { serverTimestamp: number };
+
+/** Publishes a presence event for a user who came online or became active (no database write). */
+const announce: CommandDef<Announcement, Announcement | null, Announcement | null> = {
+  batchable: true,
+  check: (state, input) => (presenceVisible(state, state.usersById.get(input.userId)) ? input : null),
+  events(state, presence) {
+    if (!presence) return [];
+    const user = state.usersById.get(presence.userId)!;
+    const legacy = legacyPresence(user, presence).website!;
+    return [
+      {
+        event: { type: 'presence', presences: { [String(user.id)]: modernPresence(user, presence) } },
+        users: activeUserIds(state),
+        // Clients without simplified_presence_events get the legacy form.
+        legacy: {
+          simplified_presence_events: [
+            { type: 'presence', user_id: user.id, email: user.email, server_timestamp: presence.serverTimestamp, presence: { website: legacy } },
+          ],
+        },
+      },
+    ];
+  },
+};
+
+/** Writes every presence row changed since the last flush in one statement. */
+const flush: CommandDef<PresenceRow[], PresenceRow[], number> = {
+  batchable: true,
+  check: (_state, rows) => rows,
+  async write(t, rows) {
+    await t.presence.upsertMany(rows);
+    return rows.length;
+  },
+};
+
+export const presenceCommands = { 'presence.announce': announce, 'presence.flush': flush };

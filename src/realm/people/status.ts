@@ -1,0 +1,140 @@
+// User status: the rules for text and emoji, the stored record, its API form, and the command that changes it.
+import type { RealmEvent } from '../../events/hub.js';
+import { errors } from '../../http/errors.js';
+import { emojiByName, emojiCodeIsValid } from '../../markdown/index.js';
+import type { CommandDef } from '../commands.js';
+import { customEmojiById, customEmojiByName } from '../files/emoji.js';
+import type { RealmState } from '../state.js';
+import { activeUserIds, actor, isAdmin, targetUser } from './access.js';
+import { userSettingEvents } from './events.js';
+import type { UserStatus } from './people-state.js';
+import { userSetting } from './user-settings.js';
+
+export const STATUS_TEXT_MAX = 60;
+export const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] as const;
+/** The special emoji of the `zulip_extra_emoji` namespace. */
+const EXTRA_EMOJI = new Set(['zulip']);
+
+const EMPTY: UserStatus = { statusText: '', emojiName: '', emojiCode: '', reactionType: 'unicode_emoji' };
+
+export interface StatusChange {
+  statusText?: string;
+  emojiName?: string;
+  emojiCode?: string;
+  reactionType?: string;
+  away?: boolean;
+}
+
+/**
+ * The spec's rules: something must change; emoji_name is required with emoji_code or reaction_type; an empty
+ * emoji_name clears the emoji; a name alone is looked up; name, code and type must agree.
+ */
+export function resolveStatusChange(state: RealmState, c: StatusChange): { text?: string; emoji?: Omit<UserStatus, 'statusText'>; away?: boolean } {
+  if (c.away === undefined && c.statusText === undefined && c.emojiName === undefined) {
+    if (c.emojiCode !== undefined || c.reactionType !== undefined) {
+      throw errors.badRequest('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
+    }
+    throw errors.noNewValues();
+  }
+  if (c.emojiName === undefined && (c.emojiCode !== undefined || c.reactionType !== undefined)) {
+    throw errors.badRequest('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
+  }
+  let emoji: Omit<UserStatus, 'statusText'> | undefined;
+  if (c.emojiName === '') {
+    emoji = { emojiName: '', emojiCode: '', reactionType: 'unicode_emoji' };
+  } else if (c.emojiName !== undefined) {
+    let code = c.emojiCode;
+    let type = c.reactionType;
+    if (code === undefined || type === undefined) {
+      const custom = customEmojiByName(state, c.emojiName);
+      if (custom) [code, type] = [String(custom.id), 'realm_emoji'];
+      else if (EXTRA_EMOJI.has(c.emojiName)) [code, type] = [c.emojiName, 'zulip_extra_emoji'];
+      else {
+        const unicode = emojiByName(c.emojiName);
+        if (unicode === undefined) throw errors.badRequest(`Emoji '${c.emojiName}' does not exist`);
+        [code, type] = [unicode, 'unicode_emoji'];
+      }
+    }
+    checkEmoji(state, c.emojiName, code, type);
+    emoji = { emojiName: c.emojiName, emojiCode: code, reactionType: type };
+  }
+  return { text: c.statusText, emoji, away: c.away };
+}
+
+function checkEmoji(state: RealmState, name: string, code: string, type: string): void {
+  switch (type) {
+    case 'unicode_emoji':
+      if (!emojiCodeIsValid(code)) throw errors.badRequest('Invalid emoji code.');
+      if (emojiByName(name) !== code) throw errors.badRequest('Invalid emoji name.');
+      return;
+    case 'realm_emoji': {
+      const custom = customEmojiById(state, code);
+      if (!custom) throw errors.badRequest('Invalid custom emoji.');
+      if (custom.name !== name) throw errors.badRequest('Invalid custom emoji name.');
+      if (custom.deactivated) throw errors.badRequest('This custom emoji has been deactivated.');
+      return;
+    }
+    case 'zulip_extra_emoji':
+      if (!EXTRA_EMOJI.has(code)) throw errors.badRequest('Invalid emoji code.');
+      if (name !== code) throw errors.badRequest('Invalid emoji name.');
+      return;
+    default:
+      throw errors.badRequest('Invalid emoji type.');
+  }
+}
+
+/** The API form: only the keys that are set (`away` when presence is off). */
+export function formatStatus(state: RealmState, userId: number): Record<string, unknown> {
+  const s = state.people.statuses.get(userId) ?? EMPTY;
+  const user = state.usersById.get(userId);
+  const out: Record<string, unknown> = {};
+  if (user && userSetting(user, 'presence_enabled') === false) out.away = true;
+  if (s.statusText !== '') out.status_text = s.statusText;
+  if (s.emojiName !== '') Object.assign(out, { emoji_name: s.emojiName, emoji_code: s.emojiCode, reaction_type: s.reactionType });
+  return out;
+}
+
+interface StatusInput extends StatusChange {
+  actorId: number;
+  userId: number;
+}
+interface StatusPlan {
+  userId: number;
+  status: UserStatus;
+  change: ReturnType<typeof resolveStatusChange>;
+}
+
+const updateStatus: CommandDef<StatusInput, StatusPlan, StatusPlan> = {
+  check(state, input) {
+    const caller = actor(state, input.actorId);
+    if (input.userId !== caller.id && !isAdmin(caller)) throw errors.insufficientPermission();
+    const target = targetUser(state, input.userId);
+    const change = resolveStatusChange(state, input);
+    const current = state.people.statuses.get(target.id) ?? EMPTY;
+    const status = { ...current, ...(change.text !== undefined ? { statusText: change.text } : {}), ...(change.emoji ?? {}) };
+    return { userId: target.id, status, change };
+  },
+  async write(t, plan) {
+    await t.people.setStatus(plan.userId, plan.status);
+    if (plan.change.away !== undefined) await t.users.mergeSettings(plan.userId, { presence_enabled: !plan.change.away });
+    return plan;
+  },
+  apply(state, plan) {
+    state.people.statuses.set(plan.userId, plan.status);
+    if (plan.change.away !== undefined) {
+      const u = state.usersById.get(plan.userId)!;
+      state.putUser({ ...u, settings: { ...u.settings, presence_enabled: !plan.change.away } });
+    }
+  },
+  events(state, { userId, change }) {
+    const event: Record<string, unknown> & { type: string } = { type: 'user_status', user_id: userId };
+    if (change.away !== undefined) event.away = change.away;
+    if (change.text !== undefined) event.status_text = change.text;
+    if (change.emoji) Object.assign(event, { emoji_name: change.emoji.emojiName, emoji_code: change.emoji.emojiCode, reaction_type: change.emoji.reactionType });
+    const out: RealmEvent[] = [{ event, users: activeUserIds(state) }];
+    if (change.away !== undefined) out.push(...userSettingEvents(state.usersById.get(userId)!, 'presence_enabled', !change.away));
+    return out;
+  },
+};
+
+export const statusCommands = { 'status.update': updateStatus };

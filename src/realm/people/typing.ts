@@ -1,0 +1,57 @@
+// Typing notifications: checked against the sender's and recipients' settings and published through the realm
+// actor without a database write (nothing about typing is stored).
+import type { RealmEvent } from '../../events/hub.js';
+import { errors } from '../../http/errors.js';
+import { visibleChannel } from '../channels/access.js';
+import { activeSubscriberIds } from '../channels/format.js';
+import type { CommandDef } from '../commands.js';
+import type { RealmState } from '../state.js';
+import { normalizeTopic } from '../topics.js';
+import { actor } from './access.js';
+import { userSetting } from './user-settings.js';
+
+export type TypingInput =
+  | { kind: 'direct'; senderId: number; op: 'start' | 'stop'; to: number[] }
+  | { kind: 'stream'; senderId: number; op: 'start' | 'stop'; streamId: number; topic: string };
+
+function receivers(state: RealmState, ids: Iterable<number>): number[] {
+  const out: number[] = [];
+  for (const id of new Set(ids)) {
+    const u = state.usersById.get(id);
+    if (u?.isActive && userSetting(u, 'receives_typing_notifications') !== false) out.push(id);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
+  batchable: true,
+  check(state, input) {
+    const sender = actor(state, input.senderId);
+    const who = { user_id: sender.id, email: sender.email };
+    if (input.kind === 'direct') {
+      if (userSetting(sender, 'send_private_typing_notifications') === false) {
+        throw errors.badRequest('User has disabled typing notifications for direct messages');
+      }
+      if (input.to.length === 0) throw errors.badRequest("Empty 'to' list");
+      for (const id of input.to) {
+        const u = state.usersById.get(id);
+        if (!u || !u.isActive) throw errors.badRequest(`Invalid user ID ${id}`);
+      }
+      const all = [...new Set([...input.to, sender.id])].sort((a, b) => a - b);
+      const recipients = all.map((id) => ({ user_id: id, email: state.usersById.get(id)!.email }));
+      const event = { type: 'typing', op: input.op, message_type: 'direct', sender: who, recipients };
+      return [{ event, users: receivers(state, all) }];
+    }
+    if (userSetting(sender, 'send_stream_typing_notifications') === false) {
+      throw errors.badRequest('User has disabled typing notifications for channel messages');
+    }
+    const ch = visibleChannel(state, sender, input.streamId, 'content');
+    const event = { type: 'typing', op: input.op, message_type: 'stream', sender: who, stream_id: ch.id, topic: normalizeTopic(state, input.topic) };
+    const users = receivers(state, activeSubscriberIds(state, ch.id)).filter((id) => id !== sender.id);
+    // Clients without the stream_typing_notifications capability get no channel typing events.
+    return [{ event, users, legacy: { stream_typing_notifications: [] } }];
+  },
+  events: (_state, events) => events,
+};
+
+export const typingCommands = { 'typing.notify': notify };

@@ -1,0 +1,242 @@
+// Realm commands on user accounts: create, deactivate (others or oneself), reactivate, change role or name.
+import type { RealmEvent } from '../../events/hub.js';
+import { errors } from '../../http/errors.js';
+import type { Tx } from '../../persistence/db.js';
+import type { CommandDef } from '../commands.js';
+import { createUser, isValidEmail } from '../provision.js';
+import type { RealmState } from '../state.js';
+import { roleGroup } from '../system-groups.js';
+import { ROLE, type Role, type User } from '../types.js';
+import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSubscriptions, type NewSubscription } from '../channels/subscribing.js';
+import type { Subscription } from '../channels/types.js';
+import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
+import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
+import { deactivationNotice } from '../../mail/templates.js';
+import { settingsForNewUser } from './user-settings.js';
+
+export interface CreateUserInput {
+  /** The administrator creating the account (POST /users); absent for sign-ups through an invitation. */
+  actorId?: number;
+  email: string;
+  fullName: string;
+  passwordHash: string | null;
+  role?: Role;
+  /** Groups to join besides the role's system group (invitations). */
+  groupIds?: number[];
+  /** Re-checked inside the transaction: the invitation must still be usable. */
+  inviteId?: number;
+  /** Join the realm's default channels (POST /users always; invitations by include_realm_default_subscriptions). */
+  defaultChannels?: boolean;
+  /** Further channels to join (invitations). */
+  streamIds?: number[];
+}
+
+export interface CreatedUser {
+  user: User;
+  groupIds: number[];
+  subscriptions?: { plan: NewSubscription[]; rows: Subscription[] };
+}
+
+/** Validates a new account's email and name against the working set (also used before hashing a password). */
+export function checkNewAccount(state: RealmState, email: string, fullName: string): { email: string; fullName: string } {
+  const trimmed = email.trim();
+  if (!isValidEmail(trimmed)) throw errors.badRequest(`Invalid email address '${trimmed}'`);
+  if (state.userByEmail(trimmed)) throw errors.emailInUse();
+  return { email: trimmed, fullName: checkFullName(fullName) };
+}
+
+export function applyCreatedUser(state: RealmState, created: CreatedUser): void {
+  state.putUser(created.user);
+  state.systemGroup(roleGroup(created.user.role)).directMembers.add(created.user.id);
+  for (const g of created.groupIds) state.groupsById.get(g)?.directMembers.add(created.user.id);
+}
+
+const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<string, unknown> }, CreatedUser> = {
+  check(state, input) {
+    if (input.actorId !== undefined) {
+      const caller = actor(state, input.actorId);
+      requireAdmin(caller);
+      if (!caller.canCreateUsers) throw errors.badRequest('User not authorized to create users');
+    }
+    const { email, fullName } = checkNewAccount(state, input.email, input.fullName);
+    const groupIds = (input.groupIds ?? []).filter((g) => {
+      const group = state.groupsById.get(g);
+      return group && !group.deactivated && !group.isSystemGroup;
+    });
+    return { ...input, email, fullName, groupIds, settings: settingsForNewUser(state) };
+  },
+  async write(t: Tx, plan, state) {
+    if (plan.inviteId !== undefined) {
+      const invite = await t.invites.byId(state.realm.id, plan.inviteId);
+      const now = Math.floor(Date.now() / 1000);
+      if (!invite || invite.revoked || (invite.expiresAt !== null && invite.expiresAt <= now)) {
+        throw errors.badRequest('The invitation link has expired or has been revoked.');
+      }
+    }
+    const user = await createUser(t, state.realm.id, {
+      email: plan.email,
+      fullName: plan.fullName,
+      role: plan.role ?? ROLE.MEMBER,
+      passwordHash: plan.passwordHash,
+      settings: plan.settings,
+    });
+    for (const g of plan.groupIds ?? []) await t.groups.addMember(g, user.id);
+    const channelIds = new Set([...(plan.defaultChannels ? state.channels.defaultChannelIds : []), ...(plan.streamIds ?? [])]);
+    const live = [...channelIds].filter((id) => state.channels.byId.get(id)?.isArchived === false).sort((a, b) => a - b);
+    const subPlan = planSubscriptions(state, live.map((channelId) => ({ userId: user.id, channelId })));
+    const rows = subPlan.length ? await writeSubscriptions(t, state.realm.id, subPlan) : [];
+    return { user, groupIds: plan.groupIds ?? [], subscriptions: { plan: subPlan, rows } };
+  },
+  apply(state, created) {
+    applyCreatedUser(state, created);
+    if (created.subscriptions) applySubscriptions(state, created.subscriptions.rows);
+  },
+  events(state, { user, groupIds, subscriptions }) {
+    const roleGroupId = state.systemGroup(roleGroup(user.role)).id;
+    return [
+      ...realmUserAdd(state, user),
+      groupMembership(state, 'add_members', roleGroupId, [user.id]),
+      ...groupIds.map((g) => groupMembership(state, 'add_members', g, [user.id])),
+      ...(subscriptions ? subscriptionAddedEvents(state, subscriptions.plan) : []),
+    ];
+  },
+};
+
+interface DeactivateInput {
+  actorId: number;
+  userId: number;
+  /** null: no notification email; a string (possibly empty) requests one, with the text when non-empty. */
+  notificationComment: string | null;
+  /** DELETE /users/me rather than the administrative DELETE /users/{user_id}. */
+  own?: boolean;
+}
+interface DeactivatePlan {
+  ids: number[];
+  notify: { to: string; subject: string; body: string } | null;
+}
+
+/** An account and the bots it owns; the only active owner cannot go. */
+const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = {
+  check(state, input) {
+    const caller = actor(state, input.actorId);
+    const self = input.own === true;
+    const target = self ? caller : targetUser(state, input.userId);
+    if (self) {
+      if (activeUserIds(state).filter((id) => !state.usersById.get(id)!.isBot).length === 1) {
+        throw errors.cannotDeactivateLastUser(false);
+      }
+      if (target.role === ROLE.OWNER && activeOwnerCount(state) === 1) throw errors.cannotDeactivateLastUser(true);
+    } else {
+      requireAdmin(caller);
+      if (target.role === ROLE.OWNER && caller.role !== ROLE.OWNER) throw errors.mustBeOwner();
+      if (target.role === ROLE.OWNER && !target.isBot && activeOwnerCount(state) === 1) {
+        throw errors.cannotDeactivateOnlyOwner();
+      }
+    }
+    const bots = [...state.usersById.values()].filter((u) => u.isActive && u.isBot && u.botOwnerId === target.id);
+    const notify =
+      !self && input.notificationComment !== null && !target.isBot
+        ? deactivationNotice(state.realm.name, target, input.notificationComment)
+        : null;
+    return { ids: [target.id, ...bots.map((b) => b.id)], notify };
+  },
+  async write(t, plan, state) {
+    for (const id of plan.ids) await t.users.setActive(id, false);
+    await t.people.removePushDevices(plan.ids);
+    if (plan.notify) await t.outbox.enqueue({ realmId: state.realm.id, ...plan.notify });
+    return plan;
+  },
+  apply(state, plan) {
+    for (const id of plan.ids) state.putUser({ ...state.usersById.get(id)!, isActive: false });
+  },
+  events(state, plan) {
+    return plan.ids.map((id) => realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids));
+  },
+};
+
+const reactivate: CommandDef<{ actorId: number; userId: number }, number, number> = {
+  check(state, input) {
+    requireAdmin(actor(state, input.actorId));
+    const target = targetUser(state, input.userId, { allowDeactivated: true });
+    if (target.isActive) throw errors.badRequest('User is already active');
+    if (target.isBot && target.botOwnerId !== null && !state.usersById.get(target.botOwnerId)?.isActive) {
+      throw errors.badRequest('Cannot reactivate a bot whose owner is deactivated.');
+    }
+    return target.id;
+  },
+  async write(t, id) {
+    await t.users.setActive(id, true);
+    return id;
+  },
+  apply(state, id) {
+    state.putUser({ ...state.usersById.get(id)!, isActive: true });
+  },
+  events: (state, id) => [realmUserUpdate(state, { user_id: id, is_active: true })],
+};
+
+interface UpdateUserInput {
+  actorId: number;
+  userId: number;
+  role?: Role;
+  fullName?: string;
+}
+interface UpdateUserPlan {
+  userId: number;
+  role?: { from: Role; to: Role };
+  fullName?: string;
+}
+
+const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
+  check(state, input) {
+    const caller = actor(state, input.actorId);
+    requireAdmin(caller);
+    const target = targetUser(state, input.userId, { allowDeactivated: true });
+    const plan: UpdateUserPlan = { userId: target.id };
+    if (input.role !== undefined && input.role !== target.role) {
+      if ((input.role === ROLE.OWNER || target.role === ROLE.OWNER) && caller.role !== ROLE.OWNER) throw errors.mustBeOwner();
+      if (target.role === ROLE.OWNER && target.isActive && activeOwnerCount(state) === 1) {
+        throw errors.badRequest('The owner permission cannot be removed from the only organization owner.');
+      }
+      plan.role = { from: target.role, to: input.role };
+    }
+    if (input.fullName !== undefined) {
+      const name = checkFullName(input.fullName);
+      if (name !== target.fullName) plan.fullName = name;
+    }
+    return plan;
+  },
+  async write(t, plan, state) {
+    if (plan.role) {
+      await t.users.setRole(plan.userId, plan.role.to);
+      await t.groups.removeMember(state.systemGroup(roleGroup(plan.role.from)).id, plan.userId);
+      await t.groups.addMember(state.systemGroup(roleGroup(plan.role.to)).id, plan.userId);
+    }
+    if (plan.fullName !== undefined) await t.users.setFullName(plan.userId, plan.fullName);
+    return plan;
+  },
+  apply(state, plan) {
+    const u = state.usersById.get(plan.userId)!;
+    if (plan.role) {
+      state.systemGroup(roleGroup(plan.role.from)).directMembers.delete(u.id);
+      state.systemGroup(roleGroup(plan.role.to)).directMembers.add(u.id);
+    }
+    state.putUser({ ...u, role: plan.role?.to ?? u.role, fullName: plan.fullName ?? u.fullName });
+  },
+  events(state, plan) {
+    const out: RealmEvent[] = [];
+    if (plan.role) {
+      out.push(realmUserUpdate(state, { user_id: plan.userId, role: plan.role.to }));
+      out.push(groupMembership(state, 'remove_members', state.systemGroup(roleGroup(plan.role.from)).id, [plan.userId]));
+      out.push(groupMembership(state, 'add_members', state.systemGroup(roleGroup(plan.role.to)).id, [plan.userId]));
+    }
+    if (plan.fullName !== undefined) out.push(realmUserUpdate(state, { user_id: plan.userId, full_name: plan.fullName }));
+    return out;
+  },
+};
+
+export const userCommands = {
+  'users.create': create,
+  'users.deactivate': deactivate,
+  'users.reactivate': reactivate,
+  'users.update': update,
+};

@@ -1,0 +1,193 @@
+// Reusable invitation links over HTTP (E12): permissions by role, invite_as, expiry, channels, groups, welcome text,
+// listing and revoking, invites_changed events; and the sign-up page's HTTP behaviour.
+import test from 'ava';
+import { addUser, type TestUser } from '../helpers/users.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { makeChannel } from './channels-fixture.js';
+import { ids, watchEvents } from './helpers.js';
+
+let s: TestServer;
+let owner: TestUser;
+let admin: TestUser;
+test.before(async () => {
+  s = await startTestServer();
+  const me = (await s.client.as(s.owner).get('/users/me')).json;
+  owner = { ...s.owner, id: me.user_id, fullName: me.full_name, role: 100 };
+  admin = await addUser(s, { role: 200 });
+});
+test.after.always(() => s.close());
+
+const invite = (as: TestUser, form: Record<string, string> = {}) => s.client.as(as).post('/invites/multiuse', { form });
+/** A page outside the API (the test client puts API paths under /api/v1). */
+async function web(path: string, form?: Record<string, string>) {
+  const res = await fetch(`http://127.0.0.1:${s.port}${path}`, form ? { method: 'POST', body: new URLSearchParams(form) } : {});
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+const keyOf = (link: string) => /\/join\/([a-z0-9]+)\/$/.exec(link)![1]!;
+const state = async () => (await s.server.services.realms.forHost(undefined)).state;
+
+test.serial('an administrator creates a link: default expiry of 14400 minutes, role member, invites_changed', async (t) => {
+  const log = watchEvents(s);
+  const before = Math.floor(Date.now() / 1000);
+  const res = await invite(admin);
+  t.is(res.status, 200, res.text);
+  t.regex(res.json.invite_link, new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/join/[a-z0-9]{24}/$`));
+  const stored = (await s.server.services.db.invites.byKey((await state()).realm.id, keyOf(res.json.invite_link)))!;
+  t.is(stored.invitedAs, 400);
+  t.true(Math.abs(stored.expiresAt! - (before + 14400 * 60)) <= 5);
+  t.deepEqual(stored.streamIds, []);
+  t.is(stored.includeRealmDefaultSubscriptions, false);
+  const ev = log.of('invites_changed');
+  t.is(ev.length, 1);
+  t.deepEqual(ev[0]!.event, { type: 'invites_changed' });
+  t.true(ids(ev[0]!.users).includes(owner.id));
+  log.stop();
+
+  const never = await invite(admin, { invite_expires_in_minutes: 'null' });
+  t.is((await s.server.services.db.invites.byKey((await state()).realm.id, keyOf(never.json.invite_link)))!.expiresAt, null);
+  const short = await invite(admin, { invite_expires_in_minutes: '30' });
+  const shortRow = (await s.server.services.db.invites.byKey((await state()).realm.id, keyOf(short.json.invite_link)))!;
+  t.is(shortRow.expiresAt! - shortRow.createdAt, 30 * 60);
+  t.is((await invite(admin, { invite_expires_in_minutes: '0' })).json.msg, 'invite_expires_in_minutes is too small');
+});
+
+test.serial('who may create links: administrators by default; others once the realm permits; never above their own role', async (t) => {
+  const moderator = await addUser(s, { role: 300 });
+  const member = await addUser(s, { role: 400 });
+  const guest = await addUser(s, { role: 600 });
+  for (const u of [moderator, member, guest]) t.is((await invite(u)).json.msg, 'Insufficient permission', `role ${u.role}`);
+  // Let members create links (realm permission create_multiuse_invite_group = role:members).
+  const realm = await s.server.services.realms.forHost(undefined);
+  const members = realm.state.systemGroup('role:members').id;
+  await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, create_multiuse_invite_group: members });
+  await realm.dispatch('reload');
+  t.is((await invite(member)).status, 200);
+  t.is((await invite(moderator, { invite_as: '300' })).status, 200);
+  t.is((await invite(guest)).json.msg, 'Insufficient permission');
+  // invite_as: equal or more restricted than the caller's own role.
+  t.is((await invite(member, { invite_as: '300' })).json.msg, 'Insufficient permission');
+  t.is((await invite(moderator, { invite_as: '200' })).json.msg, 'Insufficient permission');
+  t.is((await invite(admin, { invite_as: '100' })).json.msg, 'Insufficient permission');
+  t.is((await invite(admin, { invite_as: '200' })).status, 200);
+  t.is((await invite(owner, { invite_as: '100' })).status, 200);
+  t.is((await invite(member, { invite_as: '600' })).status, 200);
+  t.is((await invite(admin, { invite_as: '500' })).json.msg, 'Invalid invite_as');
+
+  // welcome_message_custom_text: administrators only (null for others), at most 8000 characters.
+  const fromAdmin = await invite(admin, { welcome_message_custom_text: 'Welcome aboard!' });
+  const fromMember = await invite(member, { welcome_message_custom_text: 'Hi from a member' });
+  const realmId = realm.id;
+  t.is((await s.server.services.db.invites.byKey(realmId, keyOf(fromAdmin.json.invite_link)))!.welcomeMessageCustomText, 'Welcome aboard!');
+  t.is((await s.server.services.db.invites.byKey(realmId, keyOf(fromMember.json.invite_link)))!.welcomeMessageCustomText, null);
+  t.is((await invite(admin, { welcome_message_custom_text: 'x'.repeat(8000) })).status, 200);
+  t.is((await invite(admin, { welcome_message_custom_text: 'x'.repeat(8001) })).json.msg, 'welcome_message_custom_text is too long (limit: 8000 characters)');
+  // Restore the default permission.
+  await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, create_multiuse_invite_group: realm.state.systemGroup('role:administrators').id });
+  await realm.dispatch('reload');
+});
+
+test.serial('channels and groups: must exist, be accessible, and be ones the caller may subscribe others to / add members to', async (t) => {
+  const pub = await makeChannel(s, owner, 'invite-public');
+  const priv = await makeChannel(s, owner, 'invite-private', { inviteOnly: true });
+  const ok = await invite(admin, { stream_ids: JSON.stringify([pub]), include_realm_default_subscriptions: 'true' });
+  t.is(ok.status, 200, ok.text);
+  const row = (await s.server.services.db.invites.byKey((await state()).realm.id, keyOf(ok.json.invite_link)))!;
+  t.deepEqual(row.streamIds, [pub]);
+  t.is(row.includeRealmDefaultSubscriptions, true);
+  t.is((await invite(admin, { stream_ids: '[987654]' })).json.msg, 'Invalid channel ID 987654. No invites were sent.');
+  // A private channel the administrator is not subscribed to is still accessible to administrators (metadata).
+  t.is((await invite(admin, { stream_ids: JSON.stringify([priv]) })).status, 200);
+
+  const creator = await addUser(s, { role: 400 });
+  const groupRes = await s.client.as(creator).post('/user_groups/create', { form: { name: 'invitees', description: '', members: '[]' } });
+  const groupId = groupRes.json.group_id as number;
+  // The administrator does not manage the member's group.
+  t.is((await invite(admin, { group_ids: JSON.stringify([groupId]) })).json.msg, 'Insufficient permission');
+  t.is((await invite(owner, { group_ids: JSON.stringify([groupId]) })).status, 200);
+  t.is((await invite(admin, { group_ids: '[999999]' })).json.msg, 'Invalid user group');
+  const sys = (await state()).systemGroup('role:moderators').id;
+  t.is((await invite(owner, { group_ids: JSON.stringify([sys]) })).json.msg, 'Insufficient permission');
+
+  // Without permission to subscribe others, stream_ids must be empty; include_realm_default_subscriptions is still allowed.
+  const realm = await s.server.services.realms.forHost(undefined);
+  const nobody = realm.state.systemGroup('role:nobody').id;
+  await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, can_add_subscribers_group: nobody });
+  await realm.dispatch('reload');
+  t.is((await invite(admin, { stream_ids: JSON.stringify([pub]) })).json.msg, 'You do not have permission to subscribe other users to channels.');
+  t.is((await invite(admin, { include_realm_default_subscriptions: 'true' })).status, 200);
+  await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, can_add_subscribers_group: realm.state.systemGroup('role:members').id });
+  await realm.dispatch('reload');
+});
+
+test.serial('GET /invites lists live links (administrators all, others their own); DELETE revokes', async (t) => {
+  const link = (await invite(admin)).json.invite_link as string;
+  const list = await s.client.as(admin).get('/invites');
+  t.is(list.status, 200);
+  const mine = (list.json.invites as any[]).find((i) => i.link_url === link);
+  t.deepEqual(Object.keys(mine).sort(), ['expiry_date', 'id', 'invited', 'invited_as', 'invited_by_user_id', 'is_multiuse', 'link_url', 'notify_referrer_on_join']);
+  t.is(mine.invited_by_user_id, admin.id);
+  t.is(mine.is_multiuse, true);
+  t.is(mine.invited_as, 400);
+  const member = await addUser(s, { role: 400 });
+  t.deepEqual((await s.client.as(member).get('/invites')).json.invites, []);
+
+  t.is((await s.client.as(member).delete(`/invites/multiuse/${mine.id}`)).json.msg, 'Must be an organization administrator');
+  const log = watchEvents(s);
+  t.is((await s.client.as(owner).delete(`/invites/multiuse/${mine.id}`)).status, 200);
+  t.is(log.of('invites_changed').length, 1);
+  log.stop();
+  t.false(((await s.client.as(admin).get('/invites')).json.invites as any[]).some((i) => i.id === mine.id));
+  t.is((await s.client.as(owner).delete(`/invites/multiuse/${mine.id}`)).json.msg, 'Invitation has already been revoked');
+  t.is((await s.client.as(owner).delete('/invites/multiuse/999999')).json.msg, 'No such invitation');
+});
+
+test.serial('sign-up over HTTP: the form, joining with role/channels/groups, and clear pages for bad links', async (t) => {
+  const chan = await makeChannel(s, owner, 'welcome-channel');
+  const group = (await s.client.as(owner).post('/user_groups/create', { form: { name: 'newcomers', description: '', members: '[]' } })).json.group_id;
+  const link = (await invite(owner, { invite_as: '300', stream_ids: JSON.stringify([chan]), group_ids: JSON.stringify([group]) })).json.invite_link as string;
+  const path = new URL(link).pathname;
+  const pageRes = await web(path);
+  t.is(pageRes.status, 200);
+  t.regex(pageRes.contentType, /text\/html/);
+  t.regex(pageRes.text, /<form method="post">/);
+  const log = watchEvents(s);
+  const joined = await web(path, { email: 'joiner@test.example', full_name: 'Jo Iner', password: 'joiner-pass-1' });
+  t.is(joined.status, 200, joined.text);
+  t.regex(joined.text, /Welcome to .*Jo Iner/);
+  const st = await state();
+  const user = st.userByEmail('joiner@test.example')!;
+  t.is(user.role, 300);
+  t.true(st.groupsById.get(group)!.directMembers.has(user.id));
+  t.true(st.channels.isSubscribed(user.id, chan));
+  t.is(log.of('realm_user', 'add').length >= 1, true);
+  t.truthy(log.of('user_group', 'add_members').find((e) => e.event.group_id === group));
+  log.stop();
+  const login = await s.client.post('/fetch_api_key', { form: { username: 'joiner@test.example', password: 'joiner-pass-1' } });
+  t.is(login.json.user_id, user.id);
+  // The same email again: the form again, with the error.
+  const again = await web(path, { email: 'joiner@test.example', full_name: 'Jo', password: 'x' });
+  t.is(again.status, 400);
+  t.regex(again.text, /Email is already in use\./);
+
+  const unknown = await web('/join/doesnotexist000000000000/');
+  t.is(unknown.status, 404);
+  t.regex(unknown.text, /This invitation link is not valid\./);
+  const revokedLink = (await invite(owner)).json.invite_link as string;
+  const id = ((await s.client.as(owner).get('/invites')).json.invites as any[]).find((i) => i.link_url === revokedLink).id;
+  await s.client.as(owner).delete(`/invites/multiuse/${id}`);
+  const revoked = await web(new URL(revokedLink).pathname);
+  t.is(revoked.status, 410);
+  t.regex(revoked.text, /has been revoked/);
+  const post = await web(new URL(revokedLink).pathname, { email: 'late@test.example', full_name: 'Late', password: 'pw' });
+  t.regex(post.text, /has been revoked/);
+  t.is((await state()).userByEmail('late@test.example'), undefined);
+  // Expired: a link whose time has passed.
+  const realmId = (await state()).realm.id;
+  const expired = await s.server.services.db.invites.insert({
+    realmId, key: 'expiredkey000000000000000', referredBy: owner.id, invitedAs: 400, streamIds: [], groupIds: [],
+    includeRealmDefaultSubscriptions: false, welcomeMessageCustomText: null, expiresAt: Math.floor(Date.now() / 1000) - 60,
+  });
+  const exp = await web(`/join/${expired.key}/`);
+  t.is(exp.status, 410);
+  t.regex(exp.text, /has expired/);
+});

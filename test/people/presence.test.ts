@@ -1,0 +1,163 @@
+// Presence over HTTP: the modern last_update_id protocol, the legacy format, ping_only, history, visibility, events,
+// batched persistence (no write per ping) and survival across a restart.
+import test from 'ava';
+import { PresenceSessions } from '../../src/realm/people/presence-sessions.js';
+import { addUser, type TestUser } from '../helpers/users.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { ids, watchEvents } from './helpers.js';
+
+let s: TestServer;
+let a: TestUser;
+let b: TestUser;
+let old: TestUser;
+test.before(async () => {
+  s = await startTestServer();
+  a = await addUser(s, { role: 400 });
+  b = await addUser(s, { role: 600 });
+  old = await addUser(s, { role: 400 });
+  // A presence from 20 days ago, written before the realm's sessions are first loaded.
+  const t20 = Math.floor(Date.now() / 1000) - 20 * 86400;
+  const realmId = (await s.server.services.realms.forHost(undefined)).id;
+  await s.server.services.db.presence.upsertMany([{ userId: old.id, realmId, lastConnectedTime: t20, lastActiveTime: t20, lastUpdateId: 1 }]);
+});
+test.after.always(() => s.close());
+
+const ping = (u: TestUser, form: Record<string, string>) => s.client.as(u).post('/users/me/presence', { form });
+
+test.serial('modern protocol: last_update_id -1 fetches all, then only what changed', async (t) => {
+  const log = watchEvents(s);
+  const first = await ping(a, { status: 'active', last_update_id: '-1' });
+  t.is(first.status, 200, first.text);
+  const body = first.json;
+  t.is(typeof body.server_timestamp, 'number');
+  t.is(body.zephyr_mirror_active, false);
+  const mine = body.presences[String(a.id)];
+  t.deepEqual(Object.keys(mine).sort(), ['active_timestamp', 'idle_timestamp']);
+  t.true(Math.abs(mine.active_timestamp - Date.now() / 1000) < 60);
+  t.true(body.presence_last_update_id >= 2);
+  // The 20-day-old presence is outside the default 14 days.
+  t.false(String(old.id) in body.presences);
+  // Coming online publishes a presence event: modern for simplified_presence_events clients, legacy otherwise.
+  const ev = log.of('presence')[0]!;
+  t.deepEqual(Object.keys(ev.event.presences as object), [String(a.id)]);
+  const legacy = ev.legacy!.simplified_presence_events![0]!;
+  t.is(legacy.user_id, a.id);
+  t.is(legacy.email, a.email);
+  t.is((legacy.presence as any).website.status, 'active');
+  t.true(ids(ev.users).includes(b.id));
+  log.stop();
+
+  // b comes online; a asks with its last id and gets only b.
+  const before = body.presence_last_update_id as number;
+  await ping(b, { status: 'idle', ping_only: 'true' });
+  const second = await ping(a, { status: 'active', last_update_id: String(before) });
+  t.deepEqual(Object.keys(second.json.presences), [String(b.id)]);
+  t.true(second.json.presence_last_update_id > before);
+  // Nothing new: the same id back, no presences.
+  const third = await ping(a, { status: 'active', last_update_id: String(second.json.presence_last_update_id) });
+  t.deepEqual(third.json.presences, {});
+  t.is(third.json.presence_last_update_id, second.json.presence_last_update_id);
+  // history_limit_days reaches back further on an initial fetch, and is ignored once an id is known.
+  const longer = await ping(a, { status: 'active', last_update_id: '-1', history_limit_days: '30' });
+  t.true(String(old.id) in longer.json.presences);
+  const ignored = await ping(a, { status: 'active', last_update_id: String(third.json.presence_last_update_id), history_limit_days: '30' });
+  t.false(String(old.id) in ignored.json.presences);
+});
+
+test.serial('legacy format by email without last_update_id; slim_presence asks for the modern one; ping_only returns no data', async (t) => {
+  const legacy = await ping(b, { status: 'idle' });
+  const entry = legacy.json.presences[a.email];
+  t.deepEqual(Object.keys(entry).sort(), ['aggregated', 'website']);
+  t.deepEqual(entry.website.client, 'website');
+  t.is(entry.website.pushable, false);
+  t.is(entry.website.status, 'active');
+  t.false('pushable' in entry.aggregated);
+  t.deepEqual({ ...entry.aggregated }, { client: 'website', status: entry.website.status, timestamp: entry.website.timestamp });
+  t.is(legacy.json.presences[b.email].website.status, 'idle');
+  const slim = await ping(b, { status: 'idle', slim_presence: 'true' });
+  t.true(String(a.id) in slim.json.presences);
+  const only = await ping(b, { status: 'active', ping_only: 'true' });
+  t.false('presences' in only.json);
+  t.false('server_timestamp' in only.json);
+  t.is(only.json.presence_last_update_id, -1);
+  const onlyWithId = await ping(b, { status: 'active', ping_only: 'true', last_update_id: '5' });
+  t.is(onlyWithId.json.presence_last_update_id, 5);
+  const bad = await ping(b, { status: 'away' });
+  t.is(bad.json.msg, 'Invalid status');
+  t.is((await s.client.as(b).post('/users/me/presence')).json.code, 'REQUEST_VARIABLE_MISSING');
+});
+
+test.serial('GET /users/{id}/presence and GET /realm/presence', async (t) => {
+  const one = await s.client.as(b).get(`/users/${a.id}/presence`);
+  t.is(one.status, 200, one.text);
+  t.is(one.json.presence.aggregated.status, 'active');
+  t.is(one.json.presence.website.client, 'website');
+  const byEmail = await s.client.as(b).get(`/users/${encodeURIComponent(a.email)}/presence`);
+  t.deepEqual(byEmail.json.presence, one.json.presence);
+  const never = await addUser(s, { role: 400 });
+  t.is((await s.client.as(b).get(`/users/${never.id}/presence`)).json.msg, `No presence data for ${never.id}`);
+  const bot = await addUser(s, { isBot: true });
+  t.is((await s.client.as(b).get(`/users/${bot.id}/presence`)).json.msg, 'Presence is not supported for bot users.');
+  const realm = await s.client.as(b).get('/realm/presence');
+  t.is(typeof realm.json.server_timestamp, 'number');
+  t.deepEqual(realm.json.presences[a.email].aggregated, one.json.presence.aggregated);
+});
+
+test.serial('presence_enabled off hides a user everywhere', async (t) => {
+  const shy = await addUser(s, { role: 400 });
+  await ping(shy, { status: 'active', ping_only: 'true' });
+  t.true(String(shy.id) in (await ping(a, { status: 'active', last_update_id: '-1' })).json.presences);
+  t.is((await s.client.as(shy).patch('/settings', { form: { presence_enabled: 'false' } })).status, 200);
+  const log = watchEvents(s);
+  await ping(shy, { status: 'active', ping_only: 'true' });
+  const after = await ping(a, { status: 'active', last_update_id: '-1' });
+  t.false(String(shy.id) in after.json.presences);
+  t.false(shy.email in (await ping(a, { status: 'active' })).json.presences);
+  t.is((await s.client.as(a).get(`/users/${shy.id}/presence`)).json.msg, `No presence data for ${shy.id}`);
+  t.is(log.of('presence').filter((e) => String(shy.id) in (e.event.presences as object)).length, 0);
+  log.stop();
+});
+
+test.serial('2,000 users pinging every 60 s cost no database write per ping: one batched statement per flush', async (t) => {
+  const { db, realms } = s.server.services;
+  const realm = await realms.forHost(undefined);
+  await db.none(
+    `INSERT INTO users (realm_id, email, full_name, role, api_key)
+     SELECT $1, 'load' || g || '@test.example', 'Load ' || g, 400, md5(g::text) FROM generate_series(1, 2000) g`,
+    [realm.id],
+  );
+  await realm.dispatch('reload');
+  const userIds: number[] = await db.map(`SELECT id FROM users WHERE email LIKE 'load%@test.example' ORDER BY id`, [], (r) => r.id);
+  t.is(userIds.length, 2000);
+  let clock = Math.floor(Date.now() / 1000);
+  const sessions = new PresenceSessions(db, { now: () => clock });
+  const rows = () => db.one('SELECT count(*)::int AS n FROM user_presence WHERE user_id = ANY($1::int[])', [userIds], (r) => r.n as number);
+  for (let minute = 0; minute < 3; minute++) {
+    for (const id of userIds) await sessions.ping(realm, id, minute % 2 === 0 ? 'active' : 'idle');
+    // Every ping so far lives in memory only.
+    t.is(sessions.stats.flushes, minute, `minute ${minute}`);
+    if (minute === 0) t.is(await rows(), 0);
+    await sessions.flush();
+    t.is(sessions.stats.flushes, minute + 1);
+    clock += 60;
+  }
+  t.is(sessions.stats.pings, 6000);
+  t.is(sessions.stats.rowsFlushed, 6000);
+  t.is(await rows(), 2000);
+  const stored = await db.one('SELECT max(last_connected_time)::bigint AS t FROM user_presence WHERE user_id = ANY($1::int[])', [userIds], (r) => Number(r.t));
+  t.is(stored, clock - 60);
+  await sessions.stop();
+});
+
+test.serial('presence survives a restart (flushed at shutdown)', async (t) => {
+  const before = (await ping(a, { status: 'active', last_update_id: '-1' })).json;
+  await s.stop();
+  const s2 = await startTestServer({ reuse: { dataDir: s.dataDir, databaseUrl: s.databaseUrl } });
+  try {
+    const after = await s2.client.as(b).post('/users/me/presence', { form: { status: 'idle', last_update_id: '-1' } });
+    t.deepEqual(after.json.presences[String(a.id)], before.presences[String(a.id)]);
+    t.true(after.json.presence_last_update_id > before.presence_last_update_id - 1);
+  } finally {
+    await s2.stop();
+  }
+});
