@@ -6,13 +6,15 @@ import { prettyDestination } from './log-pretty.js';
 
 export type { Logger };
 
-export function createLogger(level: string, format: 'json' | 'pretty' | 'auto' = 'json'): Logger {
+/** `destination` (tests) receives the JSON lines instead of stdout. */
+export function createLogger(level: string, format: 'json' | 'pretty' | 'auto' = 'json', destination?: { write(line: string): void }): Logger {
   const pretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   const options = {
     level,
     base: { service: 'palaver' },
     redact: { paths: ['password', 'api_key', 'apiKey', '*.password', '*.api_key', '*.apiKey', 'authorization'], censor: '[redacted]' },
   };
+  if (destination) return pino(options, destination);
   return pretty ? pino(options, prettyDestination(process.stdout)) : pino(options);
 }
 

@@ -40,7 +40,7 @@ try {
     try {
       const r = reloadLogLevel(log, config.logLevelFile, config.logLevel);
       server.services.operators.syncLifecycleLog();
-      log.info({ level: r.level, file: config.logLevelFile }, 'log level reloaded');
+      log.info({ logLevel: r.level, file: config.logLevelFile }, 'log level reloaded');
     } catch (err) {
       log.error({ err }, 'log level not reloaded');
     }

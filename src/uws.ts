@@ -9,7 +9,13 @@ export interface LoadedUws {
   native: boolean;
 }
 
+/** uWebSockets.js refuses a request whose head (request line + headers) is larger than this; its default is
+ * 4 KB, too small for the long GET query strings real clients send (narrows, ID lists). */
+export const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
+
 export function loadUws(allowFallback: boolean): LoadedUws {
+  // Read by the native addon when it loads.
+  process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_REQUEST_HEAD_BYTES);
   const originalWarn = console.warn;
   const warnings: string[] = [];
   console.warn = (...args: unknown[]) => warnings.push(args.map(String).join(' '));

@@ -10,6 +10,7 @@ import { createRealm, createUser, isValidEmail, STRING_ID_RE } from '../realm/pr
 import { ROLE, ROLES, type Role } from '../realm/types.js';
 import { formatUser } from '../realm/user-format.js';
 import { realmUrl } from '../http/urls.js';
+import { CheckFailed, parseCredentials, runCheck, type CheckCredentials } from './check.js';
 
 class UsageError extends Error {}
 
@@ -30,6 +31,9 @@ const HELP = `Usage: palaver <command> [options]   (prints JSON)
   deactivate-user --email E [--realm SUB]      reactivate-user --email E [--realm SUB]
   deactivate-realm --realm SUB                 reactivate-realm --realm SUB
   list-users [--realm SUB]
+  check [--url URL] [--realm SUB] [--sender EMAIL:KEY --recipient EMAIL:KEY] [--timeout-ms N]
+      end-to-end self-check of a running server: a direct message sent and received through an event queue,
+      timed; without credentials it uses two check users it creates in the realm (database access needed)
 The default realm's subdomain is the empty string. Database: DATABASE_URL, else the embedded one under DATA_DIR.`;
 
 const OPTIONS = {
@@ -45,6 +49,10 @@ const OPTIONS = {
   'owner-password': { type: 'string' },
   'owner-name': { type: 'string' },
   help: { type: 'boolean', default: false },
+  url: { type: 'string' },
+  sender: { type: 'string' },
+  recipient: { type: 'string' },
+  'timeout-ms': { type: 'string', default: '10000' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -202,6 +210,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return command || parsed.values.help ? 0 : 2;
   }
+  if (command === 'check') return check(parsed.values);
   const { database, embedded } = await openDatabase();
   try {
     await migrate(database.db);
@@ -215,6 +224,53 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await database.close();
     await embedded?.stop();
+  }
+}
+
+/** Two users for `check`, created once per realm and reused (their keys read from the database). */
+async function checkUsers(db: Db, subdomain: string): Promise<{ sender: CheckCredentials; recipient: CheckCredentials }> {
+  return db.tx(async (t) => {
+    const id = await realmId(t, subdomain);
+    const get = async (email: string, fullName: string) => {
+      const user = (await t.users.byEmail(id, email)) ?? (await createUser(t, id, { email, fullName, role: ROLE.MEMBER, passwordHash: null }));
+      return { email: user.email, apiKey: user.apiKey };
+    };
+    const pair = { sender: await get('check-sender@palaver-check.example', 'Palaver check (sender)'), recipient: await get('check-recipient@palaver-check.example', 'Palaver check (recipient)') };
+    await t.changes.record(id);
+    return pair;
+  });
+}
+
+async function check(values: Values): Promise<number> {
+  const config = loadConfig();
+  try {
+    const url = values.url ?? `http://${config.host}:${config.port}`;
+    const subdomain = values.realm ?? '';
+    const timeoutMs = Number(values['timeout-ms']);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError('--timeout-ms must be a positive integer');
+    if ((values.sender === undefined) !== (values.recipient === undefined)) throw new UsageError('give both --sender and --recipient, or neither');
+    let users: { sender: CheckCredentials; recipient: CheckCredentials };
+    if (values.sender !== undefined && values.recipient !== undefined) {
+      users = { sender: parseCredentials('sender', values.sender), recipient: parseCredentials('recipient', values.recipient) };
+    } else {
+      const { database, embedded } = await openDatabase();
+      try {
+        users = await checkUsers(database.db, subdomain);
+      } finally {
+        await database.close();
+        await embedded?.stop();
+      }
+    }
+    const port = new URL(url).port;
+    const host = subdomain ? `${subdomain}.${config.rootDomain}${port ? ':' + port : ''}` : undefined;
+    const result = await runCheck({ url, host, ...users, timeoutMs });
+    process.stdout.write(JSON.stringify({ result: 'success', url, sender: users.sender.email, recipient: users.recipient.email, ...result }, null, 2) + '\n');
+    return 0;
+  } catch (e) {
+    const step = e instanceof CheckFailed ? { step: e.step } : {};
+    process.stderr.write(JSON.stringify({ result: 'error', ...step, msg: (e as Error).message }) + '\n');
+    if (e instanceof UsageError) process.stderr.write(HELP + '\n');
+    return e instanceof UsageError ? 2 : 1;
   }
 }
 

@@ -34,7 +34,7 @@ export function narrowResolver(realms: Realms) {
   return (realmId: number, _userId: number): NarrowResolver => {
     const state = realms.stateIfLoaded(realmId);
     return {
-      channelByNameOrId: () => undefined,
+      channelByNameOrId: (x) => (typeof x === 'number' ? state?.channels.byId.get(x) : state?.channels.channelByName(x)),
       userByEmailOrId: (x) => (typeof x === 'number' ? state?.usersById.get(x) : state?.userByEmail(x)),
     };
   };

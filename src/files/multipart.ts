@@ -27,7 +27,8 @@ export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: Recei
   try {
     bb = busboy({
       headers: { 'content-type': o.contentType },
-      limits: { files: 1, fileSize: o.limitBytes, fields: 100, fieldSize: 64 * 1024 },
+      // busboy reports a file that reaches its fileSize: one byte more than allowed.
+      limits: { files: 1, fileSize: o.limitBytes + 1, fields: 100, fieldSize: 64 * 1024 },
       defParamCharset: 'utf8',
     });
   } catch (e) {
@@ -46,6 +47,8 @@ export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: Recei
       stream.resume();
     });
     stream.on('limit', () => fail(o.tooLarge()));
+    // Failures reach the store through its iteration; the stream is destroyed with them below.
+    stream.on('error', () => undefined);
     file = { stream, filename: info.filename ?? '', mimeType: info.mimeType, stored };
   });
   bb.on('filesLimit', () => fail(errors.badRequest('You may only upload one file at a time')));

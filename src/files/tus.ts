@@ -4,6 +4,13 @@ import { randomBytes } from 'node:crypto';
 import { errors } from '../http/errors.js';
 import type { FileStorage } from './storage.js';
 
+export interface PatchOutcome {
+  upload: TusUpload;
+  offset: number;
+  /** Present once the upload is complete: the final answer. */
+  result?: Record<string, unknown>;
+}
+
 export const TUS_VERSION = '1.0.0';
 export const TUS_EXTENSIONS = 'creation,termination,expiration';
 const TTL_MS = 24 * 3600 * 1000;
@@ -69,43 +76,53 @@ export class TusUploads {
     return info;
   }
 
-  /** The bytes received so far, once no PATCH is writing. */
-  async offset(upload: TusUpload): Promise<number> {
-    await this.idle(upload.id);
+  /** The upload and the bytes received so far, once no PATCH is writing to it; null when there is none. */
+  async status(id: string, owner: { realmId: number; userId: number }): Promise<{ upload: TusUpload; offset: number } | null> {
+    while (this.busy.has(id)) await this.busy.get(id);
+    const upload = await this.get(id, owner.realmId, owner.userId);
+    return upload && { upload, offset: await this.stored(upload) };
+  }
+
+  private async stored(upload: TusUpload): Promise<number> {
     return upload.result ? upload.length : ((await this.storage.size(tusDataKey(upload.id))) ?? 0);
   }
 
-  /** Appends a PATCH body at `offset` (409 unless it is the current offset; never past Upload-Length). What arrived
-   *  before an interruption is kept. The new offset, with the interruption's error if there was one. */
-  async append(upload: TusUpload, offset: number, chunks: AsyncIterable<Buffer>): Promise<{ offset: number; error?: unknown }> {
-    return this.exclusive(upload.id, async () => {
-      const current = upload.result ? upload.length : ((await this.storage.size(tusDataKey(upload.id))) ?? 0);
+  /**
+   * One PATCH, alone on its upload from start to end: appends the body at `offset` (409 unless that is the current
+   * offset; never past Upload-Length), keeping what arrived before an interruption. When the upload is then
+   * complete, `finish` turns its bytes (at tusDataKey) into an attachment, once; its answer is kept for retries.
+   */
+  async patch(
+    id: string,
+    owner: { realmId: number; userId: number },
+    offset: number,
+    body: { chunks: AsyncIterable<Buffer>; declaredLength?: number },
+    finish: (upload: TusUpload) => Promise<Record<string, unknown>>,
+  ): Promise<PatchOutcome> {
+    return this.exclusive(id, async () => {
+      const upload = await this.get(id, owner.realmId, owner.userId);
+      if (!upload) throw errors.notFound();
+      const current = await this.stored(upload);
       if (offset !== current) throw errors.tusOffsetMismatch(current);
-      if (upload.result) return { offset: current };
-      const room = upload.length - current;
-      const bounded = (async function* () {
-        let taken = 0;
-        for await (const c of chunks) {
-          taken += c.length;
-          if (taken > room) throw errors.badRequest('The body goes past Upload-Length');
-          yield c;
-        }
-      })();
-      const r = await this.storage.append(tusDataKey(upload.id), current, bounded);
-      return { offset: r.size, error: r.error };
-    });
-  }
-
-  /** Runs `finish` once for a complete upload (it takes the bytes at tusDataKey) and keeps its answer for retries. */
-  async complete(upload: TusUpload, finish: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
-    return this.exclusive(upload.id, async () => {
-      const fresh = await this.get(upload.id, upload.realmId, upload.userId);
-      if (!fresh) throw errors.notFound();
-      if (fresh.result) return fresh.result;
-      const result = await finish();
-      await this.save({ ...fresh, result });
-      upload.result = result;
-      return result;
+      if (!upload.result) {
+        const room = upload.length - current;
+        const pastEnd = () => errors.badRequest('The body goes past Upload-Length');
+        if (body.declaredLength !== undefined && body.declaredLength > room) throw pastEnd();
+        const bounded = (async function* () {
+          let taken = 0;
+          for await (const c of body.chunks) {
+            taken += c.length;
+            if (taken > room) throw pastEnd();
+            yield c;
+          }
+        })();
+        const r = await this.storage.append(tusDataKey(upload.id), current, bounded);
+        if (r.error !== undefined) throw r.error;
+        if (r.size < upload.length) return { upload, offset: r.size };
+        upload.result = await finish(upload);
+        await this.save(upload);
+      }
+      return { upload, offset: upload.length, result: upload.result };
     });
   }
 
@@ -137,10 +154,6 @@ export class TusUploads {
     return this.storage.put(infoKey(upload.id), (async function* () {
       yield bytes;
     })());
-  }
-
-  private async idle(id: string): Promise<void> {
-    while (this.busy.has(id)) await this.busy.get(id);
   }
 
   private async exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {

@@ -48,7 +48,11 @@ export class BodyStream implements AsyncIterable<Buffer> {
   limit(bytes: number, error: () => ApiError): void {
     this.limitBy = { bytes, error };
     if (this.declaredLength !== undefined && this.declaredLength > bytes) throw error();
-    if (this.received > bytes) this.fail(error());
+    if (this.received > bytes) {
+      this.queue = [];
+      this.queued = 0;
+      this.fail(error());
+    }
   }
 
   /** Transport side: one copied chunk. */
@@ -56,6 +60,8 @@ export class BodyStream implements AsyncIterable<Buffer> {
     if (this.failure !== null || this.ended) return;
     this.received += chunk.length;
     if (this.received > this.limitBy.bytes) {
+      this.queue = [];
+      this.queued = 0;
       this.fail(this.limitBy.error());
       return;
     }
@@ -71,12 +77,11 @@ export class BodyStream implements AsyncIterable<Buffer> {
     this.notify();
   }
 
-  /** Transport side: the client went away, or the body broke a rule. */
+  /** Transport side: the client went away, or the body broke a rule. Chunks already received are still read
+   *  (a resumable upload keeps them); the failure comes after them. */
   fail(err: unknown): void {
-    if (this.failure !== null) return;
+    if (this.failure !== null || this.ended) return;
     this.failure = err;
-    this.queue = [];
-    this.queued = 0;
     this.notify();
   }
 
@@ -100,12 +105,12 @@ export class BodyStream implements AsyncIterable<Buffer> {
     if (this.reading) throw new Error('a request body can be read only once');
     this.reading = true;
     for (;;) {
-      if (this.failure !== null) throw this.failure;
       const chunk = this.take();
       if (chunk) {
         yield chunk;
         continue;
       }
+      if (this.failure !== null) throw this.failure;
       if (this.ended) return;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }

@@ -57,6 +57,8 @@ export interface Endpoint {
   rateLimited: boolean;
   body: 'params' | 'stream';
   auth: AuthMode;
+  /** The declared parameters (names, types, required), for introspection. */
+  schema: Schema;
   parse: ParamParser<Record<string, unknown>>;
   handle(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
   serialize(body: Record<string, unknown>): string;
@@ -83,6 +85,7 @@ export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<
     rateLimited: def.rateLimited ?? true,
     body: def.body ?? 'params',
     auth: def.auth,
+    schema: def.params,
     parse: compileSchema(def.params) as ParamParser<Record<string, unknown>>,
     handle: def.handle as Endpoint['handle'],
     serialize: def.response ? successSerializer(def.response) : JSON.stringify,

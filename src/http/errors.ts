@@ -1,4 +1,5 @@
 // The one error type of the API and the catalogue of errors it raises.
+import { isConnectionError } from '../persistence/errors.js';
 
 export class ApiError extends Error {
   constructor(
@@ -164,6 +165,7 @@ export const errors = {
   invalidFlag: (flag: string) => new ApiError('BAD_REQUEST', `Invalid flag: '${flag}'`, 400),
   flagNotEditable: (flag: string) => new ApiError('BAD_REQUEST', `Flag not editable: '${flag}'`, 400),
   editHistoryDisabled: () => new ApiError('BAD_REQUEST', 'Message edit history is disabled in this organization', 400),
+  prevContentMismatch: () => new ApiError('BAD_REQUEST', "'prev_content_sha256' value does not match the expected value.", 400),
   nothingToChange: () => new ApiError('BAD_REQUEST', 'Nothing to change', 400),
   messageEditingDisabled: () => new ApiError('BAD_REQUEST', 'Your organization has turned off message editing', 400),
   cannotEditMessage: () => new ApiError('BAD_REQUEST', "You don't have permission to edit this message", 400),
@@ -232,6 +234,8 @@ export const errors = {
   invalidAttachment: () => new ApiError('BAD_REQUEST', 'Invalid attachment', 400),
   emojiDoesNotExist: (name: string) => new ApiError('BAD_REQUEST', `Emoji '${name}' does not exist`, 404),
   tusVersionUnsupported: () => new ApiError('BAD_REQUEST', 'Unsupported Tus-Resumable version', 412, {}, { 'Tus-Version': '1.0.0' }),
+  /** Never sent (the client is gone): what a handler reading the body of an abandoned request sees. */
+  clientClosedRequest: () => new ApiError('CLIENT_CLOSED_REQUEST', 'Client closed the request', 499),
   tusOffsetMismatch: (offset: number) => new ApiError('BAD_REQUEST', `Upload-Offset does not match the upload's offset (${offset})`, 409),
 
   rateLimited: (retryAfter: number) =>
@@ -248,7 +252,8 @@ export interface ErrorReply {
 
 /** Turns any thrown value into the error envelope. Unexpected errors are reported through `onUnexpected`. */
 export function toErrorReply(err: unknown, onUnexpected: (err: unknown) => void): ErrorReply {
-  const apiError = err instanceof ApiError ? err : undefined;
+  // A database that is down or saturated is a 503 the client may retry, not a bug.
+  const apiError = err instanceof ApiError ? err : isConnectionError(err) ? errors.unavailable('Database unavailable') : undefined;
   if (!apiError) onUnexpected(err);
   const e = apiError ?? errors.internal();
   return {

@@ -102,7 +102,9 @@ function write(res: HttpResponse, conn: ConnectionState, reply: Reply, close = f
   const body = reply.body as string | Buffer;
   res.cork(() => {
     writeHead(res, reply);
-    if (head) res.endWithoutBody(Buffer.byteLength(body), close);
+    // HEAD: the length is announced by hand and the argument-less endWithoutBody() used: in this uWS build
+    // endWithoutBody(length) breaks keep-alive, and any explicit argument writes a second Content-Length.
+    if (head) res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody();
     else res.end(body, close);
   });
 }
@@ -195,7 +197,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
     };
     res.onAborted(() => {
       conn.abort();
-      body.fail(new Error('client went away'));
+      body.fail(errors.clientClosedRequest());
       leave();
     });
     if (declared !== undefined && !Number.isFinite(declared)) {

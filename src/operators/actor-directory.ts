@@ -165,10 +165,17 @@ export class ActorDirectory {
     };
   }
 
-  /** The actor's persisted snapshot, made safe for JSON (secrets redacted, size bounded). */
+  /**
+   * The actor's persisted snapshot, made safe for JSON (secrets redacted, size bounded). Without a kind's own
+   * `persisted`, it has getPersistedSnapshot()'s shape built from the live snapshot: XState's own walk recurses
+   * without end through contexts that hold a database handle.
+   */
   persisted(actor: AnyActorRef): unknown {
     const desc = this.kinds.get(machineId(actor) ?? '');
-    return toSafeJson(desc?.persisted ? desc.persisted(actor) : actor.getPersistedSnapshot());
+    if (desc?.persisted) return toSafeJson(desc.persisted(actor));
+    const snap = actor.getSnapshot();
+    const { status, value, context, historyValue, output, error } = snap;
+    return toSafeJson({ status, value, context, children: Object.keys(snap.children ?? {}), historyValue, output, error });
   }
 
   get watching(): boolean {

@@ -46,6 +46,8 @@ export interface UserSpec {
   canCreateUsers?: boolean;
   /** Personal settings the user starts with (settingsForNewUser in src/realm/people/user-settings.ts). */
   settings?: Record<string, unknown>;
+  /** Join the realm's default channels (default: people yes, bots no); false when the caller subscribes them itself. */
+  defaultChannels?: boolean;
 }
 
 /** Inserts a user and puts them in their role's system group. */
@@ -69,7 +71,7 @@ export async function createUser(t: Tx, realmId: number, spec: UserSpec): Promis
     (r) => r.id as number,
   );
   await t.groups.addMember(groupId, user.id);
-  if (!spec.isBot) await subscribeToDefaultChannels(t, realmId, user.id);
+  if (spec.defaultChannels ?? !spec.isBot) await subscribeToDefaultChannels(t, realmId, user.id);
   return user;
 }
 

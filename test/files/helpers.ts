@@ -12,7 +12,7 @@ export async function realmOf(s: TestServer) {
 
 /** POST /user_uploads with one file; the parsed response. */
 export async function upload(s: TestServer, as: Credentials, name: string, data: string | Buffer, type = 'application/octet-stream') {
-  const r = await s.client.as(as).post('/user_uploads', { multipart: { file: new File([data], name, { type }) } });
+  const r = await s.client.as(as).post('/user_uploads', { multipart: { file: new File([typeof data === 'string' ? data : new Uint8Array(data)], name, { type }) } });
   if (r.status !== 200) throw new Error(`upload failed: ${r.status} ${r.text}`);
   return r.json as { url: string; uri: string; filename: string };
 }

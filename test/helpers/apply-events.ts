@@ -119,7 +119,15 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
         const ids = e.subscriptions.map((s: any) => s.stream_id);
         const removed = subs.filter((s) => ids.includes(s.stream_id));
         state.subscriptions = removeBy(subs, 'stream_id', ids);
-        if (state.unsubscribed) state.unsubscribed.push(...removed.map((s) => ({ ...s, subscribers: s.subscribers?.filter((u: number) => u !== state.user_id) })));
+        if (state.unsubscribed) {
+          state.unsubscribed.push(
+            ...removed.map((s) => ({
+              ...s,
+              subscribers: s.subscribers?.filter((u: number) => u !== state.user_id),
+              ...(typeof s.subscriber_count === 'number' ? { subscriber_count: s.subscriber_count - 1 } : {}),
+            })),
+          );
+        }
         break;
       }
       case 'update': {

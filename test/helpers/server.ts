@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Endpoint } from '../../src/http/endpoint.js';
+import type { Logger } from '../../src/log.js';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { Client, type Credentials } from './http.js';
@@ -33,6 +34,8 @@ export interface TestServerOptions {
   reuse?: { dataDir: string; databaseUrl: string | undefined; testDatabase?: TestDatabase | null };
   /** Force the embedded database even when DATABASE_URL is set. */
   embedded?: boolean;
+  /** The server's logger (tests of the logs); by default one built from LOG_LEVEL. */
+  log?: Logger;
   /** The scheduled-delivery actor's clock and timings. */
   scheduledDelivery?: StartOptions['scheduledDelivery'];
 }
@@ -57,7 +60,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  const server = await startServer(config, { extraEndpoints: opts.endpoints, scheduledDelivery: opts.scheduledDelivery });
+  const server = await startServer(config, { extraEndpoints: opts.endpoints, scheduledDelivery: opts.scheduledDelivery, log: opts.log });
   const client = new Client(server.port);
   const ownerEmail = config.ownerEmail!;
   const login = await client.post('/fetch_api_key', { form: { username: ownerEmail, password: config.ownerPassword! } });

@@ -43,7 +43,8 @@ test('bad JSON and wrong types in parameters', async (t) => {
     t.regex(r.json.msg, msg);
   }
   const path = await s.client.get('/users/%E0%A4%A', { auth: s.owner });
-  t.is(path.status, 404);
+  t.is(path.status, 400);
+  t.is(path.json.msg, 'Malformed URL');
   await stillServing(t);
 });
 
@@ -127,4 +128,28 @@ test('many parallel requests all get answers', async (t) => {
 test('an abandoned request does not leak: the client hangs up mid-body', async (t) => {
   await raw('POST /api/v1/fetch_api_key HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nusername=', 100);
   await stillServing(t);
+});
+
+test('a HEAD answer leaves its keep-alive connection usable', async (t) => {
+  const http = await import('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const send = (method: string, path: string) =>
+    new Promise<{ status: number; length: string | undefined; bytes: number }>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: s.port, method, path, agent }, (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, length: res.headers['content-length'], bytes }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  for (let i = 0; i < 3; i++) {
+    const head = await send('HEAD', '/api/v1/users/me');
+    t.true(head.status === 405 || head.status === 401, String(head.status));
+    t.is(head.bytes, 0);
+    t.true(Number(head.length) > 0, 'HEAD announces the length of the body it leaves out');
+    const get = await send('GET', '/api/v1/server_settings');
+    t.is(get.status, 200, 'the next request on the same connection is answered');
+  }
+  agent.destroy();
 });

@@ -69,12 +69,12 @@ export async function makeChannel(s: TestServer, name: string, subscriberIds: nu
   return realm.state.channels.channelByName(name)!.id;
 }
 
-/** Subscribes users to an existing channel (as the owner). */
-export async function subscribe(s: TestServer, name: string, userIds: number[]): Promise<void> {
+/** Subscribes users to an existing channel (as the owner, or `by`: a subscriber, for private channels). */
+export async function subscribe(s: TestServer, name: string, userIds: number[], by?: { id: number }): Promise<void> {
   const realm = await realmOf(s);
-  const owner = await ownerUser(s);
+  const actorId = by?.id ?? (await ownerUser(s)).id;
   await realm.dispatch('subscribe', {
-    actorId: owner.id,
+    actorId,
     channels: [{ name }],
     principals: userIds,
     authorizationErrorsFatal: true,

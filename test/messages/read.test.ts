@@ -127,13 +127,13 @@ test('channel history: public to members, not to guests; private shared history 
   const sharedEarly = await post(s, member, shared, 't', 'shared history');
   t.deepEqual(await read(other, sharedId), [], 'a non-subscriber reads nothing of a private channel');
   t.is((await s.client.as(admin).get(`/messages/${sharedEarly}`)).json.msg, 'Invalid message(s)');
-  await subscribe(s, shared, [other.id]);
+  await subscribe(s, shared, [other.id], member);
   t.true((await read(other, sharedId)).includes(sharedEarly), 'a new subscriber reads the shared history');
 
   const protectedName = uniqueName('protected');
   const protectedId = await makeChannel(s, protectedName, [member.id], { inviteOnly: true, history: false });
   const before = await post(s, member, protectedName, 't', 'before you came');
-  await subscribe(s, protectedName, [other.id]);
+  await subscribe(s, protectedName, [other.id], member);
   const after = await post(s, member, protectedName, 't', 'after you came');
   const seen = await read(other, protectedId);
   t.false(seen.includes(before));

@@ -95,8 +95,10 @@ test.serial('channels and groups: must exist, be accessible, and be ones the cal
   t.deepEqual(row.streamIds, [pub]);
   t.is(row.includeRealmDefaultSubscriptions, true);
   t.is((await invite(admin, { stream_ids: '[987654]' })).json.msg, 'Invalid channel ID 987654. No invites were sent.');
-  // A private channel the administrator is not subscribed to is still accessible to administrators (metadata).
-  t.is((await invite(admin, { stream_ids: JSON.stringify([priv]) })).status, 200);
+  // A private channel is inaccessible to an administrator who is not subscribed; its subscriber may use it.
+  t.is((await invite(admin, { stream_ids: JSON.stringify([priv]) })).json.msg, `Invalid channel ID ${priv}. No invites were sent.`);
+  const privRes = await invite(owner, { stream_ids: JSON.stringify([priv]) });
+  t.is(privRes.status, 200, privRes.text);
 
   const creator = await addUser(s, { role: 400 });
   const groupRes = await s.client.as(creator).post('/user_groups/create', { form: { name: 'invitees', description: '', members: '[]' } });

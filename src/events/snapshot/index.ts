@@ -1,5 +1,6 @@
 // The register snapshot: one section per event type, run for the types a client fetches. Each domain adds
 // its sections here with one spread line.
+import { channelSections } from '../../realm/channels/snapshot.js';
 import { coreSections } from './core.js';
 import { draftsSections } from './drafts.js';
 import { filesSections } from './files.js';
@@ -11,6 +12,7 @@ export type { Section, SnapshotContext } from './types.js';
 
 export const snapshotSections: Record<string, Section> = {
   ...coreSections,
+  ...channelSections,
   ...draftsSections,
   ...filesSections,
   ...messageSections,

@@ -1,13 +1,13 @@
 // Channel folders: POST /channel_folders/create, GET and PATCH (order) /channel_folders, PATCH /channel_folders/{id}.
 import type { CreateFolderInput, UpdateFolderInput } from '../../realm/channels/folders.commands.js';
 import { formatFolder } from '../../realm/channels/format.js';
-import { CHANNEL_LIMITS } from '../../realm/channels/types.js';
+import { LIMITS } from '../../limits.js';
 import { endpoint } from '../endpoint.js';
 import { bool, int, list, optional, required, str, withDefault } from '../params.js';
 import { serverContext, viewer } from './channels.js';
 
-const nameParam = str({ maxLength: CHANNEL_LIMITS.folderNameLength });
-const descriptionParam = str({ maxLength: CHANNEL_LIMITS.folderDescriptionLength });
+const nameParam = str({ maxLength: LIMITS.max_channel_folder_name_length });
+const descriptionParam = str({ maxLength: LIMITS.max_channel_folder_description_length });
 
 export const createChannelFolder = endpoint({
   method: 'POST',

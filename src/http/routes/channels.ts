@@ -4,7 +4,8 @@ import type { CreateChannelInput } from '../../realm/channels/create.commands.js
 import type { NewChannelSettings, ServerContext } from '../../realm/channels/creating.js';
 import { groupSettingValue } from '../../realm/channels/group-settings.js';
 import { retentionParam } from '../../realm/channels/validate.js';
-import { CHANNEL_GROUP_SETTING_NAMES, CHANNEL_LIMITS, TOPICS_POLICIES, type ChannelGroupSettingName } from '../../realm/channels/types.js';
+import { LIMITS } from '../../limits.js';
+import { CHANNEL_GROUP_SETTING_NAMES, TOPICS_POLICIES, type ChannelGroupSettingName } from '../../realm/channels/types.js';
 import type { GroupSettingValue, User } from '../../realm/types.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
@@ -63,7 +64,7 @@ export const createChannel = endpoint({
   auth: 'user',
   params: {
     name: required(str()),
-    description: withDefault(str({ maxLength: CHANNEL_LIMITS.descriptionLength }), ''),
+    description: withDefault(str({ maxLength: LIMITS.max_stream_description_length }), ''),
     subscribers: required(list(int())),
     announce: withDefault(bool(), false),
     send_new_subscription_messages: withDefault(bool(), true),

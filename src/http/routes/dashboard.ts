@@ -57,7 +57,11 @@ export const dashboardPage = endpoint({
   auth: 'public',
   rateLimited: false,
   params: {},
-  handle: () => new RawReply(page('Operators', BODY)),
+  handle: () => {
+    const reply = page('Operators', BODY);
+    // The layout allows inline styles only; this page loads its own stylesheet.
+    return new RawReply({ ...reply, headers: { ...reply.headers, 'Content-Security-Policy': "default-src 'self'; style-src 'self' 'unsafe-inline'" } });
+  },
 });
 
 export const dashboardEndpoints = [

@@ -11,7 +11,10 @@ import { userTopicEndpoints } from './user-topics.js';
 import { deleteQueue, getEvents, register } from './events.js';
 import { serverSettings } from './server.js';
 import { inviteEndpoints } from './invites.js';
+import { alertWordEndpoints } from './alert-words.js';
+import { linkifierEndpoints } from './linkifiers.js';
 import { messageFlagEndpoints } from './message-flags.js';
+import { reactionEndpoints } from './reactions.js';
 import { messageEndpoints } from './messages.js';
 import { presenceEndpoints } from './presence.js';
 import { realmEmojiEndpoints } from './realm-emoji.js';
@@ -46,6 +49,9 @@ export const endpoints: Endpoint[] = [
   ...inviteEndpoints,
   ...messageEndpoints,
   ...messageFlagEndpoints,
+  ...reactionEndpoints,
+  ...alertWordEndpoints,
+  ...linkifierEndpoints,
   ...signupEndpoints,
   ...pushEndpoints,
   ...typingEndpoints,

@@ -2,7 +2,7 @@
 // topic as read.
 import { visibleChannel } from '../../realm/channels/access.js';
 import { editableFlagBit, type FlagsResult } from '../../realm/messages/flags.js';
-import { fetchRange, HistoryQuery, LARGER_THAN_MAX_MESSAGE_ID, MAX_MESSAGES_PER_FETCH } from '../../realm/messages/history.js';
+import { fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH, parseAnchor } from '../../realm/messages/history.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
@@ -32,14 +32,6 @@ const updateFlags = endpoint({
     return flagsReply(r, p.messages);
   },
 });
-
-function parseAnchor(raw: string): number | null {
-  if (raw === 'oldest') return 0;
-  if (raw === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
-  if (raw === 'first_unread') return null;
-  if (!/^\s*-?\d{1,20}\s*$/.test(raw)) throw errors.invalidAnchor();
-  return Math.min(Math.max(Number(raw), 0), LARGER_THAN_MAX_MESSAGE_ID);
-}
 
 const updateFlagsForNarrow = endpoint({
   method: 'POST',

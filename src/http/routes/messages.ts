@@ -2,18 +2,15 @@
 // edit history.
 import { clientNameFrom } from '../../events/registration.js';
 import { realmSetting } from '../../realm/realm-settings.js';
-import { canSeeMessage } from '../../realm/messages/access.js';
+import { accessMessage } from '../../realm/messages/access.js';
 import { editHistoryForClient } from '../../realm/messages/edit-history.js';
 import { flagNames, formatMessage, HISTORICAL_DEFAULT } from '../../realm/messages/format.js';
-import { fetchRange, HistoryQuery, LARGER_THAN_MAX_MESSAGE_ID, MAX_MESSAGES_PER_FETCH } from '../../realm/messages/history.js';
+import { fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH, parseAnchor } from '../../realm/messages/history.js';
 import { matchingMessages } from '../../realm/messages/matches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { presentRows, reactionsByMessage, searchWords } from '../../realm/messages/present.js';
 import { renderContent } from '../../realm/messages/render.js';
 import type { SendResult } from '../../realm/messages/send.js';
-import type { RealmState } from '../../realm/state.js';
-import type { User } from '../../realm/types.js';
-import type { Db } from '../../persistence/db.js';
 import { realmUrl } from '../urls.js';
 import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
@@ -22,15 +19,6 @@ import { bool, enumOf, int, json, list, optional, required, str, withDefault } f
 /** The realm URL of the request's realm (links into it render relative). */
 export function requestRealmUrl(ctx: RequestContext): string {
   return realmUrl(ctx.services.config, ctx.realm.state.realm.stringId);
-}
-
-/** A message the user may see, with their flags; "Invalid message(s)" otherwise. */
-export async function accessMessage(db: Db, state: RealmState, user: User, id: number) {
-  const m = await db.messages.byId(id);
-  if (!m || m.realmId !== state.realm.id) throw errors.invalidMessage();
-  const flags = (await db.userMessages.flagsFor(user.id, [id])).get(id);
-  if (!canSeeMessage(state, user, m, flags !== undefined)) throw errors.invalidMessage();
-  return { message: m, flags };
 }
 
 const sendMessage = endpoint({
@@ -64,16 +52,6 @@ const sendMessage = endpoint({
     return out;
   },
 });
-
-function parseAnchor(raw: string | undefined, useFirstUnread: boolean): number | null {
-  if (useFirstUnread) return null;
-  if (raw === undefined) throw errors.missingAnchor();
-  if (raw === 'oldest') return 0;
-  if (raw === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
-  if (raw === 'first_unread') return null;
-  if (!/^\s*-?\d{1,20}\s*$/.test(raw)) throw errors.invalidAnchor();
-  return Math.min(Math.max(Number(raw), 0), LARGER_THAN_MAX_MESSAGE_ID);
-}
 
 const getMessages = endpoint({
   method: 'GET',
@@ -183,4 +161,53 @@ const messageHistory = endpoint({
   },
 });
 
-export const messageEndpoints: Endpoint[] = [sendMessage, getMessages, getMessage, renderMessage, matchesNarrow, messageHistory];
+const editMessage = endpoint({
+  method: 'PATCH',
+  path: '/messages/{message_id}',
+  auth: 'user',
+  params: {
+    message_id: required(int({ min: 0 })),
+    topic: optional(str({ allowNul: true }), ['subject']),
+    propagate_mode: withDefault(enumOf(['change_one', 'change_later', 'change_all'] as const), 'change_one'),
+    send_notification_to_old_thread: withDefault(bool(), false),
+    send_notification_to_new_thread: withDefault(bool(), true),
+    content: optional(str({ allowNul: true })),
+    prev_content_sha256: optional(str({ maxLength: 64 })),
+    stream_id: optional(int()),
+  },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('editMessage', {
+      userId: ctx.user.id,
+      messageId: p.message_id,
+      content: p.content,
+      prevContentSha256: p.prev_content_sha256,
+      topic: p.topic,
+      streamId: p.stream_id,
+      propagateMode: p.propagate_mode,
+      realmUrl: requestRealmUrl(ctx),
+    });
+    return {};
+  },
+});
+
+const deleteMessage = endpoint({
+  method: 'DELETE',
+  path: '/messages/{message_id}',
+  auth: 'user',
+  params: { message_id: required(int({ min: 0 })) },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('deleteMessage', { userId: ctx.user.id, messageId: p.message_id });
+    return {};
+  },
+});
+
+export const messageEndpoints: Endpoint[] = [
+  sendMessage,
+  getMessages,
+  getMessage,
+  renderMessage,
+  matchesNarrow,
+  messageHistory,
+  editMessage,
+  deleteMessage,
+];

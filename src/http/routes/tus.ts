@@ -63,8 +63,9 @@ export const tusHead = endpoint({
   params: { upload_id: required(str()) },
   async handle(ctx, p) {
     checkVersion(ctx);
-    const upload = await findUpload(ctx, p.upload_id);
-    const offset = await ctx.services.files.tus.offset(upload);
+    const found = await ctx.services.files.tus.status(p.upload_id, { realmId: ctx.realm.state.realm.id, userId: ctx.user.id });
+    if (!found) throw errors.notFound();
+    const { upload, offset } = found;
     return reply(200, { 'Upload-Offset': String(offset), 'Upload-Length': String(upload.length), 'Cache-Control': 'no-store', ...expires(upload) });
   },
 });
@@ -81,22 +82,18 @@ export const tusPatch = endpoint({
     const type = (ctx.request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/offset+octet-stream') throw errors.unsupportedMediaType(type);
     const offset = intHeader(ctx, 'Upload-Offset');
-    const upload = await findUpload(ctx, p.upload_id);
-    const body = ctx.request.body;
-    body.limit(Math.max(0, upload.length - offset), () => errors.badRequest('The body goes past Upload-Length'));
-    const written = await files.tus.append(upload, offset, body);
-    // An interrupted PATCH keeps what arrived; the client asks for the offset (HEAD) and goes on from there.
-    if (written.error !== undefined) throw written.error;
-    if (written.offset < upload.length) return reply(204, { 'Upload-Offset': String(written.offset), ...expires(upload) });
-    const result = await files.tus.complete(upload, async () => {
+    const owner = { realmId: ctx.realm.state.realm.id, userId: ctx.user.id };
+    const body = { chunks: ctx.request.body, declaredLength: ctx.request.body.declaredLength };
+    const outcome = await files.tus.patch(p.upload_id, owner, offset, body, async (upload) => {
       const name = upload.metadata.filename ?? upload.metadata.name ?? 'uploaded-file';
       const { pathId, key } = files.newUpload(upload.realmId, name);
       await files.storage.move(tusDataKey(upload.id), key);
       const type = upload.metadata.filetype ?? upload.metadata.type;
       return { ...(await files.record(ctx.realm, ctx.user.id, pathId, name, type, upload.length)) };
     });
-    const headers = { 'Tus-Resumable': TUS_VERSION, 'Upload-Offset': String(upload.length) };
-    return new RawReply({ status: 200, headers, body: JSON.stringify({ result: 'success', msg: '', ...result }) });
+    if (!outcome.result) return reply(204, { 'Upload-Offset': String(outcome.offset), ...expires(outcome.upload) });
+    const headers = { 'Tus-Resumable': TUS_VERSION, 'Upload-Offset': String(outcome.offset) };
+    return new RawReply({ status: 200, headers, body: JSON.stringify({ result: 'success', msg: '', ...outcome.result }) });
   },
 });
 

@@ -1,13 +1,14 @@
 // A user's topic preferences: POST /user_topics (visibility policy), PATCH /users/me/subscriptions/muted_topics.
 import { hasContentAccess } from '../../realm/channels/access.js';
 import type { SetUserTopicInput } from '../../realm/channels/topics.commands.js';
-import { CHANNEL_LIMITS, VISIBILITY_POLICY } from '../../realm/channels/types.js';
+import { LIMITS } from '../../limits.js';
+import { VISIBILITY_POLICY } from '../../realm/channels/types.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { enumOf, int, intEnum, optional, required, str } from '../params.js';
 
-const topicParam = required(str({ maxLength: CHANNEL_LIMITS.topicLength }));
+const topicParam = required(str({ maxLength: LIMITS.max_topic_length }));
 
 export const updateUserTopic = endpoint({
   method: 'POST',

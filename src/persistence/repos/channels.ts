@@ -65,13 +65,13 @@ export type ChannelChanges = Partial<Pick<Channel, keyof typeof COLUMNS>>;
 export class ChannelsRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
 
+  /** The realm's channels, with their oldest message's ID and newest message's time (index lookups). */
   async forRealm(realmId: number): Promise<Channel[]> {
     const rows = await this.db.any<ChannelRow>(
-      `SELECT c.*, m.first_message_id, m.last_message_at
+      `SELECT c.*, f.first_message_id, l.last_message_at
        FROM channels c
-       LEFT JOIN (SELECT stream_id, min(id) AS first_message_id, max(date_sent) AS last_message_at
-                  FROM messages WHERE realm_id = $1 AND stream_id IS NOT NULL GROUP BY stream_id) m
-         ON m.stream_id = c.id
+       LEFT JOIN LATERAL (SELECT id AS first_message_id FROM messages WHERE stream_id = c.id ORDER BY id LIMIT 1) f ON true
+       LEFT JOIN LATERAL (SELECT date_sent AS last_message_at FROM messages WHERE stream_id = c.id ORDER BY id DESC LIMIT 1) l ON true
        WHERE c.realm_id = $1 ORDER BY c.id`,
       [realmId],
     );

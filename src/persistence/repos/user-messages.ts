@@ -39,6 +39,12 @@ export class UserMessagesRepository {
     return this.db.none(this.pgp.helpers.insert(data, this.insertCs) + ' ON CONFLICT DO NOTHING');
   }
 
+  /** Removes these users' rows of these messages (they lost access). */
+  deleteRows(userIds: number[], messageIds: number[]): Promise<null> {
+    if (userIds.length === 0 || messageIds.length === 0) return Promise.resolve(null);
+    return this.db.none('DELETE FROM user_messages WHERE user_id = ANY($1::int[]) AND message_id = ANY($2::bigint[])', [userIds, messageIds]);
+  }
+
   /** The user's flags for these messages (only where a row exists). */
   async flagsFor(userId: number, messageIds: number[]): Promise<Map<number, number>> {
     if (messageIds.length === 0) return new Map();

@@ -2,7 +2,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { RealmState } from '../state.js';
 import { metadataAudience } from './access.js';
-import { formatChannel, NO_TRAFFIC, type TrafficLookup } from './format.js';
+import { formatChannel, formatSubscription, NO_TRAFFIC, type TrafficLookup } from './format.js';
 import type { Channel } from './types.js';
 
 function nonEmpty(events: RealmEvent[]): RealmEvent[] {
@@ -36,15 +36,27 @@ export function streamUpdate(
 
 /**
  * Archiving and unarchiving: clients with the archived_channels capability get the is_archived update;
- * others lose the channel (delete) or get it back (create).
+ * others lose the channel (delete) or get it back (create, and for its subscribers their subscription).
  */
 export function archiveEvents(state: RealmState, ch: Channel, archived: boolean): RealmEvent[] {
   const users = metadataAudience(state, ch);
   const update = streamUpdate(state, ch, 'is_archived', archived, {}, users);
-  const legacy = archived
-    ? streamDelete([ch.id], users)[0]?.event
-    : { type: 'stream', op: 'create', streams: [formatChannel(state, ch, NO_TRAFFIC)] };
-  return nonEmpty([{ ...update, legacy: { archived_channels: legacy ? [legacy] : [] } }]);
+  if (archived) return nonEmpty([{ ...update, legacy: { archived_channels: streamDelete([ch.id], users).map((e) => e.event) } }]);
+  const create = { type: 'stream', op: 'create', streams: [formatChannel(state, ch, NO_TRAFFIC)] };
+  const events: RealmEvent[] = [];
+  const others: number[] = [];
+  for (const id of users) {
+    const sub = state.channels.subscription(id, ch.id);
+    if (!sub?.active) {
+      others.push(id);
+      continue;
+    }
+    const record = formatSubscription(state, ch, sub, NO_TRAFFIC, { subscribers: true });
+    const add = { type: 'subscription', op: 'add', subscriptions: [record] };
+    events.push({ ...update, users: [id], legacy: { archived_channels: [create, add] } });
+  }
+  events.unshift({ ...update, users: others, legacy: { archived_channels: [create] } });
+  return nonEmpty(events);
 }
 
 export function subscriptionAdd(userId: number, records: Record<string, unknown>[]): RealmEvent[] {

@@ -7,13 +7,14 @@ import { activeUserIds, actor, requireAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import { formatFolder } from './format.js';
 import { renderDescription } from './render.js';
-import { CHANNEL_LIMITS, type ChannelFolder } from './types.js';
+import { LIMITS } from '../../limits.js';
+import type { ChannelFolder } from './types.js';
 
 function checkFolderName(state: RealmState, raw: string, self?: ChannelFolder): string {
   const name = raw.trim();
   if (name === '') throw errors.channelFolderNameEmpty();
-  if ([...name].length > CHANNEL_LIMITS.folderNameLength) {
-    throw errors.invalidParam(`name is too long (limit: ${CHANNEL_LIMITS.folderNameLength} characters)`);
+  if ([...name].length > LIMITS.max_channel_folder_name_length) {
+    throw errors.invalidParam(`name is too long (limit: ${LIMITS.max_channel_folder_name_length} characters)`);
   }
   for (const f of state.channels.folders.values()) {
     if (f.id !== self?.id && f.name.toLowerCase() === name.toLowerCase()) throw errors.channelFolderNameInUse();

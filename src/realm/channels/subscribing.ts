@@ -3,7 +3,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { Tx } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
-import { hasMetadataAccess, metadataAudience } from './access.js';
+import { hasMetadataAccess } from './access.js';
 import { peerEvent, streamCreate, streamDelete, subscriptionAdd, subscriptionRemove } from './events.js';
 import { formatSubscription, NO_TRAFFIC, type TrafficLookup } from './format.js';
 import { SUBSCRIPTION_COLORS, type Channel, type Subscription } from './types.js';
@@ -112,9 +112,4 @@ export function subscriptionRemovedEvents(state: RealmState, removed: RemovedSub
     events.push(...peerEvent(state, 'peer_remove', state.channels.byId.get(channelId)!, userIds));
   }
   return events;
-}
-
-/** Everyone who may see a channel, for stream create on a new channel. */
-export function creationAudience(state: RealmState, ch: Channel): number[] {
-  return metadataAudience(state, ch);
 }

@@ -86,12 +86,3 @@ export const SUBSCRIPTION_COLORS = [
   '#f5ce6e', '#c2726a', '#94c849', '#bd86e5', '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063',
   '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
 ] as const;
-
-/** Server limits (register: max_stream_name_length, …). */
-export const CHANNEL_LIMITS = {
-  nameLength: 60,
-  descriptionLength: 1024,
-  topicLength: 60,
-  folderNameLength: 60,
-  folderDescriptionLength: 1024,
-} as const;

@@ -2,7 +2,8 @@
 import { errors } from '../../http/errors.js';
 import { int, oneOf, str, type ParamType } from '../../http/params.js';
 import type { RealmState } from '../state.js';
-import { CHANNEL_LIMITS, type Channel } from './types.js';
+import { LIMITS } from '../../limits.js';
+import type { Channel } from './types.js';
 
 const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Co}\p{Cn}]/u;
 
@@ -11,7 +12,7 @@ export function checkChannelName(raw: string): string {
   const name = raw.trim();
   if (name === '') throw errors.channelNameEmpty();
   const chars = [...name];
-  if (chars.length > CHANNEL_LIMITS.nameLength) throw errors.channelNameTooLong(CHANNEL_LIMITS.nameLength);
+  if (chars.length > LIMITS.max_stream_name_length) throw errors.channelNameTooLong(LIMITS.max_stream_name_length);
   const bad = chars.findIndex((c) => UNPRINTABLE.test(c));
   if (bad >= 0) throw errors.channelNameInvalidCharacter(bad + 1);
   return name;
@@ -24,8 +25,8 @@ export function checkNameAvailable(state: RealmState, name: string, self?: Chann
 }
 
 export function checkDescription(description: string): string {
-  if ([...description].length > CHANNEL_LIMITS.descriptionLength) {
-    throw errors.invalidParam(`description is too long (limit: ${CHANNEL_LIMITS.descriptionLength} characters)`);
+  if ([...description].length > LIMITS.max_stream_description_length) {
+    throw errors.invalidParam(`description is too long (limit: ${LIMITS.max_stream_description_length} characters)`);
   }
   if (description.includes('\u0000')) throw errors.invalidParam('description contains NULL (0x00) characters.');
   return description;

@@ -2,6 +2,8 @@
 import { ROLE, type User } from '../types.js';
 import type { RealmState } from '../state.js';
 import type { Channel } from '../channels/types.js';
+import { errors } from '../../http/errors.js';
+import type { Repos } from '../../persistence/db.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 
 /**
@@ -37,4 +39,13 @@ export function changeAudience(state: RealmState, holders: Iterable<number>, str
   const ch = streamId === null ? undefined : state.channels.byId.get(streamId);
   if (ch && ch.historyPublicToSubscribers) for (const id of activeSubscribers(state, ch.id)) out.add(id);
   return [...out].filter((id) => state.usersById.get(id)?.isActive).sort((a, b) => a - b);
+}
+
+/** A message the user may see, with their flags (undefined without a row); "Invalid message(s)" otherwise. */
+export async function accessMessage(db: Repos, state: RealmState, user: User, messageId: number) {
+  const message = await db.messages.byId(messageId);
+  if (!message || message.realmId !== state.realm.id) throw errors.invalidMessage();
+  const flags = (await db.userMessages.flagsFor(user.id, [messageId])).get(messageId);
+  if (!canSeeMessage(state, user, message, flags !== undefined)) throw errors.invalidMessage();
+  return { message, flags, hasRow: flags !== undefined };
 }

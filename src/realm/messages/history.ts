@@ -1,5 +1,6 @@
 // Reading message history (GET /messages, POST /messages/flags/narrow): the narrow compiled to SQL over the
 // viewer's rows, or over a channel's whole history where they may read it, with Zulip's anchor arithmetic.
+import { errors } from '../../http/errors.js';
 import type { Db } from '../../persistence/db.js';
 import { MESSAGE_COLUMNS, toStoredMessage, type StoredMessage } from '../../persistence/repos/messages.js';
 import { compileSql, FLAG_BITS, type ResolvedTerm } from '../../narrow/index.js';
@@ -11,6 +12,17 @@ import { narrowColumns } from './narrow-context.js';
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` stands for. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 export const MAX_MESSAGES_PER_FETCH = 5000;
+
+/** Zulip's parse_anchor_value: `oldest` 0, `newest` the largest ID, `first_unread` null, else a clamped integer. */
+export function parseAnchor(raw: string | undefined, useFirstUnread = false): number | null {
+  if (useFirstUnread) return null;
+  if (raw === undefined) throw errors.missingAnchor();
+  if (raw === 'oldest') return 0;
+  if (raw === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
+  if (raw === 'first_unread') return null;
+  if (!/^\s*-?\d{1,20}\s*$/.test(raw)) throw errors.invalidAnchor();
+  return Math.min(Math.max(Number(raw), 0), LARGER_THAN_MAX_MESSAGE_ID);
+}
 
 /** Zulip's ok_to_include_history: a positive channel term the viewer may read the history of, and no flag terms. */
 export function includesHistory(state: RealmState, viewer: User, narrow: readonly ResolvedTerm[]): boolean {

@@ -1,10 +1,20 @@
 // The messages domain's realm commands, registered in src/realm/registry.ts.
 import type { CommandRegistry } from '../commands.js';
+import { changeAlertWords } from './alert-words.js';
+import { deleteMessage } from './delete.js';
+import { editMessage } from './edit.js';
 import { markAsRead, updateFlags } from './flags.js';
+import { changeLinkifiers } from './linkifiers.js';
+import { changeReaction } from './reactions.js';
 import { sendMessage } from './send.js';
 
 export const messageCommands: CommandRegistry = {
   sendMessage,
   updateFlags,
   markAsRead,
+  editMessage,
+  deleteMessage,
+  changeReaction,
+  changeAlertWords,
+  changeLinkifiers,
 };

@@ -5,13 +5,12 @@ import { errors } from '../../http/errors.js';
 import { emojiByName, emojiCodeIsValid } from '../../markdown/index.js';
 import type { Reaction } from '../../persistence/repos/reactions.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
-import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';
 import { customEmojiById, customEmojiByName } from '../files/emoji.js';
 import { actor } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
-import { canSeeMessage, changeAudience } from './access.js';
+import { accessMessage, changeAudience } from './access.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 
 /** The special emoji of the zulip_extra_emoji namespace. */
@@ -72,15 +71,6 @@ export interface ReactionResult {
   audience: number[];
 }
 
-/** The message with the user's access to it; "Invalid message(s)" otherwise. Creates no row. */
-export async function accessForChange(t: Tx, state: RealmState, user: User, messageId: number) {
-  const message = await t.messages.byId(messageId);
-  if (!message || message.realmId !== state.realm.id) throw errors.invalidMessage();
-  const flags = (await t.userMessages.flagsFor(user.id, [messageId])).get(messageId);
-  if (!canSeeMessage(state, user, message, flags !== undefined)) throw errors.invalidMessage();
-  return { message, hasRow: flags !== undefined };
-}
-
 export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionResult> = {
   check(state, input) {
     const user = actor(state, input.userId);
@@ -99,7 +89,7 @@ export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionRes
   },
 
   async write(t, p, state) {
-    const { message, hasRow } = await accessForChange(t, state, p.user, p.input.messageId);
+    const { message, hasRow } = await accessMessage(t, state, p.user, p.input.messageId);
     const existing = await t.reactions.forMessages([message.id]);
     const same = existing.filter((r) => r.emojiCode === p.code && r.reactionType === p.type);
     let reaction: Reaction | null;

@@ -1,6 +1,5 @@
 // Realm commands on user groups: create, update (name, description, permissions, reactivation), deactivate;
 // members and subgroups are in groups-members.commands.ts. Each publishes user_group events to the whole realm.
-import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
@@ -10,10 +9,10 @@ import { membershipCommands } from './groups-members.commands.js';
 import {
   GROUP_PERMISSIONS,
   MAX_GROUP_DESCRIPTION_LENGTH,
+  activeUser,
   canManageGroup,
   checkGroupName,
   defaultGroupSettings,
-  activeUser,
   formatGroup,
   groupEvent,
   groupSettingOf,

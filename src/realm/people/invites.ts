@@ -2,9 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { errors } from '../../http/errors.js';
 import type { MultiuseInvite, NewInvite } from '../../persistence/repos/invites.js';
-import { canAddSubscribers, hasMetadataAccess } from '../channels/access.js';
+import { canAddSubscribers, hasContentAccess } from '../channels/access.js';
 import type { CommandDef } from '../commands.js';
-import type { RealmState } from '../state.js';
 import { ROLE, type Role } from '../types.js';
 import { activeAdminIds, actor, isAdmin } from './access.js';
 import { canManageGroup, hasGroupPermission } from './groups.js';
@@ -65,7 +64,7 @@ const create: CommandDef<CreateInviteInput, NewInvite, MultiuseInvite> = {
     const streamIds = [...new Set(input.streamIds)];
     for (const id of streamIds) {
       const ch = state.channels.byId.get(id);
-      if (!ch || ch.isArchived || !hasMetadataAccess(state, caller, ch)) {
+      if (!ch || ch.isArchived || !hasContentAccess(state, caller, ch)) {
         throw errors.badRequest(`Invalid channel ID ${id}. No invites were sent.`);
       }
     }

@@ -54,6 +54,7 @@ export class ScheduledDelivery {
   start(): void {
     const { db } = this.opts;
     this.actor = createActor(scheduledDeliveryMachine, {
+      id: 'scheduled-delivery',
       clock: this.clock,
       input: {
         now: () => this.clock.now(),

@@ -1,0 +1,74 @@
+// Register snapshot sections of the channels domain: subscriptions (with unsubscribed and never_subscribed),
+// streams, realm_default_streams, channel_folders and user_topics.
+import type { Section, SnapshotContext } from '../../events/snapshot/types.js';
+import { ROLE } from '../types.js';
+import { topicForClient } from '../topics.js';
+import { hasMetadataAccess } from './access.js';
+import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription } from './format.js';
+import { trafficFor } from './traffic.js';
+import type { Channel } from './types.js';
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** Channels the viewer may see; archived ones only for clients with the archived_channels capability. */
+function visibleChannels({ state, user, registration }: SnapshotContext): Channel[] {
+  const archived = registration.capabilities.archived_channels;
+  return [...state.channels.byId.values()]
+    .filter((ch) => (archived || !ch.isArchived) && (user ? hasMetadataAccess(state, user, ch) : ch.isWebPublic))
+    .sort(byName);
+}
+
+export const channelSections: Record<string, Section> = {
+  subscription: async (ctx) => {
+    const { state, user, services, registration } = ctx;
+    const channels = visibleChannels(ctx);
+    const traffic = await trafficFor(services.db, channels);
+    const withSubscribers = user !== null && registration.includeSubscribers !== 'false';
+    const subscriptions: Record<string, unknown>[] = [];
+    const unsubscribed: Record<string, unknown>[] = [];
+    const neverSubscribed: Record<string, unknown>[] = [];
+    for (const ch of channels) {
+      const sub = user ? state.channels.subscription(user.id, ch.id) : undefined;
+      if (sub) (sub.active ? subscriptions : unsubscribed).push(formatSubscription(state, ch, sub, traffic, { subscribers: withSubscribers }));
+      else {
+        const record = formatChannel(state, ch, traffic);
+        if (withSubscribers) record.subscribers = activeSubscriberIds(state, ch.id);
+        neverSubscribed.push(record);
+      }
+    }
+    return { subscriptions, unsubscribed, never_subscribed: neverSubscribed };
+  },
+
+  stream: async (ctx) => {
+    const channels = visibleChannels(ctx);
+    const traffic = await trafficFor(ctx.services.db, channels);
+    return { streams: channels.map((ch) => formatChannel(ctx.state, ch, traffic)) };
+  },
+
+  // Guests and spectators are not told the default channels (default_streams events skip guests too).
+  default_streams: ({ state, user }) => ({
+    realm_default_streams: user && user.role !== ROLE.GUEST ? [...state.channels.defaultChannelIds].sort((a, b) => a - b) : [],
+  }),
+
+  channel_folder: ({ state, user }) => {
+    const webPublic = new Set([...state.channels.byId.values()].filter((c) => c.isWebPublic && !c.isArchived).map((c) => c.folderId));
+    const folders = state.channels.orderedFolders().filter((f) => user !== null || webPublic.has(f.id));
+    return { channel_folders: folders.map(formatFolder) };
+  },
+
+  user_topic: async ({ state, user, services, registration }) => {
+    if (!user) return { user_topics: [] };
+    const allowEmpty = registration.capabilities.empty_topic_name;
+    const topics = await services.db.userTopics.forUser(user.id);
+    return {
+      user_topics: topics
+        .filter((t) => state.channels.byId.has(t.channelId))
+        .map((t) => ({
+          stream_id: t.channelId,
+          topic_name: topicForClient(state, t.topic, allowEmpty),
+          last_updated: t.lastUpdated,
+          visibility_policy: t.visibilityPolicy,
+        })),
+    };
+  },
+};

@@ -1,0 +1,94 @@
+// Structured logs: one line per request (id, user, realm, route, status, duration), unexpected errors with their
+// stack only in the log, actor lifecycle at debug level, readable lines for a terminal, and SIGHUP's level reload.
+import test from 'ava';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { endpoint } from '../../src/http/endpoint.js';
+import { createLogger, reloadLogLevel } from '../../src/log.js';
+import { formatPretty } from '../../src/log-pretty.js';
+import type { TestServer } from '../helpers/server.js';
+import { eventually, startOperatorServer } from './helpers.js';
+
+const lines: Record<string, any>[] = [];
+let s: TestServer;
+
+const boom = endpoint({
+  method: 'GET',
+  path: '/test/boom',
+  auth: 'none',
+  params: {},
+  handle() {
+    throw new Error('kaboom: internal detail');
+  },
+});
+
+test.before(async () => {
+  const log = createLogger('debug', 'json', { write: (line) => lines.push(JSON.parse(line)) });
+  s = await startOperatorServer({ log, endpoints: [boom] });
+});
+test.after.always(async () => {
+  await s?.close();
+});
+
+test.serial('one line per request with its id, user, realm, route, status and duration', async (t) => {
+  const r = await s.client.get('/users/me', { auth: s.owner, headers: { 'x-request-id': 'trace-abc.123' } });
+  t.is(r.status, 200);
+  t.is(r.headers['x-request-id'], 'trace-abc.123');
+  const line = lines.find((l) => l.msg === 'request' && l.reqId === 'trace-abc.123');
+  t.truthy(line);
+  t.like(line, { level: 30, method: 'GET', path: '/api/v1/users/me', route: '/api/v1/users/me', status: 200, userId: r.json.user_id, service: 'palaver' });
+  t.is(typeof line!.realmId, 'number');
+  t.is(typeof line!.ms, 'number');
+  t.false(JSON.stringify(lines).includes(s.owner.apiKey), 'no credentials in the logs');
+
+  const missing = await s.client.get('/users/999999', { auth: s.owner });
+  const id = missing.headers['x-request-id'] as string;
+  t.regex(id, /^[0-9a-f]{6}-[0-9a-z]+$/, 'generated when the client sent none');
+  t.like(lines.find((l) => l.reqId === id), { msg: 'request', status: missing.status, route: '/api/v1/users/{user_id}' });
+});
+
+test.serial('an unexpected error: a 500 envelope for the client, the stack only in the log', async (t) => {
+  const r = await s.client.get('/test/boom');
+  t.is(r.status, 500);
+  t.deepEqual(r.json, { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+  t.false(r.text.includes('kaboom'));
+  const line = lines.find((l) => l.reqId === r.headers['x-request-id']);
+  t.like(line, { level: 50, msg: 'request failed', status: 500, route: '/api/v1/test/boom' });
+  t.regex(line!.err.stack, /kaboom: internal detail\n\s+at /);
+});
+
+test.serial('actor lifecycle at debug level: a queue is reported started and ended', async (t) => {
+  const reg = (await s.client.as(s.owner).post('/register')).json;
+  const actor = `queue:${reg.queue_id}`;
+  await eventually(() => lines.some((l) => l.msg === 'actor started' && l.actor === actor), 'the start is logged');
+  t.like(lines.find((l) => l.msg === 'actor started' && l.actor === actor), { level: 20, kind: 'eventQueue', state: 'waiting' });
+  await s.client.as(s.owner).delete('/events', { form: { queue_id: reg.queue_id } });
+  await eventually(() => lines.some((l) => l.msg === 'actor ended' && l.actor === actor), 'the end is logged');
+  t.like(lines.find((l) => l.msg === 'actor ended' && l.actor === actor), { level: 20, kind: 'eventQueue', state: 'expired' });
+});
+
+test('readable lines for a terminal: time, level, message, fields, and the stack below', (t) => {
+  const line = JSON.stringify({ level: 50, time: Date.UTC(2024, 0, 2, 3, 4, 5, 678), msg: 'request failed', reqId: 'r-1', status: 500, err: { type: 'Error', message: 'x', stack: 'Error: x\n    at f (a.js:1:1)' } });
+  const out = formatPretty(line, false);
+  t.is(out, '03:04:05.678 ERROR request failed reqId=r-1 status=500\n    Error: x\n        at f (a.js:1:1)\n');
+  t.is(formatPretty('not json', false), 'not json');
+});
+
+test('SIGHUP reload: the level in the file, back to the starting level without it, an unknown level refused', (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'palaver-loglevel-'));
+  try {
+    const file = path.join(dir, 'log-level');
+    const log = createLogger('info', 'json', { write: () => undefined });
+    writeFileSync(file, 'debug\n');
+    t.deepEqual(reloadLogLevel(log, file, 'info'), { level: 'debug', changed: true });
+    t.is(log.level, 'debug');
+    rmSync(file);
+    t.deepEqual(reloadLogLevel(log, file, 'info'), { level: 'info', changed: true });
+    writeFileSync(file, 'loud');
+    t.throws(() => reloadLogLevel(log, file, 'info'), { message: /unknown log level "loud"/ });
+    t.is(log.level, 'info');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
