@@ -23,9 +23,15 @@ export function capabilitiesFrom(raw: Record<string, unknown> | undefined): Reco
   return out;
 }
 
+/** Event types clients may ask for by another name: the contract says `realm_user_groups` for the events real
+ *  clients receive as `user_group`. */
+const TYPE_ALIASES: Record<string, string> = { user_group: 'realm_user_groups' };
+
 /** Whether a registration asked for events of this type. */
 export function wantsType(reg: QueueRegistration, type: string): boolean {
-  return reg.eventTypes === null || reg.eventTypes.includes(type);
+  if (reg.eventTypes === null || reg.eventTypes.includes(type)) return true;
+  const alias = TYPE_ALIASES[type];
+  return alias !== undefined && reg.eventTypes.includes(alias);
 }
 
 /** The client name from a User-Agent such as `ZulipMobile/27.1 (Android 14)`: the part before the slash. */

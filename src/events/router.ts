@@ -143,11 +143,21 @@ export class EventRouter {
         }
       }
     }
+    // With client_gravatar the client computes gravatar URLs itself, in events as in the snapshot.
+    if (q.registration.clientGravatar) out = out.map(withoutGravatarUrl);
     if (re.senderQueue && re.senderQueue.queueId === q.queueId) {
       out = out.map((e) => ({ ...e, local_message_id: re.senderQueue!.localId }));
     }
     return out;
   }
+}
+
+const GRAVATAR = 'https://secure.gravatar.com/';
+
+function withoutGravatarUrl(e: ClientEvent): ClientEvent {
+  const person = e.type === 'realm_user' ? (e.person as Record<string, unknown> | undefined) : undefined;
+  if (typeof person?.avatar_url !== 'string' || !person.avatar_url.startsWith(GRAVATAR)) return e;
+  return { ...e, person: { ...person, avatar_url: null } };
 }
 
 /** A message event's message as the narrow predicate sees it. */

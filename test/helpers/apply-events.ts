@@ -53,7 +53,7 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
     }
   },
 
-  realm_user_groups(state, e) {
+  user_group(state, e) {
     if (!state.realm_user_groups) return;
     const groups = state.realm_user_groups as any[];
     const group = e.group_id !== undefined ? byKey(groups, 'id', e.group_id) : undefined;
@@ -211,6 +211,10 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
     if ('realm_linkifiers' in state) state.realm_linkifiers = e.realm_linkifiers;
   },
 
+  realm_emoji(state, e) {
+    if ('realm_emoji' in state) state.realm_emoji = e.realm_emoji;
+  },
+
   alert_words(state, e) {
     if ('alert_words' in state) state.alert_words = e.alert_words;
   },
@@ -248,6 +252,9 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
     else if (e.op === 'update_dict') for (const [k, v] of Object.entries(e.data)) state[`realm_${k}`] = v;
   },
 };
+
+// The contract's name for the same events.
+reducers.realm_user_groups = reducers.user_group!;
 
 /** Applies events, in order, to a deep copy of a snapshot. Event types with no reducer are ignored. */
 export function applyEvents(snapshot: State, events: Event[]): State {

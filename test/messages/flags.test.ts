@@ -191,3 +191,79 @@ test('register: max_message_id, unread_msgs, recent_private_conversations, starr
   const noMessage = await register(s, member, { fetch_event_types: '["update_message_flags"]' });
   t.false('unread_msgs' in noMessage, 'unread_msgs needs both message and update_message_flags');
 });
+
+/** A client's handling of message and update_message_flags events on unread_msgs and starred_messages. */
+function applyEvents(userId: number, snap: { unread_msgs: any; starred_messages: number[] }, evs: any[]) {
+  const u = snap.unread_msgs;
+  const add = (list: { unread_message_ids: number[] }[], match: (e: any) => boolean, make: () => any, id: number) => {
+    let entry = list.find(match);
+    if (!entry) list.push((entry = make()));
+    entry!.unread_message_ids.push(id);
+  };
+  const addUnread = (id: number, d: any) => {
+    if (d.type === 'private') {
+      const others = d.user_ids as number[];
+      if (others.length <= 1) {
+        const other = others[0] ?? userId;
+        add(u.pms, (p) => p.other_user_id === other, () => ({ other_user_id: other, sender_id: other, unread_message_ids: [] }), id);
+      } else {
+        const key = [...others, userId].sort((a, b) => a - b).join(',');
+        add(u.huddles, (h) => h.user_ids_string === key, () => ({ user_ids_string: key, unread_message_ids: [] }), id);
+      }
+    } else {
+      add(u.streams, (x) => x.stream_id === d.stream_id && x.topic === d.topic, () => ({ stream_id: d.stream_id, topic: d.topic, unread_message_ids: [] }), id);
+    }
+    if (d.mentioned) u.mentions.push(id);
+  };
+  for (const e of evs) {
+    if (e.type === 'message' && !e.flags.includes('read')) {
+      const m = e.message;
+      const d = m.type === 'private'
+        ? { type: 'private', user_ids: m.display_recipient.map((r: { id: number }) => r.id).filter((x: number) => x !== userId) }
+        : { type: 'stream', stream_id: m.stream_id, topic: m.subject };
+      addUnread(m.id, { ...d, mentioned: e.flags.includes('mentioned') });
+    } else if (e.type === 'update_message_flags' && e.flag === 'read') {
+      if (e.op === 'add') {
+        for (const list of [u.pms, u.huddles, u.streams]) for (const x of list) x.unread_message_ids = x.unread_message_ids.filter((id: number) => !e.messages.includes(id));
+        u.mentions = u.mentions.filter((id: number) => !e.messages.includes(id));
+      } else for (const id of e.messages) addUnread(id, e.message_details[id]);
+    } else if (e.type === 'update_message_flags' && e.flag === 'starred') {
+      snap.starred_messages = e.op === 'add' ? [...snap.starred_messages, ...e.messages] : snap.starred_messages.filter((id) => !e.messages.includes(id));
+    }
+  }
+  const norm = (list: any[], key: (x: any) => string) =>
+    Object.fromEntries(list.filter((x) => x.unread_message_ids.length > 0).map((x) => [key(x), [...x.unread_message_ids].sort((a, b) => a - b)]));
+  const all = [...u.pms, ...u.huddles, ...u.streams].flatMap((x: any) => x.unread_message_ids);
+  return {
+    pms: norm(u.pms, (x) => String(x.other_user_id)),
+    huddles: norm(u.huddles, (x) => x.user_ids_string),
+    streams: norm(u.streams, (x) => `${x.stream_id}:${x.topic}`),
+    mentions: [...u.mentions].sort((a, b) => a - b),
+    count: all.length,
+    starred: [...snap.starred_messages].sort((a, b) => a - b),
+  };
+}
+
+test('a snapshot plus the events of the operations equals a fresh snapshot (unread_msgs, starred_messages)', async (t) => {
+  const { member, other, admin } = await makeCast(s);
+  const name = uniqueName();
+  await makeChannel(s, name, [member.id, other.id]);
+  const form = { event_types: '["message","update_message_flags","starred_messages"]', client_capabilities: '{"empty_topic_name":true}' };
+  const first = await register(s, member, form);
+  const d1 = await dm(s, other, [member.id], 'one');
+  const g1 = await dm(s, admin, [member.id, other.id], `hey @**${member.fullName}**`);
+  const c1 = await post(s, other, name, 'plans', 'channel one');
+  const c2 = await post(s, other, name, '', 'channel two');
+  const reply = await dm(s, member, [other.id], 'my own reply, unread for an API client');
+  await flags(member, [d1, c1], 'add', 'read');
+  await flags(member, [c2, g1], 'add', 'starred');
+  await flags(member, [d1], 'remove', 'read');
+  const evs = await events(s, member, first.queue_id);
+  const applied = applyEvents(member.id, first, evs);
+  const fresh = await register(s, member, form);
+  const expected = applyEvents(member.id, fresh, []);
+  t.deepEqual(applied, expected);
+  t.is(expected.count, fresh.unread_msgs.count);
+  t.deepEqual(expected.starred, [g1, c2].sort((a, b) => a - b));
+  t.deepEqual(Object.values(expected.pms), [[d1, reply]]);
+});

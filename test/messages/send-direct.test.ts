@@ -221,3 +221,26 @@ test.serial('direct_message_permission_group and direct_message_initiator_group 
     await setRealm(s, {}, { direct_message_permission_group: await systemGroupId(s, 'role:everyone') });
   }
 });
+
+test('concurrent sends all commit (group commit), with distinct increasing IDs, and arrive in order', async (t) => {
+  const { member, other } = await makeCast(s);
+  const q = await register(s, other, { event_types: '["message"]' });
+  const results = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => send(s, member, { type: 'direct', to: `[${other.id}]`, content: `burst ${i}` })),
+  );
+  t.true(results.every((r) => r.status === 200));
+  const ids = results.map((r) => r.json.id as number);
+  t.is(new Set(ids).size, 30);
+  const got = await getMessages(s, other, { anchor: 'newest', num_before: 30, num_after: 0, narrow: JSON.stringify([['dm', member.email]]) });
+  t.deepEqual(got.json.messages.map((m: { id: number }) => m.id), [...ids].sort((a, b) => a - b));
+  const evs = await events(s, other, q.queue_id);
+  t.deepEqual(evs.map((e) => e.message.id), [...ids].sort((a, b) => a - b));
+});
+
+test('guests send and read direct messages like anyone', async (t) => {
+  const { guest, member } = await makeCast(s);
+  const id = await dm(s, guest, [member.id], 'hello from a guest');
+  const r = await s.client.as(member).get(`/messages/${id}`);
+  t.is(r.json.message.sender_id, guest.id);
+  t.deepEqual((await getMessages(s, guest, { anchor: 'newest', num_before: 1, num_after: 0 })).json.messages.map((m: { id: number }) => m.id), [id]);
+});

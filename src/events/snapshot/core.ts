@@ -70,7 +70,7 @@ export const coreSections: Record<string, Section> = {
 
   realm_user: ({ state, user, registration }) => {
     const users = [...state.usersById.values()];
-    const opts = { clientGravatar: registration.clientGravatar };
+    const opts = { clientGravatar: registration.clientGravatar, viewer: user };
     const me: Record<string, unknown> = {};
     if (user) {
       Object.assign(me, {

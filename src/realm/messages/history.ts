@@ -54,7 +54,7 @@ export class HistoryQuery {
   constructor(state: RealmState, viewer: User, narrow: readonly ResolvedTerm[]) {
     const history = includesHistory(state, viewer, narrow);
     const columns = narrowColumns(state, viewer.id, history);
-    const base: unknown[] = [viewer.id, state.realm.id];
+    const base: unknown[] = history ? [viewer.id, state.realm.id] : [viewer.id];
     const compiled = compileSql(narrow, viewer, columns, base.length);
     this.params = [...base, ...compiled.params];
     this.flagsCol = columns.flags;
@@ -64,7 +64,7 @@ export class HistoryQuery {
       this.idCol = 'm.id';
     } else {
       this.from = 'user_messages um JOIN messages m ON m.id = um.message_id';
-      this.where = `um.user_id = $1 AND $2::int IS NOT NULL AND (${compiled.where})`;
+      this.where = `um.user_id = $1 AND (${compiled.where})`;
       this.idCol = 'um.message_id';
     }
   }
