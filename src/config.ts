@@ -36,6 +36,8 @@ export interface Config {
   logLevel: string;
   /** LOG_LEVEL_FILE: on SIGHUP the log level is read from here (default DATA_DIR/log-level); LOG_LEVEL when absent. */
   logLevelFile: string;
+  /** LOG_REQUESTS: one info line per request (default); `0` leaves only failed requests' lines (benchmarks). */
+  logRequests: boolean;
   /** LOG_FORMAT: `json` always, `pretty` always, or `auto` (pretty when stdout is a terminal). */
   logFormat: 'json' | 'pretty' | 'auto';
   /** OPERATOR_TOKEN: Bearer token for /metrics, the actor inspection API and the dashboard; unset: they are refused. */
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionBatchSize: int(env, 'RETENTION_BATCH_SIZE', 1000),
     logLevel: env.LOG_LEVEL || 'info',
     logLevelFile: path.resolve(env.LOG_LEVEL_FILE || path.join(env.DATA_DIR || './data', 'log-level')),
+    logRequests: !['0', 'false', 'no'].includes((env.LOG_REQUESTS ?? '').toLowerCase()),
     logFormat: env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty' ? env.LOG_FORMAT : 'auto',
     operatorToken: env.OPERATOR_TOKEN || undefined,
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,

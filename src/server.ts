@@ -53,7 +53,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
   // Before the database, so its metrics observe every query.
-  const operators = new Operators(log);
+  const operators = new Operators(log, { logRequests: config.logRequests });
   const observer = operators.metrics.db;
   let embedded: EmbeddedDatabase | null = null;
   let database: Database;
@@ -131,7 +131,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // After listen: messages render with the realm URL, which names the port.
     scheduled.start();
     const retention = createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } }).start();
-    registerActorKinds(operators.actors, { root, queues, scheduled, retention });
+    registerActorKinds(operators.actors, { root, queues, scheduled, presence, retention });
 
     let stopping: Promise<void> | null = null;
     const stop = () =>

@@ -27,6 +27,8 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     PORT: '0',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
+    // One log line per request would measure the logger (and fill this process's memory with output).
+    LOG_REQUESTS: '0',
     PALAVER_OWNER_EMAIL: BENCH_OWNER.email,
     PALAVER_OWNER_PASSWORD: BENCH_OWNER.password,
     PASSWORD_HASH_COST: '12',

@@ -39,7 +39,7 @@ export class Files {
   ) {
     this.storage = new LocalDiskStorage(config.files.dir);
     this.maxUploadBytes = config.files.maxUploadMib * MIB;
-    this.tus = new TusUploads(this.storage, this.maxUploadBytes);
+    this.tus = new TusUploads(this.storage);
   }
 
   get maxUploadMib(): number {

@@ -54,7 +54,7 @@ export class TusUploads {
   /** Uploads being written to: the promise settles when the writer is done. */
   private busy = new Map<string, Promise<void>>();
 
-  constructor(private storage: FileStorage, readonly maxBytes: number, readonly ttlMs = TTL_MS) {}
+  constructor(private storage: FileStorage, readonly ttlMs = TTL_MS) {}
 
   async create(realmId: number, userId: number, length: number, metadata: Record<string, string>, now = Date.now()): Promise<TusUpload> {
     const upload: TusUpload = { id: randomBytes(16).toString('hex'), realmId, userId, length, metadata, expiresAt: now + this.ttlMs };

@@ -5,7 +5,6 @@ import type { LoadedUws } from '../uws.js';
 import { errors } from './errors.js';
 import { InFlight, serve, type Reply } from './respond.js';
 import type { ServerMetrics } from '../operators/metrics.js';
-import { PROMETHEUS_CONTENT_TYPE } from '../operators/prometheus.js';
 
 export interface MetricsListener {
   port: number;
@@ -13,7 +12,7 @@ export interface MetricsListener {
 }
 
 export async function metricsReply(metrics: ServerMetrics): Promise<Reply> {
-  return { status: 200, contentType: PROMETHEUS_CONTENT_TYPE, headers: { 'Cache-Control': 'no-store' }, body: await metrics.render() };
+  return { status: 200, contentType: metrics.contentType, headers: { 'Cache-Control': 'no-store' }, body: await metrics.render() };
 }
 
 export async function listenForMetrics(

@@ -109,8 +109,13 @@ function write(res: HttpResponse, conn: ConnectionState, reply: Reply, close = f
   });
 }
 
+/** Where a streamed reply waits for the client: settled with false if the client goes away meanwhile. */
+interface Waiting {
+  wake: ((more: boolean) => void) | null;
+}
+
 /** Offers one chunk; resolves true when it was taken whole and more is expected, false when the reply is over. */
-function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: number): Promise<boolean> {
+function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: number, waiting: Waiting): Promise<boolean> {
   const start = res.getWriteOffset();
   let ok = false;
   let done = false;
@@ -120,7 +125,7 @@ function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: n
   if (done) return Promise.resolve(false);
   if (ok) return Promise.resolve(true);
   return new Promise((resolve) => {
-    conn.onAbort(() => resolve(false));
+    waiting.wake = resolve;
     res.onWritable((offset) => {
       if (conn.aborted) return true;
       const [ok2, done2] = res.tryEnd(chunk.subarray(offset - start), total);
@@ -143,10 +148,12 @@ async function writeStreamed(res: HttpResponse, conn: ConnectionState, reply: Re
     return;
   }
   res.cork(() => writeHead(res, reply));
+  const waiting: Waiting = { wake: null };
+  conn.onAbort(() => waiting.wake?.(false));
   let finished = false;
   try {
     for await (const chunk of body.open()) {
-      if (conn.aborted || !(await offer(res, conn, chunk, body.length))) {
+      if (conn.aborted || !(await offer(res, conn, chunk, body.length, waiting))) {
         finished = !conn.aborted;
         break;
       }
@@ -177,7 +184,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
     const hasBody = (declared ?? 0) !== 0 || headers['transfer-encoding'] !== undefined;
     const conn = new ConnectionState();
     const body = hasBody
-      ? new BodyStream(declared, defaultLimit, { pause: () => res.pause(), resume: () => !conn.aborted && res.resume() })
+      ? new BodyStream(declared, defaultLimit, { pause: () => res.pause(), resume: () => !conn.aborted && !conn.done && res.resume() })
       : BodyStream.empty(defaultLimit);
     const request: IncomingRequest = {
       method,

@@ -36,8 +36,8 @@ export class Operators {
   private lease: { unwatch: () => void; timer: NodeJS.Timeout | null } | null = null;
   private lifecycle: { unwatch: () => void; timer: NodeJS.Timeout } | null = null;
 
-  constructor(private readonly log: Logger) {
-    this.requests = new RequestObserver(log, this.metrics, this.throughput);
+  constructor(private readonly log: Logger, opts: { logRequests?: boolean } = {}) {
+    this.requests = new RequestObserver(log, this.metrics, this.throughput, opts.logRequests ?? true);
     this.feed = new LiveFeed(this.actors, this.throughput);
   }
 

@@ -8,6 +8,7 @@ export interface ActorOwners {
   root: AnyActorRef;
   queues: { actors(): Iterable<AnyActorRef> };
   scheduled: { actors(): Iterable<AnyActorRef> };
+  presence: { actors(): Iterable<AnyActorRef> };
   retention: AnyActorRef;
 }
 
@@ -23,6 +24,7 @@ export function registerActorKinds(d: ActorDirectory, o: ActorOwners): void {
     persisted: (a) => restoreQueue(dumpQueue(a.getSnapshot())),
   });
   d.register({ kind: 'scheduled-delivery', actors: () => o.scheduled.actors(), mailbox: (s) => s.context.due.size });
+  d.register({ kind: 'userSession', actors: () => o.presence.actors() });
   d.register({ kind: 'retention', actors: () => [o.retention] });
   // One per POST /streams/{id}/delete_topic, tracked by the route while it runs.
   d.register({ kind: 'topicDeletion' });

@@ -22,13 +22,19 @@ export class RequestObserver {
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
 
-  constructor(private readonly log: Logger, private readonly metrics: ServerMetrics, private readonly throughput: Throughput) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly metrics: ServerMetrics,
+    private readonly throughput: Throughput,
+    /** false: only unexpected failures are logged (LOG_REQUESTS=0). */
+    private readonly logEach = true,
+  ) {}
 
   begin(method: string, path: string, headers: Record<string, string>, remoteAddress: string): ObservedRequest {
     const incoming = headers['x-request-id'];
     const id = incoming !== undefined && INCOMING_ID.test(incoming) ? incoming : `${this.prefix}-${(++this.counter).toString(36)}`;
     const started = performance.now();
-    const { log, metrics, throughput } = this;
+    const { log, metrics, throughput, logEach } = this;
     return {
       id,
       route: 'unmatched',
@@ -39,7 +45,7 @@ export class RequestObserver {
         metrics.observeRequest(method, this.route, status, ms / 1000);
         throughput.request(ms, status);
         const unexpected = err !== undefined;
-        if (!unexpected && !log.isLevelEnabled('info')) return;
+        if (!unexpected && (!logEach || !log.isLevelEnabled('info'))) return;
         const fields = {
           reqId: id,
           method,

@@ -111,6 +111,18 @@ test('subscribing to a name that does not exist creates the channel with the giv
   t.is((await subscribe(cast.member, { subscriptions: [{ name: '' }] })).json.msg, "Channel name can't be empty.");
 });
 
+test.serial('announce while creating several channels: one notification bot, a notice in each', async (t) => {
+  const names = [uniqueName('first announced'), uniqueName('second announced')];
+  const events = recordEvents(s);
+  const r = await subscribe(cast.member, { subscriptions: names.map((name) => ({ name })), announce: true });
+  t.is(r.status, 200);
+  const published = events.take();
+  events.stop();
+  t.is(ofType(published, 'realm_user', 'add').length, 1);
+  t.is(ofType(published, 'message').length, 2);
+  for (const sub of (await mine(cast.member)).filter((x) => names.includes(x.name))) t.is(typeof sub.first_message_id, 'number');
+});
+
 test('subscribing others: principals by ID or email; permission and unknown users', async (t) => {
   const name = uniqueName('team');
   await createChannel(s, cast.member, name, [cast.member.id]);

@@ -198,3 +198,25 @@ test('protocol rules: OPTIONS, versions, lengths, offsets, content type, owners,
   await s.server.services.files.sweep(Date.now() + 25 * 3600 * 1000);
   t.is((await s.client.request('HEAD', stale, { headers: tusHeaders(alice) })).status, 404);
 });
+
+test('a large download to a slow reader is written with backpressure and arrives byte-identical', async (t) => {
+  const data = randomBytes(12 * 1024 * 1024);
+  const r = await s.client.as(s.owner).post('/user_uploads', { multipart: { file: new File([new Uint8Array(data)], 'large.bin') } });
+  t.is(r.status, 200);
+  const auth = basicAuth(s.owner.email, s.owner.apiKey);
+  const received = await new Promise<Buffer>((resolve, reject) => {
+    const sock = net.connect(s.port, '127.0.0.1', () =>
+      sock.write(`GET ${r.json.url} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nConnection: close\r\n\r\n`),
+    );
+    const chunks: Buffer[] = [];
+    // Not reading for a while fills the socket buffers: the server must wait for the client, not buffer the file.
+    sock.pause();
+    setTimeout(() => sock.resume(), 300);
+    sock.on('data', (c: Buffer) => chunks.push(c));
+    sock.on('end', () => resolve(Buffer.concat(chunks)));
+    sock.on('error', reject);
+  });
+  const split = received.indexOf('\r\n\r\n');
+  t.regex(received.subarray(0, split).toString('latin1'), /^HTTP\/1\.1 200 OK[\s\S]*Content-Length: 12582912/i);
+  t.is(sha(received.subarray(split + 4)), sha(data));
+});

@@ -2,6 +2,7 @@
 // another channel, time limits and permissions, edit history, and the update_message event.
 import test from 'ava';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { addUser } from '../helpers/users.js';
 import type { Credentials } from '../helpers/http.js';
 import { dm, events, getMessages, makeCast, makeChannel, post, register, setRealm, systemGroupId, uniqueName } from './helpers.js';
 
@@ -213,4 +214,22 @@ test('GET /messages/{id}/history lists every version, oldest first', async (t) =
   const outsider = await makeCast(s);
   const private_ = await dm(s, member, [other.id], 'secret');
   t.is((await s.client.as(outsider.member).get(`/messages/${private_}/history`)).json.msg, 'Invalid message(s)');
+});
+
+test('an edit that adds a channel wildcard mention in a large channel needs can_mention_many_users_group', async (t) => {
+  const { member, admin } = await makeCast(s);
+  const crowd = [];
+  for (let i = 0; i < 15; i++) crowd.push((await addUser(s, { fullName: `Edit crowd ${i}` })).id);
+  const name = uniqueName('big');
+  await makeChannel(s, name, [member.id, admin.id, ...crowd]);
+  const id = await post(s, member, name, 't', 'plain');
+  t.deepEqual((await edit(member, id, { content: 'now @**all**' })).json, {
+    result: 'error',
+    msg: 'You do not have permission to use channel wildcard mentions in this channel.',
+    code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+  });
+  const adminMsg = await post(s, admin, name, 't', 'plain');
+  t.is((await edit(admin, adminMsg, { content: 'now @**all**' })).status, 200);
+  const crowdMsg = (await getMessages(s, { email: admin.email, apiKey: admin.apiKey }, { anchor: adminMsg, num_before: 0, num_after: 0 })).json.messages[0];
+  t.deepEqual(crowdMsg.flags, ['stream_wildcard_mentioned', 'wildcard_mentioned']);
 });

@@ -186,3 +186,18 @@ test('matches_narrow: only matching messages of the viewer, with highlighted con
   const bad = await s.client.as(member).get('/messages/matches_narrow', { query: { msg_ids: '[1]', narrow: '[["is","bogus"]]' } });
   t.is(bad.json.msg, "Invalid narrow operator: unknown 'is' operand bogus");
 });
+
+test('GET /messages with message_ids: the accessible ones among them, optionally narrowed', async (t) => {
+  const { member, other, admin } = await makeCast(s);
+  const mine = await dm(s, other, [member.id], 'for member');
+  const notMine = await dm(s, other, [admin.id], 'for admin');
+  const r = await getMessages(s, member, { message_ids: [mine, notMine, 999999999] });
+  t.is(r.status, 200);
+  t.deepEqual(ids(r), [mine]);
+  t.false(r.json.history_limited);
+  t.false('found_anchor' in r.json);
+  const narrowed = await getMessages(s, member, { message_ids: [mine], narrow: '[["is","starred"]]' });
+  t.deepEqual(ids(narrowed), []);
+  const both = await getMessages(s, member, { message_ids: [mine], anchor: 'newest' });
+  t.is(both.json.msg, 'Unsupported parameter combination: message_ids, anchor');
+});

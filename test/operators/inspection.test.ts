@@ -65,6 +65,11 @@ test.serial('lists the root, realm and event-queue actors with their relations',
   t.is(r.json.matched, rows.length);
   t.true((r.json.counts as any[]).some((c) => c.kind === 'eventQueue' && c.state === 'waiting' && c.count >= 1));
 
+  // A presence ping starts the user's session actor.
+  t.is((await s.client.as(user).post('/users/me/presence', { form: { status: 'active' } })).status, 200);
+  const sessions = (await get('/operators/actors', { kind: 'userSession' })).json.actors as any[];
+  t.like(sessions.find((a) => a.id === `session:${realm.realm_id}:${user.id}`), { kind: 'userSession', realm_id: realm.realm_id });
+
   // The queue's mailbox is the events waiting for its client.
   const other = await addUser(s);
   await s.client.as(other).post('/messages', { form: { type: 'direct', to: `[${user.id}]`, content: 'hi' } });

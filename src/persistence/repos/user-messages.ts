@@ -105,15 +105,14 @@ export class UserMessagesRepository {
     ]);
   }
 
-  /** Unread messages of the user (newest `limit`), with conversation details; `where` narrows by SQL on `m`. */
-  async unread(userId: number, limit: number, filter?: { streamId?: number; topic?: string }): Promise<UnreadRow[]> {
+  /** The user's newest `limit` unread messages, oldest first, with their conversations. */
+  async unread(userId: number, limit: number): Promise<UnreadRow[]> {
     const rows = await this.db.any(
       `SELECT m.id, m.sender_id, m.recipient_kind, m.stream_id, m.topic, m.direct_recipients, um.flags
        FROM user_messages um JOIN messages m ON m.id = um.message_id
        WHERE um.user_id = $1 AND (um.flags & 1) = 0
-         AND ($3::int IS NULL OR m.stream_id = $3) AND ($4::text IS NULL OR lower(m.topic) = lower($4))
        ORDER BY um.message_id DESC LIMIT $2`,
-      [userId, limit, filter?.streamId ?? null, filter?.topic ?? null],
+      [userId, limit],
     );
     return rows
       .map((r) => ({

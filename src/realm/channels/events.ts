@@ -2,7 +2,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { RealmState } from '../state.js';
 import { metadataAudience } from './access.js';
-import { formatChannel, formatSubscription, NO_TRAFFIC, type TrafficLookup } from './format.js';
+import { formatChannel, formatSubscription, NO_TRAFFIC, withInheritedNotifications, type TrafficLookup } from './format.js';
 import type { Channel } from './types.js';
 
 function nonEmpty(events: RealmEvent[]): RealmEvent[] {
@@ -51,7 +51,8 @@ export function archiveEvents(state: RealmState, ch: Channel, archived: boolean)
       others.push(id);
       continue;
     }
-    const record = formatSubscription(state, ch, sub, NO_TRAFFIC, { subscribers: true });
+    // Clients old enough to lack archived_channels lack notification_settings_null too.
+    const record = withInheritedNotifications(formatSubscription(state, ch, sub, NO_TRAFFIC, { subscribers: true }), state.usersById.get(id)!);
     const add = { type: 'subscription', op: 'add', subscriptions: [record] };
     events.push({ ...update, users: [id], legacy: { archived_channels: [create, add] } });
   }
@@ -59,9 +60,12 @@ export function archiveEvents(state: RealmState, ch: Channel, archived: boolean)
   return nonEmpty(events);
 }
 
-export function subscriptionAdd(userId: number, records: Record<string, unknown>[]): RealmEvent[] {
-  if (records.length === 0) return [];
-  return [{ event: { type: 'subscription', op: 'add', subscriptions: records }, users: [userId] }];
+/** subscription add; clients without notification_settings_null get the inherited values instead of nulls. */
+export function subscriptionAdd(state: RealmState, userId: number, records: Record<string, unknown>[]): RealmEvent[] {
+  const user = state.usersById.get(userId);
+  if (records.length === 0 || !user) return [];
+  const inherited = { type: 'subscription', op: 'add', subscriptions: records.map((r) => withInheritedNotifications(r, user)) };
+  return [{ event: { type: 'subscription', op: 'add', subscriptions: records }, users: [userId], legacy: { notification_settings_null: [inherited] } }];
 }
 
 export function subscriptionRemove(userId: number, channels: Channel[]): RealmEvent[] {

@@ -1,7 +1,15 @@
 // Channel, subscription and channel folder records as the API returns them.
+import { userSetting } from '../people/user-settings.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP } from '../system-groups.js';
-import { CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelFolder, type Subscription } from './types.js';
+import type { User } from '../types.js';
+import {
+  CHANNEL_GROUP_SETTING_NAMES,
+  type Channel,
+  type ChannelFolder,
+  type Subscription,
+  type SubscriptionNotificationProperty,
+} from './types.js';
 
 /** A channel counts as recently active while it is this young, or had a message this recently. */
 export const RECENTLY_ACTIVE_DAYS = 180;
@@ -106,6 +114,24 @@ export function formatSubscription(
     color: sub.color,
   };
   if (opts.subscribers) out.subscribers = activeSubscriberIds(state, ch.id);
+  return out;
+}
+
+/** The personal setting a null notification setting of a subscription inherits. */
+const INHERITED_FROM: Record<SubscriptionNotificationProperty, string> = {
+  desktop_notifications: 'enable_stream_desktop_notifications',
+  audible_notifications: 'enable_stream_audible_notifications',
+  push_notifications: 'enable_stream_push_notifications',
+  email_notifications: 'enable_stream_email_notifications',
+  wildcard_mentions_notify: 'wildcard_mentions_notify',
+};
+
+/** For clients without the notification_settings_null capability: nulls replaced by what they inherit. */
+export function withInheritedNotifications(record: Record<string, unknown>, user: User): Record<string, unknown> {
+  const out = { ...record };
+  for (const [property, setting] of Object.entries(INHERITED_FROM)) {
+    if (out[property] === null) out[property] = userSetting(user, setting);
+  }
   return out;
 }
 

@@ -28,7 +28,8 @@ export interface Notice {
 }
 
 async function notificationBot(t: Tx, state: RealmState): Promise<{ bot: User; created: boolean }> {
-  const existing = state.userByEmail(NOTIFICATION_BOT_EMAIL);
+  // Several notices in one command: the bot made for the first is in the database, not yet in memory.
+  const existing = state.userByEmail(NOTIFICATION_BOT_EMAIL) ?? (await t.users.byEmail(state.realm.id, NOTIFICATION_BOT_EMAIL));
   if (existing) return { bot: existing, created: false };
   const bot = await createUser(t, state.realm.id, {
     email: NOTIFICATION_BOT_EMAIL,
@@ -46,12 +47,14 @@ function policyName(ch: Channel): string {
   return ch.historyPublicToSubscribers ? 'Private, shared history' : 'Private, protected history';
 }
 
-/** Where the creation of `ch` is announced: the realm's announcements channel, else the new channel itself. */
+/** Where the creation of `ch` is announced: the realm's announcements channel (public channels), else the
+ *  new channel itself. */
 export function announcementTarget(state: RealmState, ch: Channel): { channel: Channel; topic: string; content: string } {
   const creator = ch.creatorId === null ? undefined : state.usersById.get(ch.creatorId);
   const by = creator ? `@_**${creator.fullName}|${creator.id}**` : 'an administrator';
   const target = state.channels.byId.get(Number(realmSetting(state, 'new_stream_announcements_stream_id')));
-  if (target && !target.isArchived && target.id !== ch.id) {
+  // Private channels are not announced elsewhere: that would reveal their names.
+  if (target && !target.isArchived && target.id !== ch.id && !ch.inviteOnly) {
     return { channel: target, topic: NEW_CHANNELS_TOPIC, content: `${by} created a new channel #**${ch.name}**.` };
   }
   const description = ch.description === '' ? '*No description.*' : ch.description;

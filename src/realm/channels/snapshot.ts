@@ -4,7 +4,7 @@ import type { Section, SnapshotContext } from '../../events/snapshot/types.js';
 import { ROLE } from '../types.js';
 import { topicForClient } from '../topics.js';
 import { hasMetadataAccess } from './access.js';
-import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription } from './format.js';
+import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications } from './format.js';
 import { trafficFor } from './traffic.js';
 import type { Channel } from './types.js';
 
@@ -24,12 +24,16 @@ export const channelSections: Record<string, Section> = {
     const channels = visibleChannels(ctx);
     const traffic = await trafficFor(services.db, channels);
     const withSubscribers = user !== null && registration.includeSubscribers !== 'false';
+    const nullsAllowed = registration.capabilities.notification_settings_null;
     const subscriptions: Record<string, unknown>[] = [];
     const unsubscribed: Record<string, unknown>[] = [];
     const neverSubscribed: Record<string, unknown>[] = [];
     for (const ch of channels) {
       const sub = user ? state.channels.subscription(user.id, ch.id) : undefined;
-      if (sub) (sub.active ? subscriptions : unsubscribed).push(formatSubscription(state, ch, sub, traffic, { subscribers: withSubscribers }));
+      if (sub) {
+        const record = formatSubscription(state, ch, sub, traffic, { subscribers: withSubscribers });
+        (sub.active ? subscriptions : unsubscribed).push(nullsAllowed ? record : withInheritedNotifications(record, user!));
+      }
       else {
         const record = formatChannel(state, ch, traffic);
         if (withSubscribers) record.subscribers = activeSubscriberIds(state, ch.id);

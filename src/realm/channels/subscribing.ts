@@ -72,7 +72,7 @@ export function subscriptionAddedEvents(state: RealmState, plan: NewSubscription
       const ch = state.channels.byId.get(s.channelId)!;
       return formatSubscription(state, ch, state.channels.subscription(userId, ch.id)!, traffic, { subscribers: true });
     });
-    events.push(...subscriptionAdd(userId, records));
+    events.push(...subscriptionAdd(state, userId, records));
   }
   for (const [channelId, userIds] of byChannel) {
     events.push(...peerEvent(state, 'peer_add', state.channels.byId.get(channelId)!, userIds));

@@ -18,7 +18,7 @@ import { checkChannelMove, checkContentEdit, checkMoveTimeLimit, checkPayload, c
 import { flagNames } from './format.js';
 import { checkCanPost } from './recipients.js';
 import { alertedUsers, mentionedUsers, renderContent, topicLinks } from './render.js';
-import { normalizeContent } from './send.js';
+import { normalizeContent, WILDCARD_MENTION_THRESHOLD } from './send.js';
 import { checkTopicPolicy, cleanTopic, effectiveTopicsPolicy } from './topic-rules.js';
 
 export interface EditInput {
@@ -61,6 +61,10 @@ async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessag
   const mentioned = mentionedUsers(state, r, holders);
   const alerted = alertedUsers(state, content, holders);
   const participants = r.wildcards.topic && m.kind === 'stream' ? new Set([...(await t.messages.topicParticipantIds(m.streamId!, m.topic)), m.senderId]) : null;
+  if (m.kind === 'stream' && !state.userHasRealmPermission(user.id, 'can_mention_many_users_group')) {
+    if (r.wildcards.stream && activeSubscribers(state, m.streamId!).length > WILDCARD_MENTION_THRESHOLD) throw errors.streamWildcardNotAllowed();
+    if (participants && participants.size > WILDCARD_MENTION_THRESHOLD) throw errors.topicWildcardNotAllowed();
+  }
   for (const row of rows) {
     let bits = 0;
     if (mentioned.has(row.userId)) bits |= FLAG_BITS.mentioned;

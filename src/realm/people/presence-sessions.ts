@@ -27,6 +27,8 @@ export interface PresenceSessionsOptions {
 
 export class PresenceSessions {
   private readonly realms = new Map<number, Promise<RealmSessions>>();
+  /** The realms whose sessions are loaded, for a synchronous look at every session actor (operators). */
+  private readonly loaded = new Map<number, RealmSessions>();
   private timer: NodeJS.Timeout | null = null;
   /** Counters for tests and operations: pings received, flush commands sent, rows they carried. */
   readonly stats = { pings: 0, flushes: 0, rowsFlushed: 0 };
@@ -111,6 +113,7 @@ export class PresenceSessions {
       rs?.sessions.forEach((a) => a.stop());
     }
     this.realms.clear();
+    this.loaded.clear();
   }
 
   private read(a: SessionActor): UserPresence {
@@ -139,7 +142,13 @@ export class PresenceSessions {
         lastUpdateId: row.lastUpdateId,
       });
     }
+    this.loaded.set(handle.id, rs);
     return rs;
+  }
+
+  /** Every live session actor (operators' inspection). */
+  *actors(): Generator<SessionActor> {
+    for (const rs of this.loaded.values()) yield* rs.sessions.values();
   }
 
   private session(rs: RealmSessions, userId: number, restored?: Omit<UserPresence, 'userId'>): SessionActor {

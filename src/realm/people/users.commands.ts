@@ -79,6 +79,7 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
       role: plan.role ?? ROLE.MEMBER,
       passwordHash: plan.passwordHash,
       settings: plan.settings,
+      defaultChannels: false,
     });
     for (const g of plan.groupIds ?? []) await t.groups.addMember(g, user.id);
     const channelIds = new Set([...(plan.defaultChannels ? state.channels.defaultChannelIds : []), ...(plan.streamIds ?? [])]);
