@@ -1,21 +1,33 @@
 // Structured JSON logs (pino). Secrets never go through here: request logs carry no headers or bodies.
-// In a terminal (LOG_FORMAT=auto) the same records are printed as readable lines.
+// In a terminal (LOG_FORMAT=auto) the same records are printed as readable lines (pino-pretty, written synchronously
+// so the last lines before an exit are not lost).
 import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
-import { prettyDestination } from './log-pretty.js';
+import { prettyFactory } from 'pino-pretty';
 
 export type { Logger };
 
-/** `destination` (tests) receives the JSON lines instead of stdout. */
-export function createLogger(level: string, format: 'json' | 'pretty' | 'auto' = 'json', destination?: { write(line: string): void }): Logger {
+interface Destination {
+  write(line: string): unknown;
+}
+
+/** A destination that prints each JSON record as a readable line (colours only on a terminal). */
+function prettyDestination(out: Destination, colorize: boolean): Destination {
+  const format = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+  return { write: (line: string) => out.write(format(line)) };
+}
+
+/** `destination` (tests) receives the lines instead of stdout. */
+export function createLogger(level: string, format: 'json' | 'pretty' | 'auto' = 'json', destination?: Destination): Logger {
   const pretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   const options = {
     level,
     base: { service: 'palaver' },
     redact: { paths: ['password', 'api_key', 'apiKey', '*.password', '*.api_key', '*.apiKey', 'authorization'], censor: '[redacted]' },
   };
-  if (destination) return pino(options, destination);
-  return pretty ? pino(options, prettyDestination(process.stdout)) : pino(options);
+  if (!pretty) return destination ? pino(options, destination) : pino(options);
+  const colorize = !destination && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  return pino(options, prettyDestination(destination ?? process.stdout, colorize));
 }
 
 /** SIGHUP: the level named in `file` (one word), or `fallback` when the file is absent; an unknown level is refused. */

@@ -83,6 +83,23 @@ test('GET /users/me/subscriptions: the personal fields, and subscribers when ask
   t.deepEqual(names, [...names].sort());
 });
 
+test('register: null notification settings only for clients with notification_settings_null', async (t) => {
+  const id = await createChannel(s, cast.member, uniqueName('inherits'), [cast.other.id]);
+  const snapshot = async (capabilities: Record<string, boolean>) => {
+    const r = await s.client.as(cast.other).post('/register', {
+      form: { event_types: JSON.stringify(['subscription']), client_capabilities: JSON.stringify(capabilities) },
+    });
+    return (r.json.subscriptions as any[]).find((x) => x.stream_id === id);
+  };
+  const modern = await snapshot({ notification_settings_null: true });
+  t.is(modern.desktop_notifications, null);
+  t.is(modern.wildcard_mentions_notify, null);
+  const legacy = await snapshot({});
+  t.is(legacy.desktop_notifications, false, 'enable_stream_desktop_notifications');
+  t.is(legacy.push_notifications, false, 'enable_stream_push_notifications');
+  t.is(legacy.wildcard_mentions_notify, true, 'wildcard_mentions_notify');
+});
+
 test('colors: each new subscription of a user gets a palette color not used yet', async (t) => {
   const user = await addUser(s, { fullName: 'Colorful' });
   const a = uniqueName('ca');

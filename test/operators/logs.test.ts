@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { endpoint } from '../../src/http/endpoint.js';
 import { createLogger, reloadLogLevel } from '../../src/log.js';
-import { formatPretty } from '../../src/log-pretty.js';
 import type { TestServer } from '../helpers/server.js';
 import { eventually, startOperatorServer } from './helpers.js';
 
@@ -69,10 +68,15 @@ test.serial('actor lifecycle at debug level: a queue is reported started and end
 });
 
 test('readable lines for a terminal: time, level, message, fields, and the stack below', (t) => {
-  const line = JSON.stringify({ level: 50, time: Date.UTC(2024, 0, 2, 3, 4, 5, 678), msg: 'request failed', reqId: 'r-1', status: 500, err: { type: 'Error', message: 'x', stack: 'Error: x\n    at f (a.js:1:1)' } });
-  const out = formatPretty(line, false);
-  t.is(out, '03:04:05.678 ERROR request failed reqId=r-1 status=500\n    Error: x\n        at f (a.js:1:1)\n');
-  t.is(formatPretty('not json', false), 'not json');
+  let out = '';
+  const log = createLogger('info', 'pretty', { write: (line) => (out += line) });
+  log.info({ reqId: 'r-1', status: 200 }, 'request');
+  log.error({ err: new Error('boom') }, 'request failed');
+  t.regex(out.split('\n')[0]!, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request$/);
+  t.regex(out, /^\s+reqId: "r-1"$/m);
+  t.regex(out, /^\[[\d:.]+\] ERROR: request failed$/m);
+  t.regex(out, /Error: boom\n\s+at /);
+  t.false(out.includes('{"level"'), 'no JSON in pretty mode');
 });
 
 test('SIGHUP reload: the level in the file, back to the starting level without it, an unknown level refused', (t) => {
