@@ -127,3 +127,28 @@ test('another realm: its users cannot download ours, even by URL, and ours canno
   t.is((await s.client.as(zed).get(ours.url, { root: true })).status, 401, 'their credentials on our host');
   t.is(await status(theirs, alice), 404, 'their file through our host');
 });
+
+test('a file linked in a message sent through POST /messages becomes readable by its recipients', async (t) => {
+  const { startTestServer } = await import('../helpers/server.js');
+  const { addUser } = await import('../helpers/users.js');
+  const srv = await startTestServer();
+  try {
+    const sender = await addUser(srv, { fullName: 'Sender' });
+    const recipient = await addUser(srv, { fullName: 'Recipient' });
+    const outsider = await addUser(srv, { fullName: 'Outsider' });
+    const up = await srv.client.as(sender).post('/user_uploads', { multipart: { file: new File([Buffer.from('hello attachment')], 'note.txt') } });
+    t.is(up.status, 200);
+    const url = up.json.url as string;
+    t.is((await srv.client.as(recipient).get(url, { root: true })).status, 404, 'not readable before a message links it');
+    const sent = await srv.client.as(sender).post('/messages', {
+      form: { type: 'direct', to: JSON.stringify([recipient.id]), content: `[note.txt](${url})` },
+    });
+    t.is(sent.status, 200);
+    const got = await srv.client.as(recipient).get(url, { root: true });
+    t.is(got.status, 200);
+    t.is(got.text, 'hello attachment');
+    t.is((await srv.client.as(outsider).get(url, { root: true })).status, 404, 'never for outsiders');
+  } finally {
+    await srv.close();
+  }
+});

@@ -73,6 +73,7 @@ export const register = endpoint({
       service_version: SERVICE_VERSION,
       service_merge_base: SERVICE_MERGE_BASE,
       ...LIMITS,
+      max_file_upload_size_mib: ctx.services.config.files.maxUploadMib,
       event_queue_longpoll_timeout_seconds: EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS,
       realm_empty_topic_display_name: realmSetting(ctx.realm.state, 'empty_topic_display_name'),
       ...snapshot,

@@ -13,6 +13,7 @@ import { actor } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
+import { linkAttachments } from '../files/index.js';
 import { accessMessage, activeSubscribers, canReadChannelHistory, changeAudience } from './access.js';
 import { checkChannelMove, checkContentEdit, checkMoveTimeLimit, checkPayload, checkTopicChange, isResolveToggle, type PropagateMode } from './edit-rules.js';
 import { flagNames } from './format.js';
@@ -73,6 +74,8 @@ async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessag
     if (alerted.has(row.userId)) bits |= FLAG_BITS.has_alert_word;
     if ((row.flags & CONTENT_BITS) !== bits) await t.userMessages.setBits(row.userId, m.id, CONTENT_BITS, bits);
   }
+  // The uploads the new content links replace the earlier links (downloads follow what the message shows).
+  await linkAttachments(t, state, m.id, content, m.senderId, { edit: true });
   return { content, renderedContent: r.html, hasLink: r.hasLink, hasAttachment: r.hasAttachment, hasImage: r.hasImage, isMeMessage: r.isMeMessage };
 }
 

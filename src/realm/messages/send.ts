@@ -7,6 +7,7 @@ import { FLAG_BITS } from '../../narrow/index.js';
 import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
 import type { CommandDef } from '../commands.js';
+import { linkAttachments } from '../files/index.js';
 import { actor } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
@@ -175,6 +176,8 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
     const [id] = await t.messages.insert([m]);
     const rows = plan.recipients.map((userId) => ({ userId, messageId: id!, flags: flags.get(userId)! }));
     await t.userMessages.insert(rows);
+    // Uploads linked in the message become readable by whoever can read the message.
+    await linkAttachments(t, state, id!, m.content, m.senderId);
     const message: StoredMessage = { ...m, id: id!, lastEditTime: null, lastMovedTime: null, editHistory: null };
     return { message, rows, visibility, senderQueue: plan.senderQueue };
   },
