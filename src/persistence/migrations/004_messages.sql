@@ -1,29 +1,5 @@
--- Messages: the messages and per-user rows (created here unless 002 made the stub), search vector, recipients,
--- reactions, alert words and linkifiers. Written to run after 002 whether or not 002 created the stub tables.
-
-CREATE TABLE IF NOT EXISTS messages (
-  id               bigserial PRIMARY KEY,
-  realm_id         int NOT NULL,
-  sender_id        int NOT NULL REFERENCES users(id),
-  recipient_kind   text NOT NULL CHECK (recipient_kind IN ('stream', 'direct')),
-  stream_id        int,
-  topic            text NOT NULL DEFAULT '',
-  direct_recipients int[],
-  content          text NOT NULL,
-  rendered_content text NOT NULL,
-  date_sent        timestamptz NOT NULL DEFAULT now(),
-  last_edit_time   timestamptz,
-  has_link         bool NOT NULL DEFAULT false,
-  has_attachment   bool NOT NULL DEFAULT false,
-  has_image        bool NOT NULL DEFAULT false
-);
-
-CREATE TABLE IF NOT EXISTS user_messages (
-  user_id    int NOT NULL,
-  message_id bigint NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-  flags      int NOT NULL DEFAULT 0,
-  PRIMARY KEY (user_id, message_id)
-);
+-- Messages: extends the messages and user_messages tables 002 created with the search vector and recipients,
+-- and adds reactions, alert words and linkifiers.
 
 -- Direct conversations by their sorted, distinct participants (sender included): the source of a direct
 -- message's recipient_id (2 * id + 1; a channel message's is 2 * channel ID).
