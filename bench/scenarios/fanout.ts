@@ -1,0 +1,69 @@
+// fanout: N clients long-polling, all subscribed to one channel; time from each send's response to each
+// client's receipt of that message.
+import { agentFor, request } from '../lib/client.js';
+import { summarize } from '../lib/stats.js';
+import { seedUsers } from './seed.js';
+import { num, type Scenario } from './types.js';
+
+export const fanout: Scenario = async (ctx) => {
+  const clients = num(ctx.options, 'clients', ctx.quick ? 20 : 1000);
+  const messages = num(ctx.options, 'messages', ctx.quick ? 5 : 50);
+  const base = ctx.target.url;
+  const people = await seedUsers(ctx, clients, 'fan');
+  const ids: number[] = [];
+  for (const p of people) ids.push((await request(base, 'GET', '/users/me', { auth: p })).body.user_id);
+  const channel = `fanout-${Date.now().toString(36)}`;
+  const made = await request(base, 'POST', '/channels/create', { auth: ctx.owner, form: { name: channel, subscribers: JSON.stringify(ids) } });
+  if (made.status !== 200) throw new Error(`channel: ${JSON.stringify(made.body)}`);
+  const queues = await Promise.all(
+    people.map(async (p) => (await request(base, 'POST', '/register', { auth: p, form: { event_types: '["message"]', fetch_event_types: '[]' } })).body.queue_id as string),
+  );
+  const sentAt = new Map<number, number>();
+  const samples: number[] = [];
+  let received = 0;
+  let errors = 0;
+  let stopping = false;
+  const loops = people.map(async (p, i) => {
+    let last = -1;
+    const agent = agentFor(i + 1);
+    while (!stopping) {
+      const r = await request(base, 'GET', '/events', { auth: p, agent, query: { queue_id: queues[i]!, last_event_id: String(last) } }).catch(() => null);
+      const now = performance.now();
+      if (!r || r.status !== 200) {
+        if (!stopping) errors++;
+        return;
+      }
+      for (const e of r.body.events) {
+        last = Math.max(last, e.id);
+        if (e.type !== 'message') continue;
+        const at = sentAt.get(e.message.id);
+        if (at !== undefined) samples.push(now - at);
+        received++;
+      }
+    }
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  const perSecond: number[] = [];
+  const sender = people[0]!;
+  for (let m = 0; m < messages; m++) {
+    const r = await request(base, 'POST', '/messages', { auth: sender, form: { type: 'stream', to: channel, topic: 'fanout', content: `message ${m}` } });
+    if (r.status !== 200) errors++;
+    else sentAt.set(r.body.id, performance.now());
+    const target = (m + 1) * clients;
+    for (let i = 0; i < 200 && received < target; i++) await new Promise((res) => setTimeout(res, 10));
+    perSecond.push(received);
+    ctx.progress(`fanout: message ${m + 1}/${messages}, ${received} deliveries`);
+  }
+  stopping = true;
+  await Promise.all(queues.map((q, i) => request(base, 'DELETE', '/events', { auth: people[i]!, form: { queue_id: q } }).catch(() => null)));
+  await Promise.all(loops);
+  const latency = summarize(samples);
+  return {
+    latencyMs: latency,
+    errors,
+    samples,
+    timeline: perSecond.map((v, i) => v - (perSecond[i - 1] ?? 0)),
+    figures: { clients, messages, deliveries: samples.length, expected_deliveries: clients * messages },
+    target: { description: `p99 under 50 ms from send response to receipt, ${clients} polling clients`, met: latency.p99 < 50 && samples.length === clients * messages },
+  };
+};

@@ -1,0 +1,59 @@
+// send: many senders posting to channels of a given size; durable messages per second (each answered after
+// its transaction committed).
+import { request } from '../lib/client.js';
+import { summarize } from '../lib/stats.js';
+import { seedUsers } from './seed.js';
+import { num, type Scenario } from './types.js';
+
+export const send: Scenario = async (ctx) => {
+  const senders = num(ctx.options, 'senders', ctx.quick ? 4 : 32);
+  const channelSize = num(ctx.options, 'channel-size', 10);
+  const seconds = num(ctx.options, 'duration', ctx.quick ? 3 : 20);
+  const base = ctx.target.url;
+  const people = await seedUsers(ctx, Math.max(senders, channelSize), 'snd');
+  const ids: number[] = [];
+  for (const p of people) ids.push((await request(base, 'GET', '/users/me', { auth: p })).body.user_id);
+  const channels: string[] = [];
+  for (let c = 0; c < Math.ceil(senders / channelSize); c++) {
+    const name = `send-${Date.now().toString(36)}-${c}`;
+    const members = ids.slice(c * channelSize, c * channelSize + channelSize);
+    while (members.length < channelSize) members.push(ids[members.length % ids.length]!);
+    await request(base, 'POST', '/channels/create', { auth: ctx.owner, form: { name, subscribers: JSON.stringify([...new Set(members)]) } });
+    channels.push(name);
+  }
+  const samples: number[] = [];
+  const perSecond = new Map<number, number>();
+  let errors = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: senders }, async (_, s) => {
+      const who = people[s % people.length]!;
+      const to = channels[Math.floor(s / channelSize) % channels.length]!;
+      let n = 0;
+      while (performance.now() < end) {
+        const r = await request(base, 'POST', '/messages', { auth: who, form: { type: 'stream', to, topic: `t${s % 5}`, content: `load ${s}-${n++}` } });
+        if (r.status !== 200) {
+          errors++;
+          continue;
+        }
+        samples.push(r.ms);
+        const sec = Math.floor((performance.now() - started) / 1000);
+        perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
+      }
+      ctx.progress(`send: ${samples.length} messages`);
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const last = Math.max(0, ...perSecond.keys());
+  const throughput = samples.length / elapsed;
+  return {
+    throughput,
+    latencyMs: summarize(samples),
+    errors,
+    samples,
+    timeline: Array.from({ length: last + 1 }, (_, i) => perSecond.get(i) ?? 0),
+    figures: { senders, channel_size: channelSize, seconds, messages: samples.length },
+    target: { description: '10,000 durable messages per second to 10-subscriber channels', met: throughput >= 10_000 },
+  };
+};
