@@ -56,7 +56,7 @@ test.serial('with given credentials', async (t) => {
 
 test.serial('a failure names its step and exits 1', async (t) => {
   const a = await addUser(s);
-  const wrong = await check('--sender', `${a.email}:${a.apiKey}`, '--recipient', `${a.email}:not-the-key`, '--timeout-ms', '300');
+  const wrong = await check('--sender', `${a.email}:${a.apiKey}`, '--recipient', `${a.email}:not-the-key`, '--timeout-ms', '10000');
   t.is(wrong.code, 1);
   t.like(wrong.out, { result: 'error', step: 'authenticate' });
   t.regex(wrong.out.msg, /HTTP 401/);
