@@ -1,7 +1,7 @@
 // The event router: takes what realm actors publish and delivers it to the live queues of its recipients,
 // applying each queue's event_types, narrow, all_public_streams and client capabilities, one ENQUEUE per queue.
 import type { ClientEvent } from '../actors/event-queue.machine.js';
-import { eventForQueue } from '../realm/messages/queue-format.js';
+import { eventForQueue } from './queue-form.js';
 import { compilePredicate, parseNarrow, resolveNarrow, type NarrowMessage, type NarrowResolver } from '../narrow/index.js';
 import type { EventHub, RealmEvent } from './hub.js';
 import { recipientId } from './hub.js';
@@ -143,21 +143,11 @@ export class EventRouter {
         }
       }
     }
-    // With client_gravatar the client computes gravatar URLs itself, in events as in the snapshot.
-    if (q.registration.clientGravatar) out = out.map(withoutGravatarUrl);
     if (re.senderQueue && re.senderQueue.queueId === q.queueId) {
       out = out.map((e) => ({ ...e, local_message_id: re.senderQueue!.localId }));
     }
     return out;
   }
-}
-
-const GRAVATAR = 'https://secure.gravatar.com/';
-
-function withoutGravatarUrl(e: ClientEvent): ClientEvent {
-  const person = e.type === 'realm_user' ? (e.person as Record<string, unknown> | undefined) : undefined;
-  if (typeof person?.avatar_url !== 'string' || !person.avatar_url.startsWith(GRAVATAR)) return e;
-  return { ...e, person: { ...person, avatar_url: null } };
 }
 
 /** A message event's message as the narrow predicate sees it. */

@@ -267,3 +267,22 @@ test('spectators: refused unless the realm allows spectator access; two paramete
   await db.none(`UPDATE realms SET settings = settings - 'enable_spectator_access' WHERE id = $1`, [realmId]);
   await (await realms.get(realmId)).dispatch('reload');
 });
+
+test('one message, several queues: each gets the form its registration asked for', async (t) => {
+  const { alice, bob } = await people();
+  const html = await register(bob, { apply_markdown: 'true', client_gravatar: 'false' });
+  const markdown = await register(bob, { apply_markdown: 'false', client_gravatar: 'true' });
+  const htmlAgain = await register(bob, { apply_markdown: 'true', client_gravatar: 'false' });
+  const sent = await s.client.as(alice).post('/messages', { form: { type: 'direct', to: JSON.stringify([bob.id]), content: 'hello **bold**' } });
+  t.is(sent.status, 200);
+  const first = (q: { queue_id: string }) => poll(bob, q.queue_id, -1, true).then((r) => r.json.events[0].message);
+  const [a, b, c] = await Promise.all([first(html), first(markdown), first(htmlAgain)]);
+  t.is(a.content, '<p>hello <strong>bold</strong></p>');
+  t.is(a.content_type, 'text/html');
+  t.regex(a.avatar_url, /^https:\/\/secure\.gravatar\.com\//);
+  t.is(b.content, 'hello **bold**');
+  t.is(b.content_type, 'text/x-markdown');
+  t.is(b.avatar_url, null);
+  t.deepEqual(c, a, 'queues with the same choices get the same form');
+  t.false('rendered_content' in a || 'rendered_content' in b, 'internal fields never reach clients');
+});

@@ -83,6 +83,5 @@ test('strings: length counted in characters, NUL refused', (t) => {
 
 test('deep JSON does not crash the parser', (t) => {
   const deep = '['.repeat(100_000) + ']'.repeat(100_000);
-  const e = t.throws(() => parse(new Map([['content', 'x'], ['ids', deep]])));
-  t.true(e instanceof ApiError || e instanceof RangeError === false);
+  fails(t, () => parse(new Map([['content', 'x'], ['ids', deep]])), 'ids[0] is not an integer');
 });

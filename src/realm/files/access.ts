@@ -2,15 +2,9 @@
 import { uploadPathIds } from '../../files/links.js';
 import type { Repos, Tx } from '../../persistence/db.js';
 import type { Attachment } from '../../persistence/repos/attachments.js';
-import { hasContentAccess } from '../channels/access.js';
+import { canSeeMessage } from '../messages/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
-
-/** Whether the user may read the channel's history as a whole (not only messages they received). */
-function readsChannelHistory(state: RealmState, user: User, channelId: number): boolean {
-  const ch = state.channels.byId.get(channelId);
-  return ch !== undefined && ch.historyPublicToSubscribers && hasContentAccess(state, user, ch);
-}
 
 /** The uploader, or anyone who can read a message linking the file: they received it, or it is in a channel
  *  whose history they can read. Never users of another realm. */
@@ -18,7 +12,8 @@ export async function canDownload(db: Repos, state: RealmState, user: User, a: A
   if (a.realmId !== state.realm.id || !user.isActive) return false;
   if (a.ownerId === user.id) return true;
   const links = await db.attachments.linkingMessages(a.id, user.id);
-  return links.some((m) => m.received || (m.channelId !== null && readsChannelHistory(state, user, m.channelId)));
+  // Exactly the rule by which the user may read the linking message.
+  return links.some((m) => canSeeMessage(state, user, { kind: m.channelId === null ? 'direct' : 'stream', streamId: m.channelId }, m.received));
 }
 
 /**

@@ -107,7 +107,7 @@ export function formatMessage(state: RealmState, m: StoredMessage, reactions: Re
 }
 
 /**
- * A message for a message event before each queue's form is chosen (queue-format.ts): Markdown `content`
+ * A message for a message event before each queue's form is chosen (src/events/queue-form.ts): Markdown `content`
  * plus `rendered_content`, `stream_is_public` and `empty_topic_display_name`, which the narrow filter reads
  * and the queue form removes.
  */

@@ -1,0 +1,76 @@
+// The form of an event one queue receives: Markdown or HTML content (apply_markdown), avatar URLs
+// (client_gravatar, in messages and in user records) and the empty topic's name (empty_topic_name). Called by
+// the event router for every event and queue, so a message's forms are computed once each, not per queue.
+import type { QueueRegistration } from './registration.js';
+
+type Event = Record<string, unknown> & { type: string };
+
+const HIDDEN_MESSAGE_KEYS = ['rendered_content', 'stream_is_public', 'empty_topic_display_name'] as const;
+
+function shownTopic(topic: unknown, displayName: unknown, allowEmpty: boolean): unknown {
+  return topic === '' && !allowEmpty && typeof displayName === 'string' ? displayName : topic;
+}
+
+/** A message has at most eight forms (three yes/no choices); each is built once and shared by the queues. */
+const messageForms = new WeakMap<object, Map<string, Record<string, unknown>>>();
+
+function messageForm(reg: QueueRegistration, m: Record<string, unknown>): Record<string, unknown> {
+  const key = `${reg.applyMarkdown}|${reg.clientGravatar}|${reg.capabilities.empty_topic_name}`;
+  let forms = messageForms.get(m);
+  if (!forms) messageForms.set(m, (forms = new Map()));
+  const cached = forms.get(key);
+  if (cached) return cached;
+  const out: Record<string, unknown> = { ...m };
+  for (const k of HIDDEN_MESSAGE_KEYS) delete out[k];
+  if (reg.applyMarkdown) {
+    out.content = m.rendered_content;
+    out.content_type = 'text/html';
+  } else {
+    out.content_type = 'text/x-markdown';
+  }
+  if (reg.clientGravatar) out.avatar_url = null;
+  if (m.type === 'stream') out.subject = shownTopic(m.subject, m.empty_topic_display_name, reg.capabilities.empty_topic_name);
+  forms.set(key, out);
+  return out;
+}
+
+function messageForQueue(reg: QueueRegistration, e: Event): Event {
+  const m = e.message as Record<string, unknown> | undefined;
+  if (!m || !('rendered_content' in m)) return e;
+  return { ...e, message: messageForm(reg, m) };
+}
+
+const GRAVATAR = 'https://secure.gravatar.com/';
+
+/** With client_gravatar the client computes gravatar URLs itself, in user events as in the snapshot. */
+function userForQueue(reg: QueueRegistration, e: Event): Event {
+  const person = e.person as Record<string, unknown> | undefined;
+  if (!reg.clientGravatar || typeof person?.avatar_url !== 'string' || !person.avatar_url.startsWith(GRAVATAR)) return e;
+  return { ...e, person: { ...person, avatar_url: null } };
+}
+
+function topicsForQueue(reg: QueueRegistration, e: Event, keys: string[]): Event {
+  if (!('empty_topic_display_name' in e)) return e;
+  const out: Event = { ...e };
+  delete out.empty_topic_display_name;
+  for (const k of keys) {
+    if (k in out) out[k] = shownTopic(out[k], e.empty_topic_display_name, reg.capabilities.empty_topic_name);
+  }
+  return out;
+}
+
+/** The queue's copy of an event (events of other domains pass unchanged). */
+export function eventForQueue(reg: QueueRegistration, e: Event): Event {
+  switch (e.type) {
+    case 'message':
+      return messageForQueue(reg, e);
+    case 'update_message':
+      return topicsForQueue(reg, e, ['orig_subject', 'subject']);
+    case 'delete_message':
+      return topicsForQueue(reg, e, ['topic']);
+    case 'realm_user':
+      return userForQueue(reg, e);
+    default:
+      return e;
+  }
+}
