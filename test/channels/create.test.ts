@@ -1,17 +1,14 @@
 // POST /channels/create: every parameter, its permission rules and errors, the channel record and its events.
 import test from 'ava';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createChannel, makeCast, ofType, realmState, recordEvents, setRealmSettings, sorted, uniqueName, type Cast } from './helpers.js';
+import type { TestServer } from '../helpers/server.js';
+import { type Cast, createChannel, ofType, realmState, recordEvents, setRealmSettings, sorted, startChannelsServer, uniqueName } from './helpers.js';
 
 let s: TestServer;
 let cast: Cast;
 let groups: Record<string, number>;
 
 test.before(async () => {
-  s = await startTestServer();
-  cast = await makeCast(s);
-  const state = await realmState(s);
-  groups = Object.fromEntries([...state.groupsById.values()].filter((g) => g.isSystemGroup).map((g) => [g.name, g.id]));
+  ({ s, cast, groups } = await startChannelsServer());
 });
 test.after.always(() => s?.close());
 

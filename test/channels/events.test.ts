@@ -1,8 +1,8 @@
 // Each channels operation's events, applied to a register snapshot, give the fresh snapshot (verifyAction).
 import test from 'ava';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
-import { createChannel, insertMessages, makeCast, realmState, uniqueName, type Cast } from './helpers.js';
+import { type Cast, createChannel, insertMessages, jsonForm, startChannelsServer, uniqueName } from './helpers.js';
 
 let s: TestServer;
 let cast: Cast;
@@ -17,17 +17,12 @@ const register = (capabilities: Record<string, boolean> = { archived_channels: t
 });
 
 test.before(async () => {
-  s = await startTestServer();
-  cast = await makeCast(s);
-  const state = await realmState(s);
-  groups = Object.fromEntries([...state.groupsById.values()].filter((g) => g.isSystemGroup).map((g) => [g.name, g.id]));
+  ({ s, cast, groups } = await startChannelsServer());
 });
 test.after.always(() => s?.close());
 
-const json = (form: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(form).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
 const subscribe = (as: { email: string; apiKey: string }, form: Record<string, unknown>) =>
-  s.client.as(as).post('/users/me/subscriptions', { form: json(form) });
+  s.client.as(as).post('/users/me/subscriptions', { form: jsonForm(form) });
 
 test.serial('creating channels, public and private, seen by an onlooker and by a subscriber', async (t) => {
   for (const viewer of [cast.other, cast.member, cast.admin, cast.guest]) {
@@ -53,11 +48,11 @@ test.serial('subscribing and unsubscribing: oneself, and others seen as peers', 
     register: register(),
   });
   t.deepEqual(peers.map((e) => `${e.type} ${e.op}`), ['subscription peer_add']);
-  await verifyAction(t, s, cast.other, () => s.client.as(cast.other).delete('/users/me/subscriptions', { form: json({ subscriptions: [name] }) }), {
+  await verifyAction(t, s, cast.other, () => s.client.as(cast.other).delete('/users/me/subscriptions', { form: jsonForm({ subscriptions: [name] }) }), {
     eventTypes: types,
     register: register(),
   });
-  await verifyAction(t, s, cast.other, () => s.client.as(cast.admin).delete('/users/me/subscriptions', { form: json({ subscriptions: [name], principals: [cast.moderator.id] }) }), {
+  await verifyAction(t, s, cast.other, () => s.client.as(cast.admin).delete('/users/me/subscriptions', { form: jsonForm({ subscriptions: [name], principals: [cast.moderator.id] }) }), {
     eventTypes: types,
     register: register(),
   });
@@ -69,7 +64,7 @@ test.serial('subscribing and unsubscribing: oneself, and others seen as peers', 
   // Leaving a private channel hides it.
   const secret = uniqueName('leave secret');
   await createChannel(s, cast.member, secret, [cast.member.id, cast.other.id], { invite_only: 'true' });
-  const left = await verifyAction(t, s, cast.other, () => s.client.as(cast.other).delete('/users/me/subscriptions', { form: json({ subscriptions: [secret] }) }), {
+  const left = await verifyAction(t, s, cast.other, () => s.client.as(cast.other).delete('/users/me/subscriptions', { form: jsonForm({ subscriptions: [secret] }) }), {
     eventTypes: CHANNEL_TYPES,
     register: register(),
   });
@@ -84,7 +79,7 @@ test.serial('personal subscription properties', async (t) => {
     cast.member,
     () =>
       s.client.as(cast.member).post('/users/me/subscriptions/properties', {
-        form: json({
+        form: jsonForm({
           subscription_data: [
             { stream_id: id, property: 'color', value: '#abcdef' },
             { stream_id: id, property: 'in_home_view', value: false },
@@ -98,7 +93,7 @@ test.serial('personal subscription properties', async (t) => {
 
 test.serial('channel changes: name, description, permission groups, privacy both ways, archive with and without the capability', async (t) => {
   const id = await createChannel(s, cast.member, uniqueName('changing'), [cast.member.id, cast.other.id]);
-  const patch = (form: Record<string, unknown>, as = cast.member) => () => s.client.as(as).patch(`/streams/${id}`, { form: json(form) });
+  const patch = (form: Record<string, unknown>, as = cast.member) => () => s.client.as(as).patch(`/streams/${id}`, { form: jsonForm(form) });
   const verify = (viewer: typeof cast.member, action: () => Promise<unknown>, capabilities?: Record<string, boolean>) =>
     verifyAction(t, s, viewer, action, { eventTypes: CHANNEL_TYPES, register: register(capabilities) });
   await verify(cast.other, patch({ new_name: uniqueName('renamed'), description: 'now **bold**' }));

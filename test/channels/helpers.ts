@@ -3,7 +3,7 @@
 import type { RealmEvent } from '../../src/events/hub.js';
 import { recipientId } from '../../src/events/hub.js';
 import type { Credentials } from '../helpers/http.js';
-import type { TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 
 export interface Cast {
@@ -115,3 +115,17 @@ export async function setRealmSettings(s: TestServer, settings: Record<string, u
 }
 
 export const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+
+/** A test file's server with the cast of users and the IDs of the system groups by name. */
+export async function startChannelsServer(): Promise<{ s: TestServer; cast: Cast; groups: Record<string, number> }> {
+  const s = await startTestServer();
+  const cast = await makeCast(s);
+  const state = await realmState(s);
+  const groups = Object.fromEntries([...state.groupsById.values()].filter((g) => g.isSystemGroup).map((g) => [g.name, g.id]));
+  return { s, cast, groups };
+}
+
+/** A form whose non-string values are sent as JSON, as the API takes lists and objects. */
+export function jsonForm(form: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(form).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}

@@ -1,29 +1,22 @@
 // Subscriptions: GET/POST/DELETE /users/me/subscriptions, properties, subscription status, default channels.
 import test from 'ava';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
-import { createChannel, makeCast, ofType, realmState, recordEvents, sorted, uniqueName, type Cast } from './helpers.js';
+import { type Cast, createChannel, ofType, jsonForm, recordEvents, sorted, startChannelsServer, uniqueName } from './helpers.js';
 
 let s: TestServer;
 let cast: Cast;
 let groups: Record<string, number>;
 
 test.before(async () => {
-  s = await startTestServer();
-  cast = await makeCast(s);
-  const state = await realmState(s);
-  groups = Object.fromEntries([...state.groupsById.values()].filter((g) => g.isSystemGroup).map((g) => [g.name, g.id]));
+  ({ s, cast, groups } = await startChannelsServer());
 });
 test.after.always(() => s?.close());
 
 const subscribe = (as: { email: string; apiKey: string }, form: Record<string, unknown>) =>
-  s.client.as(as).post('/users/me/subscriptions', {
-    form: Object.fromEntries(Object.entries(form).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
-  });
+  s.client.as(as).post('/users/me/subscriptions', { form: jsonForm(form) });
 const unsubscribe = (as: { email: string; apiKey: string }, form: Record<string, unknown>) =>
-  s.client.as(as).delete('/users/me/subscriptions', {
-    form: Object.fromEntries(Object.entries(form).map(([k, v]) => [k, JSON.stringify(v)])),
-  });
+  s.client.as(as).delete('/users/me/subscriptions', { form: jsonForm(form) });
 const mine = async (as: { email: string; apiKey: string }, query: Record<string, string> = {}) =>
   (await s.client.as(as).get('/users/me/subscriptions', { query })).json.subscriptions as any[];
 

@@ -1,7 +1,7 @@
 // PATCH /streams/{id} and DELETE /streams/{id}: each property, who may change it, the errors and the events.
 import test from 'ava';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createChannel, insertMessages, makeCast, ofType, realmState, recordEvents, setRealmSettings, sorted, uniqueName, type Cast } from './helpers.js';
+import type { TestServer } from '../helpers/server.js';
+import { type Cast, createChannel, insertMessages, ofType, recordEvents, setRealmSettings, sorted, startChannelsServer, uniqueName } from './helpers.js';
 
 let s: TestServer;
 let cast: Cast;
@@ -9,10 +9,7 @@ let groups: Record<string, number>;
 let everyoneButGuest: number[];
 
 test.before(async () => {
-  s = await startTestServer();
-  cast = await makeCast(s);
-  const state = await realmState(s);
-  groups = Object.fromEntries([...state.groupsById.values()].filter((g) => g.isSystemGroup).map((g) => [g.name, g.id]));
+  ({ s, cast, groups } = await startChannelsServer());
   everyoneButGuest = sorted([cast.owner.id, cast.admin.id, cast.moderator.id, cast.member.id, cast.other.id]);
 });
 test.after.always(() => s?.close());
