@@ -7,12 +7,13 @@ import { machine, svg, table, writeResults } from './lib/report.js';
 import { sampleProcess, startTarget } from './lib/server.js';
 import { httpCeiling } from './scenarios/ceilings.js';
 import { fanout } from './scenarios/fanout.js';
+import { history } from './scenarios/history.js';
 import { idle } from './scenarios/idle.js';
 import { register } from './scenarios/register.js';
 import { send } from './scenarios/send.js';
 import type { Scenario, ScenarioContext } from './scenarios/types.js';
 
-const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register };
+const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history };
 
 const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet']);
 

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createScratchDatabase, type ScratchDatabase } from './database.js';
 
 export interface Target {
   url: string;
@@ -11,16 +12,26 @@ export interface Target {
   owner: { email: string; password: string };
   /** The server's pid when this process started it. */
   pid: number | null;
+  /** The server's database: the scratch database made for this run (external), or null (embedded or remote). */
+  databaseUrl: string | null;
+  /** The server's data directory when this process started it (its embedded database is reachable there). */
+  dataDir: string | null;
   stop(): Promise<void>;
 }
 
 export const BENCH_OWNER = { email: 'bench-owner@bench.test', password: 'bench-owner-password' };
 
+/**
+ * The server under test. With `url`, an already running server (and `databaseUrl` is its database, for the
+ * scenarios that seed in bulk). Otherwise a child process on a fresh data directory and, with `databaseUrl`,
+ * a fresh scratch database on that PostgreSQL server, dropped when it stops.
+ */
 export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string> }): Promise<Target> {
   if (opts.url) {
     const url = new URL(opts.url);
-    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, stop: async () => {} };
+    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, databaseUrl: opts.databaseUrl ?? null, dataDir: null, stop: async () => {} };
   }
+  const scratch: ScratchDatabase | null = opts.databaseUrl ? await createScratchDatabase(opts.databaseUrl) : null;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-bench-'));
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -36,7 +47,7 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     RATE_LIMITS: 'off',
     ...opts.env,
   };
-  if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
+  if (scratch) env.DATABASE_URL = scratch.url;
   else delete env.DATABASE_URL;
   const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -49,6 +60,10 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (c) => (out += c));
     child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${out}`)));
+  }).catch(async (err) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    await scratch?.drop();
+    throw err;
   });
   child.stdout!.resume();
   return {
@@ -56,11 +71,14 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     port,
     owner: BENCH_OWNER,
     pid: child.pid!,
+    databaseUrl: scratch?.url ?? null,
+    dataDir,
     async stop() {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
       rmSync(dataDir, { recursive: true, force: true });
+      await scratch?.drop();
     },
   };
 }

@@ -20,6 +20,8 @@ export interface ScenarioResult {
   errors: number;
   /** Scenario-specific figures (memory per queue, heartbeats late, …). */
   figures: Record<string, number | string | boolean>;
+  /** Latency per operation or narrow, where a scenario has several (history, mixed). */
+  breakdown?: Record<string, Summary>;
   /** Latency samples for the chart. */
   samples: number[];
   /** Operations completed per second, second by second, for the chart. */

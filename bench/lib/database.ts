@@ -1,0 +1,55 @@
+// The bench suite's own database access: a scratch database per run on an external PostgreSQL server, and a
+// direct connection to the database of the server under test (external, or the embedded one through the
+// socket its data directory records) for bulk seeding and the database ceiling.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import pgPromise, { type IDatabase } from 'pg-promise';
+
+export type BenchDb = IDatabase<unknown>;
+
+const pgp = pgPromise();
+export const helpers = pgp.helpers;
+
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database on the server of `baseUrl`, dropped afterwards: every run starts from an empty schema. */
+export async function createScratchDatabase(baseUrl: string): Promise<ScratchDatabase> {
+  const name = `palaver_bench_${randomBytes(5).toString('hex')}`;
+  const admin = pgp({ connectionString: baseUrl, application_name: name, max: 1 });
+  admin.$pool.on('error', () => undefined);
+  await admin.none('CREATE DATABASE $1:name', [name]);
+  const url = new URL(baseUrl);
+  url.pathname = '/' + name;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]);
+      await admin.$pool.end();
+    },
+  };
+}
+
+/**
+ * A connection to the server's database: its DATABASE_URL, or the embedded PGlite of its data directory
+ * (reachable while that server runs; PGlite serves one session, so keep `max` small there).
+ */
+export function openDatabase(where: { databaseUrl: string | null; dataDir: string | null }, max = 8): BenchDb {
+  if (where.databaseUrl) {
+    const db = pgp({ connectionString: where.databaseUrl, max, application_name: 'palaver-bench' });
+    db.$pool.on('error', () => undefined);
+    return db;
+  }
+  if (!where.dataDir) throw new Error('the database of a server given by --url needs --database-url');
+  const info = JSON.parse(readFileSync(path.join(where.dataDir, 'embedded-db.json'), 'utf8')) as { host: string; port: number; user: string; database: string };
+  const db = pgp({ ...info, max: Math.min(max, 2) });
+  db.$pool.on('error', () => undefined);
+  return db;
+}
+
+export async function closeDatabase(db: BenchDb): Promise<void> {
+  await db.$pool.end();
+}
