@@ -1,8 +1,8 @@
 // Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit).
 import { ApiError, errors } from '../http/errors.js';
-import type { Db } from '../persistence/db.js';
+import type { Db, Tx } from '../persistence/db.js';
 import { isConnectionError } from '../persistence/errors.js';
-import type { CommandRegistry, PendingCommand } from './commands.js';
+import type { CommandDef, CommandRegistry, Outcome, PendingCommand } from './commands.js';
 import type { RealmState } from './state.js';
 
 /** The tag of a write batch's transaction: operators' metrics read the batch size from it. */
@@ -15,12 +15,17 @@ export function isRealmBatchTag(tag: unknown): tag is RealmBatchTag {
   return typeof tag === 'object' && tag !== null && (tag as RealmBatchTag).name === 'realm-batch';
 }
 
-export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+export type { Outcome };
 
 function failure(err: unknown): Outcome {
   if (err instanceof ApiError) return { ok: false, error: err };
   if (isConnectionError(err)) return { ok: false, error: errors.unavailable('Database unavailable') };
   return { ok: false, error: err };
+}
+
+interface Planned {
+  index: number;
+  plan: unknown;
 }
 
 export async function runBatch(
@@ -30,7 +35,7 @@ export async function runBatch(
   batch: PendingCommand[],
 ): Promise<Outcome[]> {
   const outcomes: Outcome[] = new Array(batch.length);
-  const planned: { index: number; plan: unknown }[] = [];
+  const planned: Planned[] = [];
   batch.forEach((cmd, index) => {
     const def = registry[cmd.kind];
     if (!def) {
@@ -46,22 +51,52 @@ export async function runBatch(
     }
   });
   if (planned.length === 0) return outcomes;
+  const defOf = (p: Planned) => registry[batch[p.index]!.kind]!;
+
+  /** One command in its own savepoint, so a failing write does not fail the others. */
+  async function writeOne(t: Tx, p: Planned): Promise<void> {
+    try {
+      const value = await t.tx((sp) => defOf(p).write!(sp, p.plan, state));
+      outcomes[p.index] = { ok: true, value };
+    } catch (err) {
+      if (isConnectionError(err)) throw err;
+      outcomes[p.index] = failure(err);
+    }
+  }
+
+  /** A run of commands of one kind written together; on an error, each again on its own. */
+  async function writeRun(t: Tx, def: CommandDef, run: Planned[]): Promise<void> {
+    let results: Outcome[];
+    try {
+      results = await t.tx((sp) => def.writeBatch!(sp, run.map((p) => p.plan), state));
+    } catch (err) {
+      if (isConnectionError(err)) throw err;
+      for (const p of run) await writeOne(t, p);
+      return;
+    }
+    run.forEach((p, k) => {
+      const r = results[k]!;
+      outcomes[p.index] = r.ok ? r : failure(r.error);
+    });
+  }
+
   try {
     await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, async (t) => {
       if (planned.length === 1) {
-        const { index, plan } = planned[0]!;
-        outcomes[index] = { ok: true, value: await registry[batch[index]!.kind]!.write!(t, plan, state) };
+        const p = planned[0]!;
+        outcomes[p.index] = { ok: true, value: await defOf(p).write!(t, p.plan, state) };
         return;
       }
-      // Several commands: each in a savepoint, so one failing write does not fail the others.
-      for (const { index, plan } of planned) {
-        try {
-          const value = await t.tx((sp) => registry[batch[index]!.kind]!.write!(sp, plan, state));
-          outcomes[index] = { ok: true, value };
-        } catch (err) {
-          if (isConnectionError(err)) throw err;
-          outcomes[index] = failure(err);
-        }
+      // Consecutive commands of a kind that writes in bulk go together (order kept); the rest one by one.
+      let i = 0;
+      while (i < planned.length) {
+        const kind = batch[planned[i]!.index]!.kind;
+        const def = registry[kind]!;
+        let j = i + 1;
+        if (def.writeBatch) while (j < planned.length && batch[planned[j]!.index]!.kind === kind) j++;
+        if (j - i > 1) await writeRun(t, def, planned.slice(i, j));
+        else await writeOne(t, planned[i]!);
+        i = j;
       }
     });
   } catch (err) {

@@ -11,11 +11,20 @@ export interface CommandDef<I = any, P = any, R = any> {
   check(state: RealmState, input: I): P;
   /** Absent for commands that only publish (typing, presence): they never open a transaction; the plan is the result. */
   write?(t: Tx, plan: P, state: RealmState): Promise<R>;
+  /**
+   * Optional group-commit fast path: writes several plans of this kind in one go (multi-row statements) and
+   * gives each plan its outcome, in order; a refused plan gets its ApiError without failing the others. It
+   * runs in a savepoint: if it throws, the batch falls back to write() with one savepoint per command.
+   */
+  writeBatch?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[]>;
   /** Updates memory after the commit. */
   apply?(state: RealmState, result: R): void;
   /** The events this command's committed result produces. */
   events?(state: RealmState, result: R): RealmEvent[];
 }
+
+/** A command's result after the batch's commit: its value, or why it was refused or failed. */
+export type Outcome<R = unknown> = { ok: true; value: R } | { ok: false; error: unknown };
 
 export type CommandRegistry = Record<string, CommandDef>;
 

@@ -171,6 +171,19 @@ export class MessagesRepository {
     );
   }
 
+  /** For each (channel, topic), in order: its case-folded key (PostgreSQL's lower, as topics compare) and
+   *  whether the topic has any message. One statement for a whole batch of sends. */
+  topicsExist(topics: { streamId: number; topic: string }[]): Promise<{ key: string; exists: boolean }[]> {
+    if (topics.length === 0) return Promise.resolve([]);
+    return this.db.map(
+      `SELECT lower(x.t) AS key,
+         EXISTS (SELECT 1 FROM messages m WHERE m.stream_id = x.s AND lower(m.topic) = lower(x.t)) AS e
+       FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(s, t, i) ORDER BY x.i`,
+      [topics.map((x) => x.streamId), topics.map((x) => x.topic)],
+      (r) => ({ key: r.key as string, exists: r.e as boolean }),
+    );
+  }
+
   /** Applies an edit to one message. */
   update(c: MessageChange): Promise<null> {
     const sets: string[] = ['edit_history = $2::jsonb'];

@@ -1,12 +1,13 @@
-// Sending a message (batchable: group commit): addressing, permissions, rendering, per-user flags, one insert
-// for the message and one multi-row insert for its recipients, then the message event with each one's flags.
+// Sending a message (batchable: group commit): addressing, permissions, rendering, per-user flags; one insert
+// for the message and one multi-row insert for its recipients (for a whole batch of sends: one of each for
+// all of them), then the message event with each one's flags.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { ApiError, errors } from '../../http/errors.js';
 import { LIMITS } from '../../limits.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
-import type { CommandDef } from '../commands.js';
+import type { CommandDef, Outcome } from '../commands.js';
 import { linkAttachments } from '../files/index.js';
 import { actor } from '../people/access.js';
 import type { RealmState } from '../state.js';
@@ -16,7 +17,7 @@ import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, renderContent } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
-import { applyAutomaticVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
+import { applyAutomaticVisibility, mayChangeVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
 
 /** Zulip's WILDCARD_MENTION_THRESHOLD: above this many recipients, wildcard mentions need permission. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -97,6 +98,25 @@ function address(state: RealmState, sender: User, input: SendInput) {
   return { kind: 'stream' as const, streamId: ch.id, topic, participants: [], recipients, mustExist: false };
 }
 
+/** A topic wildcard mention (@**topic**) in a channel: refused above the threshold without permission;
+ *  otherwise flags the topic's participants (with the sender). */
+function markTopicWildcard(state: RealmState, m: NewMessage, flags: Map<number, number>, participants: Set<number>): void {
+  participants.add(m.senderId);
+  if (participants.size > WILDCARD_MENTION_THRESHOLD && !state.userHasRealmPermission(m.senderId, 'can_mention_many_users_group')) {
+    throw errors.topicWildcardNotAllowed();
+  }
+  for (const [id, f] of flags) if (participants.has(id)) flags.set(id, f | FLAG_BITS.topic_wildcard_mentioned);
+}
+
+function recipientRows(plan: SendPlan, messageId: number, flags: Map<number, number>): UserMessageRow[] {
+  return plan.recipients.map((userId) => ({ userId, messageId, flags: flags.get(userId)! }));
+}
+
+function sent(plan: SendPlan, m: NewMessage, id: number, rows: UserMessageRow[], visibility: VisibilityChange | null): SendResult {
+  const message: StoredMessage = { ...m, id, lastEditTime: null, lastMovedTime: null, editHistory: null };
+  return { message, rows, visibility, senderQueue: plan.senderQueue };
+}
+
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
   check(state, input) {
@@ -153,7 +173,6 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
 
   async write(t, plan, state) {
     const m = { ...plan.message };
-    const now = new Date(m.dateSent * 1000);
     const flags = new Map(plan.flags);
     let visibility: VisibilityChange | null = null;
     if (m.kind === 'direct') {
@@ -165,21 +184,84 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
       m.recipientId = 2 * convId + 1;
     } else {
       if (plan.topicWildcard) {
-        const participants = new Set([...(await t.messages.topicParticipantIds(m.streamId!, m.topic)), m.senderId]);
-        if (participants.size > WILDCARD_MENTION_THRESHOLD && !state.userHasRealmPermission(m.senderId, 'can_mention_many_users_group')) {
-          throw errors.topicWildcardNotAllowed();
-        }
-        for (const [id, f] of flags) if (participants.has(id)) flags.set(id, f | FLAG_BITS.topic_wildcard_mentioned);
+        const participants = new Set(await t.messages.topicParticipantIds(m.streamId!, m.topic));
+        markTopicWildcard(state, m, flags, participants);
       }
-      visibility = await applyAutomaticVisibility(t, state, plan.sender, m.streamId!, m.topic, now);
+      visibility = await applyAutomaticVisibility(t, state, plan.sender, m.streamId!, m.topic, new Date(m.dateSent * 1000));
     }
     const [id] = await t.messages.insert([m]);
-    const rows = plan.recipients.map((userId) => ({ userId, messageId: id!, flags: flags.get(userId)! }));
+    const rows = recipientRows(plan, id!, flags);
     await t.userMessages.insert(rows);
     // Uploads linked in the message become readable by whoever can read the message.
     await linkAttachments(t, state, id!, m.content, m.senderId);
-    const message: StoredMessage = { ...m, id: id!, lastEditTime: null, lastMovedTime: null, editHistory: null };
-    return { message, rows, visibility, senderQueue: plan.senderQueue };
+    return sent(plan, m, id!, rows, visibility);
+  },
+
+  /**
+   * All sends of a batch at once: the checks that need the database (an existing conversation, topic
+   * participants, automatic visibility) first, in order, seeing the batch's earlier sends; then one multi-row
+   * insert of the messages and one of their recipients' rows.
+   */
+  async writeBatch(t, plans, state) {
+    const outcomes: Outcome<SendResult>[] = new Array(plans.length);
+    const channelPlans = plans.filter((p) => p.message.kind === 'stream');
+    const needTopics = channelPlans.some((p) => p.topicWildcard || mayChangeVisibility(p.sender));
+    const topicInfo = needTopics
+      ? await t.messages.topicsExist(channelPlans.map((p) => ({ streamId: p.message.streamId!, topic: p.message.topic })))
+      : [];
+    const infoByPlan = new Map(channelPlans.map((p, i) => [p, topicInfo[i]]));
+    /** Topics (channel ID and case-folded name) written earlier in this batch → their senders. */
+    const batchTopics = new Map<string, Set<number>>();
+    const batchConversations = new Map<string, number>();
+    const accepted: { index: number; plan: SendPlan; message: NewMessage; flags: Map<number, number>; visibility: VisibilityChange | null }[] = [];
+    for (const [index, plan] of plans.entries()) {
+      const m = { ...plan.message };
+      const flags = new Map(plan.flags);
+      let visibility: VisibilityChange | null = null;
+      try {
+        if (m.kind === 'direct') {
+          const key = m.directRecipients.join(',');
+          let convId = state.messages.directConversations.get(key) ?? batchConversations.get(key);
+          if (plan.mustExist && convId === undefined && !(await t.messages.directConversationExists(m.realmId, m.directRecipients))) {
+            throw errors.cannotInitiateDirectMessages();
+          }
+          convId ??= await t.messages.directConversationId(m.realmId, m.directRecipients);
+          batchConversations.set(key, convId);
+          m.recipientId = 2 * convId + 1;
+        } else {
+          const info = infoByPlan.get(plan);
+          const topicKey = info ? `${m.streamId}\u0000${info.key}` : null;
+          const earlierSenders = topicKey === null ? undefined : batchTopics.get(topicKey);
+          if (plan.topicWildcard) {
+            const participants = new Set([...(await t.messages.topicParticipantIds(m.streamId!, m.topic)), ...(earlierSenders ?? [])]);
+            markTopicWildcard(state, m, flags, participants);
+          }
+          const startsTopic = info ? !info.exists && earlierSenders === undefined : undefined;
+          visibility = await applyAutomaticVisibility(t, state, plan.sender, m.streamId!, m.topic, new Date(m.dateSent * 1000), startsTopic);
+          if (topicKey !== null) {
+            if (earlierSenders) earlierSenders.add(m.senderId);
+            else batchTopics.set(topicKey, new Set([m.senderId]));
+          }
+        }
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        outcomes[index] = { ok: false, error: err };
+        continue;
+      }
+      accepted.push({ index, plan, message: m, flags, visibility });
+    }
+    if (accepted.length === 0) return outcomes;
+    const ids = await t.messages.insert(accepted.map((a) => a.message));
+    if (ids.length !== accepted.length || ids.some((id, i) => i > 0 && id <= ids[i - 1]!)) {
+      throw new Error('message IDs did not come back in insertion order');
+    }
+    const rowsOf = accepted.map((a, i) => recipientRows(a.plan, ids[i]!, a.flags));
+    await t.userMessages.insert(rowsOf.flat());
+    for (const [i, a] of accepted.entries()) {
+      await linkAttachments(t, state, ids[i]!, a.message.content, a.message.senderId);
+      outcomes[a.index] = { ok: true, value: sent(a.plan, a.message, ids[i]!, rowsOf[i]!, a.visibility) };
+    }
+    return outcomes;
   },
 
   apply(state, r) {

@@ -25,7 +25,18 @@ function triggered(policy: number, startsTopic: boolean): boolean {
   return policy !== ON_INITIATION || startsTopic;
 }
 
-/** Decides and stores the sender's new policy for the topic (before the message is inserted). */
+/** Whether the sender's policies could change a topic's visibility at all (else no lookups are needed). */
+export function mayChangeVisibility(sender: User): boolean {
+  if (sender.isBot) return false;
+  const follow = Number(userSetting(sender, 'automatically_follow_topics_policy'));
+  const unmute = Number(userSetting(sender, 'automatically_unmute_topics_in_muted_streams_policy'));
+  return follow !== NEVER || unmute !== NEVER;
+}
+
+/**
+ * Decides and stores the sender's new policy for the topic (before the message is inserted). `startsTopic`
+ * (no message in the topic yet) is looked up when not given.
+ */
 export async function applyAutomaticVisibility(
   t: Tx,
   state: RealmState,
@@ -33,18 +44,19 @@ export async function applyAutomaticVisibility(
   channelId: number,
   topic: string,
   now: Date,
+  startsTopic?: boolean,
 ): Promise<VisibilityChange | null> {
-  if (sender.isBot) return null;
+  if (!mayChangeVisibility(sender)) return null;
   const follow = Number(userSetting(sender, 'automatically_follow_topics_policy'));
   const unmute = Number(userSetting(sender, 'automatically_unmute_topics_in_muted_streams_policy'));
-  if (follow === NEVER && unmute === NEVER) return null;
-  const startsTopic = !(await t.messages.topicExists(channelId, topic));
-  const current = await t.userTopics.policy(sender.id, channelId, topic);
+  const starts = startsTopic ?? !(await t.messages.topicExists(channelId, topic));
   let wanted: number | null = null;
-  if (triggered(follow, startsTopic)) wanted = VISIBILITY_POLICY.FOLLOWED;
-  else if (state.channels.subscription(sender.id, channelId)?.isMuted && triggered(unmute, startsTopic)) wanted = VISIBILITY_POLICY.UNMUTED;
+  if (triggered(follow, starts)) wanted = VISIBILITY_POLICY.FOLLOWED;
+  else if (state.channels.subscription(sender.id, channelId)?.isMuted && triggered(unmute, starts)) wanted = VISIBILITY_POLICY.UNMUTED;
+  if (wanted === null) return null;
+  const current = await t.userTopics.policy(sender.id, channelId, topic);
   // These policies only ever raise visibility: a followed topic stays followed.
-  if (wanted === null || wanted === current || current === VISIBILITY_POLICY.FOLLOWED) return null;
+  if (wanted === current || current === VISIBILITY_POLICY.FOLLOWED) return null;
   await t.userTopics.set(sender.id, channelId, topic, wanted, now);
   return { userId: sender.id, channelId, topic, policy: wanted, lastUpdated: Math.floor(now.getTime() / 1000) };
 }
