@@ -124,3 +124,134 @@ test.serial('the same with the embedded database (PGlite)', async (t) => {
     await site.close();
   }
 });
+
+/** Polls a count from the database until `ready(n)`, then kills the server: the kill lands while the work runs. */
+async function killWhen(site: Site, server: ChildServer, sql: string, params: unknown[], ready: (n: number) => boolean): Promise<number> {
+  const { db, close } = await site.connect();
+  let n = -1;
+  try {
+    await until(async () => ready((n = (await db.one(sql, params)).n)), 'the work under way', 120_000, 2);
+    await server.kill('SIGKILL');
+  } finally {
+    await close().catch(() => undefined);
+  }
+  return n;
+}
+
+async function count(site: Site, sql: string, params: unknown[]): Promise<number> {
+  const { db, close } = await site.connect();
+  try {
+    return (await db.one(sql, params)).n;
+  } finally {
+    await close();
+  }
+}
+
+test.serial('SIGKILL while due scheduled messages are being delivered: after the restart each is delivered exactly once', async (t) => {
+  const site = await openSite();
+  let server: ChildServer | null = null;
+  try {
+    server = await site.start();
+    const owner = await login(server.client);
+    const [sender, reader] = await addUsers(site, server, 2);
+    const channelId = await makeChannel(server, owner, 'scheduled crash', [sender!.id, reader!.id]);
+    const total = 300;
+    const at = Math.floor(Date.now() / 1000) + 6;
+    const contents: string[] = [];
+    const s = server.client.as(sender!);
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        for (let i = lane; i < total; i += 4) {
+          const content = `scheduled #${i}`;
+          const form: Record<string, string> =
+            i % 3 === 0
+              ? { type: 'direct', to: JSON.stringify([reader!.id]), content, scheduled_delivery_timestamp: String(at) }
+              : { type: 'stream', to: String(channelId), topic: 'later', content, scheduled_delivery_timestamp: String(at) };
+          const r = await s.post('/scheduled_messages', { form });
+          if (r.status !== 200) throw new Error(`scheduling failed: ${r.text}`);
+          contents.push(content);
+        }
+      }),
+    );
+    const COUNT = 'SELECT count(*)::int AS n FROM scheduled_messages WHERE delivered AND sender_id = $1';
+    const atKill = await killWhen(site, server, COUNT, [sender!.id], (n) => n > 0);
+    t.log(`${atKill} of ${total} delivered when the server was killed`);
+    t.true(atKill < total, 'the kill interrupted the deliveries');
+
+    server = await site.start();
+    await until(async () => (await count(site, COUNT, [sender!.id])) === total, 'every message delivered after the restart');
+    const failed = await count(site, 'SELECT count(*)::int AS n FROM scheduled_messages WHERE failed', []);
+    t.is(failed, 0);
+    const r = server.client.as(reader!);
+    const seen = [
+      ...(await history(r, [{ operator: 'channel', operand: channelId }])),
+      ...(await history(r, [{ operator: 'dm', operand: [sender!.id] }])),
+    ].filter((m) => m.content.startsWith('scheduled #'));
+    const times = new Map<string, number>();
+    for (const m of seen) times.set(m.content, (times.get(m.content) ?? 0) + 1);
+    t.deepEqual([...times].filter(([, n]) => n !== 1), [], 'none delivered twice');
+    t.deepEqual(contents.filter((c) => !times.has(c)), [], 'none lost');
+    // The marker names the message that was sent for it.
+    const { db, close } = await site.connect();
+    try {
+      const rows = await db.any('SELECT delivered_message_id AS id FROM scheduled_messages WHERE sender_id = $1', [sender!.id]);
+      t.deepEqual(rows.map((x) => Number(x.id)).sort((a, b) => a - b), seen.map((m) => m.id).sort((a, b) => a - b));
+    } finally {
+      await close();
+    }
+    t.deepEqual((await server.client.as(sender!).get('/scheduled_messages')).json.scheduled_messages, [], 'nothing left scheduled');
+  } finally {
+    await server?.kill('SIGTERM');
+    await site.close();
+  }
+});
+
+test.serial('SIGKILL in the middle of a topic deletion: history stays whole, and deleting again completes it', async (t) => {
+  const site = await openSite({ env: { TOPIC_DELETION_BATCH_SIZE: '10' } });
+  let server: ChildServer | null = null;
+  try {
+    server = await site.start();
+    const owner = await login(server.client);
+    const [member] = await addUsers(site, server, 1);
+    const channelId = await makeChannel(server, owner, 'deletion crash', [member!.id]);
+    const total = 600;
+    const o = server.client.as(owner);
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        for (let i = lane; i < total; i += 4) {
+          const r = await o.post('/messages', { form: { type: 'stream', to: String(channelId), topic: 'big', content: `big #${i}` } });
+          if (r.status !== 200) throw new Error(`send failed: ${r.text}`);
+        }
+      }),
+    );
+    await o.post('/messages', { form: { type: 'stream', to: String(channelId), topic: 'other', content: 'stays' } });
+    const deletion = o.post(`/streams/${channelId}/delete_topic`, { form: { topic_name: 'big' } }).catch(() => null);
+    const COUNT = "SELECT count(*)::int AS n FROM messages WHERE stream_id = $1 AND topic = 'big'";
+    const atKill = await killWhen(site, server, COUNT, [channelId], (n) => n < total);
+    t.is(await deletion, null, 'the deletion was cut off');
+    t.log(`${total - atKill} of ${total} deleted when the server was killed`);
+
+    server = await site.start();
+    const m = server.client.as(member!);
+    const left = await history(m, [{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: 'big' }]);
+    const remaining = await count(site, COUNT, [channelId]);
+    t.true(remaining > 0 && remaining < total, 'half deleted');
+    t.is(left.length, remaining, 'history shows exactly the messages still stored');
+    // Newest first: what is left is the oldest part of the topic, each message readable.
+    for (const msg of [left[0]!, left.at(-1)!]) t.is((await m.get(`/messages/${msg.id}`)).status, 200);
+    const topics = (await m.get(`/users/me/${channelId}/topics`)).json.topics.map((x: { name: string }) => x.name);
+    t.true(topics.includes('big'), 'the topic is still listed while it has messages');
+
+    const again = await server.client.as(owner).post(`/streams/${channelId}/delete_topic`, { form: { topic_name: 'big' } });
+    t.is(again.status, 200, again.text);
+    t.true(again.json.complete);
+    t.deepEqual(await history(m, [{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: 'big' }]), []);
+    t.is((await m.get(`/messages/${left[0]!.id}`)).json.code, 'BAD_REQUEST');
+    const after = (await m.get(`/users/me/${channelId}/topics`)).json.topics.map((x: { name: string }) => x.name);
+    t.deepEqual(after, ['other']);
+    t.deepEqual((await history(m, [{ operator: 'channel', operand: channelId }])).map((x) => x.content), ['stays']);
+  } finally {
+    await server?.kill('SIGTERM');
+    await site.close();
+  }
+});
