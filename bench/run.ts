@@ -9,11 +9,12 @@ import { httpCeiling } from './scenarios/ceilings.js';
 import { fanout } from './scenarios/fanout.js';
 import { history } from './scenarios/history.js';
 import { idle } from './scenarios/idle.js';
+import { mixed } from './scenarios/mixed.js';
 import { register } from './scenarios/register.js';
 import { send } from './scenarios/send.js';
 import type { Scenario, ScenarioContext } from './scenarios/types.js';
 
-const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history };
+const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed };
 
 const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet']);
 

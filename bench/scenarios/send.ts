@@ -2,6 +2,7 @@
 // its transaction committed).
 import { request } from '../lib/client.js';
 import { summarize } from '../lib/stats.js';
+import { databaseCeiling, type DbCeiling } from './db-ceiling.js';
 import { seedUsers } from './seed.js';
 import { num, type Scenario } from './types.js';
 
@@ -47,13 +48,38 @@ export const send: Scenario = async (ctx) => {
   const elapsed = (performance.now() - started) / 1000;
   const last = Math.max(0, ...perSecond.keys());
   const throughput = samples.length / elapsed;
+  // The database ceiling, after the load: the same write straight into this run's database.
+  const ceilingSeconds = num(ctx.options, 'db-ceiling-seconds', ctx.quick ? 1 : 5);
+  let db: DbCeiling | null = null;
+  if (ceilingSeconds > 0 && (ctx.target.databaseUrl || ctx.target.dataDir)) {
+    ctx.progress('send: measuring the database ceiling');
+    const streamId = (await request(base, 'GET', '/get_stream_id', { auth: ctx.owner, query: { stream: channels[0]! } })).body.stream_id as number;
+    const recipients = [...new Set(ids.slice(0, channelSize))];
+    db = await databaseCeiling(ctx.target, { senderId: ids[0]!, streamId, recipients }, {
+      seconds: ceilingSeconds,
+      clients: num(ctx.options, 'db-clients', 8),
+      perTransaction: num(ctx.options, 'db-batch', 100),
+    });
+  }
   return {
     throughput,
     latencyMs: summarize(samples),
     errors,
     samples,
     timeline: Array.from({ length: last + 1 }, (_, i) => perSecond.get(i) ?? 0),
-    figures: { senders, channel_size: channelSize, seconds, messages: samples.length },
+    figures: {
+      senders,
+      channel_size: channelSize,
+      seconds,
+      messages: samples.length,
+      ...(db
+        ? {
+            db_ceiling_messages_per_second: Math.round(db.messagesPerSecond),
+            db_ceiling_settings: `${db.clients} connections, ${db.perTransaction} messages × ${db.recipients} user_messages rows per transaction`,
+            ratio_to_db_ceiling: +(throughput / db.messagesPerSecond).toFixed(3),
+          }
+        : {}),
+    },
     target: { description: '10,000 durable messages per second to 10-subscriber channels', met: throughput >= 10_000 },
   };
 };
