@@ -13,6 +13,9 @@ export interface RealmEvent {
    * `bulk_message_deletion`, one delete_message per message; an empty list sends nothing).
    */
   legacy?: Partial<Record<ClientCapability, (Record<string, unknown> & { type: string })[]>>;
+  /** Queues registered with this capability do not receive the event (e.g. with user_list_incomplete, the
+   *  "Unknown user" added in place of a user the recipient cannot access). */
+  skipWith?: ClientCapability;
   /** Also for queues registered with all_public_streams in the realm (a message to a public channel). */
   allPublicStreams?: boolean;
   /** The sending client's queue gets `local_message_id` on its copy (local echo). */

@@ -134,6 +134,7 @@ export class EventRouter {
 
   /** The form of an event this queue receives, given its capabilities. */
   private adapt(q: LiveQueue, re: RealmEvent, event: ClientEvent): ClientEvent[] {
+    if (re.skipWith && q.registration.capabilities[re.skipWith]) return [];
     let out: ClientEvent[] = [event];
     if (re.legacy) {
       for (const [cap, replacement] of Object.entries(re.legacy)) {

@@ -3,7 +3,8 @@ import { realmUrl } from '../../http/urls.js';
 import { escapeHtml } from '../../markdown/escape.js';
 import { allRealmSettings } from '../../realm/realm-settings.js';
 import { ROLE, type UserGroup } from '../../realm/types.js';
-import { formatUser, gravatarUrl } from '../../realm/user-format.js';
+import { gravatarUrl } from '../../realm/user-format.js';
+import { realmUserLists } from './realm-users.js';
 import type { Section } from './types.js';
 
 function groupRecord(g: UserGroup) {
@@ -68,9 +69,8 @@ export const coreSections: Record<string, Section> = {
     };
   },
 
-  realm_user: ({ state, user, registration }) => {
-    const users = [...state.usersById.values()];
-    const opts = { clientGravatar: registration.clientGravatar, viewer: user };
+  realm_user: async (ctx) => {
+    const { state, user, registration } = ctx;
     const me: Record<string, unknown> = {};
     if (user) {
       Object.assign(me, {
@@ -95,8 +95,7 @@ export const coreSections: Record<string, Section> = {
     }
     return {
       ...me,
-      realm_users: users.filter((u) => u.isActive).map((u) => formatUser(u, opts)),
-      realm_non_active_users: users.filter((u) => !u.isActive).map((u) => formatUser(u, opts)),
+      ...(await realmUserLists(ctx)),
       cross_realm_bots: [],
     };
   },

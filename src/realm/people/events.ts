@@ -4,16 +4,27 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeDeliveryEmail, formatUser } from '../user-format.js';
 import { activeUserIds } from './access.js';
+import { canAccessBySubscriptions, unknownUser } from './user-access.js';
 import { USER_SETTINGS } from './user-settings.js';
 
-/** realm_user add: the person record, with delivery_email only for those allowed to see it. */
+/**
+ * realm_user add: the person record, with delivery_email only for those allowed to see it. Users the realm's
+ * can_access_all_users_group keeps from seeing the new user get an "Unknown user" in its place, unless their
+ * queue has the user_list_incomplete capability (then nothing).
+ */
 export function realmUserAdd(state: RealmState, user: User): RealmEvent[] {
   const seeing: number[] = [];
   const others: number[] = [];
+  const restricted: number[] = [];
   for (const id of activeUserIds(state)) {
-    (canSeeDeliveryEmail(state.usersById.get(id), user) ? seeing : others).push(id);
+    const viewer = state.usersById.get(id)!;
+    if (!canAccessBySubscriptions(state, viewer, user)) restricted.push(id);
+    else (canSeeDeliveryEmail(viewer, user) ? seeing : others).push(id);
   }
   const events: RealmEvent[] = [];
+  if (restricted.length) {
+    events.push({ event: { type: 'realm_user', op: 'add', person: unknownUser(user.id) }, users: restricted, skipWith: 'user_list_incomplete' });
+  }
   if (seeing.length) events.push({ event: { type: 'realm_user', op: 'add', person: formatUser(user, { includeDeliveryEmail: true }) }, users: seeing });
   if (others.length) events.push({ event: { type: 'realm_user', op: 'add', person: formatUser(user, { viewer: null }) }, users: others });
   return events;

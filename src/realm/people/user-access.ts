@@ -1,0 +1,57 @@
+// Which users a user may see (the realm's can_access_all_users_group), and the "Unknown user" record clients
+// without the user_list_incomplete capability get in place of a user they cannot see.
+import type { RealmState } from '../state.js';
+import { ROLE, type User } from '../types.js';
+
+/** Whether the realm limits which users this user can see (they are not in can_access_all_users_group). */
+export function accessRestricted(state: RealmState, viewer: User | null): viewer is User {
+  if (!viewer) return false;
+  return !state.userHasRealmPermission(viewer.id, 'can_access_all_users_group');
+}
+
+/**
+ * The users a restricted viewer can see (after the reference): themselves, everyone with an active
+ * subscription to a channel the viewer is subscribed to, and the viewer's direct-message partners.
+ */
+export function accessibleUserIds(state: RealmState, viewer: User, directPartners: Iterable<number> = []): Set<number> {
+  const ids = new Set<number>([viewer.id, ...directPartners]);
+  for (const sub of state.channels.activeSubscriptions(viewer.id)) {
+    for (const id of state.channels.subscriberIds(sub.channelId)) ids.add(id);
+  }
+  return ids;
+}
+
+/** Whether `viewer` can see `target` by subscriptions alone (a user who just joined has no conversations yet). */
+export function canAccessBySubscriptions(state: RealmState, viewer: User, target: User): boolean {
+  if (viewer.id === target.id || !accessRestricted(state, viewer)) return true;
+  for (const sub of state.channels.activeSubscriptions(viewer.id)) {
+    if (state.channels.isSubscribed(target.id, sub.channelId)) return true;
+  }
+  return false;
+}
+
+export const UNKNOWN_USER_NAME = 'Unknown user';
+export const UNKNOWN_USER_AVATAR = '/static/images/unknown-user-avatar.png';
+
+/** The reference's placeholder for an inaccessible user: the usual format, nothing but the ID varies (the
+ *  avatar is a path on the server, like the reference's static URL). */
+export function unknownUser(userId: number): Record<string, unknown> {
+  return {
+    user_id: userId,
+    delivery_email: null,
+    email: `user${userId}@unknown.invalid`,
+    full_name: UNKNOWN_USER_NAME,
+    date_joined: new Date(0).toISOString(),
+    is_active: true,
+    is_owner: false,
+    is_admin: false,
+    is_guest: false,
+    is_bot: false,
+    bot_type: null,
+    role: ROLE.MEMBER,
+    timezone: '',
+    avatar_url: UNKNOWN_USER_AVATAR,
+    avatar_version: 1,
+    profile_data: {},
+  };
+}
