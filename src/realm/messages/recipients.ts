@@ -1,9 +1,10 @@
 // Who a message is addressed to: `to` in every form clients send it (name, ID, JSON, list, comma list),
 // resolved against the working set with Zulip's errors.
 import { errors } from '../../http/errors.js';
+import { hasMetadataAccess } from '../channels/access.js';
 import type { Channel } from '../channels/types.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import { ROLE, type User } from '../types.js';
 
 /** `to` as received: the raw form string, or a value an internal caller already has. */
 export type RawTo = string | number | (string | number)[];
@@ -69,13 +70,22 @@ export function targetChannel(state: RealmState, raw: RawTo): Channel {
   return ch;
 }
 
-/** Zulip's access_stream_for_send_message: can_send_message_group, archived channels, private channels. */
-export function checkCanPost(state: RealmState, sender: User, ch: Channel): void {
+/**
+ * Zulip's access_stream_for_send_message: can_send_message_group, archived channels, private channels, and guests
+ * only where they are subscribed (or the channel is web-public). A channel neither the sender nor a bot's owner
+ * may know of is answered like a missing one (`asked`: how the sender named it), so its existence and name stay hidden.
+ */
+export function checkCanPost(state: RealmState, sender: User, ch: Channel, asked: RawTo = ch.id): void {
   const allowed = (u: User) => state.userHasGroupSetting(u.id, ch.groupSettings.can_send_message_group);
   const owner = sender.isBot && sender.botOwnerId !== null ? state.usersById.get(sender.botOwnerId) : undefined;
+  if (!hasMetadataAccess(state, sender, ch) && !(owner && hasMetadataAccess(state, owner, ch))) {
+    const key = channelIndicator(asked);
+    throw typeof key === 'number' ? errors.channelIdDoesNotExist(key) : errors.channelDoesNotExist(key);
+  }
   if (!allowed(sender) && !(owner && allowed(owner))) throw errors.cannotPostInChannel();
   if (ch.isArchived) throw errors.notAuthorizedToSend(ch.name);
-  if (!ch.inviteOnly || state.channels.isSubscribed(sender.id, ch.id)) return;
+  if (ch.isWebPublic) return;
+  if ((!ch.inviteOnly && sender.role !== ROLE.GUEST) || state.channels.isSubscribed(sender.id, ch.id)) return;
   if (owner && state.channels.isSubscribed(owner.id, ch.id)) return;
   throw errors.notAuthorizedToSend(ch.name);
 }

@@ -1,6 +1,6 @@
-// Sending a message (batchable: group commit): addressing, permissions, rendering, per-user flags; one insert
-// for the message and one multi-row insert for its recipients (for a whole batch of sends: one of each for
-// all of them), then the message event with each one's flags.
+// Sending a message (batchable: group commit): addressing, permissions, rendering, per-user flags; one statement
+// inserting the message and its recipients' rows (for a whole batch of sends: one for all of them), then the
+// message event with each one's flags.
 import type { RealmEvent } from '../../events/hub.js';
 import { ApiError, errors } from '../../http/errors.js';
 import { LIMITS } from '../../limits.js';
@@ -90,7 +90,7 @@ function address(state: RealmState, sender: User, input: SendInput) {
     return { kind: 'direct' as const, streamId: null, topic: '', participants, recipients: participants, mustExist };
   }
   const ch = targetChannel(state, input.to);
-  checkCanPost(state, sender, ch);
+  checkCanPost(state, sender, ch, input.to);
   if (input.topic === undefined) throw errors.missingTopic();
   const topic = cleanTopic(state, input.topic);
   checkTopicPolicy(state, ch, topic);
@@ -106,6 +106,10 @@ function markTopicWildcard(state: RealmState, m: NewMessage, flags: Map<number, 
     throw errors.topicWildcardNotAllowed();
   }
   for (const [id, f] of flags) if (participants.has(id)) flags.set(id, f | FLAG_BITS.topic_wildcard_mentioned);
+}
+
+function recipientFlags(plan: SendPlan, flags: Map<number, number>): { userId: number; flags: number }[] {
+  return plan.recipients.map((userId) => ({ userId, flags: flags.get(userId)! }));
 }
 
 function recipientRows(plan: SendPlan, messageId: number, flags: Map<number, number>): UserMessageRow[] {
@@ -189,9 +193,8 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
       }
       visibility = await applyAutomaticVisibility(t, state, plan.sender, m.streamId!, m.topic, new Date(m.dateSent * 1000));
     }
-    const [id] = await t.messages.insert([m]);
+    const [id] = await t.messages.insertWithRecipients([m], [recipientFlags(plan, flags)]);
     const rows = recipientRows(plan, id!, flags);
-    await t.userMessages.insert(rows);
     // Uploads linked in the message become readable by whoever can read the message.
     await linkAttachments(t, state, id!, m.content, m.senderId);
     return sent(plan, m, id!, rows, visibility);
@@ -200,7 +203,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   /**
    * All sends of a batch at once: the checks that need the database (an existing conversation, topic
    * participants, automatic visibility) first, in order, seeing the batch's earlier sends; then one multi-row
-   * insert of the messages and one of their recipients' rows.
+   * statement inserting the messages and their recipients' rows.
    */
   async writeBatch(t, plans, state) {
     const outcomes: Outcome<SendResult>[] = new Array(plans.length);
@@ -251,12 +254,12 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
       accepted.push({ index, plan, message: m, flags, visibility });
     }
     if (accepted.length === 0) return outcomes;
-    const ids = await t.messages.insert(accepted.map((a) => a.message));
-    if (ids.length !== accepted.length || ids.some((id, i) => i > 0 && id <= ids[i - 1]!)) {
-      throw new Error('message IDs did not come back in insertion order');
-    }
+    const ids = await t.messages.insertWithRecipients(
+      accepted.map((a) => a.message),
+      accepted.map((a) => recipientFlags(a.plan, a.flags)),
+    );
+    if (ids.length !== accepted.length) throw new Error(`${ids.length} message IDs for ${accepted.length} messages`);
     const rowsOf = accepted.map((a, i) => recipientRows(a.plan, ids[i]!, a.flags));
-    await t.userMessages.insert(rowsOf.flat());
     for (const [i, a] of accepted.entries()) {
       await linkAttachments(t, state, ids[i]!, a.message.content, a.message.senderId);
       outcomes[a.index] = { ok: true, value: sent(a.plan, a.message, ids[i]!, rowsOf[i]!, a.visibility) };
