@@ -59,6 +59,7 @@ export const createUserGroup = endpoint({
     ...settingFields(() => optional(groupSettingParam())),
   },
   async handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
     const g = await ctx.realm.dispatch<{ id: number }>('groups.create', {
       actorId: ctx.user.id,
       name: p.name,
@@ -83,6 +84,7 @@ export const updateUserGroup = endpoint({
     ...settingFields(() => optional(groupSettingUpdateParam())),
   },
   async handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
     await ctx.realm.dispatch('groups.update', {
       actorId: ctx.user.id,
       groupId: p.user_group_id,
@@ -107,6 +109,7 @@ export const updateUserGroupMembers = endpoint({
     delete_subgroups: ids(),
   },
   async handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
     await ctx.realm.dispatch('groups.members', {
       actorId: ctx.user.id,
       groupId: p.user_group_id,
@@ -125,6 +128,7 @@ export const getUserGroupMembers = endpoint({
   auth: 'user',
   params: { user_group_id: required(int()), direct_member_only: withDefault(bool(), false) },
   handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
     const state = ctx.realm.state;
     const g = targetGroup(state, p.user_group_id);
     const members = p.direct_member_only
@@ -140,6 +144,7 @@ export const isUserGroupMember = endpoint({
   auth: 'user',
   params: { user_group_id: required(int()), user_id: required(int()), direct_member_only: withDefault(bool(), false) },
   handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
     const state = ctx.realm.state;
     const g = targetGroup(state, p.user_group_id);
     const user = targetUser(state, p.user_id);
@@ -154,6 +159,7 @@ export const updateUserGroupSubgroups = endpoint({
   auth: 'user',
   params: { user_group_id: required(int()), add: ids(), delete: ids() },
   async handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
     await ctx.realm.dispatch('groups.subgroups', { actorId: ctx.user.id, groupId: p.user_group_id, add: p.add, delete: p.delete });
     return {};
   },
@@ -165,6 +171,7 @@ export const getUserGroupSubgroups = endpoint({
   auth: 'user',
   params: { user_group_id: required(int()), direct_subgroup_only: withDefault(bool(), false) },
   handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
     const state = ctx.realm.state;
     const g = targetGroup(state, p.user_group_id);
     const subs = p.direct_subgroup_only ? [...g.directSubgroups] : [...recursiveSubgroups(state, g)];
@@ -178,6 +185,7 @@ export const deactivateUserGroup = endpoint({
   auth: 'user',
   params: { user_group_id: required(int()) },
   async handle(ctx, p) {
+    requireMemberOrAdmin(ctx.user);
     await ctx.realm.dispatch('groups.deactivate', { actorId: ctx.user.id, groupId: p.user_group_id });
     return {};
   },
