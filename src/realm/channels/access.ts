@@ -48,9 +48,10 @@ export function canAddSubscribers(state: RealmState, user: User, ch: Channel): b
   return state.userHasRealmPermission(user.id, 'can_add_subscribers_group') && hasContentAccess(state, user, ch);
 }
 
-/** Whether the user may subscribe themselves: anyone but guests to a public channel, or by permission. */
+/** Whether the user may subscribe themselves: anyone (guests too, as in Zulip's filter_stream_authorization) to a
+ *  web-public channel, anyone but guests to a public one, or by permission. */
 export function canSubscribeSelf(state: RealmState, user: User, ch: Channel): boolean {
-  if (state.channels.isSubscribed(user.id, ch.id)) return true;
+  if (state.channels.isSubscribed(user.id, ch.id) || ch.isWebPublic) return true;
   if (user.role !== ROLE.GUEST && !ch.inviteOnly) return true;
   return inSetting(state, user, ch, 'can_subscribe_group') || canAddSubscribers(state, user, ch);
 }
