@@ -1,0 +1,580 @@
+// The permission matrix's table: one row per endpoint of the route table, saying how to call it as each role
+// (for each object case) and what each active role must get. Deactivated users, users of another realm and
+// spectators are checked for every row from the endpoint's auth mode (see expectFor in the test).
+import type { RequestOptions } from '../../helpers/http.js';
+import { addUser } from '../../helpers/users.js';
+import {
+  ADMINS, ARCHIVED, FILE_NOT_FOUND, INVALID_CHANNEL, INVALID_MESSAGE, MUST_BE_ADMIN, NOT_FOR_BOTS, NOT_FOR_GUESTS, NOT_FOUND, OK,
+  INSUFFICIENT, OPERATOR_TOKEN, PUSH_NOT_CONFIGURED, bad, contentAccess, err, isAdminRole, metadataAccess, only, type Outcome,
+} from './outcomes.js';
+import { VISIBILITIES, type ActiveRole, type RoleName, type Visibility, type World } from './world.js';
+
+export interface Call extends RequestOptions {
+  path: string;
+}
+
+export interface Row {
+  method: string;
+  /** As in the route table. */
+  path: string;
+  /** Object cases the row runs for (channel visibilities, own/others' object); one case when absent. */
+  cases?: readonly string[];
+  /** Builds the request (may create disposable objects first). */
+  request(w: World, role: RoleName, c: string): Promise<Call> | Call;
+  /** The expected outcome for an active role (and for every role on endpoints that do not authenticate). */
+  expect(role: RoleName, c: string): Outcome;
+  /** Acts as a disposable user of the role instead of the shared one (calls that would ruin the shared user). */
+  disposableActor?: boolean;
+}
+
+const ALL_OK = () => OK;
+const vis = (c: string) => c as Visibility;
+const active = (r: RoleName) => r as ActiveRole;
+const TUS = { 'tus-resumable': '1.0.0' };
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR tiny image')]);
+let n = 0;
+const uniq = (p: string) => `${p}${++n}`;
+const ids = (xs: number[]) => JSON.stringify(xs);
+const json = (x: unknown) => JSON.stringify(x);
+
+/** A channel of the given visibility made for one call: the keeper subscribed (and the whole cast for privSub). */
+async function freshChannel(w: World, v: Visibility): Promise<number> {
+  const cast = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const;
+  const subscribers = [w.users.keeper.id, ...(v === 'privSub' ? cast.map((r) => w.users[r].id) : [])];
+  const extra: Record<string, string> = v === 'privSub' || v === 'privUnsub' ? { invite_only: 'true' } : v === 'webPublic' ? { is_web_public: 'true' } : {};
+  const r = await w.s.client.as(w.users.owner).post('/channels/create', { form: { name: uniq(`fresh ${v} `), subscribers: ids(subscribers), ...extra } });
+  if (r.status !== 200) throw new Error(`fresh channel: ${r.text}`);
+  if (v === 'archived') await w.s.client.as(w.users.owner).delete(`/streams/${r.json.id}`);
+  return r.json.id;
+}
+
+async function ok<T = any>(p: Promise<{ status: number; json: any; text: string }>): Promise<T> {
+  const r = await p;
+  if (r.status < 200 || r.status >= 300) throw new Error(`fixture request failed: ${r.status} ${r.text}`);
+  return r.json as T;
+}
+
+const owner = (w: World) => w.s.client.as(w.users.owner);
+const as = (w: World, role: RoleName) => w.client(role);
+
+async function freshGroup(w: World): Promise<number> {
+  const r = await ok(owner(w).post('/user_groups/create', { form: { name: uniq('group '), description: '', members: ids([w.users.keeper.id]) } }));
+  return r.group_id;
+}
+
+/** The shared channel-visibility outcomes: allowed with access, else "Invalid channel ID". */
+const byMetadata = (role: RoleName, c: string) => (metadataAccess(active(role), vis(c)) ? OK : INVALID_CHANNEL);
+const byContent = (role: RoleName, c: string) => (contentAccess(active(role), vis(c)) ? OK : INVALID_CHANNEL);
+const messageByContent = (role: RoleName, c: string) => (contentAccess(active(role), vis(c)) ? OK : INVALID_MESSAGE);
+const adminsOnly = (no: Outcome = MUST_BE_ADMIN) => only(ADMINS, OK, no);
+/** Zulip's require_member_or_admin (every user-group endpoint): guests and bots are refused first. */
+const membersOnly = (then: Outcome | ((r: RoleName) => Outcome)) => (r: RoleName): Outcome =>
+  r === 'guest' ? NOT_FOR_GUESTS : r === 'bot' ? NOT_FOR_BOTS : typeof then === 'function' ? then(r) : then;
+/** Sending (and scheduling) to a channel: a channel the sender may not know is "missing" (existence and name
+ *  stay hidden); archived and private channels refuse by name; guests post only where subscribed or web-public. */
+const canPost = (r: RoleName, c: string): Outcome => {
+  const v = vis(c);
+  if (!metadataAccess(active(r), v)) return err(400, 'STREAM_DOES_NOT_EXIST', /^Channel with ID '\d+' does not exist$/);
+  if (v === 'archived' || v === 'privUnsub') return bad(`Not authorized to send to channel '${v} channel'`);
+  return OK;
+};
+
+const navRows: Row[] = [];
+for (let segments = 1; segments <= 8; segments++) {
+  const suffix = Array.from({ length: segments }, (_, i) => (i === 0 ? '{fragment}' : `{fragment_${i}}`)).join('/');
+  const make = async (w: World, role: RoleName) => {
+    const fragment = Array.from({ length: segments }, (_, i) => (i === 0 ? uniq('view') : `part${i}`)).join('/');
+    await ok(as(w, role).post('/navigation_views', { form: { fragment, is_pinned: 'true', name: uniq('View ') } }));
+    return fragment;
+  };
+  navRows.push(
+    { method: 'PATCH', path: `/navigation_views/${suffix}`, request: async (w, r) => ({ path: `/navigation_views/${await make(w, r)}`, form: { is_pinned: 'false' } }), expect: ALL_OK },
+    { method: 'DELETE', path: `/navigation_views/${suffix}`, request: async (w, r) => ({ path: `/navigation_views/${await make(w, r)}` }), expect: ALL_OK },
+  );
+}
+
+export const rows: Row[] = [
+  // Server and authentication.
+  { method: 'GET', path: '/server_settings', request: () => ({ path: '/server_settings' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/fetch_api_key',
+    request: (w) => ({ path: '/fetch_api_key', form: { username: w.users.owner.email, password: w.s.config.ownerPassword! } }),
+    expect: ALL_OK,
+  },
+
+  // People.
+  { method: 'GET', path: '/users/me', request: () => ({ path: '/users/me' }), expect: ALL_OK },
+  { method: 'DELETE', path: '/users/me', disposableActor: true, request: () => ({ path: '/users/me' }), expect: ALL_OK },
+  { method: 'GET', path: '/users', request: () => ({ path: '/users' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/users',
+    request: () => ({ path: '/users', form: { email: `${uniq('new')}@test.example`, password: 'a-long-password-1', full_name: 'New Person' } }),
+    // The first owner may create users (can_create_users); other administrators may not by default.
+    expect: (r) => (r === 'owner' ? OK : r === 'admin' ? bad('User not authorized to create users') : MUST_BE_ADMIN),
+  },
+  { method: 'GET', path: '/users/{user_id}', request: (w) => ({ path: `/users/${w.users.keeper.id}` }), expect: ALL_OK },
+  {
+    method: 'PATCH', path: '/users/{user_id}',
+    request: async (w) => ({ path: `/users/${(await addUser(w.s, { fullName: 'Target' })).id}`, form: { full_name: 'Renamed Target' } }),
+    expect: adminsOnly(),
+  },
+  {
+    method: 'DELETE', path: '/users/{user_id}',
+    request: async (w) => ({ path: `/users/${(await addUser(w.s, { fullName: 'Target' })).id}` }),
+    expect: adminsOnly(),
+  },
+  {
+    method: 'POST', path: '/users/{user_id}/reactivate',
+    request: async (w) => {
+      const u = await addUser(w.s, { fullName: 'Target' });
+      await ok(owner(w).delete(`/users/${u.id}`));
+      return { path: `/users/${u.id}/reactivate` };
+    },
+    expect: adminsOnly(),
+  },
+
+  // User groups.
+  {
+    method: 'GET', path: '/user_groups', request: () => ({ path: '/user_groups' }),
+    expect: membersOnly(OK),
+  },
+  {
+    method: 'POST', path: '/user_groups/create',
+    request: (w) => ({ path: '/user_groups/create', form: { name: uniq('made by '), description: '', members: ids([w.users.keeper.id]) } }),
+    expect: membersOnly(OK),
+  },
+  {
+    method: 'PATCH', path: '/user_groups/{user_group_id}',
+    request: async (w) => ({ path: `/user_groups/${await freshGroup(w)}`, form: { description: 'changed' } }),
+    expect: membersOnly(only(['owner'], OK, INSUFFICIENT)),
+  },
+  {
+    method: 'POST', path: '/user_groups/{user_group_id}/members',
+    request: async (w) => ({ path: `/user_groups/${await freshGroup(w)}/members`, form: { add: ids([w.users.member.id]) } }),
+    expect: membersOnly(only(['owner'], OK, INSUFFICIENT)),
+  },
+  {
+    method: 'GET', path: '/user_groups/{user_group_id}/members',
+    request: async (w) => ({ path: `/user_groups/${await freshGroup(w)}/members` }),
+    expect: membersOnly(OK),
+  },
+  {
+    method: 'GET', path: '/user_groups/{user_group_id}/members/{user_id}',
+    request: async (w) => ({ path: `/user_groups/${await freshGroup(w)}/members/${w.users.keeper.id}` }),
+    expect: membersOnly(OK),
+  },
+  {
+    method: 'POST', path: '/user_groups/{user_group_id}/subgroups',
+    request: async (w) => ({ path: `/user_groups/${await freshGroup(w)}/subgroups`, form: { add: ids([await freshGroup(w)]) } }),
+    expect: membersOnly(only(['owner'], OK, INSUFFICIENT)),
+  },
+  {
+    method: 'GET', path: '/user_groups/{user_group_id}/subgroups',
+    request: async (w) => ({ path: `/user_groups/${await freshGroup(w)}/subgroups` }),
+    expect: membersOnly(OK),
+  },
+  {
+    method: 'POST', path: '/user_groups/{user_group_id}/deactivate',
+    request: async (w) => ({ path: `/user_groups/${await freshGroup(w)}/deactivate` }),
+    expect: membersOnly(only(['owner'], OK, INSUFFICIENT)),
+  },
+
+  // Status and presence.
+  { method: 'POST', path: '/users/me/status', request: () => ({ path: '/users/me/status', form: { status_text: 'busy' } }), expect: ALL_OK },
+  { method: 'POST', path: '/users/{user_id}/status', request: (w) => ({ path: `/users/${w.users.keeper.id}/status`, form: { status_text: 'set by admin' } }), expect: adminsOnly(INSUFFICIENT) },
+  { method: 'GET', path: '/users/{user_id}/status', request: (w) => ({ path: `/users/${w.users.keeper.id}/status` }), expect: ALL_OK },
+  { method: 'POST', path: '/users/me/presence', request: () => ({ path: '/users/me/presence', form: { status: 'active' } }), expect: ALL_OK },
+  { method: 'GET', path: '/users/{user_id}/presence', request: (w) => ({ path: `/users/${w.users.keeper.id}/presence` }), expect: ALL_OK },
+  { method: 'GET', path: '/realm/presence', request: () => ({ path: '/realm/presence' }), expect: ALL_OK },
+
+  // Files.
+  { method: 'POST', path: '/user_uploads', request: () => ({ path: '/user_uploads', multipart: { file: new File(['hello'], 'hello.txt') } }), expect: ALL_OK },
+  {
+    method: 'GET', path: '/user_uploads/{realm_id}/{bucket}/{random}/{name}', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: w.channels[vis(c)].uploadUrl, root: true }),
+    expect: (r, c) => (contentAccess(active(r), vis(c)) ? OK : FILE_NOT_FOUND),
+  },
+  { method: 'GET', path: '/attachments', request: () => ({ path: '/attachments' }), expect: ALL_OK },
+  {
+    method: 'DELETE', path: '/attachments/{attachment_id}', cases: ['own', 'others'],
+    request: async (w, r, c) => {
+      const up = await ok((c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper)).post('/user_uploads', { multipart: { file: new File(['x'], uniq('del') + '.txt') } }));
+      const mine = await ok((c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper)).get('/attachments'));
+      const att = mine.attachments.find((a: { path_id: string }) => up.url.endsWith(a.path_id));
+      return { path: `/attachments/${att.id}` };
+    },
+    expect: (_r, c) => (c === 'own' ? OK : bad('Invalid attachment')),
+  },
+  { method: 'OPTIONS', path: '/tus', request: () => ({ path: '/tus' }), expect: ALL_OK },
+  { method: 'POST', path: '/tus', request: () => ({ path: '/tus', headers: { ...TUS, 'upload-length': '5' } }), expect: ALL_OK },
+  ...(['HEAD', 'PATCH', 'DELETE'] as const).map((method): Row => ({
+    method, path: '/tus/{upload_id}', cases: ['own', 'others'],
+    request: async (w, r, c) => {
+      const creator = c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper);
+      const made = await creator.post('/tus', { headers: { ...TUS, 'upload-length': '5' } });
+      if (made.status !== 201) throw new Error(`tus create: ${made.status} ${made.text}`);
+      const location = made.headers.location as string;
+      const headers: Record<string, string> = method === 'PATCH' ? { ...TUS, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } : TUS;
+      return { path: location, headers, ...(method === 'PATCH' ? { body: 'hello' } : {}) };
+    },
+    expect: (_r, c) => (c === 'own' ? OK : NOT_FOUND),
+  })),
+
+  // Custom emoji.
+  { method: 'GET', path: '/realm/emoji', request: () => ({ path: '/realm/emoji' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/realm/emoji/{emoji_name}',
+    request: () => ({ path: `/realm/emoji/${uniq('emoji_')}`, multipart: { file: new File([new Uint8Array(PNG)], 'e.png', { type: 'image/png' }) } }),
+    expect: (r) => (r === 'guest' ? INSUFFICIENT : OK),
+  },
+  {
+    method: 'DELETE', path: '/realm/emoji/{emoji_name}',
+    request: async (w) => {
+      const name = uniq('owners_emoji_');
+      await ok(owner(w).post(`/realm/emoji/${name}`, { multipart: { file: new File([new Uint8Array(PNG)], 'e.png', { type: 'image/png' }) } }));
+      return { path: `/realm/emoji/${name}` };
+    },
+    expect: adminsOnly(bad('Must be an organization administrator or emoji author')),
+  },
+  {
+    method: 'GET', path: '/user_avatars/{realm_id}/emoji/images/{file_name}',
+    request: async (w) => {
+      const emoji = await ok(owner(w).get('/realm/emoji'));
+      const first = Object.values(emoji.emoji as Record<string, { source_url: string }>)[0]!;
+      return { path: first.source_url, root: true };
+    },
+    expect: ALL_OK,
+  },
+
+  // Settings.
+  { method: 'PATCH', path: '/settings', request: () => ({ path: '/settings', form: { enter_sends: 'true' } }), expect: ALL_OK },
+  { method: 'PATCH', path: '/realm/user_settings_defaults', request: () => ({ path: '/realm/user_settings_defaults', form: { enter_sends: 'true' } }), expect: adminsOnly() },
+
+  // Invitations.
+  { method: 'POST', path: '/invites/multiuse', request: () => ({ path: '/invites/multiuse', form: {} }), expect: adminsOnly(bad('Insufficient permission')) },
+  { method: 'GET', path: '/invites', request: () => ({ path: '/invites' }), expect: ALL_OK },
+  {
+    method: 'DELETE', path: '/invites/multiuse/{invite_id}',
+    request: async (w) => {
+      const made = await ok(owner(w).post('/invites/multiuse', { form: {} }));
+      const list = await ok(owner(w).get('/invites'));
+      const invite = list.invites.find((i: { link_url?: string }) => i.link_url === made.invite_link);
+      return { path: `/invites/multiuse/${invite.id}` };
+    },
+    expect: adminsOnly(),
+  },
+  { method: 'GET', path: '/join/{key}', request: () => ({ path: '/join/no-such-key', root: true }), expect: () => err(404, undefined) },
+  { method: 'POST', path: '/join/{key}', request: () => ({ path: '/join/no-such-key', root: true, form: { email: 'x@test.example', full_name: 'X', password: 'a-long-password-1' } }), expect: () => err(404, undefined) },
+
+  // Messages.
+  {
+    method: 'POST', path: '/messages', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/messages', form: { type: 'channel', to: String(w.channels[vis(c)].id), topic: 'posted', content: 'hello' } }),
+    expect: canPost,
+  },
+  {
+    method: 'GET', path: '/messages', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/messages', query: { anchor: 'newest', num_before: '10', num_after: '0', narrow: json([{ operator: 'channel', operand: w.channels[vis(c)].id }]) } }),
+    expect: ALL_OK,
+  },
+  { method: 'GET', path: '/messages/{message_id}', cases: VISIBILITIES, request: (w, _r, c) => ({ path: `/messages/${w.channels[vis(c)].messageId}` }), expect: messageByContent },
+  { method: 'POST', path: '/messages/render', request: () => ({ path: '/messages/render', form: { content: '**hi**' } }), expect: ALL_OK },
+  {
+    method: 'GET', path: '/messages/matches_narrow', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/messages/matches_narrow', query: { msg_ids: ids([w.channels[vis(c)].messageId]), narrow: json([{ operator: 'channel', operand: w.channels[vis(c)].id }]) } }),
+    expect: ALL_OK,
+  },
+  { method: 'GET', path: '/messages/{message_id}/history', cases: VISIBILITIES, request: (w, _r, c) => ({ path: `/messages/${w.channels[vis(c)].messageId}/history` }), expect: messageByContent },
+  {
+    method: 'PATCH', path: '/messages/{message_id}', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: `/messages/${w.channels[vis(c)].messageId}`, form: { content: 'edited by someone else' } }),
+    expect: (r, c) => (contentAccess(active(r), vis(c)) ? bad("You don't have permission to edit this message") : INVALID_MESSAGE),
+  },
+  {
+    method: 'DELETE', path: '/messages/{message_id}', cases: ['public', 'privSub', 'privUnsub', 'webPublic'],
+    request: async (w, _r, c) => {
+      const sent = await ok(w.s.client.as(w.users.keeper).post('/messages', { form: { type: 'channel', to: String(w.channels[vis(c)].id), topic: 'to delete', content: 'delete me' } }));
+      return { path: `/messages/${sent.id}` };
+    },
+    expect: (r, c) => (!contentAccess(active(r), vis(c)) ? INVALID_MESSAGE : isAdminRole(r) ? OK : bad("You don't have permission to delete this message")),
+  },
+  {
+    method: 'POST', path: '/messages/flags', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/messages/flags', form: { messages: ids([w.channels[vis(c)].messageId]), op: 'add', flag: 'starred' } }),
+    expect: messageByContent,
+  },
+  {
+    method: 'POST', path: '/messages/flags/narrow', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/messages/flags/narrow', form: { anchor: 'newest', num_before: '10', num_after: '0', op: 'add', flag: 'starred', narrow: json([{ operator: 'channel', operand: w.channels[vis(c)].id }]) } }),
+    expect: ALL_OK,
+  },
+  { method: 'POST', path: '/mark_all_as_read', request: () => ({ path: '/mark_all_as_read' }), expect: ALL_OK },
+  { method: 'POST', path: '/mark_stream_as_read', cases: VISIBILITIES, request: (w, _r, c) => ({ path: '/mark_stream_as_read', form: { stream_id: String(w.channels[vis(c)].id) } }), expect: byContent },
+  {
+    method: 'POST', path: '/mark_topic_as_read', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/mark_topic_as_read', form: { stream_id: String(w.channels[vis(c)].id), topic_name: w.channels[vis(c)].topic } }),
+    expect: byContent,
+  },
+  {
+    method: 'POST', path: '/messages/{message_id}/reactions', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: `/messages/${w.channels[vis(c)].messageId}/reactions`, form: { emoji_name: 'smile' } }),
+    expect: messageByContent,
+  },
+  {
+    method: 'DELETE', path: '/messages/{message_id}/reactions', cases: VISIBILITIES,
+    request: async (w, r, c) => {
+      await as(w, r).post(`/messages/${w.channels[vis(c)].messageId}/reactions`, { form: { emoji_name: 'heart' } });
+      return { path: `/messages/${w.channels[vis(c)].messageId}/reactions`, form: { emoji_name: 'heart' } };
+    },
+    expect: messageByContent,
+  },
+
+  // Alert words and linkifiers.
+  { method: 'GET', path: '/users/me/alert_words', request: () => ({ path: '/users/me/alert_words' }), expect: ALL_OK },
+  { method: 'POST', path: '/users/me/alert_words', request: () => ({ path: '/users/me/alert_words', form: { alert_words: json(['ping']) } }), expect: ALL_OK },
+  { method: 'DELETE', path: '/users/me/alert_words', request: () => ({ path: '/users/me/alert_words', form: { alert_words: json(['ping']) } }), expect: ALL_OK },
+  { method: 'GET', path: '/realm/linkifiers', request: () => ({ path: '/realm/linkifiers' }), expect: ALL_OK },
+  { method: 'POST', path: '/realm/filters', request: () => ({ path: '/realm/filters', form: { pattern: `${uniq('TICKET')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } }), expect: adminsOnly() },
+  {
+    method: 'PATCH', path: '/realm/filters/{filter_id}',
+    request: async (w) => {
+      const made = await ok(owner(w).post('/realm/filters', { form: { pattern: `${uniq('BUG')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } }));
+      return { path: `/realm/filters/${made.id}`, form: { pattern: `${uniq('ISSUE')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } };
+    },
+    expect: adminsOnly(),
+  },
+  {
+    method: 'DELETE', path: '/realm/filters/{filter_id}',
+    request: async (w) => {
+      const made = await ok(owner(w).post('/realm/filters', { form: { pattern: `${uniq('DEL')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } }));
+      return { path: `/realm/filters/${made.id}` };
+    },
+    expect: adminsOnly(),
+  },
+  {
+    method: 'PATCH', path: '/realm/linkifiers',
+    request: async (w) => {
+      const list = await ok(owner(w).get('/realm/linkifiers'));
+      return { path: '/realm/linkifiers', form: { ordered_linkifier_ids: ids(list.linkifiers.map((l: { id: number }) => l.id)) } };
+    },
+    expect: adminsOnly(),
+  },
+
+  // Push, typing.
+  {
+    method: 'POST', path: '/mobile_push/register',
+    request: () => ({ path: '/mobile_push/register', form: { token_kind: 'fcm', push_account_id: '1', push_public_key: 'a2V5', bouncer_public_key: 'a2V5', encrypted_push_registration: 'ZGF0YQ==' } }),
+    expect: () => PUSH_NOT_CONFIGURED,
+  },
+  {
+    method: 'POST', path: '/typing', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/typing', form: { type: 'channel', op: 'start', stream_id: String(w.channels[vis(c)].id), topic: w.channels[vis(c)].topic } }),
+    expect: byContent,
+  },
+
+  // Events.
+  { method: 'POST', path: '/register', request: () => ({ path: '/register', form: { event_types: json(['message']) } }), expect: ALL_OK },
+  {
+    method: 'GET', path: '/events',
+    request: async (w, r) => {
+      const q = await ok(as(w, r).post('/register', { form: { event_types: json(['message']) } }));
+      return { path: '/events', query: { queue_id: q.queue_id, last_event_id: '-1', dont_block: 'true' } };
+    },
+    expect: ALL_OK,
+  },
+  {
+    method: 'DELETE', path: '/events', cases: ['own', 'others'],
+    request: async (w, r, c) => {
+      const q = await ok((c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper)).post('/register', { form: { event_types: json(['message']) } }));
+      return { path: '/events', form: { queue_id: q.queue_id } };
+    },
+    expect: (_r, c) => (c === 'own' ? OK : err(400, 'BAD_EVENT_QUEUE_ID')),
+  },
+
+  // Channels.
+  {
+    method: 'POST', path: '/channels/create',
+    request: () => ({ path: '/channels/create', form: { name: uniq('created '), subscribers: '[]' } }),
+    expect: (r) => (r === 'guest' ? INSUFFICIENT : OK),
+  },
+  { method: 'GET', path: '/streams', request: () => ({ path: '/streams' }), expect: ALL_OK },
+  { method: 'GET', path: '/streams/{stream_id}', cases: VISIBILITIES, request: (w, _r, c) => ({ path: `/streams/${w.channels[vis(c)].id}` }), expect: byMetadata },
+  {
+    method: 'GET', path: '/get_stream_id', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/get_stream_id', query: { stream: w.channels[vis(c)].name } }),
+    expect: (r, c) => (metadataAccess(active(r), vis(c)) ? OK : bad(`Invalid channel name '${c} channel'`)),
+  },
+  { method: 'GET', path: '/streams/{stream_id}/members', cases: VISIBILITIES, request: (w, _r, c) => ({ path: `/streams/${w.channels[vis(c)].id}/members` }), expect: byMetadata },
+  {
+    method: 'PATCH', path: '/streams/{stream_id}', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: `/streams/${w.channels[vis(c)].id}`, form: { description: `the ${c} channel` } }),
+    expect: (r, c) => (!metadataAccess(active(r), vis(c)) ? INVALID_CHANNEL : !isAdminRole(r) ? bad('You do not have permission to administer this channel.') : c === 'archived' ? ARCHIVED : OK),
+  },
+  {
+    method: 'DELETE', path: '/streams/{stream_id}', cases: VISIBILITIES,
+    request: async (w, _r, c) => ({ path: `/streams/${await freshChannel(w, vis(c))}` }),
+    expect: (r, c) => (!metadataAccess(active(r), vis(c)) ? INVALID_CHANNEL : !isAdminRole(r) ? bad('You do not have permission to administer this channel.') : c === 'archived' ? bad('Channel is already deactivated') : OK),
+  },
+  { method: 'GET', path: '/users/me/subscriptions', request: () => ({ path: '/users/me/subscriptions' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/users/me/subscriptions', cases: VISIBILITIES,
+    request: async (w, _r, c) => {
+      const id = await freshChannel(w, vis(c));
+      const ch = await ok(owner(w).get(`/streams/${id}`));
+      return { path: '/users/me/subscriptions', form: { subscriptions: json([{ name: ch.stream.name }]) } };
+    },
+    expect: (r, c) => (c === 'privSub' || c === 'webPublic' || (c !== 'privUnsub' && r !== 'guest') ? OK : bad(/^Unable to access channel \(fresh \w+ \d+\)\.$/)),
+  },
+  {
+    method: 'DELETE', path: '/users/me/subscriptions', cases: VISIBILITIES,
+    request: async (w, _r, c) => {
+      const id = await freshChannel(w, vis(c));
+      const ch = await ok(owner(w).get(`/streams/${id}`));
+      return { path: '/users/me/subscriptions', form: { subscriptions: json([ch.stream.name]) } };
+    },
+    expect: (r, c) => (metadataAccess(active(r), vis(c)) ? OK : err(400, 'STREAM_DOES_NOT_EXIST', /^Channel 'fresh \w+ \d+' does not exist$/)),
+  },
+  {
+    method: 'POST', path: '/users/me/subscriptions/properties', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/users/me/subscriptions/properties', form: { subscription_data: json([{ stream_id: w.channels[vis(c)].id, property: 'pin_to_top', value: false }]) } }),
+    expect: (r, c) => (c === 'privSub' ? OK : metadataAccess(active(r), vis(c)) ? bad(/^Not subscribed to channel ID \d+$/) : INVALID_CHANNEL),
+  },
+  {
+    method: 'GET', path: '/users/{user_id}/subscriptions/{stream_id}', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: `/users/${w.users.keeper.id}/subscriptions/${w.channels[vis(c)].id}` }),
+    expect: byMetadata,
+  },
+  { method: 'POST', path: '/channel_folders/create', request: () => ({ path: '/channel_folders/create', form: { name: uniq('folder '), description: '' } }), expect: adminsOnly() },
+  { method: 'GET', path: '/channel_folders', request: () => ({ path: '/channel_folders' }), expect: ALL_OK },
+  {
+    method: 'PATCH', path: '/channel_folders/{channel_folder_id}',
+    request: async (w) => {
+      const made = await ok(owner(w).post('/channel_folders/create', { form: { name: uniq('owners folder '), description: '' } }));
+      return { path: `/channel_folders/${made.channel_folder_id}`, form: { description: 'changed' } };
+    },
+    expect: adminsOnly(),
+  },
+  {
+    method: 'PATCH', path: '/channel_folders',
+    request: async (w) => {
+      const list = await ok(owner(w).get('/channel_folders', { query: { include_archived: 'true' } }));
+      return { path: '/channel_folders', form: { order: ids(list.channel_folders.map((f: { id: number }) => f.id)) } };
+    },
+    expect: adminsOnly(),
+  },
+  {
+    method: 'POST', path: '/default_streams', cases: VISIBILITIES,
+    request: async (w, _r, c) => ({ path: '/default_streams', form: { stream_id: String(await freshChannel(w, vis(c))) } }),
+    expect: (r, c) =>
+      !isAdminRole(r) ? MUST_BE_ADMIN : c === 'privSub' || c === 'privUnsub' ? bad('Private channels cannot be made default.') : c === 'archived' ? bad('Archived channels cannot be made default.') : OK,
+  },
+  {
+    method: 'DELETE', path: '/default_streams', cases: ['public'],
+    request: async (w) => {
+      const id = await freshChannel(w, 'public');
+      await ok(owner(w).post('/default_streams', { form: { stream_id: String(id) } }));
+      return { path: '/default_streams', form: { stream_id: String(id) } };
+    },
+    expect: adminsOnly(),
+  },
+  {
+    method: 'POST', path: '/user_topics', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/user_topics', form: { stream_id: String(w.channels[vis(c)].id), topic: w.channels[vis(c)].topic, visibility_policy: '1' } }),
+    expect: byContent,
+  },
+  {
+    method: 'PATCH', path: '/users/me/subscriptions/muted_topics', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/users/me/subscriptions/muted_topics', form: { stream_id: String(w.channels[vis(c)].id), topic: w.channels[vis(c)].topic, op: 'add' } }),
+    expect: byContent,
+  },
+  { method: 'GET', path: '/users/me/{stream_id}/topics', cases: VISIBILITIES, request: (w, _r, c) => ({ path: `/users/me/${w.channels[vis(c)].id}/topics` }), expect: byContent },
+  {
+    method: 'POST', path: '/streams/{stream_id}/delete_topic', cases: VISIBILITIES,
+    request: async (w, _r, c) => ({ path: `/streams/${await freshChannel(w, vis(c))}/delete_topic`, form: { topic_name: 'nothing here' } }),
+    expect: (r, c) => (!isAdminRole(r) ? MUST_BE_ADMIN : contentAccess(active(r), vis(c)) ? OK : INVALID_CHANNEL),
+  },
+
+  // Drafts, snippets, navigation views, scheduled messages: the user's own things.
+  { method: 'GET', path: '/drafts', request: () => ({ path: '/drafts' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/drafts', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: '/drafts', form: { drafts: json([{ type: 'stream', to: [w.channels[vis(c)].id], topic: 't', content: 'draft' }]) } }),
+    expect: byContent,
+  },
+  {
+    method: 'PATCH', path: '/drafts/{draft_id}',
+    request: async (w, r) => {
+      const made = await ok(as(w, r).post('/drafts', { form: { drafts: json([{ type: '', to: [], topic: '', content: 'mine' }]) } }));
+      return { path: `/drafts/${made.ids[0]}`, form: { draft: json({ type: '', to: [], topic: '', content: 'changed' }) } };
+    },
+    expect: ALL_OK,
+  },
+  {
+    method: 'DELETE', path: '/drafts/{draft_id}', cases: ['own', 'others'],
+    request: async (w, r, c) => {
+      const made = await ok((c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper)).post('/drafts', { form: { drafts: json([{ type: '', to: [], topic: '', content: 'x' }]) } }));
+      return { path: `/drafts/${made.ids[0]}` };
+    },
+    expect: (_r, c) => (c === 'own' ? OK : err(404, 'BAD_REQUEST', 'Draft does not exist')),
+  },
+  { method: 'GET', path: '/saved_snippets', request: () => ({ path: '/saved_snippets' }), expect: ALL_OK },
+  { method: 'POST', path: '/saved_snippets', request: () => ({ path: '/saved_snippets', form: { title: 'T', content: 'C' } }), expect: ALL_OK },
+  {
+    method: 'PATCH', path: '/saved_snippets/{saved_snippet_id}', cases: ['own', 'others'],
+    request: async (w, r, c) => {
+      const made = await ok((c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper)).post('/saved_snippets', { form: { title: 'T', content: 'C' } }));
+      return { path: `/saved_snippets/${made.saved_snippet_id}`, form: { title: 'U' } };
+    },
+    expect: (_r, c) => (c === 'own' ? OK : err(404, 'BAD_REQUEST', 'Saved snippet does not exist.')),
+  },
+  {
+    method: 'DELETE', path: '/saved_snippets/{saved_snippet_id}',
+    request: async (w, r) => {
+      const made = await ok(as(w, r).post('/saved_snippets', { form: { title: 'T', content: 'C' } }));
+      return { path: `/saved_snippets/${made.saved_snippet_id}` };
+    },
+    expect: ALL_OK,
+  },
+  { method: 'GET', path: '/navigation_views', request: () => ({ path: '/navigation_views' }), expect: ALL_OK },
+  { method: 'POST', path: '/navigation_views', request: () => ({ path: '/navigation_views', form: { fragment: uniq('new-view'), is_pinned: 'true', name: uniq('Mine ') } }), expect: ALL_OK },
+  ...navRows,
+  { method: 'GET', path: '/scheduled_messages', request: () => ({ path: '/scheduled_messages' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/scheduled_messages', cases: VISIBILITIES,
+    request: (w, _r, c) => ({
+      path: '/scheduled_messages',
+      form: { type: 'channel', to: String(w.channels[vis(c)].id), topic: 'later', content: 'later', scheduled_delivery_timestamp: String(Math.floor(Date.now() / 1000) + 86400) },
+    }),
+    expect: canPost,
+  },
+  {
+    method: 'PATCH', path: '/scheduled_messages/{scheduled_message_id}',
+    request: async (w, r) => {
+      const made = await ok(as(w, r).post('/scheduled_messages', { form: { type: 'direct', to: ids([w.users.keeper.id]), content: 'later', scheduled_delivery_timestamp: String(Math.floor(Date.now() / 1000) + 86400) } }));
+      return { path: `/scheduled_messages/${made.scheduled_message_id}`, form: { content: 'even later' } };
+    },
+    expect: ALL_OK,
+  },
+  {
+    method: 'DELETE', path: '/scheduled_messages/{scheduled_message_id}', cases: ['own', 'others'],
+    request: async (w, r, c) => {
+      const made = await ok((c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper)).post('/scheduled_messages', {
+        form: { type: 'direct', to: ids([w.users.member.id]), content: 'later', scheduled_delivery_timestamp: String(Math.floor(Date.now() / 1000) + 86400) },
+      }));
+      return { path: `/scheduled_messages/${made.scheduled_message_id}` };
+    },
+    expect: (_r, c) => (c === 'own' ? OK : err(404, 'BAD_REQUEST', 'Scheduled message does not exist')),
+  },
+
+  // The server's own endpoints: no realm, no user.
+  { method: 'GET', path: '/health/live', request: () => ({ path: '/health/live', root: true }), expect: ALL_OK },
+  { method: 'GET', path: '/health/ready', request: () => ({ path: '/health/ready', root: true }), expect: ALL_OK },
+  { method: 'GET', path: '/metrics', request: () => ({ path: '/metrics', root: true }), expect: () => OPERATOR_TOKEN },
+  { method: 'GET', path: '/operators/actors', request: () => ({ path: '/operators/actors', root: true }), expect: () => OPERATOR_TOKEN },
+  { method: 'GET', path: '/operators/actors/counts', request: () => ({ path: '/operators/actors/counts', root: true }), expect: () => OPERATOR_TOKEN },
+  { method: 'GET', path: '/operators/actors/{actor_id}', request: () => ({ path: '/operators/actors/realm:1', root: true }), expect: () => OPERATOR_TOKEN },
+  { method: 'GET', path: '/operators/dashboard', request: () => ({ path: '/operators/dashboard', root: true }), expect: ALL_OK },
+  { method: 'GET', path: '/operators/dashboard.js', request: () => ({ path: '/operators/dashboard.js', root: true }), expect: ALL_OK },
+  { method: 'GET', path: '/operators/dashboard.css', request: () => ({ path: '/operators/dashboard.css', root: true }), expect: ALL_OK },
+];
+
