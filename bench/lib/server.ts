@@ -1,6 +1,7 @@
 // The server under test: started as a child process (or an existing one by URL), with its memory and CPU read
 // from /proc when it runs here.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,8 @@ export interface Target {
   databaseUrl: string | null;
   /** The server's data directory when this process started it (its embedded database is reachable there). */
   dataDir: string | null;
+  /** Bearer token for its /metrics (OPERATOR_TOKEN; generated for a server this process starts). */
+  operatorToken: string | null;
   stop(): Promise<void>;
 }
 
@@ -29,9 +32,10 @@ export const BENCH_OWNER = { email: 'bench-owner@bench.test', password: 'bench-o
 export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string> }): Promise<Target> {
   if (opts.url) {
     const url = new URL(opts.url);
-    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, databaseUrl: opts.databaseUrl ?? null, dataDir: null, stop: async () => {} };
+    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, databaseUrl: opts.databaseUrl ?? null, dataDir: null, operatorToken: process.env.OPERATOR_TOKEN ?? null, stop: async () => {} };
   }
   const scratch: ScratchDatabase | null = opts.databaseUrl ? await createScratchDatabase(opts.databaseUrl) : null;
+  const operatorToken = randomBytes(16).toString('hex');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-bench-'));
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -45,6 +49,7 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     PASSWORD_HASH_COST: '12',
     // Load generators are one client making many requests: the limits would measure themselves.
     RATE_LIMITS: 'off',
+    OPERATOR_TOKEN: operatorToken,
     ...opts.env,
   };
   if (scratch) env.DATABASE_URL = scratch.url;
@@ -73,6 +78,7 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     pid: child.pid!,
     databaseUrl: scratch?.url ?? null,
     dataDir,
+    operatorToken,
     async stop() {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');

@@ -14,6 +14,8 @@ import type { Throughput } from './throughput.js';
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const QUERY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+/** Publication times kept for palaver_message_delivery_seconds (a message delivered later is not timed). */
+const MESSAGE_TIMES_KEPT = 10_000;
 
 export interface MetricsSources {
   hub: EventHub;
@@ -36,6 +38,9 @@ export class ServerMetrics {
   private readonly batchLatency: Histogram;
   private readonly queryLatency: Histogram;
   private readonly queryErrors: Counter;
+  private readonly messageDelivery: Histogram;
+  /** Message ID → when its message event was published (ms), the newest MESSAGE_TIMES_KEPT. */
+  private readonly messagePublishedAt = new Map<number, number>();
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor() {
@@ -61,6 +66,12 @@ export class ServerMetrics {
     this.batchLatency = new Histogram({ name: 'palaver_realm_write_batch_duration_seconds', help: 'Duration of realm-actor write transactions.', buckets: QUERY_BUCKETS, registers });
     this.queryLatency = new Histogram({ name: 'palaver_db_query_duration_seconds', help: 'Duration of database queries that succeeded.', buckets: QUERY_BUCKETS, registers });
     this.queryErrors = new Counter({ name: 'palaver_db_query_errors_total', help: 'Database queries that failed.', registers });
+    this.messageDelivery = new Histogram({
+      name: 'palaver_message_delivery_seconds',
+      help: 'Time from a message event being published (after its commit) to a GET /events answer carrying it, per receiving queue.',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
   }
 
   /** The parts read from the running server; called once it is assembled (the database observer works before). */
@@ -108,10 +119,35 @@ export class ServerMetrics {
       src.queues.on('deliver', (e) => {
         this.delivered.inc(e.events.length);
         src.throughput.delivered(e.events.length);
+        const now = performance.now();
+        for (const ev of e.events) {
+          const id = ev.type === 'message' ? (ev as { message?: { id?: number } }).message?.id : undefined;
+          if (typeof id === 'number') this.messageDelivery.observe((now - this.publishedAt(id, now)) / 1000);
+        }
       }),
       src.queues.on('expired', (e) => this.expiries.inc({ reason: e.reason })),
-      src.hub.subscribe((_realm, events) => src.throughput.published(events.length)),
+      src.hub.subscribe((_realm, events) => {
+        src.throughput.published(events.length);
+        const now = performance.now();
+        for (const re of events) {
+          const id = re.event.type === 'message' ? (re.event.message as { id?: number } | undefined)?.id : undefined;
+          if (typeof id === 'number') this.publishedAt(id, now);
+        }
+      }),
     );
+  }
+
+  /**
+   * When message `id` was published: the first time either the hub's listener or a delivery saw it. The
+   * router is subscribed before this listener, so parked polls are answered inside the same publishEvents
+   * call, before the listener runs: their delivery is the first sight (and takes no time).
+   */
+  private publishedAt(id: number, now: number): number {
+    const at = this.messagePublishedAt.get(id);
+    if (at !== undefined) return at;
+    this.messagePublishedAt.set(id, now);
+    if (this.messagePublishedAt.size > MESSAGE_TIMES_KEPT) this.messagePublishedAt.delete(this.messagePublishedAt.keys().next().value!);
+    return now;
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
