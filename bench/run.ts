@@ -1,6 +1,7 @@
 // The bench suite: `npm run bench -- <scenario> [--url URL] [--database-url URL] [--quick] [--knob value …]`.
 // Starts a server (or targets --url), prepares data through the API, drives load, stops by itself, and
 // reports a table, a JSON file and an SVG chart per scenario.
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { login } from './lib/client.js';
 import { machine, svg, table, writeResults } from './lib/report.js';
@@ -75,6 +76,7 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
     });
     try {
       const owner = await login(target.url, target.owner.email, target.owner.password);
+      const loadBefore = os.loadavg()[0]!;
       const cpuBefore = sampleProcess(target.pid);
       const wall = performance.now();
       const result = await SCENARIOS[name]!({ target, owner, options, quick, progress });
@@ -83,6 +85,8 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
         result.figures.server_cpu_percent = +((100 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / ((performance.now() - wall) / 1000)).toFixed(1);
         result.figures.server_rss_mib = +(cpuAfter.rssBytes / 2 ** 20).toFixed(1);
       }
+      // The machine is shared (server, database, load generator and anything else): its load is recorded beside each figure.
+      result.figures.load_average_1m = `${loadBefore.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`;
       progress('');
       const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
       process.stdout.write(table(name, result, ceilingRef) + '\n');

@@ -1,0 +1,87 @@
+// The bench suite's smoke run: every scenario in its quick form, as a load tester runs it
+// (`node dist/bench/run.js all --quick`), against the external database when DATABASE_URL is set (a scratch
+// database the runner makes and drops) and the embedded one otherwise. It asserts that each scenario
+// completes and reports sane numbers, and that its JSON and SVG files are written — not how fast it was.
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const SCENARIOS = ['send', 'fanout', 'idle', 'register', 'history', 'mixed'];
+
+interface Summary {
+  count: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+function ordered(t: import('ava').ExecutionContext, s: Summary, what: string) {
+  t.true(s.count > 0, `${what}: samples`);
+  t.true(s.p50 > 0 && s.p50 <= s.p95 && s.p95 <= s.p99 && s.p99 <= s.max, `${what}: p50 ≤ p95 ≤ p99 ≤ max (${JSON.stringify(s)})`);
+}
+
+test('every scenario runs in its quick form and reports sane numbers', async (t) => {
+  t.timeout(240_000);
+  const out = mkdtempSync(path.join(tmpdir(), 'palaver-bench-smoke-'));
+  try {
+    const { stdout } = await run(process.execPath, ['dist/bench/run.js', 'all', '--quick', '--quiet', '--out', out], {
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      maxBuffer: 16 * 2 ** 20,
+    }).catch((e: { code: number; stdout: string; stderr: string }) => {
+      throw new Error(`bench exited ${e.code}:\n${e.stdout}\n${e.stderr}`);
+    });
+    const files = readdirSync(out);
+    const records: Record<string, any> = {};
+    for (const name of SCENARIOS) {
+      t.regex(stdout, new RegExp(`^== ${name}$`, 'm'), `${name}: a table on the terminal`);
+      const json = files.filter((f) => f.startsWith(`${name}-`) && f.endsWith('.json'));
+      const svg = files.filter((f) => f.startsWith(`${name}-`) && f.endsWith('.svg'));
+      t.is(json.length, 1, `${name}: one JSON file`);
+      t.is(svg.length, 1, `${name}: one SVG chart`);
+      t.regex(readFileSync(path.join(out, svg[0]!), 'utf8'), /^<svg [^>]*>[\s\S]*<rect [\s\S]*<\/svg>\n$/);
+      const record = JSON.parse(readFileSync(path.join(out, json[0]!), 'utf8'));
+      records[name] = record;
+      t.is(record.scenario, name);
+      t.is(record.settings.quick, true);
+      t.is(record.settings.database, process.env.DATABASE_URL ? 'external' : 'embedded');
+      t.is(typeof record.machine.commit, 'string');
+      t.true(record.machine.cpus > 0);
+      t.is(record.result.errors, 0, `${name}: no errors`);
+      t.true(record.ceiling.requestsPerSecond > 0, 'the HTTP ceiling is measured in the same run');
+      t.true(record.result.figures.server_rss_mib > 0, `${name}: server memory from /proc`);
+      t.is(typeof record.result.target?.met, 'boolean', `${name}: compared with its target`);
+    }
+    for (const name of ['send', 'register', 'history', 'mixed']) {
+      t.true(records[name].result.throughput > 0, `${name}: throughput`);
+      ordered(t, records[name].result.latencyMs, name);
+    }
+    // fanout: every client received every message.
+    const fan = records.fanout.result;
+    t.is(fan.figures.deliveries, fan.figures.expected_deliveries);
+    ordered(t, fan.latencyMs, 'fanout');
+    // idle: the queues were held and memory per queue measured.
+    t.is(records.idle.result.figures.queues, 200);
+    t.is(typeof records.idle.result.figures.bytes_per_queue, 'number');
+    // send: the database ceiling is measured in the same run and send compared with it.
+    const sendFigures = records.send.result.figures;
+    t.true(sendFigures.db_ceiling_messages_per_second > 0);
+    t.true(sendFigures.ratio_to_db_ceiling > 0);
+    // history: the seeded history is there, and each narrow answered.
+    const hist = records.history.result;
+    t.is(hist.figures.messages, 10_000);
+    t.is(hist.figures.user_messages, 10_000 * hist.figures.subscribers);
+    for (const narrow of ['topic', 'sender', 'search']) ordered(t, hist.breakdown[narrow], `history ${narrow}`);
+    // mixed: each kind of operation happened, and events were delivered to the users' queues.
+    const mix = records.mixed.result;
+    for (const op of ['register', 'fetch', 'presence', 'send']) ordered(t, mix.breakdown[op], `mixed ${op}`);
+    t.true(mix.figures.events_received > 0);
+    t.is(mix.figures.error_percent, 0);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
