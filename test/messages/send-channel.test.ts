@@ -84,12 +84,14 @@ test('topics_policy: disable_empty_topic refuses the empty topic; empty_topic_on
   t.is((await send(s, member, { type: 'stream', to: only, topic: '', content: 'x' })).status, 200);
 });
 
-test('who may post: private channels need a subscription; can_send_message_group; guests in public channels', async (t) => {
+test('who may post: private channels need a subscription; can_send_message_group; guests only where subscribed', async (t) => {
   const { member, other, admin, guest } = await makeCast(s);
   const secret = uniqueName('secret');
   await makeChannel(s, secret, [member.id], { inviteOnly: true });
+  // A private channel the sender may not know of is answered like a missing one (its existence stays hidden);
+  // an administrator, who may know it, is refused by name.
   const outsider = await send(s, other, { type: 'stream', to: secret, topic: 't', content: 'x' });
-  t.deepEqual(outsider.json, { result: 'error', msg: `Not authorized to send to channel '${secret}'`, code: 'BAD_REQUEST' });
+  t.deepEqual(outsider.json, { result: 'error', msg: `Channel '${secret}' does not exist`, code: 'STREAM_DOES_NOT_EXIST', stream: secret });
   const adminOutsider = await send(s, admin, { type: 'stream', to: secret, topic: 't', content: 'x' });
   t.is(adminOutsider.json.msg, `Not authorized to send to channel '${secret}'`);
   t.is((await send(s, member, { type: 'stream', to: secret, topic: 't', content: 'x' })).status, 200);
@@ -103,7 +105,11 @@ test('who may post: private channels need a subscription; can_send_message_group
 
   const open = uniqueName('open');
   await makeChannel(s, open, [member.id]);
-  t.is((await send(s, guest, { type: 'stream', to: open, topic: 't', content: 'guests may post to public channels' })).status, 200);
+  // Guests post only where subscribed (or web-public), as in Zulip's access_stream_for_send_message.
+  const guestPost = await send(s, guest, { type: 'stream', to: open, topic: 't', content: 'not subscribed' });
+  t.is(guestPost.json.code, 'STREAM_DOES_NOT_EXIST');
+  await s.client.as(member).post('/users/me/subscriptions', { form: { subscriptions: JSON.stringify([{ name: open }]), principals: JSON.stringify([guest.id]) } });
+  t.is((await send(s, guest, { type: 'stream', to: open, topic: 't', content: 'subscribed now' })).status, 200);
 });
 
 test('subscribers receive the message; a non-subscriber reads it only through the channel’s history', async (t) => {
