@@ -13,6 +13,9 @@ export interface Config {
   /** External PostgreSQL; when unset an embedded PGlite database under dataDir is used. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** DB_QUERY_TIMEOUT_MS: a query unanswered this long fails (503) and its connection is dropped, so a database
+   *  that stops answering (a network partition) cannot hang requests. */
+  dbQueryTimeoutMs: number;
   ownerEmail: string | undefined;
   ownerPassword: string | undefined;
   ownerName: string | undefined;
@@ -89,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     externalScheme: env.EXTERNAL_SCHEME === 'https' ? 'https' : 'http',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.DATA_DIR || './data'),
+    dbQueryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000),
     ownerEmail: env.PALAVER_OWNER_EMAIL || undefined,
     ownerPassword: env.PALAVER_OWNER_PASSWORD || undefined,
     ownerName: env.PALAVER_OWNER_NAME || undefined,

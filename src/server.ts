@@ -47,6 +47,17 @@ export interface StartOptions {
   scheduledDelivery?: Pick<ScheduledDeliveryOptions, 'clock' | 'tuning'>;
 }
 
+/** Migrations may legitimately run longer than the query timeout (indexes on large tables): they get a connection of their own. */
+async function migrateWithoutTimeout(config: Config, embedded: EmbeddedDatabase | null, db: Database['db']): Promise<string[]> {
+  if (embedded || !config.databaseUrl) return migrate(db);
+  const own = createDatabase(config.databaseUrl, { max: 1 });
+  try {
+    return await migrate(own.db);
+  } finally {
+    await own.close();
+  }
+}
+
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const { uws } = loadUws(config.allowUwsFallback);
@@ -58,10 +69,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let embedded: EmbeddedDatabase | null = null;
   let database: Database;
   if (config.databaseUrl) {
-    database = createDatabase(config.databaseUrl, { onIdleError, observer });
+    database = createDatabase(config.databaseUrl, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs });
   } else {
     embedded = await startEmbedded(config.dataDir);
     // PGlite runs one query at a time; a few connections suffice and leave the rest for the admin CLI.
+    // No query timeout: the embedded database cannot be partitioned away, and its one session queues every query.
     database = createDatabase(embedded.connection, { max: Math.min(4, EMBEDDED_MAX_CONNECTIONS), onIdleError, observer });
     log.info({ dataDir: config.dataDir }, 'embedded database started');
   }
@@ -73,7 +85,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   let root;
   try {
-    const applied = await migrate(db);
+    const applied = await migrateWithoutTimeout(config, embedded, db);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();

@@ -20,6 +20,7 @@ import { RealmsRepository } from './repos/realms.js';
 import { SubscriptionsRepository } from './repos/subscriptions.js';
 import { UserTopicsRepository } from './repos/user-topics.js';
 import { UsersRepository } from './repos/users.js';
+import { isQueryTimeout } from './errors.js';
 import { DraftsRepository } from './repos/drafts.js';
 import { NavigationViewsRepository } from './repos/navigation-views.js';
 import { SavedSnippetsRepository } from './repos/saved-snippets.js';
@@ -61,6 +62,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The part of a node-postgres client that dropConnection needs. */
+interface PgClient {
+  $connectionError?: Error;
+  connection?: { stream?: { destroy(): void } };
+}
+
+/** A query that timed out still occupies its connection (node-postgres waits for its answer): the connection is
+ *  closed and marked so pg-promise's release removes it from the pool instead of handing it to the next query. */
+function dropConnection(client: PgClient, err: Error): void {
+  client.$connectionError = err;
+  client.connection?.stream?.destroy();
+}
+
 export type Connection = string | { host: string; port: number; user?: string; database?: string };
 
 /** Told about every query and transaction (operators' metrics); it must be cheap and must not throw. */
@@ -73,17 +87,20 @@ export interface DbObserver {
 
 export function createDatabase(
   connection: Connection,
-  opts: { max?: number; onIdleError?: (err: Error) => void; observer?: DbObserver } = {},
+  opts: { max?: number; onIdleError?: (err: Error) => void; observer?: DbObserver; queryTimeoutMs?: number } = {},
 ): Database {
   const observer = opts.observer;
   const pgp: IMain = pgPromise<Repos>({
     ...(observer && {
       receive: (e) => observer.query(((e.result as { duration?: number } | void)?.duration ?? 0) / 1000),
-      error: () => observer.queryError(),
       transact: (e) => {
         if (e.ctx?.finish) observer.transaction(e.ctx.tag, (e.ctx.duration ?? 0) / 1000);
       },
     }),
+    error(err, e) {
+      observer?.queryError();
+      if (isQueryTimeout(err) && e.client) dropConnection(e.client as unknown as PgClient, err as Error);
+    },
     extend(obj: Repos & IDatabase<Repos>) {
       obj.realms = new RealmsRepository(obj, pgp);
       obj.users = new UsersRepository(obj, pgp);
@@ -112,7 +129,14 @@ export function createDatabase(
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;
-  const db = pgp({ ...cn, max: opts.max ?? 10, connectionTimeoutMillis: 5000 }) as Db;
+  const db = pgp({
+    ...cn,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: 5000,
+    // A database that stops answering without closing the connection (a partition) fails queries instead of hanging them.
+    query_timeout: opts.queryTimeoutMs,
+    keepAlive: true,
+  }) as Db;
   // An idle connection the server terminates (restart, failover) must not crash the process; the pool
   // drops it and connects anew on the next query.
   db.$pool.on('error', (err) => opts.onIdleError?.(err));

@@ -1,4 +1,4 @@
-// Classifies database failures: lost connections become 503 envelopes rather than 500s.
+// Classifies database failures: lost connections and unanswered queries become 503 envelopes rather than 500s.
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT']);
 // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, connection failures.
@@ -9,5 +9,10 @@ export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   if (typeof e.code === 'string' && (CONNECTION_CODES.has(e.code) || SQLSTATE_CONNECTION.test(e.code))) return true;
   const msg = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Too many connections/i.test(msg);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Too many connections|Query read timeout|not queryable|connection is closed/i.test(msg);
+}
+
+/** node-postgres gave up waiting for a query's answer (query_timeout). */
+export function isQueryTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Query read timeout';
 }
