@@ -74,33 +74,62 @@ export async function runBatch(
       for (const p of run) await writeOne(t, p);
       return;
     }
+    settleRun(run, results);
+  }
+
+  function settleRun(run: Planned[], results: Outcome[]): void {
     run.forEach((p, k) => {
       const r = results[k]!;
       outcomes[p.index] = r.ok ? r : failure(r.error);
     });
   }
 
-  try {
-    await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, async (t) => {
-      if (planned.length === 1) {
-        const p = planned[0]!;
-        outcomes[p.index] = { ok: true, value: await defOf(p).write!(t, p.plan, state) };
-        return;
-      }
-      // Consecutive commands of a kind that writes in bulk go together (order kept); the rest one by one.
-      let i = 0;
-      while (i < planned.length) {
-        const kind = batch[planned[i]!.index]!.kind;
-        const def = registry[kind]!;
-        let j = i + 1;
-        if (def.writeBatch) while (j < planned.length && batch[planned[j]!.index]!.kind === kind) j++;
-        if (j - i > 1) await writeRun(t, def, planned.slice(i, j));
-        else await writeOne(t, planned[i]!);
-        i = j;
-      }
-    });
-  } catch (err) {
-    for (const { index } of planned) outcomes[index] = failure(err);
+  /** Every write of the batch: consecutive commands of a kind that writes in bulk go together (order kept). */
+  async function writeAll(t: Tx): Promise<void> {
+    if (planned.length === 1) {
+      const p = planned[0]!;
+      outcomes[p.index] = { ok: true, value: await defOf(p).write!(t, p.plan, state) };
+      return;
+    }
+    let i = 0;
+    while (i < planned.length) {
+      const kind = batch[planned[i]!.index]!.kind;
+      const def = registry[kind]!;
+      let j = i + 1;
+      if (def.writeBatch) while (j < planned.length && batch[planned[j]!.index]!.kind === kind) j++;
+      if (j - i > 1) await writeRun(t, def, planned.slice(i, j));
+      else await writeOne(t, planned[i]!);
+      i = j;
+    }
   }
-  return outcomes;
+
+  async function commit(write: (t: Tx) => Promise<void>): Promise<Outcome[]> {
+    try {
+      await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, write);
+    } catch (err) {
+      for (const { index } of planned) outcomes[index] = failure(err);
+    }
+    return outcomes;
+  }
+
+  // The common case under load, a batch of one kind that writes in bulk (sends), needs no savepoint: if the bulk
+  // write fails, its transaction is rolled back and the batch written again with one savepoint per command.
+  const only = defOf(planned[0]!);
+  if (planned.length > 1 && only.writeBatch && planned.every((p) => defOf(p) === only)) {
+    try {
+      await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, async (t) => {
+        settleRun(planned, await only.writeBatch!(t, planned.map((p) => p.plan), state));
+      });
+      return outcomes;
+    } catch (err) {
+      if (isConnectionError(err)) {
+        for (const { index } of planned) outcomes[index] = failure(err);
+        return outcomes;
+      }
+    }
+    return commit(async (t) => {
+      for (const p of planned) await writeOne(t, p);
+    });
+  }
+  return commit(writeAll);
 }

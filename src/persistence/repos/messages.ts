@@ -37,6 +37,15 @@ export interface StoredMessage {
   editHistory: EditHistoryEntry[] | null;
 }
 
+/** A message just inserted: its ID and what the send's automatic topic visibility needs. */
+export interface InsertedMessage {
+  id: number;
+  /** lower(topic): the key topics compare by (channel messages). */
+  topicKey: string;
+  /** Whether a channel message's topic had a message before this one's statement. */
+  topicExisted: boolean;
+}
+
 export type NewMessage = Omit<StoredMessage, 'id' | 'lastEditTime' | 'lastMovedTime' | 'editHistory'>;
 
 /** The columns every message read selects (alias `m`). */
@@ -81,8 +90,29 @@ export interface MessageChange {
   moved: boolean;
 }
 
+function messageRow(m: NewMessage) {
+  return {
+    realm_id: m.realmId,
+    sender_id: m.senderId,
+    recipient_kind: m.kind,
+    stream_id: m.streamId,
+    topic: m.topic,
+    direct_recipients: m.kind === 'direct' ? m.directRecipients : null,
+    content: m.content,
+    rendered_content: m.renderedContent,
+    date_sent: m.dateSent,
+    has_link: m.hasLink,
+    has_attachment: m.hasAttachment,
+    has_image: m.hasImage,
+    recipient_id: m.recipientId,
+    sending_client: m.client,
+    is_me_message: m.isMeMessage,
+  };
+}
+
 export class MessagesRepository {
   private readonly insertCs: ColumnSet;
+  private readonly recipientCs: ColumnSet;
 
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {
     this.insertCs = new pgp.helpers.ColumnSet(
@@ -105,29 +135,40 @@ export class MessagesRepository {
       ],
       { table: 'messages' },
     );
+    this.recipientCs = new pgp.helpers.ColumnSet(['ord', 'user_id', 'flags']);
   }
 
   /** Inserts messages in one statement; returns their IDs in order. */
   async insert(messages: NewMessage[]): Promise<number[]> {
-    const rows = messages.map((m) => ({
-      realm_id: m.realmId,
-      sender_id: m.senderId,
-      recipient_kind: m.kind,
-      stream_id: m.streamId,
-      topic: m.topic,
-      direct_recipients: m.kind === 'direct' ? m.directRecipients : null,
-      content: m.content,
-      rendered_content: m.renderedContent,
-      date_sent: m.dateSent,
-      has_link: m.hasLink,
-      has_attachment: m.hasAttachment,
-      has_image: m.hasImage,
-      recipient_id: m.recipientId,
-      sending_client: m.client,
-      is_me_message: m.isMeMessage,
-    }));
-    const sql = this.pgp.helpers.insert(rows, this.insertCs) + ' RETURNING id';
-    return this.db.map(sql, [], (r) => Number(r.id));
+    const sql = this.pgp.helpers.insert(messages.map(messageRow), this.insertCs) + ' RETURNING id';
+    // Already formatted: no values, or a `$1` in a message's text would be taken for a parameter.
+    return this.db.map(sql, undefined, (r) => Number(r.id));
+  }
+
+  /**
+   * Inserts messages and their recipients' user_messages rows in one statement (one round trip); `recipients[i]`
+   * are the rows of `messages[i]`. Returns, in order, each message's ID and, for channel messages, its topic's
+   * case-folded key (PostgreSQL's lower, as topics compare) and whether the topic had a message before this
+   * statement. Like insert(), it relies on the IDs being drawn in VALUES order (the k-th smallest is the k-th).
+   */
+  async insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
+    if (messages.length === 0) return [];
+    const rows = recipients.flatMap((list, i) => list.map((r) => ({ ord: i + 1, user_id: r.userId, flags: r.flags })));
+    const insertMessages = this.pgp.helpers.insert(messages.map(messageRow), this.insertCs);
+    const insertRows = rows.length === 0 ? '' : `, um AS (INSERT INTO user_messages (user_id, message_id, flags)
+         SELECT r.user_id, ids.id, r.flags FROM (VALUES ${this.pgp.helpers.values(rows, this.recipientCs)}) AS r(ord, user_id, flags)
+         JOIN ids ON ids.ord = r.ord)`;
+    // Already formatted: no values, or a `$1` in a message's text would be taken for a parameter. The EXISTS
+    // sees the table as it was before the statement (one snapshot for all its parts).
+    return this.db.map(
+      `WITH m AS (${insertMessages} RETURNING id, stream_id, topic),
+         ids AS (SELECT id, stream_id, topic, row_number() OVER (ORDER BY id) AS ord FROM m)${insertRows}
+       SELECT id, lower(topic) AS topic_key, stream_id IS NOT NULL AND EXISTS
+         (SELECT 1 FROM messages x WHERE x.stream_id = ids.stream_id AND lower(x.topic) = lower(ids.topic)) AS topic_existed
+       FROM ids ORDER BY ord`,
+      undefined,
+      (r) => ({ id: Number(r.id), topicKey: r.topic_key as string, topicExisted: r.topic_existed as boolean }),
+    );
   }
 
   async byIds(ids: number[]): Promise<StoredMessage[]> {
@@ -168,19 +209,6 @@ export class MessagesRepository {
       'SELECT EXISTS (SELECT 1 FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2)) AS e',
       [streamId, topic],
       (r) => r.e as boolean,
-    );
-  }
-
-  /** For each (channel, topic), in order: its case-folded key (PostgreSQL's lower, as topics compare) and
-   *  whether the topic has any message. One statement for a whole batch of sends. */
-  topicsExist(topics: { streamId: number; topic: string }[]): Promise<{ key: string; exists: boolean }[]> {
-    if (topics.length === 0) return Promise.resolve([]);
-    return this.db.map(
-      `SELECT lower(x.t) AS key,
-         EXISTS (SELECT 1 FROM messages m WHERE m.stream_id = x.s AND lower(m.topic) = lower(x.t)) AS e
-       FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(s, t, i) ORDER BY x.i`,
-      [topics.map((x) => x.streamId), topics.map((x) => x.topic)],
-      (r) => ({ key: r.key as string, exists: r.e as boolean }),
     );
   }
 

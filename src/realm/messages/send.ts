@@ -5,7 +5,8 @@ import type { RealmEvent } from '../../events/hub.js';
 import { ApiError, errors } from '../../http/errors.js';
 import { LIMITS } from '../../limits.js';
 import { FLAG_BITS } from '../../narrow/index.js';
-import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
+import type { Tx } from '../../persistence/db.js';
+import type { InsertedMessage, NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
 import type { CommandDef, Outcome } from '../commands.js';
 import { linkAttachments } from '../files/index.js';
@@ -17,7 +18,7 @@ import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, renderContent } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
-import { applyAutomaticVisibility, mayChangeVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
+import { applyAutomaticVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
 
 /** Zulip's WILDCARD_MENTION_THRESHOLD: above this many recipients, wildcard mentions need permission. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -121,6 +122,78 @@ function sent(plan: SendPlan, m: NewMessage, id: number, rows: UserMessageRow[],
   return { message, rows, visibility, senderQueue: plan.senderQueue };
 }
 
+/** A send that passed its database checks, with its conversation and final flags. */
+interface Accepted {
+  index: number;
+  plan: SendPlan;
+  message: NewMessage;
+  flags: Map<number, number>;
+}
+
+/**
+ * Writes sends in order, all in as few statements as possible: the checks that need the database first (an
+ * existing conversation, topic participants for @topic), then one statement inserting the messages and their
+ * recipients' rows (cut before an @topic, whose participants must include the earlier sends), then automatic
+ * topic visibility, which only writes when a topic starts. A refused send gets its error; the others go on.
+ */
+async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<Outcome<SendResult>[]> {
+  const outcomes: Outcome<SendResult>[] = new Array(plans.length);
+  const conversations = new Map<string, number>();
+  let pending: Accepted[] = [];
+  const inserted: { a: Accepted; row: InsertedMessage }[] = [];
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const rows = await t.messages.insertWithRecipients(
+      pending.map((a) => a.message),
+      pending.map((a) => recipientFlags(a.plan, a.flags)),
+    );
+    if (rows.length !== pending.length) throw new Error(`${rows.length} message IDs for ${pending.length} messages`);
+    pending.forEach((a, i) => inserted.push({ a, row: rows[i]! }));
+    pending = [];
+  };
+  for (const [index, plan] of plans.entries()) {
+    const m = { ...plan.message };
+    const flags = new Map(plan.flags);
+    try {
+      if (m.kind === 'direct') {
+        const key = m.directRecipients.join(',');
+        let convId = state.messages.directConversations.get(key) ?? conversations.get(key);
+        if (plan.mustExist && convId === undefined && !(await t.messages.directConversationExists(m.realmId, m.directRecipients))) {
+          throw errors.cannotInitiateDirectMessages();
+        }
+        convId ??= await t.messages.directConversationId(m.realmId, m.directRecipients);
+        conversations.set(key, convId);
+        m.recipientId = 2 * convId + 1;
+      } else if (plan.topicWildcard) {
+        await flush();
+        markTopicWildcard(state, m, flags, new Set(await t.messages.topicParticipantIds(m.streamId!, m.topic)));
+      }
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      outcomes[index] = { ok: false, error: err };
+      continue;
+    }
+    pending.push({ index, plan, message: m, flags });
+  }
+  await flush();
+  // A topic starts with the first message it ever had: none before its statement, none earlier in these sends.
+  const topics = new Set<string>();
+  for (const { a, row } of inserted) {
+    const m = a.message;
+    let visibility: VisibilityChange | null = null;
+    if (m.kind === 'stream') {
+      const key = `${m.streamId}\u0000${row.topicKey}`;
+      const startsTopic = !row.topicExisted && !topics.has(key);
+      topics.add(key);
+      visibility = await applyAutomaticVisibility(t, state, a.plan.sender, m.streamId!, m.topic, new Date(m.dateSent * 1000), startsTopic);
+    }
+    // Uploads linked in the message become readable by whoever can read the message.
+    await linkAttachments(t, state, row.id, m.content, m.senderId);
+    outcomes[a.index] = { ok: true, value: sent(a.plan, m, row.id, recipientRows(a.plan, row.id, a.flags), visibility) };
+  }
+  return outcomes;
+}
+
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
   check(state, input) {
@@ -176,96 +249,12 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   },
 
   async write(t, plan, state) {
-    const m = { ...plan.message };
-    const flags = new Map(plan.flags);
-    let visibility: VisibilityChange | null = null;
-    if (m.kind === 'direct') {
-      const key = m.directRecipients.join(',');
-      if (plan.mustExist && !state.messages.directConversations.has(key) && !(await t.messages.directConversationExists(m.realmId, m.directRecipients))) {
-        throw errors.cannotInitiateDirectMessages();
-      }
-      const convId = state.messages.directConversations.get(key) ?? (await t.messages.directConversationId(m.realmId, m.directRecipients));
-      m.recipientId = 2 * convId + 1;
-    } else {
-      if (plan.topicWildcard) {
-        const participants = new Set(await t.messages.topicParticipantIds(m.streamId!, m.topic));
-        markTopicWildcard(state, m, flags, participants);
-      }
-      visibility = await applyAutomaticVisibility(t, state, plan.sender, m.streamId!, m.topic, new Date(m.dateSent * 1000));
-    }
-    const [id] = await t.messages.insertWithRecipients([m], [recipientFlags(plan, flags)]);
-    const rows = recipientRows(plan, id!, flags);
-    // Uploads linked in the message become readable by whoever can read the message.
-    await linkAttachments(t, state, id!, m.content, m.senderId);
-    return sent(plan, m, id!, rows, visibility);
+    const [outcome] = await writeSends(t, [plan], state);
+    if (!outcome!.ok) throw outcome!.error;
+    return outcome!.value;
   },
 
-  /**
-   * All sends of a batch at once: the checks that need the database (an existing conversation, topic
-   * participants, automatic visibility) first, in order, seeing the batch's earlier sends; then one multi-row
-   * statement inserting the messages and their recipients' rows.
-   */
-  async writeBatch(t, plans, state) {
-    const outcomes: Outcome<SendResult>[] = new Array(plans.length);
-    const channelPlans = plans.filter((p) => p.message.kind === 'stream');
-    const needTopics = channelPlans.some((p) => p.topicWildcard || mayChangeVisibility(p.sender));
-    const topicInfo = needTopics
-      ? await t.messages.topicsExist(channelPlans.map((p) => ({ streamId: p.message.streamId!, topic: p.message.topic })))
-      : [];
-    const infoByPlan = new Map(channelPlans.map((p, i) => [p, topicInfo[i]]));
-    /** Topics (channel ID and case-folded name) written earlier in this batch → their senders. */
-    const batchTopics = new Map<string, Set<number>>();
-    const batchConversations = new Map<string, number>();
-    const accepted: { index: number; plan: SendPlan; message: NewMessage; flags: Map<number, number>; visibility: VisibilityChange | null }[] = [];
-    for (const [index, plan] of plans.entries()) {
-      const m = { ...plan.message };
-      const flags = new Map(plan.flags);
-      let visibility: VisibilityChange | null = null;
-      try {
-        if (m.kind === 'direct') {
-          const key = m.directRecipients.join(',');
-          let convId = state.messages.directConversations.get(key) ?? batchConversations.get(key);
-          if (plan.mustExist && convId === undefined && !(await t.messages.directConversationExists(m.realmId, m.directRecipients))) {
-            throw errors.cannotInitiateDirectMessages();
-          }
-          convId ??= await t.messages.directConversationId(m.realmId, m.directRecipients);
-          batchConversations.set(key, convId);
-          m.recipientId = 2 * convId + 1;
-        } else {
-          const info = infoByPlan.get(plan);
-          const topicKey = info ? `${m.streamId}\u0000${info.key}` : null;
-          const earlierSenders = topicKey === null ? undefined : batchTopics.get(topicKey);
-          if (plan.topicWildcard) {
-            const participants = new Set([...(await t.messages.topicParticipantIds(m.streamId!, m.topic)), ...(earlierSenders ?? [])]);
-            markTopicWildcard(state, m, flags, participants);
-          }
-          const startsTopic = info ? !info.exists && earlierSenders === undefined : undefined;
-          visibility = await applyAutomaticVisibility(t, state, plan.sender, m.streamId!, m.topic, new Date(m.dateSent * 1000), startsTopic);
-          if (topicKey !== null) {
-            if (earlierSenders) earlierSenders.add(m.senderId);
-            else batchTopics.set(topicKey, new Set([m.senderId]));
-          }
-        }
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        outcomes[index] = { ok: false, error: err };
-        continue;
-      }
-      accepted.push({ index, plan, message: m, flags, visibility });
-    }
-    if (accepted.length === 0) return outcomes;
-    const ids = await t.messages.insertWithRecipients(
-      accepted.map((a) => a.message),
-      accepted.map((a) => recipientFlags(a.plan, a.flags)),
-    );
-    if (ids.length !== accepted.length) throw new Error(`${ids.length} message IDs for ${accepted.length} messages`);
-    const rowsOf = accepted.map((a, i) => recipientRows(a.plan, ids[i]!, a.flags));
-    for (const [i, a] of accepted.entries()) {
-      await linkAttachments(t, state, ids[i]!, a.message.content, a.message.senderId);
-      outcomes[a.index] = { ok: true, value: sent(a.plan, a.message, ids[i]!, rowsOf[i]!, a.visibility) };
-    }
-    return outcomes;
-  },
+  writeBatch: writeSends,
 
   apply(state, r) {
     const m = r.message;
