@@ -4,6 +4,7 @@ import test from 'ava';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 import { verifyAction } from '../helpers/verify-action.js';
+import { dm, makeChannel, post, uniqueName } from '../messages/helpers.js';
 
 let s: TestServer;
 test.before(async () => {
@@ -85,4 +86,71 @@ test.serial('realm_user_settings_defaults: an administrator changes a default', 
     s.client.as(s.owner).patch('/realm/user_settings_defaults', { form: { twenty_four_hour_time: 'true' } }),
   { eventTypes: ['realm_user_settings_defaults'] });
   t.true(events.length > 0);
+});
+
+test.serial('presence: a user coming online (modern presences)', async (t) => {
+  const viewer = await addUser(s);
+  const pinger = await addUser(s);
+  const events = await verifyAction(t, s, viewer, () => s.client.as(pinger).post('/users/me/presence', { form: { status: 'active' } }), {
+    eventTypes: ['presence'],
+    register: { slim_presence: 'true', client_capabilities: JSON.stringify({ simplified_presence_events: true }) },
+  });
+  t.true(events.some((e) => e.type === 'presence' && String(pinger.id) in e.presences));
+});
+
+test.serial('typing: no snapshot change; channel typing reaches the other subscribers only, direct typing its recipients', async (t) => {
+  const typist = await addUser(s);
+  const reader = await addUser(s);
+  const outsider = await addUser(s);
+  const channel = await makeChannel(s, uniqueName('typing'), [typist.id, reader.id]);
+  const opts = { eventTypes: ['typing'], register: { client_capabilities: JSON.stringify({ stream_typing_notifications: true }) } };
+  const inChannel = () => s.client.as(typist).post('/typing', { form: { type: 'stream', op: 'start', stream_id: String(channel), topic: 'plans' } });
+  const seen = await verifyAction(t, s, reader, inChannel, opts);
+  t.deepEqual(seen.map((e) => [e.type, e.op, e.message_type, e.sender.user_id, e.stream_id, e.topic]), [['typing', 'start', 'stream', typist.id, channel, 'plans']]);
+  t.deepEqual(await verifyAction(t, s, outsider, inChannel, opts), [], 'not a subscriber');
+  t.deepEqual(await verifyAction(t, s, typist, inChannel, opts), [], 'not to the typist');
+  const direct = () => s.client.as(typist).post('/typing', { form: { type: 'direct', op: 'stop', to: JSON.stringify([reader.id]) } });
+  const got = await verifyAction(t, s, reader, direct, opts);
+  t.deepEqual(got.map((e) => [e.op, e.message_type, e.sender.user_id, e.recipients.map((r: any) => r.user_id).sort()]), [
+    ['stop', 'direct', typist.id, [typist.id, reader.id].sort((a, b) => a - b)],
+  ]);
+  t.deepEqual(await verifyAction(t, s, outsider, direct, opts), []);
+});
+
+const UNREAD_TYPES = ['message', 'update_message_flags', 'delete_message', 'recent_private_conversations', 'starred_messages', 'subscription', 'user_topic', 'realm_user'];
+
+test.serial('unread_msgs and recent_private_conversations: direct, group and channel messages, read and unread again', async (t) => {
+  const viewer = await addUser(s, { fullName: 'Unread Viewer' });
+  const a = await addUser(s);
+  const b = await addUser(s);
+  const name = uniqueName('unread');
+  await makeChannel(s, name, [viewer.id, a.id]);
+  const opts = { eventTypes: UNREAD_TYPES };
+  const one = await verifyAction(t, s, viewer, () => dm(s, a, [viewer.id], 'hi'), opts);
+  t.deepEqual(types(one), ['message']);
+  await verifyAction(t, s, viewer, () => dm(s, b, [viewer.id, a.id], 'hi all'), opts);
+  await verifyAction(t, s, viewer, () => dm(s, viewer, [viewer.id], 'note to self'), opts);
+  await verifyAction(t, s, viewer, () => dm(s, viewer, [a.id], 'sent by me'), opts);
+  await verifyAction(t, s, viewer, () => post(s, a, name, 'lunch', `@**Unread Viewer** ready?`), opts);
+  await verifyAction(t, s, viewer, () => post(s, a, name, 'Lunch', 'same topic, other case'), opts);
+  // Mark everything read, then one of each unread again.
+  const before = (await s.client.as(viewer).post('/register', { form: { event_types: JSON.stringify(UNREAD_TYPES) } })).json;
+  const ids: number[] = [...before.unread_msgs.pms, ...before.unread_msgs.huddles, ...before.unread_msgs.streams].flatMap((x: any) => x.unread_message_ids);
+  // Six: an API client's own messages are not read_by_sender (the reference's default for non-UI clients).
+  t.is(ids.length, 6);
+  t.is(before.unread_msgs.mentions.length, 1);
+  const flags = (op: string, messages: number[], flag = 'read') => () =>
+    s.client.as(viewer).post('/messages/flags', { form: { op, flag, messages: JSON.stringify(messages) } });
+  const read = await verifyAction(t, s, viewer, flags('add', ids), opts);
+  t.deepEqual(types(read), ['update_message_flags:add']);
+  await verifyAction(t, s, viewer, flags('remove', ids), opts);
+  await verifyAction(t, s, viewer, flags('add', ids.slice(0, 2)), opts);
+  await verifyAction(t, s, viewer, flags('add', ids.slice(0, 2), 'starred'), opts);
+  await verifyAction(t, s, viewer, flags('remove', ids.slice(0, 1), 'starred'), opts);
+  // The viewer deletes their own direct message. Not the newest, and without recent_private_conversations: a
+  // client cannot know the new max_message_id of either (the reference recomputes both on the server).
+  const own = before.unread_msgs.pms.find((p: any) => p.other_user_id === a.id).unread_message_ids.at(-1);
+  const withoutRecent = { eventTypes: UNREAD_TYPES.filter((x) => x !== 'recent_private_conversations') };
+  const deleted = await verifyAction(t, s, viewer, () => s.client.as(viewer).delete(`/messages/${own}`), withoutRecent);
+  t.deepEqual(types(deleted), ['delete_message']);
 });

@@ -17,6 +17,72 @@ function sortedUnique(ids: number[]): number[] {
   return [...new Set(ids)].sort((a, b) => a - b);
 }
 
+// unread_msgs, as the reference client keeps it: direct conversations (pms with one other person or oneself,
+// huddles with more), channel topics, mentions, and the count of what is not muted.
+type UnreadKind =
+  | { kind: 'private'; others: number[]; muted: false }
+  | { kind: 'stream'; streamId: number; topic: string; muted: boolean };
+
+const MENTION_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned'];
+
+function isMention(flags: string[]): boolean {
+  return flags.some((f) => MENTION_FLAGS.includes(f));
+}
+
+/** Whether the viewer has muted this topic (or its channel, without unmuting or following the topic). */
+function topicMuted(state: State, streamId: number, topic: string): boolean {
+  const policy = (state.user_topics ?? []).find((t: any) => t.stream_id === streamId && t.topic_name.toLowerCase() === topic.toLowerCase())?.visibility_policy ?? 0;
+  if (policy === 1) return true;
+  const sub = byKey(state.subscriptions, 'stream_id', streamId);
+  return sub?.is_muted === true && policy !== 2 && policy !== 3;
+}
+
+function unreadKind(state: State, m: any): UnreadKind {
+  if (m.type === 'private') {
+    return { kind: 'private', others: sortedUnique(m.display_recipient.map((u: any) => u.id).filter((id: number) => id !== state.user_id)), muted: false };
+  }
+  return { kind: 'stream', streamId: m.stream_id, topic: m.subject, muted: topicMuted(state, m.stream_id, m.subject) };
+}
+
+function addUnread(state: State, id: number, k: UnreadKind, mentioned: boolean): void {
+  const u = state.unread_msgs;
+  const add = (entry: any) => (entry.unread_message_ids = sortedUnique([...entry.unread_message_ids, id]));
+  if (k.kind === 'private' && k.others.length <= 1) {
+    const other = k.others[0] ?? state.user_id;
+    let entry = byKey(u.pms, 'other_user_id', other);
+    if (!entry) u.pms.push((entry = { other_user_id: other, sender_id: other, unread_message_ids: [] }));
+    add(entry);
+  } else if (k.kind === 'private') {
+    const key = sortedUnique([...k.others, state.user_id]).join(',');
+    let entry = byKey(u.huddles, 'user_ids_string', key);
+    if (!entry) u.huddles.push((entry = { user_ids_string: key, unread_message_ids: [] }));
+    add(entry);
+  } else {
+    let entry = u.streams.find((x: any) => x.stream_id === k.streamId && x.topic.toLowerCase() === k.topic.toLowerCase());
+    if (!entry) u.streams.push((entry = { stream_id: k.streamId, topic: k.topic, unread_message_ids: [] }));
+    add(entry);
+  }
+  if (!k.muted) u.count++;
+  if (mentioned) u.mentions = sortedUnique([...u.mentions, id]);
+}
+
+function removeUnread(state: State, id: number): void {
+  const u = state.unread_msgs;
+  let found = false;
+  let muted = false;
+  for (const list of ['pms', 'huddles', 'streams'] as const) {
+    for (const entry of u[list]) {
+      if (!entry.unread_message_ids.includes(id)) continue;
+      found = true;
+      if (list === 'streams') muted = topicMuted(state, entry.stream_id, entry.topic);
+      entry.unread_message_ids = entry.unread_message_ids.filter((x: number) => x !== id);
+    }
+    u[list] = u[list].filter((entry: any) => entry.unread_message_ids.length > 0);
+  }
+  if (found && !muted) u.count--;
+  u.mentions = u.mentions.filter((x: number) => x !== id);
+}
+
 const reducers: Record<string, (state: State, e: Event) => void> = {
   realm_user(state, e) {
     if (!state.realm_users) return;
@@ -180,6 +246,54 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
 
   message(state, e) {
     if ('max_message_id' in state) state.max_message_id = Math.max(state.max_message_id, e.message.id);
+    const m = e.message;
+    // A channel's first message (the reference client does the same).
+    if (m.type === 'stream') {
+      for (const k of ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams']) {
+        const ch = byKey(state[k], 'stream_id', m.stream_id);
+        if (ch && ch.first_message_id === null) ch.first_message_id = m.id;
+      }
+    }
+    if (state.unread_msgs && !(e.flags ?? []).includes('read')) addUnread(state, m.id, unreadKind(state, m), isMention(e.flags ?? []));
+    if (state.recent_private_conversations && m.type === 'private') {
+      const others = sortedUnique(m.display_recipient.map((u: any) => u.id).filter((id: number) => id !== state.user_id));
+      const key = others.join(',');
+      const rest = state.recent_private_conversations.filter((c: any) => c.user_ids.join(',') !== key);
+      state.recent_private_conversations = [{ max_message_id: m.id, user_ids: others }, ...rest];
+    }
+  },
+
+  update_message_flags(state, e) {
+    if (e.flag === 'starred' && state.starred_messages) {
+      const ids = e.op === 'add' ? [...state.starred_messages, ...e.messages] : state.starred_messages.filter((id: number) => !e.messages.includes(id));
+      state.starred_messages = sortedUnique(ids);
+    }
+    if (e.flag !== 'read' || !state.unread_msgs) return;
+    if (e.op === 'add') {
+      for (const id of e.messages) removeUnread(state, id);
+    } else {
+      for (const id of e.messages) {
+        const d = e.message_details?.[id];
+        if (!d) continue;
+        const kind: UnreadKind =
+          d.type === 'private'
+            ? { kind: 'private', others: sortedUnique(d.user_ids), muted: false }
+            : { kind: 'stream', streamId: d.stream_id, topic: d.topic, muted: !d.unmuted_stream_msg };
+        addUnread(state, id, kind, d.mentioned === true);
+      }
+    }
+  },
+
+  delete_message(state, e) {
+    const ids: number[] = e.message_ids ?? [e.message_id];
+    if (state.unread_msgs) for (const id of ids) removeUnread(state, id);
+    if (state.starred_messages) state.starred_messages = state.starred_messages.filter((id: number) => !ids.includes(id));
+  },
+
+  presence(state, e) {
+    if (!state.presences) return;
+    // The modern form (simplified_presence_events with slim_presence): the records replace the old ones.
+    if (e.presences) Object.assign(state.presences, e.presences);
   },
 
   user_status(state, e) {

@@ -8,14 +8,22 @@ import type { TestServer } from './server.js';
 /** Fields that differ between any two registers, whatever happened in between. */
 const VOLATILE = ['queue_id', 'last_event_id', 'server_timestamp', 'presence_last_update_id'];
 
-const ID_KEYS = ['user_id', 'stream_id', 'id', 'fragment', 'scheduled_message_id'];
+const ID_KEYS = ['user_id', 'stream_id', 'id', 'fragment', 'scheduled_message_id', 'other_user_id', 'user_ids_string'];
 
 /** Orders lists of records by their ID so that order alone never makes two snapshots differ. */
 function normalize(value: unknown): unknown {
   if (Array.isArray(value)) {
     const items = value.map(normalize);
     const key = ID_KEYS.find((k) => items.length > 0 && items.every((x) => x && typeof x === 'object' && k in (x as object)));
-    if (key) items.sort((a, b) => ((a as any)[key] < (b as any)[key] ? -1 : (a as any)[key] > (b as any)[key] ? 1 : 0));
+    if (key) {
+      // Ties (several unread topics of one channel) are ordered by their content.
+      const tie = (x: unknown) => JSON.stringify(x);
+      items.sort((a, b) => {
+        const ka = (a as any)[key];
+        const kb = (b as any)[key];
+        return ka < kb ? -1 : ka > kb ? 1 : tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0;
+      });
+    }
     return items;
   }
   if (value && typeof value === 'object') {
