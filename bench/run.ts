@@ -67,37 +67,46 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
   const failed: string[] = [];
   const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick);
   if (ceiling) progress('');
-  for (const name of names) {
-    const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
-    const target = await startTarget({
+  const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
+  const start = () =>
+    startTarget({
       url: values.url as string | undefined,
       databaseUrl: (values['database-url'] as string | undefined) ?? process.env.DATABASE_URL,
       env: heartbeatMs ? { EVENT_HEARTBEAT_MS: String(heartbeatMs), EVENT_QUEUE_SWEEP_MS: String(Math.max(100, Math.floor(heartbeatMs / 10))) } : {},
     });
-    try {
-      const owner = await login(target.url, target.owner.email, target.owner.password);
-      const loadBefore = os.loadavg()[0]!;
-      const cpuBefore = sampleProcess(target.pid);
-      const wall = performance.now();
-      const result = await SCENARIOS[name]!({ target, owner, options, quick, progress });
-      const cpuAfter = sampleProcess(target.pid);
-      if (cpuBefore && cpuAfter) {
-        result.figures.server_cpu_percent = +((100 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / ((performance.now() - wall) / 1000)).toFixed(1);
-        result.figures.server_rss_mib = +(cpuAfter.rssBytes / 2 ** 20).toFixed(1);
+  // Each scenario gets a fresh server and database, except in a quick run of several: there one server serves
+  // them all (a server start with its migrations costs seconds, more than a quick scenario).
+  const shared = quick && names.length > 1 ? await start() : null;
+  try {
+    for (const name of names) {
+      const target = shared ?? (await start());
+      try {
+        const owner = await login(target.url, target.owner.email, target.owner.password);
+        const loadBefore = os.loadavg()[0]!;
+        const cpuBefore = sampleProcess(target.pid);
+        const wall = performance.now();
+        const result = await SCENARIOS[name]!({ target, owner, options, quick, progress });
+        const cpuAfter = sampleProcess(target.pid);
+        if (cpuBefore && cpuAfter) {
+          result.figures.server_cpu_percent = +((100 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / ((performance.now() - wall) / 1000)).toFixed(1);
+          result.figures.server_rss_mib = +(cpuAfter.rssBytes / 2 ** 20).toFixed(1);
+        }
+        // The machine is shared (server, database, load generator and anything else): its load is recorded beside each figure.
+        result.figures.load_average_1m = `${loadBefore.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`;
+        progress('');
+        const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
+        process.stdout.write(table(name, result, ceilingRef) + '\n');
+        const record = { scenario: name, machine: machine(), settings: { quick, options, server: shared ? 'shared by the run' : 'own', url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
+        const files = writeResults(values.out as string, name, record, svg(name, result));
+        process.stdout.write(`  results: ${files.json}\n  chart:   ${files.svg}\n`);
+        results[name] = record;
+        if (result.errors > 0) failed.push(name);
+      } finally {
+        if (!shared) await target.stop();
       }
-      // The machine is shared (server, database, load generator and anything else): its load is recorded beside each figure.
-      result.figures.load_average_1m = `${loadBefore.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`;
-      progress('');
-      const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
-      process.stdout.write(table(name, result, ceilingRef) + '\n');
-      const record = { scenario: name, machine: machine(), settings: { quick, options, url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
-      const files = writeResults(values.out as string, name, record, svg(name, result));
-      process.stdout.write(`  results: ${files.json}\n  chart:   ${files.svg}\n`);
-      results[name] = record;
-      if (result.errors > 0) failed.push(name);
-    } finally {
-      await target.stop();
     }
+  } finally {
+    await shared?.stop();
   }
   return { results, failed };
 }
