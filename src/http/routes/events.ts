@@ -4,6 +4,7 @@ import { capabilitiesFrom, clientNameFrom, type QueueRegistration } from '../../
 import { buildSnapshot } from '../../events/snapshot/index.js';
 import { EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS, LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
+import { ROLE } from '../../realm/types.js';
 import { FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
@@ -34,6 +35,8 @@ export const register = endpoint({
       if (p.include_subscribers === true) throw errors.anonymousParameter('include_subscribers');
       if (!realmSetting(ctx.realm.state, 'enable_spectator_access')) throw errors.notLoggedIn();
     }
+    // Zulip's can_access_public_streams: guests (and spectators) may not follow every public channel.
+    if (p.all_public_streams && (user === null || user.role === ROLE.GUEST)) throw errors.notAuthorizedForQuery();
     for (const pair of p.narrow) {
       if (pair.length !== 2) throw errors.invalidParam('narrow is not a list of [operator, operand] pairs');
     }
