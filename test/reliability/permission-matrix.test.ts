@@ -75,9 +75,26 @@ async function actorFor(row: Row, role: RoleName): Promise<Credentials | null> {
   return addUser(w.s, { role: roleCode, isBot: role === 'bot', fullName: `Disposable ${role}` });
 }
 
+/** Rows that change one realm-wide list (linkifiers, channel folders) run one at a time, so an ordering request
+ *  sees the list it was built from. */
+const locks = new Map<string, Promise<void>>();
+async function withLock<T>(name: string | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!name) return fn();
+  const before = locks.get(name) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((r) => (release = r));
+  locks.set(name, before.then(() => mine));
+  await before;
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
 for (const row of rows) {
   const e = endpointByKey.get(key(row.method, row.path));
-  test(`${row.method} ${row.path}`, async (t) => {
+  test(`${row.method} ${row.path}`, (t) => withLock(row.lock, async () => {
     if (!e) return t.fail('no such endpoint');
     const problems: string[] = [];
     const cases = row.cases ?? ['-'];
@@ -106,5 +123,138 @@ for (const row of rows) {
     }
     await Promise.all(jobs);
     t.deepEqual(problems, []);
-  });
+  }));
 }
+
+// Leaks checked one by one: the ways a private channel's content could reach someone not entitled to it.
+
+const narrowOf = (...terms: [string, unknown][]) => JSON.stringify(terms.map(([operator, operand]) => ({ operator, operand })));
+
+test('narrows naming a private channel by ID or name, its topic, or a word of it return nothing to outsiders', async (t) => {
+  const ch = w.channels.privUnsub;
+  const narrows = [
+    narrowOf(['channel', ch.id]),
+    narrowOf(['channel', ch.name]),
+    narrowOf(['channel', ch.id], ['topic', ch.topic]),
+    narrowOf(['search', ch.secret]),
+    narrowOf(['channel', ch.id], ['search', ch.secret]),
+    narrowOf(['topic', ch.topic]),
+    narrowOf(['channels', 'public']),
+    narrowOf(),
+  ];
+  for (const role of ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'] as const) {
+    for (const narrow of narrows) {
+      const r = await w.client(role).get('/messages', { query: { anchor: 'newest', num_before: '100', num_after: '0', narrow } });
+      if (r.status === 200) t.false(r.json.messages.some((m: { id: number }) => m.id === ch.messageId), `${role} ${narrow}`);
+      t.false(r.text.includes(ch.secret) || r.text.includes(`"${ch.topic}"`), `${role} ${narrow}: ${r.text.slice(0, 200)}`);
+    }
+    const byId = await w.client(role).get('/messages', { query: { message_ids: JSON.stringify([ch.messageId]) } });
+    t.false(byId.text.includes(ch.secret), `${role}: message_ids`);
+  }
+});
+
+test('matches_narrow with a search does not highlight, or even list, a message the user may not read', async (t) => {
+  const ch = w.channels.privUnsub;
+  for (const role of ['owner', 'admin', 'member', 'guest'] as const) {
+    const r = await w.client(role).get('/messages/matches_narrow', { query: { msg_ids: JSON.stringify([ch.messageId]), narrow: narrowOf(['search', ch.secret]) } });
+    t.is(r.status, 200);
+    t.deepEqual(r.json.messages, {}, role);
+  }
+  // The positive control: a subscriber gets the highlighted match.
+  const own = await w.client('member').get('/messages/matches_narrow', {
+    query: { msg_ids: JSON.stringify([w.channels.privSub.messageId]), narrow: narrowOf(['search', w.channels.privSub.secret]) },
+  });
+  t.regex(own.json.messages[w.channels.privSub.messageId].match_content, /<span class="highlight">/);
+});
+
+test('register snapshots (everything, subscribers included) carry nothing of channels the user may not read', async (t) => {
+  for (const role of ['owner', 'admin', 'moderator', 'member', 'guest', 'bot', 'spectator'] as const) {
+    const form: Record<string, string> = role === 'spectator' ? {} : { include_subscribers: 'true' };
+    const r = await w.client(role).post('/register', { form });
+    t.is(r.status, 200, `${role}: ${r.text.slice(0, 200)}`);
+    for (const secret of forbidden(role)) t.false(r.text.includes(secret), `${role}'s snapshot carries ${secret}`);
+    if (r.json?.queue_id) await w.client(role).delete('/events', { form: { queue_id: r.json.queue_id } });
+  }
+});
+
+async function drain(role: 'member' | 'admin', queueId: string, until: (events: any[]) => boolean): Promise<any[]> {
+  const all: any[] = [];
+  let last = -1;
+  for (let i = 0; i < 100; i++) {
+    const r = await w.client(role).get('/events', { query: { queue_id: queueId, last_event_id: String(last), dont_block: 'true' } });
+    for (const e of r.json.events) {
+      all.push(e);
+      last = Math.max(last, e.id);
+    }
+    if (until(all)) return all;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  return all;
+}
+
+const messageEvents = (events: any[]) => events.filter((e) => e.type === 'message');
+const hasContent = (needle: string) => (events: any[]) => messageEvents(events).some((e) => String(e.message.content).includes(needle));
+
+test('a queue registered before its user was removed from a private channel stops getting its messages', async (t) => {
+  const owner = w.client('owner');
+  const made = await owner.post('/channels/create', {
+    form: { name: 'removal room', invite_only: 'true', subscribers: JSON.stringify([w.users.keeper.id, w.users.member.id]) },
+  });
+  const channelId = made.json.id as number;
+  const q = await w.client('member').post('/register', { form: { event_types: JSON.stringify(['message']) } });
+  const keeper = w.s.client.as(w.users.keeper);
+  await keeper.post('/messages', { form: { type: 'channel', to: String(channelId), topic: 'before', content: 'while subscribed' } });
+  t.true(hasContent('while subscribed')(await drain('member', q.json.queue_id, hasContent('while subscribed'))), 'the control: delivered while subscribed');
+
+  const removed = await owner.delete('/users/me/subscriptions', {
+    form: { subscriptions: JSON.stringify(['removal room']), principals: JSON.stringify([w.users.member.id]) },
+  });
+  t.is(removed.status, 200, removed.text);
+  await keeper.post('/messages', { form: { type: 'channel', to: String(channelId), topic: 'after', content: 'rumour after removal' } });
+  // A direct message sent after it marks the point by which the channel message would have arrived.
+  await keeper.post('/messages', { form: { type: 'direct', to: JSON.stringify([w.users.member.id]), content: 'marker after removal' } });
+  const events = await drain('member', q.json.queue_id, hasContent('marker after removal'));
+  t.true(hasContent('marker after removal')(events));
+  t.false(hasContent('rumour after removal')(events), 'the removed user heard the channel');
+  t.false(JSON.stringify(events).includes('rumour after removal'));
+});
+
+test('all_public_streams queues get public channels only, never private ones; guests and spectators may not ask', async (t) => {
+  const register = (role: RoleName) => w.client(role).post('/register', { form: { event_types: JSON.stringify(['message']), all_public_streams: 'true' } });
+  const member = await register('member');
+  const admin = await register('admin');
+  for (const role of ['guest', 'spectator'] as const) {
+    t.like((await register(role)).json, { result: 'error', code: 'BAD_REQUEST', msg: 'User not authorized for this query' }, role);
+  }
+  const keeper = w.s.client.as(w.users.keeper);
+  await keeper.post('/messages', { form: { type: 'channel', to: String(w.channels.privUnsub.id), topic: 'x', content: 'aps private whisper' } });
+  await keeper.post('/messages', { form: { type: 'channel', to: String(w.channels.public.id), topic: 'x', content: 'aps public news' } });
+  for (const [role, q] of [['member', member], ['admin', admin]] as const) {
+    const events = await drain(role, q.json.queue_id, hasContent('aps public news'));
+    t.true(hasContent('aps public news')(events), `${role} gets the public channel`);
+    t.false(hasContent('aps private whisper')(events), `${role} gets the private channel`);
+  }
+});
+
+test('a user of another realm, at its own realm, cannot reach our channels, messages or uploads by ID', async (t) => {
+  const other = w.other.client.as(w.other.creds);
+  for (const v of VISIBILITIES) {
+    const ch = w.channels[v];
+    t.like((await other.get(`/streams/${ch.id}`)).json, { code: 'BAD_REQUEST', msg: 'Invalid channel ID' }, v);
+    t.like((await other.get(`/streams/${ch.id}/members`)).json, { code: 'BAD_REQUEST', msg: 'Invalid channel ID' }, v);
+    t.like((await other.get(`/users/me/${ch.id}/topics`)).json, { code: 'BAD_REQUEST', msg: 'Invalid channel ID' }, v);
+    t.like((await other.get(`/messages/${ch.messageId}`)).json, { code: 'BAD_REQUEST', msg: 'Invalid message(s)' }, v);
+    t.is((await other.get(ch.uploadUrl, { root: true })).status, 404, v);
+    const narrowed = await other.get('/messages', { query: { anchor: 'newest', num_before: '10', num_after: '0', narrow: narrowOf(['search', ch.secret]) } });
+    t.false(narrowed.text.includes(ch.secret), v);
+  }
+});
+
+test('spectators: web-public channels only, and only while the realm allows spectators', async (t) => {
+  const spectator = w.s.client;
+  t.is((await spectator.get(`/users/me/${w.channels.webPublic.id}/topics`)).status, 200);
+  for (const v of ['public', 'privSub', 'privUnsub', 'archived'] as const) {
+    t.like((await spectator.get(`/users/me/${w.channels[v].id}/topics`)).json, { code: 'BAD_REQUEST', msg: 'Invalid channel ID' }, v);
+  }
+  t.is((await spectator.get(w.channels.webPublic.uploadUrl, { root: true })).status, 401, 'downloads need credentials');
+});

@@ -23,6 +23,8 @@ export interface Row {
   request(w: World, role: RoleName, c: string): Promise<Call> | Call;
   /** The expected outcome for an active role (and for every role on endpoints that do not authenticate). */
   expect(role: RoleName, c: string): Outcome;
+  /** Rows with the same lock run one after another (they change one realm-wide list). */
+  lock?: string;
   /** Acts as a disposable user of the role instead of the shared one (calls that would ruin the shared user). */
   disposableActor?: boolean;
 }
@@ -334,9 +336,9 @@ export const rows: Row[] = [
   { method: 'POST', path: '/users/me/alert_words', request: () => ({ path: '/users/me/alert_words', form: { alert_words: json(['ping']) } }), expect: ALL_OK },
   { method: 'DELETE', path: '/users/me/alert_words', request: () => ({ path: '/users/me/alert_words', form: { alert_words: json(['ping']) } }), expect: ALL_OK },
   { method: 'GET', path: '/realm/linkifiers', request: () => ({ path: '/realm/linkifiers' }), expect: ALL_OK },
-  { method: 'POST', path: '/realm/filters', request: () => ({ path: '/realm/filters', form: { pattern: `${uniq('TICKET')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } }), expect: adminsOnly() },
+  { method: 'POST', path: '/realm/filters', lock: 'linkifiers', request: () => ({ path: '/realm/filters', form: { pattern: `${uniq('TICKET')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } }), expect: adminsOnly() },
   {
-    method: 'PATCH', path: '/realm/filters/{filter_id}',
+    method: 'PATCH', path: '/realm/filters/{filter_id}', lock: 'linkifiers',
     request: async (w) => {
       const made = await ok(owner(w).post('/realm/filters', { form: { pattern: `${uniq('BUG')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } }));
       return { path: `/realm/filters/${made.id}`, form: { pattern: `${uniq('ISSUE')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } };
@@ -344,7 +346,7 @@ export const rows: Row[] = [
     expect: adminsOnly(),
   },
   {
-    method: 'DELETE', path: '/realm/filters/{filter_id}',
+    method: 'DELETE', path: '/realm/filters/{filter_id}', lock: 'linkifiers',
     request: async (w) => {
       const made = await ok(owner(w).post('/realm/filters', { form: { pattern: `${uniq('DEL')}-(?P<id>[0-9]+)`, url_template: 'https://example.test/{id}' } }));
       return { path: `/realm/filters/${made.id}` };
@@ -352,7 +354,7 @@ export const rows: Row[] = [
     expect: adminsOnly(),
   },
   {
-    method: 'PATCH', path: '/realm/linkifiers',
+    method: 'PATCH', path: '/realm/linkifiers', lock: 'linkifiers',
     request: async (w) => {
       const list = await ok(owner(w).get('/realm/linkifiers'));
       return { path: '/realm/linkifiers', form: { ordered_linkifier_ids: ids(list.linkifiers.map((l: { id: number }) => l.id)) } };
@@ -444,10 +446,10 @@ export const rows: Row[] = [
     request: (w, _r, c) => ({ path: `/users/${w.users.keeper.id}/subscriptions/${w.channels[vis(c)].id}` }),
     expect: byMetadata,
   },
-  { method: 'POST', path: '/channel_folders/create', request: () => ({ path: '/channel_folders/create', form: { name: uniq('folder '), description: '' } }), expect: adminsOnly() },
+  { method: 'POST', path: '/channel_folders/create', lock: 'folders', request: () => ({ path: '/channel_folders/create', form: { name: uniq('folder '), description: '' } }), expect: adminsOnly() },
   { method: 'GET', path: '/channel_folders', request: () => ({ path: '/channel_folders' }), expect: ALL_OK },
   {
-    method: 'PATCH', path: '/channel_folders/{channel_folder_id}',
+    method: 'PATCH', path: '/channel_folders/{channel_folder_id}', lock: 'folders',
     request: async (w) => {
       const made = await ok(owner(w).post('/channel_folders/create', { form: { name: uniq('owners folder '), description: '' } }));
       return { path: `/channel_folders/${made.channel_folder_id}`, form: { description: 'changed' } };
@@ -455,7 +457,7 @@ export const rows: Row[] = [
     expect: adminsOnly(),
   },
   {
-    method: 'PATCH', path: '/channel_folders',
+    method: 'PATCH', path: '/channel_folders', lock: 'folders',
     request: async (w) => {
       const list = await ok(owner(w).get('/channel_folders', { query: { include_archived: 'true' } }));
       return { path: '/channel_folders', form: { order: ids(list.channel_folders.map((f: { id: number }) => f.id)) } };
