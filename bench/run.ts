@@ -65,7 +65,7 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
   };
   const results: Record<string, unknown> = {};
   const failed: string[] = [];
-  const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick);
+  const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick, typeof options.workers === 'number' ? options.workers : Math.min(4, os.cpus().length));
   if (ceiling) progress('');
   const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
   const start = () =>

@@ -1,14 +1,16 @@
 // Ceilings measured in the same run: the HTTP one (a bare uWebSockets.js JSON route loaded by the same client).
 import { spawn } from 'node:child_process';
-import { agentFor, request } from '../lib/client.js';
+import type { GetInput } from '../lib/jobs.js';
+import { nowAbs, runJobs, slices } from '../lib/workers.js';
 
 export interface HttpCeiling {
   requestsPerSecond: number;
   concurrency: number;
   seconds: number;
+  workers: number;
 }
 
-export async function httpCeiling(quick: boolean): Promise<HttpCeiling> {
+export async function httpCeiling(quick: boolean, workers: number): Promise<HttpCeiling> {
   const child = spawn(process.execPath, ['dist/bench/ceiling-server.js'], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const port = await new Promise<number>((resolve, reject) => {
@@ -21,18 +23,15 @@ export async function httpCeiling(quick: boolean): Promise<HttpCeiling> {
     const base = `http://127.0.0.1:${port}`;
     const concurrency = 32;
     const seconds = quick ? 1 : 5;
-    let done = 0;
-    const end = performance.now() + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: concurrency }, async (_, i) => {
-        const agent = agentFor(i);
-        while (performance.now() < end) {
-          await request(base, 'GET', '/ceiling', { agent });
-          done++;
-        }
-      }),
+    // The same load generator as the scenarios: worker threads, 32 keep-alive connections in all.
+    const startAt = nowAbs() + 300;
+    const endAt = startAt + seconds * 1000;
+    const jobs = slices(Array.from({ length: concurrency }, (_, i) => i), workers).map(
+      (part): GetInput => ({ base, path: '/ceiling', startAt, endAt, connections: part.map((p) => p.index) }),
     );
-    return { requestsPerSecond: done / seconds, concurrency, seconds };
+    const counts = await runJobs<GetInput, number>('getLoops', jobs).done;
+    const done = counts.reduce((a, b) => a + b, 0);
+    return { requestsPerSecond: done / seconds, concurrency, seconds, workers: jobs.length };
   } finally {
     child.kill('SIGTERM');
   }

@@ -1,8 +1,11 @@
 // fanout: N clients long-polling, all subscribed to one channel; time from each send's response to each
 // client's receipt of that message.
-import { agentFor, request } from '../lib/client.js';
+import os from 'node:os';
+import { request } from '../lib/client.js';
+import type { PollInput, PollOutput } from '../lib/jobs.js';
 import { bucketPercentiles, histogram, scrape } from '../lib/metrics.js';
 import { summarize } from '../lib/stats.js';
+import { nowAbs, runJobs, slices } from '../lib/workers.js';
 import { seedUsers } from './seed.js';
 import { num, type Scenario } from './types.js';
 
@@ -19,28 +22,20 @@ export const fanout: Scenario = async (ctx) => {
   const queues = await Promise.all(
     people.map(async (p) => (await request(base, 'POST', '/register', { auth: p, form: { event_types: '["message"]', fetch_event_types: '[]' } })).body.queue_id as string),
   );
+  // The clients poll on worker threads (--workers); receipts come back as [message ID, absolute time].
+  const workers = num(ctx.options, 'workers', Math.min(4, os.cpus().length));
   const sentAt = new Map<number, number>();
-  const samples: number[] = [];
+  const receivedAt = new Map<number, number[]>();
   let received = 0;
   let errors = 0;
-  let stopping = false;
-  const loops = people.map(async (p, i) => {
-    let last = -1;
-    const agent = agentFor(i + 1);
-    while (!stopping) {
-      const r = await request(base, 'GET', '/events', { auth: p, agent, query: { queue_id: queues[i]!, last_event_id: String(last) } }).catch(() => null);
-      const now = performance.now();
-      if (!r || r.status !== 200) {
-        if (!stopping) errors++;
-        return;
-      }
-      for (const e of r.body.events) {
-        last = Math.max(last, e.id);
-        if (e.type !== 'message') continue;
-        const at = sentAt.get(e.message.id);
-        if (at !== undefined) samples.push(now - at);
-        received++;
-      }
+  const jobs = slices(people.map((creds, i) => ({ creds, queue: queues[i]! })), workers).map((part): PollInput => ({ base, clients: part }));
+  const pool = runJobs<PollInput, PollOutput>('pollClients', jobs, (m: { kind: string; ids: number[]; at: number }) => {
+    if (m.kind !== 'receipts') return;
+    for (const id of m.ids) {
+      let list = receivedAt.get(id);
+      if (!list) receivedAt.set(id, (list = []));
+      list.push(m.at);
+      received++;
     }
   });
   await new Promise((r) => setTimeout(r, 500));
@@ -51,16 +46,28 @@ export const fanout: Scenario = async (ctx) => {
   for (let m = 0; m < messages; m++) {
     const r = await request(base, 'POST', '/messages', { auth: sender, form: { type: 'stream', to: channel, topic: 'fanout', content: `message ${m}` } });
     if (r.status !== 200) errors++;
-    else sentAt.set(r.body.id, performance.now());
+    else sentAt.set(r.body.id, nowAbs());
     const target = (m + 1) * clients;
     for (let i = 0; i < 200 && received < target; i++) await new Promise((res) => setTimeout(res, 10));
     perSecond.push(received);
     ctx.progress(`fanout: message ${m + 1}/${messages}, ${received} deliveries`);
   }
   const server = bucketPercentiles(serverBefore, histogram(await scrape(ctx.target), DELIVERY));
-  stopping = true;
+  pool.broadcast({ type: 'stop' });
   await Promise.all(queues.map((q, i) => request(base, 'DELETE', '/events', { auth: people[i]!, form: { queue_id: q } }).catch(() => null)));
-  await Promise.all(loops);
+  const outs = await pool.done;
+  errors += outs.reduce((a, o) => a + o.errors, 0);
+  // A receipt can come before the sender has its own response: counted, as 0 ms.
+  const samples: number[] = [];
+  let beforeResponse = 0;
+  for (const [id, times] of receivedAt) {
+    const at = sentAt.get(id);
+    if (at === undefined) continue;
+    for (const t of times) {
+      if (t < at) beforeResponse++;
+      samples.push(Math.max(0, t - at));
+    }
+  }
   const latency = summarize(samples);
   return {
     latencyMs: latency,
@@ -72,6 +79,8 @@ export const fanout: Scenario = async (ctx) => {
       messages,
       deliveries: samples.length,
       expected_deliveries: clients * messages,
+      received_before_send_response: beforeResponse,
+      worker_threads: jobs.length,
       // The server's share: message event published (after commit) → poll answered, from its /metrics.
       'server publish→answer p50/p95/p99 ms (≤ bucket)': server && server.count ? `${server.p50} / ${server.p95} / ${server.p99}` : 'n/a',
       server_deliveries_timed: server?.count ?? 'n/a',

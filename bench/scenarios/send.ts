@@ -1,6 +1,9 @@
 // send: many senders posting to channels of a given size; durable messages per second (each answered after
 // its transaction committed).
+import os from 'node:os';
 import { request } from '../lib/client.js';
+import type { SendInput, SendOutput } from '../lib/jobs.js';
+import { nowAbs, runJobs, slices } from '../lib/workers.js';
 import { summarize } from '../lib/stats.js';
 import { databaseCeiling, type DbCeiling } from './db-ceiling.js';
 import { seedUsers } from './seed.js';
@@ -22,31 +25,21 @@ export const send: Scenario = async (ctx) => {
     await request(base, 'POST', '/channels/create', { auth: ctx.owner, form: { name, subscribers: JSON.stringify([...new Set(members)]) } });
     channels.push(name);
   }
-  const samples: number[] = [];
-  const perSecond = new Map<number, number>();
-  let errors = 0;
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: senders }, async (_, s) => {
-      const who = people[s % people.length]!;
-      const to = channels[Math.floor(s / channelSize) % channels.length]!;
-      let n = 0;
-      while (performance.now() < end) {
-        const r = await request(base, 'POST', '/messages', { auth: who, form: { type: 'stream', to, topic: `t${s % 5}`, content: `load ${s}-${n++}` } });
-        if (r.status !== 200) {
-          errors++;
-          continue;
-        }
-        samples.push(r.ms);
-        const sec = Math.floor((performance.now() - started) / 1000);
-        perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
-      }
-      ctx.progress(`send: ${samples.length} messages`);
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  const last = Math.max(0, ...perSecond.keys());
+  // The senders run on worker threads (--workers), so the load generator is not one event loop.
+  const workers = num(ctx.options, 'workers', Math.min(4, os.cpus().length));
+  const startAt = nowAbs() + 200;
+  const endAt = startAt + seconds * 1000;
+  const jobs = slices(
+    Array.from({ length: senders }, (_, s) => ({ creds: people[s % people.length]!, to: channels[Math.floor(s / channelSize) % channels.length]! })),
+    workers,
+  ).map((part): SendInput => ({ base, startAt, endAt, senders: part }));
+  const progress = setInterval(() => ctx.progress(`send: ${Math.max(0, Math.round((nowAbs() - startAt) / 1000))}/${seconds} s on ${jobs.length} worker threads`), 1000);
+  const outs = await runJobs<SendInput, SendOutput>('sendLoops', jobs).done.finally(() => clearInterval(progress));
+  const samples = outs.flatMap((o) => o.samples);
+  const errors = outs.reduce((a, o) => a + o.errors, 0);
+  const timeline: number[] = [];
+  for (const o of outs) o.perSecond.forEach((v, i) => (timeline[i] = (timeline[i] ?? 0) + v));
+  const elapsed = (nowAbs() - startAt) / 1000;
   const throughput = samples.length / elapsed;
   // The database ceiling, after the load: the same write straight into this run's database.
   const ceilingSeconds = num(ctx.options, 'db-ceiling-seconds', ctx.quick ? 1 : 5);
@@ -66,9 +59,10 @@ export const send: Scenario = async (ctx) => {
     latencyMs: summarize(samples),
     errors,
     samples,
-    timeline: Array.from({ length: last + 1 }, (_, i) => perSecond.get(i) ?? 0),
+    timeline: Array.from(timeline, (v) => v ?? 0),
     figures: {
       senders,
+      worker_threads: jobs.length,
       channel_size: channelSize,
       seconds,
       messages: samples.length,

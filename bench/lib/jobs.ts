@@ -1,0 +1,127 @@
+// The load a bench worker thread generates: send loops (send) and long-polling clients (fanout).
+import { agentFor, request, type Creds } from './client.js';
+import { nowAbs } from './workers.js';
+
+export interface JobControl {
+  /** A message to the main thread (receipts, counts). */
+  post(message: unknown): void;
+  /** Control messages from the main thread. */
+  onMessage(handler: (message: any) => void): void;
+}
+
+export interface SendInput {
+  base: string;
+  /** Absolute start and end times (ms, nowAbs()). */
+  startAt: number;
+  endAt: number;
+  senders: { index: number; item: { creds: Creds; to: string } }[];
+}
+
+export interface SendOutput {
+  samples: number[];
+  /** Messages acknowledged per second since startAt. */
+  perSecond: number[];
+  errors: number;
+}
+
+/** Each sender posts to its channel, one message at a time, until endAt. */
+async function sendLoops(input: SendInput, control: JobControl): Promise<SendOutput> {
+  const samples: number[] = [];
+  const perSecond: number[] = [];
+  let errors = 0;
+  await Promise.all(
+    input.senders.map(async ({ index, item }) => {
+      let n = 0;
+      const agent = agentFor(index);
+      while (nowAbs() < input.endAt) {
+        const r = await request(input.base, 'POST', '/messages', {
+          auth: item.creds,
+          agent,
+          form: { type: 'stream', to: item.to, topic: `t${index % 5}`, content: `load ${index}-${n++}` },
+        }).catch(() => null);
+        if (!r || r.status !== 200) {
+          errors++;
+          continue;
+        }
+        samples.push(r.ms);
+        const sec = Math.floor((nowAbs() - input.startAt) / 1000);
+        perSecond[sec] = (perSecond[sec] ?? 0) + 1;
+      }
+    }),
+  );
+  control.post({ kind: 'finished', messages: samples.length });
+  return { samples, perSecond: Array.from(perSecond, (v) => v ?? 0), errors };
+}
+
+export interface PollInput {
+  base: string;
+  clients: { index: number; item: { creds: Creds; queue: string } }[];
+}
+
+export interface PollOutput {
+  errors: number;
+  received: number;
+}
+
+/**
+ * Each client long-polls its queue until the main thread says stop (and deletes the queues, which answers
+ * the parked polls). Message receipts go to the main thread as [message ID, absolute time] pairs, one post per answer.
+ */
+async function pollClients(input: PollInput, control: JobControl): Promise<PollOutput> {
+  let stopping = false;
+  let errors = 0;
+  let received = 0;
+  control.onMessage((m) => {
+    if (m?.type === 'stop') stopping = true;
+  });
+  await Promise.all(
+    input.clients.map(async ({ index, item }) => {
+      let last = -1;
+      const agent = agentFor(index + 1);
+      while (!stopping) {
+        const r = await request(input.base, 'GET', '/events', { auth: item.creds, agent, query: { queue_id: item.queue, last_event_id: String(last) } }).catch(() => null);
+        const at = nowAbs();
+        if (!r || r.status !== 200) {
+          if (!stopping) errors++;
+          return;
+        }
+        const receipts: number[] = [];
+        for (const e of r.body.events) {
+          last = Math.max(last, e.id);
+          if (e.type !== 'message') continue;
+          receipts.push(e.message.id);
+          received++;
+        }
+        if (receipts.length) control.post({ kind: 'receipts', ids: receipts, at });
+      }
+    }),
+  );
+  return { errors, received };
+}
+
+export interface GetInput {
+  base: string;
+  path: string;
+  startAt: number;
+  endAt: number;
+  connections: number[];
+}
+
+/** Each connection GETs `path` back to back until endAt (the HTTP ceiling's load); returns the count answered. */
+async function getLoops(input: GetInput): Promise<number> {
+  let done = 0;
+  while (nowAbs() < input.startAt) await new Promise((r) => setTimeout(r, 5));
+  await Promise.all(
+    input.connections.map(async (i) => {
+      const agent = agentFor(i);
+      while (nowAbs() < input.endAt) {
+        await request(input.base, 'GET', input.path, { agent });
+        done++;
+      }
+    }),
+  );
+  return done;
+}
+
+export const JOBS = { sendLoops, pollClients, getLoops } satisfies Record<string, (input: never, control: JobControl) => Promise<unknown>>;
+export type JobName = keyof typeof JOBS;

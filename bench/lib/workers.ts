@@ -1,0 +1,43 @@
+// Load generation on worker threads: a job (bench/lib/jobs.ts) runs on each of N workers with its own input,
+// so the client side is not one event loop. Jobs may post messages on the way (receipts, progress) and
+// receive control messages (stop); their results come back in input order.
+import { Worker } from 'node:worker_threads';
+import type { JobName } from './jobs.js';
+
+export interface WorkerPool<O> {
+  /** Sends a control message to every worker. */
+  broadcast(message: unknown): void;
+  /** The jobs' results, in input order. */
+  done: Promise<O[]>;
+}
+
+/** Absolute time in ms, comparable across the threads of this process. */
+export function nowAbs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export function runJobs<I, O>(job: JobName, inputs: I[], onMessage: (message: any) => void = () => {}): WorkerPool<O> {
+  const workers = inputs.map((input) => new Worker(new URL('./worker-main.js', import.meta.url), { workerData: { job, input } }));
+  const done = Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<O>((resolve, reject) => {
+          w.on('message', (m: { type: string; out?: O; message?: unknown }) => {
+            if (m.type === 'done') resolve(m.out as O);
+            else onMessage(m.message);
+          });
+          w.once('error', reject);
+          w.once('exit', (code) => reject(new Error(`bench worker exited (${code}) before finishing`)));
+        }),
+    ),
+  ).finally(() => Promise.all(workers.map((w) => w.terminate())));
+  return { broadcast: (message) => workers.forEach((w) => w.postMessage(message)), done };
+}
+
+/** Splits items into at most n nearly equal slices, each remembering its items' global indexes. */
+export function slices<T>(items: T[], n: number): { index: number; item: T }[][] {
+  const count = Math.max(1, Math.min(n, items.length));
+  const out: { index: number; item: T }[][] = Array.from({ length: count }, () => []);
+  items.forEach((item, index) => out[index % count]!.push({ index, item }));
+  return out;
+}
