@@ -15,6 +15,7 @@ import { EMBEDDED_MAX_CONNECTIONS, startEmbedded, type EmbeddedDatabase } from '
 import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
 import { realmCommands } from './realm/registry.js';
+import { ROLE } from './realm/types.js';
 import { retentionMachine } from './actors/retention.machine.js';
 import { PresenceSessions } from './realm/people/presence-sessions.js';
 import { ScheduledDelivery, type ScheduledDeliveryOptions } from './realm/scheduled/delivery.js';
@@ -107,7 +108,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },
       onListenerError: (err) => log.error({ err }, 'event queue listener failed'),
     });
-    const router = new EventRouter(hub, queues, narrowResolver(realms));
+    const router = new EventRouter(hub, queues, narrowResolver(realms), (realmId, userId) => {
+      const user = realms.stateIfLoaded(realmId)?.usersById.get(userId);
+      return user !== undefined && user.isActive && user.role !== ROLE.GUEST;
+    });
     const longPolls = new LongPolls(queues);
     const restored = await restoreQueues(db, queues, router);
     if (restored.restored || restored.failed) log.info(restored, 'event queues restored');

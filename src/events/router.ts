@@ -20,6 +20,9 @@ interface LiveQueue {
 /** Builds a narrow resolver for a realm and user, from the realm's working set. */
 export type ResolverFactory = (realmId: number, userId: number) => NarrowResolver;
 
+/** Whether the user may still follow every public channel (Zulip's can_access_public_streams), asked at delivery. */
+export type PublicAccessCheck = (realmId: number, userId: number) => boolean;
+
 export class EventRouter {
   private readonly live = new Map<string, LiveQueue>();
   private readonly byUser = new Map<number, Set<LiveQueue>>();
@@ -31,6 +34,7 @@ export class EventRouter {
     hub: EventHub,
     private readonly queues: QueueRegistry,
     private readonly resolverFor: ResolverFactory,
+    private readonly mayFollowAllPublic: PublicAccessCheck = () => true,
   ) {
     this.unsubscribe = hub.subscribe((realmId, events) => this.route(realmId, events));
     queues.on('expired', (e) => this.forget(e.queueId));
@@ -110,7 +114,8 @@ export class EventRouter {
       }
       if (re.allPublicStreams) {
         for (const q of this.allPublic.get(realmId) ?? []) {
-          if (!seen.has(q)) this.add(batches, q, re, { ...re.event, flags: [] });
+          // A user demoted to guest since registering gets only what they receive as a recipient.
+          if (!seen.has(q) && this.mayFollowAllPublic(realmId, q.userId)) this.add(batches, q, re, { ...re.event, flags: [] });
         }
       }
     }
