@@ -90,6 +90,29 @@ export interface MessageChange {
   moved: boolean;
 }
 
+/** See insertWithRecipients. The EXISTS sees the table as it was before the statement (one snapshot for all
+ *  its parts); the IDs are drawn as unnest yields the rows, in order. */
+const INSERT_WITH_RECIPIENTS = `
+WITH v AS (
+  SELECT nextval('messages_id_seq') AS id, v.*
+  FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[],
+              $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[])
+    WITH ORDINALITY AS v(realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
+                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message, ord)
+), m AS (
+  INSERT INTO messages (id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
+                        date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message)
+  SELECT id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients::int[], content, rendered_content,
+         to_timestamp(date_sent), has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message
+  FROM v
+), um AS (
+  INSERT INTO user_messages (user_id, message_id, flags)
+  SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord
+)
+SELECT v.id, lower(v.topic) AS topic_key, v.stream_id IS NOT NULL AND EXISTS
+  (SELECT 1 FROM messages x WHERE x.stream_id = v.stream_id AND lower(x.topic) = lower(v.topic)) AS topic_existed
+FROM v ORDER BY v.ord`;
+
 function messageRow(m: NewMessage) {
   return {
     realm_id: m.realmId,
@@ -112,7 +135,6 @@ function messageRow(m: NewMessage) {
 
 export class MessagesRepository {
   private readonly insertCs: ColumnSet;
-  private readonly recipientCs: ColumnSet;
 
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {
     this.insertCs = new pgp.helpers.ColumnSet(
@@ -135,7 +157,6 @@ export class MessagesRepository {
       ],
       { table: 'messages' },
     );
-    this.recipientCs = new pgp.helpers.ColumnSet(['ord', 'user_id', 'flags']);
   }
 
   /** Inserts messages in one statement; returns their IDs in order. */
@@ -149,26 +170,47 @@ export class MessagesRepository {
    * Inserts messages and their recipients' user_messages rows in one statement (one round trip); `recipients[i]`
    * are the rows of `messages[i]`. Returns, in order, each message's ID and, for channel messages, its topic's
    * case-folded key (PostgreSQL's lower, as topics compare) and whether the topic had a message before this
-   * statement. Like insert(), it relies on the IDs being drawn in VALUES order (the k-th smallest is the k-th).
+   * statement. Column arrays bound as parameters (no client-side formatting of the texts); the IDs are drawn in
+   * the messages' order.
    */
-  async insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
-    if (messages.length === 0) return [];
-    const rows = recipients.flatMap((list, i) => list.map((r) => ({ ord: i + 1, user_id: r.userId, flags: r.flags })));
-    const insertMessages = this.pgp.helpers.insert(messages.map(messageRow), this.insertCs);
-    const insertRows = rows.length === 0 ? '' : `, um AS (INSERT INTO user_messages (user_id, message_id, flags)
-         SELECT r.user_id, ids.id, r.flags FROM (VALUES ${this.pgp.helpers.values(rows, this.recipientCs)}) AS r(ord, user_id, flags)
-         JOIN ids ON ids.ord = r.ord)`;
-    // Already formatted: no values, or a `$1` in a message's text would be taken for a parameter. The EXISTS
-    // sees the table as it was before the statement (one snapshot for all its parts).
-    return this.db.map(
-      `WITH m AS (${insertMessages} RETURNING id, stream_id, topic),
-         ids AS (SELECT id, stream_id, topic, row_number() OVER (ORDER BY id) AS ord FROM m)${insertRows}
-       SELECT id, lower(topic) AS topic_key, stream_id IS NOT NULL AND EXISTS
-         (SELECT 1 FROM messages x WHERE x.stream_id = ids.stream_id AND lower(x.topic) = lower(ids.topic)) AS topic_existed
-       FROM ids ORDER BY ord`,
-      undefined,
-      (r) => ({ id: Number(r.id), topicKey: r.topic_key as string, topicExisted: r.topic_existed as boolean }),
-    );
+  insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
+    if (messages.length === 0) return Promise.resolve([]);
+    const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
+    const ords: number[] = [];
+    const users: number[] = [];
+    const flags: number[] = [];
+    recipients.forEach((list, i) => {
+      for (const r of list) {
+        ords.push(i + 1);
+        users.push(r.userId);
+        flags.push(r.flags);
+      }
+    });
+    const values = [
+      col((m) => m.realmId),
+      col((m) => m.senderId),
+      col((m) => m.kind),
+      col((m) => m.streamId),
+      col((m) => m.topic),
+      col((m) => (m.kind === 'direct' ? `{${m.directRecipients.join(',')}}` : null)),
+      col((m) => m.content),
+      col((m) => m.renderedContent),
+      col((m) => m.dateSent),
+      col((m) => m.hasLink),
+      col((m) => m.hasAttachment),
+      col((m) => m.hasImage),
+      col((m) => m.recipientId),
+      col((m) => m.client),
+      col((m) => m.isMeMessage),
+      ords,
+      users,
+      flags,
+    ];
+    return this.db.map(new this.pgp.ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
+      id: Number(r.id),
+      topicKey: r.topic_key as string,
+      topicExisted: r.topic_existed as boolean,
+    }));
   }
 
   async byIds(ids: number[]): Promise<StoredMessage[]> {

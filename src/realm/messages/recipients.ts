@@ -9,8 +9,11 @@ import { ROLE, type User } from '../types.js';
 /** `to` as received: the raw form string, or a value an internal caller already has. */
 export type RawTo = string | number | (string | number)[];
 
+/** What a JSON text can start with (after whitespace): anything else is a plain name, without a costly throw. */
+const JSON_START = /^\s*(?:[[{"\-0-9]|true|false|null)/;
+
 function decode(raw: RawTo): unknown {
-  if (typeof raw !== 'string') return raw;
+  if (typeof raw !== 'string' || !JSON_START.test(raw)) return raw;
   try {
     return JSON.parse(raw);
   } catch {
