@@ -156,7 +156,7 @@ function parseTerm(elem: unknown, options: ParseOptions): NarrowTerm {
     }
     case 'channels': {
       const s = str(operand);
-      if (s !== 'public') throw narrowError(`unknown channels operand ${s}`);
+      if (s !== 'public' && s !== 'web-public') throw narrowError(`unknown channels operand ${s}`);
       return { operator, operand: s, negated };
     }
     case 'is': {

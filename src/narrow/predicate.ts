@@ -44,6 +44,10 @@ function termTest(t: ResolvedTerm, viewer: NarrowViewer): Test {
       return (m) => m.streamId === t.streamId;
     case 'channels-public':
       return (m) => m.kind === 'stream' && m.streamIsPublic;
+    case 'channel-ids': {
+      const ids = new Set(t.streamIds);
+      return (m) => m.streamId !== null && ids.has(m.streamId);
+    }
     case 'topic': {
       const topic = foldCase(t.topic);
       return (m) => m.kind === 'stream' && foldCase(m.topic) === topic;

@@ -18,6 +18,8 @@ export interface NarrowResolver {
    * or is not accessible. Without this hook `with` does not filter at all (like `near`).
    */
   conversationOfMessage?(messageId: number): WithConversation | undefined;
+  /** The realm's web-public channels, for `channels:web-public`; without this hook that term matches nothing. */
+  webPublicChannelIds?(): number[];
 }
 
 export interface ResolveOptions {
@@ -79,7 +81,10 @@ function resolveTerm(t: NarrowTerm, resolver: NarrowResolver, options: ResolveOp
       return { op: 'none', negated };
     }
     case 'channels':
-      return { op: 'channels-public', negated };
+      if (t.operand === 'public') return { op: 'channels-public', negated };
+      return resolver.webPublicChannelIds
+        ? { op: 'channel-ids', streamIds: resolver.webPublicChannelIds(), negated }
+        : { op: 'none', negated };
     case 'topic':
       return { op: 'topic', topic: t.operand, negated };
     case 'sender':

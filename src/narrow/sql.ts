@@ -128,6 +128,8 @@ class Compiler {
         return `${this.col('streamId')} = ${this.p.add(t.streamId)}`;
       case 'channels-public':
         return `${this.kindIs('stream')} AND ${this.col('streamIsPublic')}`;
+      case 'channel-ids':
+        return `${this.col('streamId')} = ANY(${this.p.add(t.streamIds)}::int[])`;
       case 'topic':
         return `${this.kindIs('stream')} AND lower(${this.col('topic')}) = lower(${this.p.add(t.topic)})`;
       case 'sender':

@@ -17,7 +17,7 @@ export const RESOLVED_TOPIC_PREFIX = '✔ ';
  */
 export type NarrowTerm =
   | { operator: 'channel'; operand: string | number; negated: boolean }
-  | { operator: 'channels'; operand: 'public'; negated: boolean }
+  | { operator: 'channels'; operand: 'public' | 'web-public'; negated: boolean }
   | { operator: 'topic'; operand: string; negated: boolean }
   | { operator: 'sender'; operand: string | number; negated: boolean }
   /** Emails (a comma-separated string operand, split) or user IDs. */
@@ -43,6 +43,8 @@ export type NarrowOperator = NarrowTerm['operator'];
 export type ResolvedTerm =
   | { op: 'channel'; streamId: number; negated: boolean }
   | { op: 'channels-public'; negated: boolean }
+  /** Messages of one of these channels (`channels:web-public`, resolved against the realm's channels). */
+  | { op: 'channel-ids'; streamIds: number[]; negated: boolean }
   | { op: 'topic'; topic: string; negated: boolean }
   | { op: 'sender'; userId: number; negated: boolean }
   /** The conversation with exactly these users plus the viewer. */

@@ -94,7 +94,7 @@ async function withLock<T>(name: string | undefined, fn: () => Promise<T>): Prom
 
 for (const row of rows) {
   const e = endpointByKey.get(key(row.method, row.path));
-  test(`${row.method} ${row.path}`, (t) => withLock(row.lock, async () => {
+  test(`${row.method} ${row.path}${row.label ? ` (${row.label})` : ''}`, (t) => withLock(row.lock, async () => {
     if (!e) return t.fail('no such endpoint');
     const problems: string[] = [];
     const cases = row.cases ?? ['-'];
@@ -257,4 +257,68 @@ test('spectators: web-public channels only, and only while the realm allows spec
     t.like((await spectator.get(`/users/me/${w.channels[v].id}/topics`)).json, { code: 'BAD_REQUEST', msg: 'Invalid channel ID' }, v);
   }
   t.is((await spectator.get(w.channels.webPublic.uploadUrl, { root: true })).status, 401, 'downloads need credentials');
+});
+
+test('spectator GET /messages: whatever the web-public narrow, only web-public channels’ messages come back', async (t) => {
+  const spectator = w.s.client;
+  const web = w.channels.webPublic;
+  const others = (['public', 'privSub', 'privUnsub', 'archived'] as const).map((v) => w.channels[v]);
+  const webPublic: [string, unknown] = ['channels', 'web-public'];
+  const narrows = [
+    narrowOf(webPublic),
+    narrowOf(['channel', web.id]),
+    narrowOf(['channel', web.name]),
+    narrowOf(webPublic, ['channels', 'public']),
+    narrowOf(webPublic, ['sender', w.users.keeper.id]),
+    narrowOf(webPublic, ['sender', w.users.keeper.email]),
+    narrowOf(webPublic, ['has', 'link']),
+    narrowOf(webPublic, ['near', String(web.messageId)]),
+    ...others.flatMap((ch) => [
+      narrowOf(webPublic, ['topic', ch.topic]),
+      narrowOf(webPublic, ['search', ch.secret]),
+      narrowOf(webPublic, ['id', ch.messageId]),
+      narrowOf(['channel', web.id], ['id', ch.messageId]),
+      narrowOf(webPublic, ['with', ch.messageId]),
+      narrowOf(['channel', web.id], ['topic', web.topic], ['with', ch.messageId]),
+    ]),
+    narrowOf(webPublic, ['id', w.directMessageId]),
+    narrowOf(['channel', web.id], ['topic', web.topic], ['with', w.directMessageId]),
+  ];
+  const allIds = [web.messageId, w.directMessageId, ...others.map((ch) => ch.messageId)];
+  let answered = 0;
+  for (const narrow of narrows) {
+    const queries: Record<string, string>[] = [
+      { anchor: 'newest', num_before: '100', num_after: '0', narrow },
+      { anchor: 'oldest', num_before: '0', num_after: '100', narrow },
+      { message_ids: JSON.stringify(allIds), narrow },
+    ];
+    for (const query of queries) {
+      const r = await spectator.get('/messages', { query });
+      t.true(r.status === 200 || r.status === 400, `${narrow}: ${r.status} ${r.text.slice(0, 200)}`);
+      if (r.status === 200) {
+        answered++;
+        for (const m of r.json.messages) {
+          t.is(m.stream_id, web.id, `${narrow}: message ${m.id} of channel ${m.stream_id}`);
+          t.deepEqual(m.flags, ['read']);
+        }
+      }
+      for (const ch of others) {
+        for (const secret of [ch.secret, ch.uploadUrl, `"${ch.topic}"`, ch.name]) {
+          if (!narrow.includes(secret)) t.false(r.text.includes(secret), `${narrow} leaks ${secret}`);
+        }
+      }
+      t.false(r.text.includes('just for you'), `${narrow} leaks the direct message`);
+    }
+  }
+  // The positive control: the web-public channel's message is there.
+  const all = await spectator.get('/messages', { query: { anchor: 'newest', num_before: '100', num_after: '0', narrow: narrowOf(webPublic) } });
+  t.true(all.json.messages.some((m: { id: number; content: string }) => m.id === web.messageId && m.content.includes(web.secret)));
+  t.true(answered > narrows.length);
+  // By ID: only the web-public channel's message; the rest is the missing-login error, existing or not.
+  t.is((await spectator.get(`/messages/${web.messageId}`)).json.message.flags.join(), 'read');
+  for (const id of [...others.map((ch) => ch.messageId), w.directMessageId, 999_999_999]) {
+    const r = await spectator.get(`/messages/${id}`);
+    t.like(r.json, { result: 'error', code: 'UNAUTHORIZED', msg: 'Not logged in: API authentication or user session required' }, String(id));
+    t.is(r.status, 401);
+  }
 });

@@ -10,11 +10,13 @@ import { matchingMessages } from '../../realm/messages/matches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { presentRows, reactionsByMessage, searchWords } from '../../realm/messages/present.js';
 import { renderContent } from '../../realm/messages/render.js';
+import { accessWebPublicMessage, SPECTATOR_FLAGS } from '../../realm/messages/spectator.js';
 import type { SendResult } from '../../realm/messages/send.js';
 import { realmUrl } from '../urls.js';
 import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, enumOf, int, json, list, optional, required, str, withDefault } from '../params.js';
+import { viewer } from './channels.js';
 
 /** The realm URL of the request's realm (links into it render relative). */
 export function requestRealmUrl(ctx: RequestContext): string {
@@ -56,7 +58,7 @@ const sendMessage = endpoint({
 const getMessages = endpoint({
   method: 'GET',
   path: '/messages',
-  auth: 'user',
+  auth: 'optional',
   params: {
     anchor: optional(str({ maxLength: 100 })),
     num_before: optional(int({ min: 0 })),
@@ -72,8 +74,10 @@ const getMessages = endpoint({
   async handle(ctx, p) {
     const state = ctx.realm.state;
     const db = ctx.services.db;
-    const narrow = await resolveForViewer(state, db, ctx.user, p.narrow ?? [], p.allow_empty_topic_name);
-    const query = new HistoryQuery(state, ctx.user, narrow);
+    // A spectator (null) reads web-public channels only, through a web-public narrow.
+    const user = viewer(ctx);
+    const narrow = await resolveForViewer(state, db, user, p.narrow ?? [], p.allow_empty_topic_name);
+    const query = new HistoryQuery(state, user, narrow);
     const opts = { applyMarkdown: p.apply_markdown, clientGravatar: p.client_gravatar, allowEmptyTopic: p.allow_empty_topic_name };
     const words = searchWords(narrow);
     if (p.message_ids !== undefined) {
@@ -102,7 +106,7 @@ const getMessages = endpoint({
 const getMessage = endpoint({
   method: 'GET',
   path: '/messages/{message_id}',
-  auth: 'user',
+  auth: 'optional',
   params: {
     message_id: required(int({ min: 0 })),
     apply_markdown: withDefault(bool(), true),
@@ -110,7 +114,10 @@ const getMessage = endpoint({
   },
   async handle(ctx, p) {
     const state = ctx.realm.state;
-    const { message, flags } = await accessMessage(ctx.services.db, state, ctx.user, p.message_id);
+    const user = viewer(ctx);
+    const { message, flags } = user
+      ? await accessMessage(ctx.services.db, state, user, p.message_id)
+      : { message: await accessWebPublicMessage(ctx.services.db, state, p.message_id), flags: SPECTATOR_FLAGS };
     const reactions = (await reactionsByMessage(ctx.services.db, [message.id])).get(message.id) ?? [];
     const out = formatMessage(state, message, reactions, {
       applyMarkdown: p.apply_markdown,

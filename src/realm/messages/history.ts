@@ -1,5 +1,6 @@
 // Reading message history (GET /messages, POST /messages/flags/narrow): the narrow compiled to SQL over the
-// viewer's rows, or over a channel's whole history where they may read it, with Zulip's anchor arithmetic.
+// viewer's rows, or over a channel's whole history where they may read it (a spectator: the web-public
+// channels' history only), with Zulip's anchor arithmetic.
 import { errors } from '../../http/errors.js';
 import type { Db } from '../../persistence/db.js';
 import { MESSAGE_COLUMNS, toStoredMessage, type StoredMessage } from '../../persistence/repos/messages.js';
@@ -8,6 +9,7 @@ import { ROLE, type User } from '../types.js';
 import type { RealmState } from '../state.js';
 import { canReadChannelHistory } from './access.js';
 import { narrowColumns } from './narrow-context.js';
+import { SPECTATOR_VIEWER_ID, webPublicChannelIds } from './spectator.js';
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` stands for. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
@@ -32,7 +34,7 @@ export function includesHistory(state: RealmState, viewer: User, narrow: readonl
     if (t.op === 'channel') {
       const ch = state.channels.byId.get(t.streamId);
       if (ch && canReadChannelHistory(state, viewer, ch)) include = true;
-    } else if (t.op === 'channels-public' && viewer.role !== ROLE.GUEST) include = true;
+    } else if ((t.op === 'channels-public' || t.op === 'channel-ids') && viewer.role !== ROLE.GUEST) include = true;
   }
   if (narrow.some((t) => t.op === 'is' && !['resolved', 'followed', 'muted'].includes(t.what))) include = false;
   return include;
@@ -51,7 +53,23 @@ export class HistoryQuery {
   readonly idCol: string;
   readonly flagsCol: string;
 
-  constructor(state: RealmState, viewer: User, narrow: readonly ResolvedTerm[]) {
+  /** Whether the viewer is a spectator: every message read, so there is no first unread one. */
+  private readonly spectator: boolean;
+
+  /** `viewer` null: a spectator, who reads the whole history of web-public channels and nothing else. */
+  constructor(state: RealmState, viewer: User | null, narrow: readonly ResolvedTerm[]) {
+    this.spectator = viewer === null;
+    if (viewer === null) {
+      const columns = narrowColumns(state, null, true);
+      const base: unknown[] = [state.realm.id, webPublicChannelIds(state)];
+      const compiled = compileSql(narrow, { id: SPECTATOR_VIEWER_ID }, columns, base.length);
+      this.params = [...base, ...compiled.params];
+      this.flagsCol = columns.flags;
+      this.from = 'messages m';
+      this.where = `m.realm_id = $1 AND m.recipient_kind = 'stream' AND m.stream_id = ANY($2::int[]) AND (${compiled.where})`;
+      this.idCol = 'm.id';
+      return;
+    }
     const history = includesHistory(state, viewer, narrow);
     const columns = narrowColumns(state, viewer.id, history);
     const base: unknown[] = history ? [viewer.id, state.realm.id] : [viewer.id];
@@ -87,6 +105,8 @@ export class HistoryQuery {
 
   /** The oldest unread message ID matching the narrow, or null. */
   async firstUnread(db: Db): Promise<number | null> {
+    // Zulip's find_first_unread_anchor: for spectators everything is read.
+    if (this.spectator) return null;
     const found = await this.rows(db, null, 'ASC', 1, ` AND (${this.flagsCol} & ${FLAG_BITS.read}) = 0`);
     return found[0]?.message.id ?? null;
   }

@@ -19,23 +19,33 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeMessage } from './access.js';
 import { flagNames, HISTORICAL_DEFAULT } from './format.js';
+import { checkSpectatorNarrow, SPECTATOR_FLAGS, spectatorChannel, spectatorMaySee, webPublicChannelIds } from './spectator.js';
 
-/** Parses and resolves a narrow for the viewer; `with` is looked up in the store first. */
+/**
+ * Parses and resolves a narrow for the viewer (null: a spectator, whose narrow must be web-public and
+ * spectator-compatible, and whose channels and `with` messages can only be web-public ones); `with` is looked
+ * up in the store first.
+ */
 export async function resolveForViewer(
   state: RealmState,
   db: Db,
-  viewer: User,
+  viewer: User | null,
   narrow: unknown,
   allowEmptyTopic = true,
 ): Promise<ResolvedTerm[]> {
   const emptyTopicNames = allowEmptyTopic ? [NO_TOPIC] : [NO_TOPIC, realmSetting(state, 'empty_topic_display_name')];
   const terms = parseNarrow(narrow, { emptyTopicNames });
+  if (viewer === null) checkSpectatorNarrow(state, terms);
   let conversation: WithConversation | undefined;
   const withTerm = terms.find((t) => t.operator === 'with');
   if (withTerm) {
     const m = await db.messages.byId(withTerm.operand as number);
-    const hasRow = m ? (await db.userMessages.flagsFor(viewer.id, [m.id])).has(m.id) : false;
-    if (m && m.realmId === state.realm.id && canSeeMessage(state, viewer, m, hasRow)) {
+    const visible =
+      m !== null &&
+      (viewer === null
+        ? spectatorMaySee(state, m)
+        : m.realmId === state.realm.id && canSeeMessage(state, viewer, m, (await db.userMessages.flagsFor(viewer.id, [m.id])).has(m.id)));
+    if (m && visible) {
       conversation = m.kind === 'stream' ? { kind: 'stream', streamId: m.streamId!, topic: m.topic } : { kind: 'direct', userIds: m.directRecipients };
     }
   }
@@ -43,9 +53,14 @@ export async function resolveForViewer(
   const asId = (x: string) => (/^\d{1,10}$/.test(x) ? Number(x) : undefined);
   const resolver: NarrowResolver = {
     channelByNameOrId: (x) =>
-      typeof x === 'number' ? state.channels.byId.get(x) : (state.channels.channelByName(x) ?? state.channels.byId.get(asId(x) ?? -1)),
+      viewer === null
+        ? spectatorChannel(state, x)
+        : typeof x === 'number'
+          ? state.channels.byId.get(x)
+          : (state.channels.channelByName(x) ?? state.channels.byId.get(asId(x) ?? -1)),
     userByEmailOrId: (x) => (typeof x === 'number' ? state.usersById.get(x) : (state.userByEmail(x) ?? state.usersById.get(asId(x) ?? -1))),
     conversationOfMessage: () => conversation,
+    webPublicChannelIds: () => webPublicChannelIds(state),
   };
   return resolveNarrow(terms, resolver);
 }
@@ -66,10 +81,11 @@ function mutedChannelIds(state: RealmState, viewerId: number): number[] {
 
 /**
  * The NarrowColumns over `messages m` with the viewer's row `um` (LEFT JOINed when `history`: rows absent then
- * count as read and historical). Only integers from the working set are written into the SQL.
+ * count as read and historical). For a spectator (viewerId null) there is no row: every message is read and
+ * nothing is followed or muted. Only integers from the working set are written into the SQL.
  */
-export function narrowColumns(state: RealmState, viewerId: number, history: boolean): NarrowColumns {
-  const v = Math.trunc(viewerId);
+export function narrowColumns(state: RealmState, viewerId: number | null, history: boolean): NarrowColumns {
+  const v = viewerId === null ? null : Math.trunc(viewerId);
   const policy = (p: string) =>
     `EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = ${v} AND ut.channel_id = m.stream_id AND lower(ut.topic) = lower(m.topic) AND ut.visibility_policy ${p})`;
   return {
@@ -79,14 +95,17 @@ export function narrowColumns(state: RealmState, viewerId: number, history: bool
     streamId: 'm.stream_id',
     topic: 'm.topic',
     directRecipients: 'm.direct_recipients',
-    flags: history ? `COALESCE(um.flags, ${HISTORICAL_DEFAULT})` : 'um.flags',
+    flags: v === null ? String(SPECTATOR_FLAGS) : history ? `COALESCE(um.flags, ${HISTORICAL_DEFAULT})` : 'um.flags',
     hasLink: 'm.has_link',
     hasAttachment: 'm.has_attachment',
     hasImage: 'm.has_image',
     hasReaction: 'EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)',
     streamIsPublic: `COALESCE(m.stream_id = ANY(${intList(publicChannelIds(state))}), false)`,
-    topicFollowed: policy(`= ${VISIBILITY_POLICY.FOLLOWED}`),
-    topicMuted: `(${policy(`= ${VISIBILITY_POLICY.MUTED}`)} OR (m.stream_id = ANY(${intList(mutedChannelIds(state, v))}) AND NOT ${policy(`IN (${VISIBILITY_POLICY.UNMUTED}, ${VISIBILITY_POLICY.FOLLOWED})`)}))`,
+    topicFollowed: v === null ? 'FALSE' : policy(`= ${VISIBILITY_POLICY.FOLLOWED}`),
+    topicMuted:
+      v === null
+        ? 'FALSE'
+        : `(${policy(`= ${VISIBILITY_POLICY.MUTED}`)} OR (m.stream_id = ANY(${intList(mutedChannelIds(state, v))}) AND NOT ${policy(`IN (${VISIBILITY_POLICY.UNMUTED}, ${VISIBILITY_POLICY.FOLLOWED})`)}))`,
     searchVector: 'm.search_tsv',
     content: 'm.content',
   };

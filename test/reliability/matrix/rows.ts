@@ -4,7 +4,7 @@
 import type { RequestOptions } from '../../helpers/http.js';
 import { addUser } from '../../helpers/users.js';
 import {
-  ADMINS, ARCHIVED, FILE_NOT_FOUND, INVALID_CHANNEL, INVALID_MESSAGE, MUST_BE_ADMIN, NOT_FOR_BOTS, NOT_FOR_GUESTS, NOT_FOUND, OK,
+  ADMINS, ARCHIVED, FILE_NOT_FOUND, INVALID_CHANNEL, INVALID_MESSAGE, MUST_BE_ADMIN, NOT_FOR_BOTS, NOT_FOR_GUESTS, NOT_FOUND, NOT_LOGGED_IN, OK,
   INSUFFICIENT, OPERATOR_TOKEN, PUSH_NOT_CONFIGURED, bad, contentAccess, err, isAdminRole, metadataAccess, only, type Outcome,
 } from './outcomes.js';
 import { VISIBILITIES, type ActiveRole, type RoleName, type Visibility, type World } from './world.js';
@@ -14,6 +14,8 @@ export interface Call extends RequestOptions {
 }
 
 export interface Row {
+  /** Tells apart several rows of one endpoint (in the test's title). */
+  label?: string;
   method: string;
   /** As in the route table. */
   path: string;
@@ -77,7 +79,7 @@ const membersOnly = (then: Outcome | ((r: RoleName) => Outcome)) => (r: RoleName
 const canPost = (r: RoleName, c: string): Outcome => {
   const v = vis(c);
   if (!metadataAccess(active(r), v)) return err(400, 'STREAM_DOES_NOT_EXIST', /^Channel with ID '\d+' does not exist$/);
-  if (v === 'archived' || v === 'privUnsub') return bad(`Not authorized to send to channel '${v} channel'`);
+  if (v === 'archived' || v === 'privUnsub') return bad(`Not authorized to send to channel '${v} room'`);
   return OK;
 };
 
@@ -275,11 +277,35 @@ export const rows: Row[] = [
     expect: canPost,
   },
   {
+    // A channel narrow is a web-public narrow for spectators only when it names a web-public channel.
     method: 'GET', path: '/messages', cases: VISIBILITIES,
     request: (w, _r, c) => ({ path: '/messages', query: { anchor: 'newest', num_before: '10', num_after: '0', narrow: json([{ operator: 'channel', operand: w.channels[vis(c)].id }]) } }),
-    expect: ALL_OK,
+    expect: (r, c) => (r !== 'spectator' || c === 'webPublic' ? OK : NOT_LOGGED_IN),
   },
-  { method: 'GET', path: '/messages/{message_id}', cases: VISIBILITIES, request: (w, _r, c) => ({ path: `/messages/${w.channels[vis(c)].messageId}` }), expect: messageByContent },
+  {
+    // With channels:web-public the narrow is web-public; a spectator's channel term must then name a web-public
+    // channel, and any other (existing or not) is the same "unknown web-public channel".
+    label: 'channels:web-public and a channel', method: 'GET', path: '/messages', cases: VISIBILITIES,
+    request: (w, _r, c) => ({
+      path: '/messages',
+      query: { anchor: 'newest', num_before: '10', num_after: '0', narrow: json([{ operator: 'channels', operand: 'web-public' }, { operator: 'channel', operand: w.channels[vis(c)].id }]) },
+    }),
+    expect: (r, c) => (r !== 'spectator' || c === 'webPublic' ? OK : bad(/^Invalid narrow operator: unknown web-public channel \d+$/)),
+  },
+  {
+    // Operators Zulip does not allow spectators (is, in, dm, …) make the request one that needs a login.
+    label: 'a channel and is:starred', method: 'GET', path: '/messages', cases: VISIBILITIES,
+    request: (w, _r, c) => ({
+      path: '/messages',
+      query: { anchor: 'newest', num_before: '10', num_after: '0', narrow: json([{ operator: 'channel', operand: w.channels[vis(c)].id }, { operator: 'is', operand: 'starred' }]) },
+    }),
+    expect: (r) => (r === 'spectator' ? NOT_LOGGED_IN : OK),
+  },
+  {
+    method: 'GET', path: '/messages/{message_id}', cases: VISIBILITIES, request: (w, _r, c) => ({ path: `/messages/${w.channels[vis(c)].messageId}` }),
+    // Zulip's access_web_public_message: anything but a web-public channel's message needs a login.
+    expect: (r, c) => (r === 'spectator' ? (c === 'webPublic' ? OK : NOT_LOGGED_IN) : messageByContent(r, c)),
+  },
   { method: 'POST', path: '/messages/render', request: () => ({ path: '/messages/render', form: { content: '**hi**' } }), expect: ALL_OK },
   {
     method: 'GET', path: '/messages/matches_narrow', cases: VISIBILITIES,
@@ -404,7 +430,7 @@ export const rows: Row[] = [
   {
     method: 'GET', path: '/get_stream_id', cases: VISIBILITIES,
     request: (w, _r, c) => ({ path: '/get_stream_id', query: { stream: w.channels[vis(c)].name } }),
-    expect: (r, c) => (metadataAccess(active(r), vis(c)) ? OK : bad(`Invalid channel name '${c} channel'`)),
+    expect: (r, c) => (metadataAccess(active(r), vis(c)) ? OK : bad(`Invalid channel name '${c} room'`)),
   },
   { method: 'GET', path: '/streams/{stream_id}/members', cases: VISIBILITIES, request: (w, _r, c) => ({ path: `/streams/${w.channels[vis(c)].id}/members` }), expect: byMetadata },
   {

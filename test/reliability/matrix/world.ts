@@ -87,7 +87,8 @@ export async function buildWorld(): Promise<World> {
   };
   const channels = {} as Record<Visibility, ChannelFixture>;
   for (const vis of Object.keys(specs) as Visibility[]) {
-    const name = `${vis} channel`;
+    // Names no error text contains ("unknown web-public channel" would contain "public channel").
+    const name = `${vis} room`;
     // The owner creates the channels (web-public needs the permission) and subscribes exactly the listed users.
     const made = await s.client.as(users.owner).post('/channels/create', {
       form: { name, subscribers: JSON.stringify(specs[vis].subscribers), ...specs[vis].extra },
