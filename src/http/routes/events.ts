@@ -9,6 +9,7 @@ import { FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../versio
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, dict, enumOf, int, list, nullable, oneOf, optional, required, str, withDefault } from '../params.js';
+import { viewer } from './channels.js';
 
 const includeSubscribersType = oneOf(bool(), enumOf(['partial'] as const));
 
@@ -29,11 +30,11 @@ export const register = endpoint({
     client_capabilities: optional(dict(bool())),
   },
   async handle(ctx, p) {
-    const user = ctx.user;
+    // A spectator (null) needs the same spectator access as every other spectator read, checked first as in Zulip.
+    const user = viewer(ctx);
     if (!user) {
       if (p.client_gravatar === true) throw errors.anonymousParameter('client_gravatar');
       if (p.include_subscribers === true) throw errors.anonymousParameter('include_subscribers');
-      if (!realmSetting(ctx.realm.state, 'enable_spectator_access')) throw errors.notLoggedIn();
     }
     // Zulip's can_access_public_streams: guests (and spectators) may not follow every public channel.
     if (p.all_public_streams && (user === null || user.role === ROLE.GUEST)) throw errors.notAuthorizedForQuery();
