@@ -1,6 +1,7 @@
 // The one place that knows uWebSockets.js's lifetime rules: read the request synchronously, register
 // onAborted before any await, copy body chunks, write corked and only if the client is still there,
-// pause the body while its reader is behind, and write large replies with backpressure (tryEnd/onWritable).
+// pause the body while its reader is behind, and write large replies with backpressure (tryEnd/onWritable) within a
+// budget of bytes that slow clients may keep waiting.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { BodyStream } from './body-stream.js';
 import { errors, toErrorReply } from './errors.js';
@@ -68,6 +69,31 @@ class ConnectionState implements Connection {
 export interface ServeOptions {
   maxBodyBytes: number;
   onUnexpected: (err: unknown) => void;
+  /** Bytes of large replies that may wait at once for clients to take them (default PENDING_REPLY_BYTES). */
+  maxPendingReplyBytes?: number;
+}
+
+/** A client that takes no bytes of a reply for this long is disconnected. */
+export const WRITE_STALL_MS = 10_000;
+/** Replies at least this large are written with backpressure and count against the pending-reply budget. */
+export const LARGE_REPLY_BYTES = 64 * 1024;
+/** How many bytes of large replies may wait for slow clients at once; beyond it large replies are refused (503). */
+export const PENDING_REPLY_BYTES = 64 * 1024 * 1024;
+
+/** Bytes of large replies written but not yet taken by their clients, across every connection. A client that reads
+ *  slowly (or not at all) keeps its reply in memory until it reads it or uWS's write timeout closes the connection;
+ *  the budget bounds how much memory such clients can hold together. */
+export class ReplyBudget {
+  used = 0;
+  constructor(readonly limit: number) {}
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+  give(bytes: number): void {
+    this.used -= bytes;
+  }
 }
 
 /** Tracks requests in flight so shutdown can wait for them. */
@@ -125,12 +151,22 @@ function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: n
   if (done) return Promise.resolve(false);
   if (ok) return Promise.resolve(true);
   return new Promise((resolve) => {
-    waiting.wake = resolve;
+    // A client that takes nothing for WRITE_STALL_MS is disconnected (uWS sets no timeout on tryEnd's writes): it
+    // would otherwise keep its reply in memory for as long as it keeps the connection open.
+    let timer = setTimeout(() => res.close(), WRITE_STALL_MS);
+    const settle = (more: boolean) => {
+      clearTimeout(timer);
+      waiting.wake = null;
+      resolve(more);
+    };
+    waiting.wake = settle;
     res.onWritable((offset) => {
       if (conn.aborted) return true;
+      clearTimeout(timer);
+      timer = setTimeout(() => res.close(), WRITE_STALL_MS);
       const [ok2, done2] = res.tryEnd(chunk.subarray(offset - start), total);
-      if (done2) resolve(false);
-      else if (ok2) resolve(true);
+      if (done2) settle(false);
+      else if (ok2) settle(true);
       return ok2;
     });
   });
@@ -164,6 +200,28 @@ async function writeStreamed(res: HttpResponse, conn: ConnectionState, reply: Re
   if (!finished && !conn.aborted) res.close();
 }
 
+/** A large reply held in memory, written as the client takes it (tryEnd does not copy what the socket refuses), within
+ *  the budget; over budget the client gets a 503 instead, with Retry-After. */
+async function writeLarge(res: HttpResponse, conn: ConnectionState, reply: Reply, budget: ReplyBudget, opts: ServeOptions): Promise<void> {
+  const raw = reply.body as string | Buffer;
+  const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+  if (!budget.take(buf.length)) {
+    const busy = errorReply(errors.unavailable('The server is busy sending large replies; try again shortly'), opts);
+    write(res, conn, { ...busy, headers: { ...busy.headers, 'Retry-After': '5' } });
+    return;
+  }
+  try {
+    await writeStreamed(res, conn, reply, {
+      length: buf.length,
+      async *open() {
+        yield buf;
+      },
+    });
+  } finally {
+    budget.give(buf.length);
+  }
+}
+
 function errorReply(err: unknown, opts: ServeOptions): Reply {
   const e = toErrorReply(err, opts.onUnexpected);
   return { status: e.status, headers: e.headers, body: JSON.stringify(e.body) };
@@ -173,6 +231,7 @@ function errorReply(err: unknown, opts: ServeOptions): Reply {
  *  unless the endpoint sets its own limit. */
 export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, inFlight: InFlight): void {
   const defaultLimit = { bytes: opts.maxBodyBytes, error: () => errors.bodyTooLarge(opts.maxBodyBytes) };
+  const budget = new ReplyBudget(opts.maxPendingReplyBytes ?? PENDING_REPLY_BYTES);
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const headers: Record<string, string> = {};
     req.forEach((k, v) => {
@@ -223,6 +282,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
         // A reply sent before the whole body arrived ends the connection: the rest of the body is not wanted.
         const close = !body.complete;
         if (isStreamed(reply.body)) await writeStreamed(res, conn, reply, reply.body);
+        else if (!close && method !== 'HEAD' && Buffer.byteLength(reply.body) >= LARGE_REPLY_BYTES) await writeLarge(res, conn, reply, budget, opts);
         else write(res, conn, reply, close, method === 'HEAD');
       })
       .catch((err) => opts.onUnexpected(err))
