@@ -97,8 +97,12 @@ async function assertAckedInHistory(t: ExecutionContext, loop: ReturnType<typeof
   for (const m of seen) counts.set(m.content, (counts.get(m.content) ?? 0) + 1);
   t.deepEqual([...counts].filter(([, n]) => n > 1), [], 'no message twice');
   t.deepEqual(loop.acked().filter((o) => counts.get(o.content) !== 1 || !seen.some((m) => m.id === o.json.id)), [], 'every acknowledged send is in history');
+  // A send refused while the database was reachable is not stored. One whose COMMIT was on the wire when the
+  // connection was cut may have committed without the server learning it (the ambiguity of any database client):
+  // at most the one send the loop had in flight at the cut.
   const refusedButStored = loop.outcomes.filter((o) => o.status === 503 && counts.has(o.content));
-  t.deepEqual(refusedButStored, [], 'a send answered 503 was not stored');
+  if (refusedButStored.length) t.log(`answered 503 but committed (COMMIT cut in flight): ${refusedButStored.map((o) => o.content).join(', ')}`);
+  t.true(refusedButStored.length <= 1, `${refusedButStored.length} sends answered 503 were stored`);
 }
 
 const skipWithoutPostgres = (t: ExecutionContext) => {
