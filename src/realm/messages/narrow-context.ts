@@ -19,7 +19,7 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeMessage } from './access.js';
 import { flagNames, HISTORICAL_DEFAULT } from './format.js';
-import { checkSpectatorNarrow, SPECTATOR_FLAGS, spectatorChannel, spectatorMaySee, webPublicChannelIds } from './spectator.js';
+import { checkSpectatorOperators, checkWebPublicNarrow, SPECTATOR_FLAGS, spectatorChannel, spectatorMaySee, webPublicChannelIds } from './spectator.js';
 
 /**
  * Parses and resolves a narrow for the viewer (null: a spectator, whose narrow must be web-public and
@@ -34,8 +34,9 @@ export async function resolveForViewer(
   allowEmptyTopic = true,
 ): Promise<ResolvedTerm[]> {
   const emptyTopicNames = allowEmptyTopic ? [NO_TOPIC] : [NO_TOPIC, realmSetting(state, 'empty_topic_display_name')];
+  if (viewer === null) checkSpectatorOperators(narrow);
   const terms = parseNarrow(narrow, { emptyTopicNames });
-  if (viewer === null) checkSpectatorNarrow(state, terms);
+  if (viewer === null) checkWebPublicNarrow(state, terms);
   let conversation: WithConversation | undefined;
   const withTerm = terms.find((t) => t.operator === 'with');
   if (withTerm) {

@@ -1,7 +1,7 @@
 // What a spectator (a logged-out visitor of a realm with spectator access) may read: messages of web-public
 // channels only, through narrows Zulip calls web-public and spectator-compatible, and always with flags ["read"].
 import { errors } from '../../http/errors.js';
-import { FLAG_BITS, narrowError, type NarrowOperator, type NarrowTerm } from '../../narrow/index.js';
+import { FLAG_BITS, narrowError, type NarrowTerm } from '../../narrow/index.js';
 import type { Repos } from '../../persistence/db.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import type { Channel } from '../channels/types.js';
@@ -13,10 +13,12 @@ export const SPECTATOR_FLAGS = FLAG_BITS.read;
 /** The narrow viewer ID used for spectators: their narrows have no operator that looks at the viewer. */
 export const SPECTATOR_VIEWER_ID = 0;
 
-/** Zulip's is_spectator_compatible: the operators a spectator's narrow may use (aliases already normalized). */
-const SPECTATOR_OPERATORS: ReadonlySet<NarrowOperator> = new Set<NarrowOperator>([
+/** Zulip's is_spectator_compatible: the operators (as sent, aliases included) a spectator's narrow may use. */
+const SPECTATOR_OPERATORS: ReadonlySet<string> = new Set([
   'channel',
+  'stream',
   'channels',
+  'streams',
   'topic',
   'sender',
   'has',
@@ -43,12 +45,24 @@ export function webPublicChannelByOperand(state: RealmState, x: string | number)
 }
 
 /**
- * A spectator's narrow must be web-public (a positive `channels:web-public`, or a positive `channel` naming a
- * web-public channel) and use only spectator-compatible operators; otherwise the request is treated as one
- * that lacks its credentials (401), as Zulip does, so that nothing tells a missing login from a refused narrow.
+ * Zulip's is_spectator_compatible, on the narrow as sent (before parsing, as Zulip checks it before building the
+ * query): any operator but these, unknown ones included, makes the request one that needs a login (401).
+ * Elements too malformed to name an operator are left to the parser's 400.
  */
-export function checkSpectatorNarrow(state: RealmState, terms: readonly NarrowTerm[]): void {
-  if (terms.some((t) => !SPECTATOR_OPERATORS.has(t.operator))) throw errors.notLoggedIn();
+export function checkSpectatorOperators(narrow: unknown): void {
+  if (!Array.isArray(narrow)) return;
+  for (const elem of narrow) {
+    const operator = Array.isArray(elem) ? elem[0] : elem !== null && typeof elem === 'object' ? (elem as Record<string, unknown>).operator : undefined;
+    if (typeof operator === 'string' && !SPECTATOR_OPERATORS.has(operator)) throw errors.notLoggedIn();
+  }
+}
+
+/**
+ * Zulip's is_web_public_narrow, widened to a channel term: a spectator's parsed narrow must hold a positive
+ * `channels:web-public` or a positive `channel` naming a web-public channel, else the request needs a login (401),
+ * so that nothing tells a missing login from a refused narrow.
+ */
+export function checkWebPublicNarrow(state: RealmState, terms: readonly NarrowTerm[]): void {
   const webPublic = terms.some(
     (t) =>
       !t.negated &&
