@@ -88,6 +88,8 @@ export function makeResolver(messages: readonly NarrowMessage[] = MESSAGES): Nar
       const m = messages.find((msg) => msg.id === id);
       return m && conversationOf(m);
     },
+    // Verona is the web-public one.
+    webPublicChannelIds: () => [11],
   };
 }
 
