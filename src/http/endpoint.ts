@@ -47,6 +47,8 @@ export interface EndpointDef<S extends Schema, A extends AuthMode> {
   handle(ctx: RequestContext<A>, params: ParamsOf<S>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
   /** JSON-schema properties of the success response, compiled once with fast-json-stringify. */
   response?: Record<string, unknown>;
+  /** A serializer of the success response of its own (register splices pre-serialized user records). */
+  serialize?: (body: Record<string, unknown>) => string;
 }
 
 export interface Endpoint {
@@ -88,6 +90,6 @@ export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<
     schema: def.params,
     parse: compileSchema(def.params) as ParamParser<Record<string, unknown>>,
     handle: def.handle as Endpoint['handle'],
-    serialize: def.response ? successSerializer(def.response) : JSON.stringify,
+    serialize: def.serialize ?? (def.response ? successSerializer(def.response) : JSON.stringify),
   };
 }

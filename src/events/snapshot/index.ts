@@ -23,6 +23,7 @@ export const snapshotSections: Record<string, Section> = {
 export async function buildSnapshot(ctx: Parameters<Section>[0], types: string[] | null): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   const wanted = types === null ? Object.keys(snapshotSections) : types.filter((t) => t in snapshotSections);
-  for (const type of new Set(wanted)) Object.assign(out, await snapshotSections[type]!(ctx));
+  // A section known by two names (navigation_view, navigation_views) runs once.
+  for (const section of new Set(wanted.map((t) => snapshotSections[t]!))) Object.assign(out, await section(ctx));
   return out;
 }

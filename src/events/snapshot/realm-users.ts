@@ -3,7 +3,9 @@
 // A user's record has a few forms — client_gravatar or not, delivery_email shown or not, avatar_url left out
 // or not — and every register of the realm shares them: each form is built once per version of the user.
 // Users in the working set are never changed in place (a change puts a new object), so a cache keyed by the
-// user object is invalidated by the change itself.
+// user object is invalidated by the change itself. The lists are returned as JSON (RawJson) that the register
+// endpoint splices into its response, so the records are not serialized again either; and when a register's
+// lists are exactly those of the previous register of the same kind of viewer, their JSON is reused whole.
 //
 // Per viewer: with user_avatar_url_field_optional, long-term idle users come without avatar_url (the
 // reference's rule, see src/realm/people/long-term-idle.ts); a viewer the realm's can_access_all_users_group
@@ -13,6 +15,7 @@ import { longTermIdleIds } from '../../realm/people/long-term-idle.js';
 import { accessibleUserIds, accessRestricted, unknownUser } from '../../realm/people/user-access.js';
 import type { User } from '../../realm/types.js';
 import { canSeeDeliveryEmail, formatUser } from '../../realm/user-format.js';
+import { rawArray, type RawJson } from './raw-json.js';
 import type { SnapshotContext } from './types.js';
 
 type UserRecord = Record<string, unknown>;
@@ -20,24 +23,56 @@ type UserRecord = Record<string, unknown>;
 const CLIENT_GRAVATAR = 1;
 const SEES_EMAIL = 2;
 const NO_AVATAR = 4;
+/** The "Unknown user" placeholder in place of the user (user_list_incomplete). */
+const PLACEHOLDER = 8;
 
-const forms = new WeakMap<User, (UserRecord | undefined)[]>();
+/** What is kept per version of a user: its records and their JSON by form, and who sees its email address. */
+interface UserForms {
+  records: (UserRecord | undefined)[];
+  json: (string | undefined)[];
+  /** Viewer role → whether a viewer of that role (other than the user) sees delivery_email. */
+  seesEmail: Map<number, boolean>;
+}
+
+const cache = new WeakMap<User, UserForms>();
+
+function formsOf(u: User): UserForms {
+  let f = cache.get(u);
+  if (!f) cache.set(u, (f = { records: [], json: [], seesEmail: new Map() }));
+  return f;
+}
 
 /** The shared record of `u` in one form (callers must not modify it). */
 export function userRecord(u: User, form: number): UserRecord {
-  let list = forms.get(u);
-  if (!list) forms.set(u, (list = []));
-  let rec = list[form];
+  const f = formsOf(u);
+  let rec = f.records[form];
   if (!rec) {
-    if (form & NO_AVATAR) {
+    if (form === PLACEHOLDER) {
+      rec = unknownUser(u.id);
+    } else if (form & NO_AVATAR) {
       rec = { ...userRecord(u, form & ~NO_AVATAR) };
       delete rec.avatar_url;
     } else {
       rec = formatUser(u, { clientGravatar: (form & CLIENT_GRAVATAR) !== 0, includeDeliveryEmail: (form & SEES_EMAIL) !== 0 });
     }
-    list[form] = rec;
+    f.records[form] = rec;
   }
   return rec;
+}
+
+function userJson(u: User, form: number): string {
+  const f = formsOf(u);
+  return (f.json[form] ??= JSON.stringify(userRecord(u, form)));
+}
+
+/** canSeeDeliveryEmail, which depends on the viewer only through their ID and role, remembered per role. */
+function seesEmail(viewer: User | null, u: User): boolean {
+  if (!viewer) return canSeeDeliveryEmail(null, u);
+  if (viewer.id === u.id) return true;
+  const known = formsOf(u).seesEmail;
+  let sees = known.get(viewer.role);
+  if (sees === undefined) known.set(viewer.role, (sees = canSeeDeliveryEmail(viewer, u)));
+  return sees;
 }
 
 /** Users the viewer shares a direct-message conversation with (for a restricted viewer). */
@@ -52,24 +87,59 @@ async function idleUsers(ctx: SnapshotContext): Promise<Set<number>> {
   return longTermIdleIds(state.usersById.values(), presences, services.presence.now());
 }
 
-export async function realmUserLists(ctx: SnapshotContext): Promise<{ realm_users: UserRecord[]; realm_non_active_users: UserRecord[] }> {
+/** A list as (user, form) pairs; the placeholder form stands for the "Unknown user" in place of the user. */
+interface ListPlan {
+  users: User[];
+  forms: number[];
+}
+
+/**
+ * The last JSON built per realm and kind of viewer: a register whose lists are the same (user, form) pairs —
+ * the same versions of the same users in the same forms, checked pair by pair — reuses it as it is.
+ */
+const lastLists = new WeakMap<object, Map<string, { plan: ListPlan; json: RawJson }>>();
+
+function samePlan(a: ListPlan, b: ListPlan): boolean {
+  if (a.users.length !== b.users.length) return false;
+  for (let i = 0; i < a.users.length; i++) if (a.users[i] !== b.users[i] || a.forms[i] !== b.forms[i]) return false;
+  return true;
+}
+
+function listJson(realmKey: object, key: string, plan: ListPlan): RawJson {
+  let byKey = lastLists.get(realmKey);
+  if (!byKey) lastLists.set(realmKey, (byKey = new Map()));
+  const last = byKey.get(key);
+  if (last && samePlan(last.plan, plan)) return last.json;
+  const json = rawArray(plan.users.map((u, i) => userJson(u, plan.forms[i]!)));
+  byKey.set(key, { plan, json });
+  return json;
+}
+
+/** realm_users and realm_non_active_users, as JSON spliced into the register response. */
+export async function realmUserLists(ctx: SnapshotContext): Promise<{ realm_users: RawJson; realm_non_active_users: RawJson }> {
   const { state, user: viewer, registration } = ctx;
   const caps = registration.capabilities;
   const accessible = accessRestricted(state, viewer) ? accessibleUserIds(state, viewer, await directPartners(ctx, viewer)) : null;
   const idle = caps.user_avatar_url_field_optional ? await idleUsers(ctx) : null;
   const base = registration.clientGravatar ? CLIENT_GRAVATAR : 0;
-  const active: UserRecord[] = [];
-  const inactive: UserRecord[] = [];
+  const active: ListPlan = { users: [], forms: [] };
+  const inactive: ListPlan = { users: [], forms: [] };
   for (const u of state.usersById.values()) {
     if (accessible && !accessible.has(u.id)) {
       // The placeholder is an active user, whatever the real one is.
-      if (!caps.user_list_incomplete) active.push(unknownUser(u.id));
+      if (!caps.user_list_incomplete) {
+        active.users.push(u);
+        active.forms.push(PLACEHOLDER);
+      }
       continue;
     }
     let form = base;
-    if (canSeeDeliveryEmail(viewer, u)) form |= SEES_EMAIL;
+    if (seesEmail(viewer, u)) form |= SEES_EMAIL;
     if (idle?.has(u.id)) form |= NO_AVATAR;
-    (u.isActive ? active : inactive).push(userRecord(u, form));
+    const list = u.isActive ? active : inactive;
+    list.users.push(u);
+    list.forms.push(form);
   }
-  return { realm_users: active, realm_non_active_users: inactive };
+  const key = `${viewer?.role ?? 'spectator'}|${base}`;
+  return { realm_users: listJson(state, `active|${key}`, active), realm_non_active_users: listJson(state, `inactive|${key}`, inactive) };
 }

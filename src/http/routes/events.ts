@@ -2,6 +2,7 @@
 import { CLIENT_CAPABILITIES } from '../../events/hub.js';
 import { capabilitiesFrom, clientNameFrom, type QueueRegistration } from '../../events/registration.js';
 import { buildSnapshot } from '../../events/snapshot/index.js';
+import { serializeBody } from '../../events/snapshot/raw-json.js';
 import { EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS, LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
 import { ROLE } from '../../realm/types.js';
@@ -17,6 +18,8 @@ export const register = endpoint({
   method: 'POST',
   path: '/register',
   auth: 'optional',
+  // The user lists arrive serialized (RawJson) and are spliced in.
+  serialize: serializeBody,
   params: {
     apply_markdown: withDefault(bool(), false),
     client_gravatar: optional(bool()),
