@@ -21,6 +21,15 @@ export interface Config {
   ownerName: string | undefined;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number;
+  /** PENDING_REPLY_BYTES: bytes of large replies that may wait at once for slow clients to take them; a large reply
+   *  beyond it is refused (503 + Retry-After). */
+  pendingReplyBytes: number;
+  /** WRITE_STALL_MS: a client that takes no bytes of a large reply for this long is disconnected. */
+  writeStallMs: number;
+  /** GET /messages asking for more than 100 messages (a large fetch): how many are built at once per server
+   *  (`slots`), how many more may wait for one (`queue`), and how many one user may have building or waiting
+   *  (`perUser`); beyond these the fetch is refused (503 + Retry-After). */
+  largeFetches: { slots: number; queue: number; perUser: number };
   /** How often external changes (admin CLI) are picked up, in ms. */
   changePollMs: number;
   /** Allow uWebSockets.js's slow pure-JS fallback instead of refusing to start. */
@@ -97,6 +106,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ownerPassword: env.PALAVER_OWNER_PASSWORD || undefined,
     ownerName: env.PALAVER_OWNER_NAME || undefined,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 32 * 1024 * 1024),
+    pendingReplyBytes: int(env, 'PENDING_REPLY_BYTES', 64 * 1024 * 1024),
+    writeStallMs: int(env, 'WRITE_STALL_MS', 10_000),
+    largeFetches: {
+      slots: int(env, 'LARGE_FETCH_SLOTS', 4),
+      queue: int(env, 'LARGE_FETCH_QUEUE', 32),
+      perUser: int(env, 'LARGE_FETCH_PER_USER', 4),
+    },
     changePollMs: int(env, 'CHANGE_POLL_MS', 250),
     allowUwsFallback: flag(env, 'PALAVER_ALLOW_UWS_FALLBACK'),
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15),

@@ -241,6 +241,9 @@ export const errors = {
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter }),
   unavailable: (msg = 'Service temporarily unavailable') => new ApiError('SERVICE_UNAVAILABLE', msg, 503),
+  /** Load shed: the server is too busy for this request now; the client may retry after the given seconds. */
+  busy: (msg: string, retryAfterSeconds: number) =>
+    new ApiError('SERVICE_UNAVAILABLE', msg, 503, {}, { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => new ApiError('INTERNAL_SERVER_ERROR', 'Internal server error', 500),
 } as const;
 

@@ -71,6 +71,8 @@ export interface ServeOptions {
   onUnexpected: (err: unknown) => void;
   /** Bytes of large replies that may wait at once for clients to take them (default PENDING_REPLY_BYTES). */
   maxPendingReplyBytes?: number;
+  /** A client that takes no bytes of a reply for this long is disconnected (default WRITE_STALL_MS). */
+  writeStallMs?: number;
 }
 
 /** A client that takes no bytes of a reply for this long is disconnected. */
@@ -141,7 +143,7 @@ interface Waiting {
 }
 
 /** Offers one chunk; resolves true when it was taken whole and more is expected, false when the reply is over. */
-function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: number, waiting: Waiting): Promise<boolean> {
+function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: number, waiting: Waiting, stallMs: number): Promise<boolean> {
   const start = res.getWriteOffset();
   let ok = false;
   let done = false;
@@ -151,9 +153,12 @@ function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: n
   if (done) return Promise.resolve(false);
   if (ok) return Promise.resolve(true);
   return new Promise((resolve) => {
-    // A client that takes nothing for WRITE_STALL_MS is disconnected (uWS sets no timeout on tryEnd's writes): it
-    // would otherwise keep its reply in memory for as long as it keeps the connection open.
-    let timer = setTimeout(() => res.close(), WRITE_STALL_MS);
+    // A client that takes nothing for stallMs is disconnected (uWS sets no timeout on tryEnd's writes): it would
+    // otherwise keep its reply in memory for as long as it keeps the connection open.
+    const stalled = () => {
+      if (!conn.aborted) res.close();
+    };
+    let timer = setTimeout(stalled, stallMs);
     const settle = (more: boolean) => {
       clearTimeout(timer);
       waiting.wake = null;
@@ -163,7 +168,7 @@ function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: n
     res.onWritable((offset) => {
       if (conn.aborted) return true;
       clearTimeout(timer);
-      timer = setTimeout(() => res.close(), WRITE_STALL_MS);
+      timer = setTimeout(stalled, stallMs);
       const [ok2, done2] = res.tryEnd(chunk.subarray(offset - start), total);
       if (done2) settle(false);
       else if (ok2) settle(true);
@@ -173,7 +178,7 @@ function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: n
 }
 
 /** Writes a streamed reply with backpressure; a source that fails or comes up short closes the connection. */
-async function writeStreamed(res: HttpResponse, conn: ConnectionState, reply: Reply, body: StreamedBody): Promise<void> {
+async function writeStreamed(res: HttpResponse, conn: ConnectionState, reply: Reply, body: StreamedBody, stallMs: number): Promise<void> {
   if (conn.aborted || conn.done) return;
   conn.done = true;
   if (body.length === 0) {
@@ -189,7 +194,7 @@ async function writeStreamed(res: HttpResponse, conn: ConnectionState, reply: Re
   let finished = false;
   try {
     for await (const chunk of body.open()) {
-      if (conn.aborted || !(await offer(res, conn, chunk, body.length, waiting))) {
+      if (conn.aborted || !(await offer(res, conn, chunk, body.length, waiting, stallMs))) {
         finished = !conn.aborted;
         break;
       }
@@ -206,17 +211,22 @@ async function writeLarge(res: HttpResponse, conn: ConnectionState, reply: Reply
   const raw = reply.body as string | Buffer;
   const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
   if (!budget.take(buf.length)) {
-    const busy = errorReply(errors.unavailable('The server is busy sending large replies; try again shortly'), opts);
-    write(res, conn, { ...busy, headers: { ...busy.headers, 'Retry-After': '5' } });
+    write(res, conn, errorReply(errors.busy('The server is busy sending large replies; try again shortly', 5), opts));
     return;
   }
   try {
-    await writeStreamed(res, conn, reply, {
-      length: buf.length,
-      async *open() {
-        yield buf;
+    await writeStreamed(
+      res,
+      conn,
+      reply,
+      {
+        length: buf.length,
+        async *open() {
+          yield buf;
+        },
       },
-    });
+      opts.writeStallMs ?? WRITE_STALL_MS,
+    );
   } finally {
     budget.give(buf.length);
   }
@@ -281,7 +291,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
         if (!reply) return;
         // A reply sent before the whole body arrived ends the connection: the rest of the body is not wanted.
         const close = !body.complete;
-        if (isStreamed(reply.body)) await writeStreamed(res, conn, reply, reply.body);
+        if (isStreamed(reply.body)) await writeStreamed(res, conn, reply, reply.body, opts.writeStallMs ?? WRITE_STALL_MS);
         else if (!close && method !== 'HEAD' && Buffer.byteLength(reply.body) >= LARGE_REPLY_BYTES) await writeLarge(res, conn, reply, budget, opts);
         else write(res, conn, reply, close, method === 'HEAD');
       })

@@ -15,6 +15,7 @@ import type { SendResult } from '../../realm/messages/send.js';
 import { realmUrl } from '../urls.js';
 import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
+import { withFetchSlot } from '../large-fetches.js';
 import { bool, enumOf, int, json, list, optional, required, str, withDefault } from '../params.js';
 import { viewer } from './channels.js';
 
@@ -80,26 +81,34 @@ const getMessages = endpoint({
     const query = new HistoryQuery(state, user, narrow);
     const opts = { applyMarkdown: p.apply_markdown, clientGravatar: p.client_gravatar, allowEmptyTopic: p.allow_empty_topic_name };
     const words = searchWords(narrow);
+    // Large fetches are built a few at a time (src/http/large-fetches.ts).
+    const slotKey = user ? `user:${user.id}` : `address:${ctx.request.remoteAddress}`;
     if (p.message_ids !== undefined) {
       const used = (['anchor', 'num_before', 'num_after'] as const).filter((k) => p[k] !== undefined);
       if (used.length > 0) throw errors.incompatibleParameters(['message_ids', ...used]);
-      const rows = await query.byIds(db, p.message_ids);
-      return { messages: await presentRows(db, state, rows, opts, words), history_limited: false };
+      const ids = p.message_ids;
+      return withFetchSlot(ctx.services.config, slotKey, ctx.conn, ids.length, async () => {
+        const rows = await query.byIds(db, ids);
+        return { messages: await presentRows(db, state, rows, opts, words), history_limited: false };
+      });
     }
     if (p.num_before === undefined) throw errors.missingArgument('num_before');
     if (p.num_after === undefined) throw errors.missingArgument('num_after');
     if (p.num_before + p.num_after > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
     if (p.num_before > 0 && p.num_after > 0 && !p.include_anchor) throw errors.anchorExcludedInMiddle();
     const anchor = parseAnchor(p.anchor, p.use_first_unread_anchor);
-    const r = await fetchRange(db, query, { anchor, numBefore: p.num_before, numAfter: p.num_after, includeAnchor: p.include_anchor });
-    return {
-      anchor: r.anchor,
-      found_newest: r.foundNewest,
-      found_oldest: r.foundOldest,
-      found_anchor: r.foundAnchor,
-      history_limited: r.historyLimited,
-      messages: await presentRows(db, state, r.rows, opts, words),
-    };
+    const range = { anchor, numBefore: p.num_before, numAfter: p.num_after, includeAnchor: p.include_anchor };
+    return withFetchSlot(ctx.services.config, slotKey, ctx.conn, p.num_before + p.num_after, async () => {
+      const r = await fetchRange(db, query, range);
+      return {
+        anchor: r.anchor,
+        found_newest: r.foundNewest,
+        found_oldest: r.foundOldest,
+        found_anchor: r.foundAnchor,
+        history_limited: r.historyLimited,
+        messages: await presentRows(db, state, r.rows, opts, words),
+      };
+    });
   },
 });
 
