@@ -1,0 +1,55 @@
+// register's user lists, which are built from records shared between registers (src/events/snapshot/realm-users.ts)
+// and spliced into the response as JSON (src/events/snapshot/raw-json.ts): what each viewer gets stays theirs.
+import test from 'ava';
+import { RawJson, rawArray, serializeBody } from '../../src/events/snapshot/raw-json.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { addUser, type TestUser } from '../helpers/users.js';
+
+let s: TestServer;
+test.before(async () => {
+  s = await startTestServer();
+});
+test.after.always(async () => s?.close());
+
+test('serializeBody splices raw JSON and serializes the rest as JSON.stringify does', (t) => {
+  const body = { result: 'success', list: rawArray(['{"a":1}', '{"b":[2]}']), empty: rawArray([]), skipped: undefined, n: 3 };
+  const parsed = JSON.parse(serializeBody(body));
+  t.deepEqual(parsed, { result: 'success', list: [{ a: 1 }, { b: [2] }], empty: [], n: 3 });
+  t.deepEqual(JSON.parse(serializeBody({ only: new RawJson('{"x":null}') })), { only: { x: null } });
+  t.is(serializeBody({ a: [1], b: 'c' }), JSON.stringify({ a: [1], b: 'c' }));
+  // Any other serializer gets the value itself.
+  t.deepEqual(JSON.parse(JSON.stringify({ list: rawArray(['1', '2']) })), { list: [1, 2] });
+});
+
+async function usersOf(who: TestUser, form: Record<string, string> = {}): Promise<Record<string, any>[]> {
+  const r = await s.client.as(who).post('/register', { form: { fetch_event_types: '["realm_user"]', ...form } });
+  if (r.status !== 200) throw new Error(r.text);
+  return r.json.realm_users;
+}
+
+test.serial('viewers of one role share the lists, yet each sees their own email address and the latest records', async (t) => {
+  const a = await addUser(s, { fullName: 'Private A' });
+  const b = await addUser(s, { fullName: 'Private B' });
+  for (const u of [a, b]) {
+    t.is((await s.client.as(u).patch('/settings', { form: { email_address_visibility: '4' } })).status, 200);
+  }
+  const entry = (list: Record<string, any>[], id: number) => list.find((u) => u.user_id === id)!;
+  for (let round = 0; round < 2; round++) {
+    const seenByB = await usersOf(b);
+    t.is(entry(seenByB, a.id).delivery_email, null, 'nobody else sees it');
+    t.is(entry(seenByB, b.id).delivery_email, b.email, 'B sees their own');
+    const seenByA = await usersOf(a);
+    t.is(entry(seenByA, a.id).delivery_email, a.email);
+    t.is(entry(seenByA, b.id).delivery_email, null);
+  }
+  // client_gravatar is part of the form.
+  t.is(entry(await usersOf(a, { client_gravatar: 'false' }), b.id).avatar_url.startsWith('https://'), true);
+  t.is(entry(await usersOf(a), b.id).avatar_url, null);
+  // A change to a user shows in the next register of the same kind of viewer.
+  t.is((await s.client.as(s.owner).patch(`/users/${b.id}`, { form: { full_name: 'Renamed B' } })).status, 200);
+  t.is(entry(await usersOf(a), b.id).full_name, 'Renamed B');
+  t.is((await s.client.as(s.owner).delete(`/users/${b.id}`)).status, 200);
+  t.is((await usersOf(a)).find((u) => u.user_id === b.id), undefined, 'deactivated: no longer in realm_users');
+  const inactive = (await s.client.as(a).post('/register', { form: { fetch_event_types: '["realm_user"]' } })).json.realm_non_active_users;
+  t.is(entry(inactive, b.id).full_name, 'Renamed B');
+});
