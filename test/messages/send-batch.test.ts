@@ -51,6 +51,9 @@ async function flagsOf(as: { email: string; apiKey: string }, id: number): Promi
   return r.json.message.flags;
 }
 
+/** A text with what parameter formatting and array literals must not touch. */
+const REPLY = 'a reply costs $1, not ${x} or $(y): "quoted", \\back\\slashes\\, {braces,} NULL \'single\'';
+
 test.serial('a burst of mixed sends: each its own answer, IDs in mailbox order, flags, topics and events as if written alone', async (t) => {
   const { member, other, admin } = await makeCast(s);
   const name = uniqueName();
@@ -73,7 +76,7 @@ test.serial('a burst of mixed sends: each its own answer, IDs in mailbox order, 
         [member.id, { type: 'stream', to: name, topic: 'FRESH', content: 'the same topic in other case' }],
         [other.id, { type: 'stream', to: name, topic: 'fresh', content: 'joining a topic this batch started' }],
         [other.id, { type: 'stream', to: name, topic: 'fresh', content: 'hey @**topic**' }],
-        [admin.id, { type: 'direct', to: [member.id], content: 'a reply costs $1, not ${x}' }],
+        [admin.id, { type: 'direct', to: [member.id], content: REPLY }],
       ]);
     },
     { eventTypes: ['message', 'user_topic'] },
@@ -104,7 +107,7 @@ test.serial('a burst of mixed sends: each its own answer, IDs in mailbox order, 
   // The conversation created in this batch is the reply's conversation too.
   t.is(reply!.message.recipientId, direct!.message.recipientId);
   const raw = await s.client.as(admin).get(`/messages/${reply!.message.id}`, { query: { apply_markdown: 'false' } });
-  t.is(raw.json.message.content, 'a reply costs $1, not ${x}');
+  t.is(raw.json.message.content, REPLY, 'texts reach the database as they were sent');
 
   // History and events agree with the answers.
   const history = await getMessages(s, member, { anchor: 'newest', num_before: 10, num_after: 0, narrow: narrowTo(channelId) });
