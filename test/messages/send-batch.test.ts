@@ -234,3 +234,15 @@ test('concurrent HTTP sends of every kind, with one invalid, all get their right
     }
   }
 });
+
+test('the other message insert (channel notices) also keeps a $1 in its text', async (t) => {
+  const { member } = await makeCast(s);
+  const name = uniqueName('priced');
+  const r = await s.client.as(member).post('/users/me/subscriptions', {
+    form: { subscriptions: JSON.stringify([{ name, description: 'costs $1 a month' }]), announce: 'true' },
+  });
+  t.is(r.status, 200, r.text);
+  const channelId = (await realmOf(s)).state.channels.channelByName(name)!.id;
+  const history = await getMessages(s, member, { anchor: 'newest', num_before: 5, num_after: 0, narrow: narrowTo(channelId), apply_markdown: false });
+  t.true(history.json.messages.some((m: { content: string }) => m.content.includes('costs $1 a month')));
+});
