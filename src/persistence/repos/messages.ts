@@ -90,10 +90,10 @@ export interface MessageChange {
   moved: boolean;
 }
 
-/** See insertWithRecipients. The EXISTS sees the table as it was before the statement (one snapshot for all
- *  its parts); the IDs are drawn as unnest yields the rows, in order. */
+/** See insertWithRecipients. `v` is materialized, so each row draws its ID once, as unnest yields the rows (in
+ *  order); the EXISTS sees the table as it was before the statement (one snapshot for all its parts). */
 const INSERT_WITH_RECIPIENTS = `
-WITH v AS (
+WITH v AS MATERIALIZED (
   SELECT nextval('messages_id_seq') AS id, v.*
   FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[],
               $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[])
