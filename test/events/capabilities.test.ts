@@ -227,6 +227,10 @@ test.serial('user_list_incomplete: a guest who cannot access all users gets only
     const another = await s.client.as(s.owner).post('/users', { form: { email: `seen-${Date.now()}@test.example`, password: 'pw-seen-1', full_name: 'Seen Newcomer' } });
     const mateEvents = await drain(mate, mateQueue.queue_id);
     t.is(mateEvents.find((e) => e.person?.user_id === another.json.user_id)?.person.full_name, 'Seen Newcomer');
+    // A direct message makes the stranger accessible.
+    t.is((await s.client.as(stranger).post('/messages', { form: { type: 'direct', to: JSON.stringify([guest.id]), content: 'hello' } })).status, 200);
+    const after = await register(guest, { user_list_incomplete: true }, { fetch_event_types: '["realm_user"]' });
+    t.is((after.realm_users as Ev[]).find((u) => u.user_id === stranger.id)?.full_name, 'Total Stranger');
   } finally {
     await setRealm(s, {}, { can_access_all_users_group: everyone });
   }
