@@ -4,7 +4,7 @@ import test from 'ava';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 import { verifyAction } from '../helpers/verify-action.js';
-import { dm, makeChannel, post, uniqueName } from '../messages/helpers.js';
+import { dm, makeChannel, post, setRealm, systemGroupId, uniqueName } from '../messages/helpers.js';
 
 let s: TestServer;
 test.before(async () => {
@@ -153,4 +153,24 @@ test.serial('unread_msgs and recent_private_conversations: direct, group and cha
   const withoutRecent = { eventTypes: UNREAD_TYPES.filter((x) => x !== 'recent_private_conversations') };
   const deleted = await verifyAction(t, s, viewer, () => s.client.as(viewer).delete(`/messages/${own}`), withoutRecent);
   t.deepEqual(types(deleted), ['delete_message']);
+});
+
+test.serial('realm_user add seen by a guest who cannot access all users: "Unknown user", or nothing with user_list_incomplete', async (t) => {
+  const guest = await addUser(s, { role: 600 });
+  const everyone = await systemGroupId(s, 'role:everyone');
+  await setRealm(s, {}, { can_access_all_users_group: await systemGroupId(s, 'role:members') });
+  try {
+    let n = 0;
+    const create = () =>
+      s.client.as(s.owner).post('/users', { form: { email: `unseen-${++n}-${Date.now()}@test.example`, password: 'pw-unseen-1', full_name: 'Unseen' } });
+    const placeholder = await verifyAction(t, s, guest, create, { eventTypes: ['realm_user'] });
+    t.deepEqual(placeholder.map((e) => [e.op, e.person.full_name]), [['add', 'Unknown user']]);
+    const none = await verifyAction(t, s, guest, create, {
+      eventTypes: ['realm_user'],
+      register: { client_capabilities: JSON.stringify({ user_list_incomplete: true }) },
+    });
+    t.deepEqual(none, []);
+  } finally {
+    await setRealm(s, {}, { can_access_all_users_group: everyone });
+  }
 });
