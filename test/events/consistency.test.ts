@@ -174,3 +174,23 @@ test.serial('realm_user add seen by a guest who cannot access all users: "Unknow
     await setRealm(s, {}, { can_access_all_users_group: everyone });
   }
 });
+
+test.serial('realm_user update reaches a restricted guest only for users they can access', async (t) => {
+  const guest = await addUser(s, { role: 600 });
+  const mate = await addUser(s, { fullName: 'Mate Before' });
+  const stranger = await addUser(s, { fullName: 'Stranger Before' });
+  await makeChannel(s, uniqueName('guest-updates'), [guest.id, mate.id]);
+  const everyone = await systemGroupId(s, 'role:everyone');
+  await setRealm(s, {}, { can_access_all_users_group: await systemGroupId(s, 'role:members') });
+  try {
+    const rename = (u: TestUser, name: string) => () => s.client.as(s.owner).patch(`/users/${u.id}`, { form: { full_name: name } });
+    for (const caps of [{}, { user_list_incomplete: true }]) {
+      const opts = { eventTypes: ['realm_user'], register: { client_capabilities: JSON.stringify(caps) } };
+      t.deepEqual(await verifyAction(t, s, guest, rename(stranger, `Stranger ${Object.keys(caps).length}`), opts), [], 'not about an inaccessible user');
+      const seen = await verifyAction(t, s, guest, rename(mate, `Mate ${Object.keys(caps).length}`), opts);
+      t.deepEqual(types(seen), ['realm_user:update']);
+    }
+  } finally {
+    await setRealm(s, {}, { can_access_all_users_group: everyone });
+  }
+});

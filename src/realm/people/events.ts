@@ -4,7 +4,7 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeDeliveryEmail, formatUser } from '../user-format.js';
 import { activeUserIds } from './access.js';
-import { canAccessBySubscriptions, unknownUser } from './user-access.js';
+import { canAccessBySubscriptions, canAccessUser, unknownUser } from './user-access.js';
 import { USER_SETTINGS } from './user-settings.js';
 
 /**
@@ -30,9 +30,17 @@ export function realmUserAdd(state: RealmState, user: User): RealmEvent[] {
   return events;
 }
 
-/** realm_user update with some fields of one person, to everyone in the realm. */
+/**
+ * realm_user update with some fields of one person, to everyone in the realm who may see that person (users
+ * the realm's can_access_all_users_group restricts hear only about users they can access).
+ */
 export function realmUserUpdate(state: RealmState, person: { user_id: number } & Record<string, unknown>, extra: number[] = []): RealmEvent {
-  return { event: { type: 'realm_user', op: 'update', person }, users: [...new Set([...activeUserIds(state), ...extra])] };
+  const target = state.usersById.get(person.user_id);
+  const users = [...new Set([...activeUserIds(state), ...extra])].filter((id) => {
+    const viewer = state.usersById.get(id);
+    return !target || !viewer || canAccessUser(state, viewer, target);
+  });
+  return { event: { type: 'realm_user', op: 'update', person }, users };
 }
 
 export function groupMembership(

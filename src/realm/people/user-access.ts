@@ -30,6 +30,25 @@ export function canAccessBySubscriptions(state: RealmState, viewer: User, target
   return false;
 }
 
+/** Whether the two share a direct conversation this process has seen (sends fill the working set's list). */
+function knownDirectPartners(state: RealmState, a: number, b: number): boolean {
+  for (const key of state.messages.directConversations.keys()) {
+    const ids = key.split(',').map(Number);
+    if (ids.includes(a) && ids.includes(b)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `viewer` may receive news about `target` (realm_user update events): by subscriptions, or by a
+ * direct conversation the working set knows of. The register snapshot asks the database for direct
+ * conversations instead, so after a restart a guest who knows a user only from an older conversation gets
+ * no updates about them until one of them writes again.
+ */
+export function canAccessUser(state: RealmState, viewer: User, target: User): boolean {
+  return canAccessBySubscriptions(state, viewer, target) || knownDirectPartners(state, viewer.id, target.id);
+}
+
 export const UNKNOWN_USER_NAME = 'Unknown user';
 export const UNKNOWN_USER_AVATAR = '/static/images/unknown-user-avatar.png';
 
