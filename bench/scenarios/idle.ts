@@ -30,6 +30,8 @@ export const idle: Scenario = async (ctx) => {
   let heartbeats = 0;
   let stopping = false;
   const lastId = new Array<number>(queues).fill(-1);
+  /** Failed polls by error code or status, so a failed run says why. */
+  const errorKinds = new Map<string, number>();
   const pollLoop = async (i: number) => {
     const agent = agentFor(i);
     while (!stopping) {
@@ -39,9 +41,13 @@ export const idle: Scenario = async (ctx) => {
         agent,
         query: { queue_id: ids[i]!, last_event_id: String(lastId[i]) },
         timeoutMs: heartbeatMs * 2 + 30_000,
-      }).catch(() => null);
-      if (!r || r.status !== 200) {
-        if (!stopping) errors++;
+      }).catch((e: Error) => e);
+      if (r instanceof Error || r.status !== 200) {
+        if (!stopping) {
+          errors++;
+          const kind = r instanceof Error ? ((r as NodeJS.ErrnoException).code ?? r.message) : `${r.status} ${r.body?.code ?? ''}`.trim();
+          errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
+        }
         return;
       }
       for (const e of r.body.events) {
@@ -87,6 +93,7 @@ export const idle: Scenario = async (ctx) => {
       heartbeats,
       heartbeats_late: late,
       heartbeat_deadline_ms: heartbeatMs + sweepMs + 5_000,
+      ...(errorKinds.size ? { poll_errors: [...errorKinds].map(([k, n]) => `${k}: ${n}`).join(', ') } : {}),
     },
     target: {
       description: 'under 25 KB of process memory per polling queue, heartbeats on time',
