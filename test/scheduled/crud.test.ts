@@ -99,11 +99,12 @@ test('E2: the sending rules apply to content and topic', async (t) => {
   const strict = await makeChannel(c.s, uniqueName('strict'), [user.id], { topicsPolicy: 'disable_empty_topic' });
   const r = await schedule(c.s, user, { type: 'stream', to: String(strict), topic: '', content: 'x', scheduled_delivery_timestamp: later() });
   t.is(r.json.msg, 'Topics are required in this channel.');
-  // So does posting permission: a private channel the sender is not in.
+  // So does posting permission: a private channel the sender is not in is answered as missing, not by its name.
   const secret = await makeChannel(c.s, uniqueName('secret'), [], { inviteOnly: true });
   const denied = await schedule(c.s, user, { type: 'stream', to: String(secret), topic: 't', content: 'x', scheduled_delivery_timestamp: later() });
   t.is(denied.status, 400);
-  t.is(denied.json.code, 'BAD_REQUEST');
+  t.is(denied.json.code, 'STREAM_DOES_NOT_EXIST');
+  t.is(denied.json.stream_id, secret);
 });
 
 test('E2: the delivery time must be in the future', async (t) => {
