@@ -243,8 +243,12 @@ test('with WEB_PUBLIC_STREAMS_ENABLED off, spectators get the 401 everywhere, re
       t.is(r.status, 401, r.text);
       t.deepEqual(r.json, NOT_LOGGED_IN);
     }
-    // The owner still reads it.
+    // The owner still reads it, and register tells clients web-public channels are off on this server.
     t.is((await off.client.as(off.owner).get(`/messages/${sent.json.id}`)).status, 200);
+    const snapshot = await off.client.as(off.owner).post('/register', { form: { fetch_event_types: '["realm"]' } });
+    t.is(snapshot.json.server_web_public_streams_enabled, false);
+    const on = await s.client.as(s.owner).post('/register', { form: { fetch_event_types: '["realm"]' } });
+    t.is(on.json.server_web_public_streams_enabled, true);
   } finally {
     await off.close();
   }

@@ -54,7 +54,7 @@ export const coreSections: Record<string, Section> = {
       realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
       realm_bot_domain: services.config.rootDomain,
       realm_billing: null,
-      server_web_public_streams_enabled: true,
+      server_web_public_streams_enabled: services.config.webPublicStreamsEnabled,
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
       server_inline_image_preview: true,
