@@ -209,11 +209,13 @@ async function writeStreamed(res: HttpResponse, conn: ConnectionState, reply: Re
  *  the budget; over budget the client gets a 503 instead, with Retry-After. */
 async function writeLarge(res: HttpResponse, conn: ConnectionState, reply: Reply, budget: ReplyBudget, opts: ServeOptions): Promise<void> {
   const raw = reply.body as string | Buffer;
-  const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-  if (!budget.take(buf.length)) {
+  const bytes = Buffer.byteLength(raw);
+  if (!budget.take(bytes)) {
     write(res, conn, errorReply(errors.busy('The server is busy sending large replies; try again shortly', 5), opts));
     return;
   }
+  // Copied (tryEnd takes byte offsets) only once admitted: a refused reply costs no copy.
+  const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
   try {
     await writeStreamed(
       res,
@@ -228,7 +230,7 @@ async function writeLarge(res: HttpResponse, conn: ConnectionState, reply: Reply
       opts.writeStallMs ?? WRITE_STALL_MS,
     );
   } finally {
-    budget.give(buf.length);
+    budget.give(bytes);
   }
 }
 
