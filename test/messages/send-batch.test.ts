@@ -129,6 +129,69 @@ test.serial('a burst of mixed sends: each its own answer, IDs in mailbox order, 
   );
 });
 
+test.serial('sends to existing topics and known conversations (one statement, no transaction): the same answers, flags and events', async (t) => {
+  const { member, other } = await makeCast(s);
+  const name = uniqueName();
+  const channelId = await makeChannel(s, name, [member.id, other.id]);
+  await post(s, other, name, 'old', 'the topic exists');
+  await dm(s, other, [member.id], 'the conversation exists');
+  const otherQueue = await register(s, other, { event_types: '["message","user_topic"]' });
+  let settled: PromiseSettledResult<SendResult>[] = [];
+  const memberEvents = await verifyAction(
+    t,
+    s,
+    member,
+    async () => {
+      settled = await burst(t, [
+        [member.id, { type: 'stream', to: name, topic: 'old', content: 'warm-up' }],
+        [member.id, { type: 'stream', to: name, topic: 'OLD', content: `hi @**${other.fullName}**` }],
+        [other.id, { type: 'stream', to: name, topic: 'old', content: `hello @**${member.fullName}**` }],
+        [member.id, { type: 'direct', to: [other.id], content: REPLY }],
+        [other.id, { type: 'direct', to: [member.id], content: 'and back' }],
+      ]);
+    },
+    { eventTypes: ['message', 'user_topic'] },
+  );
+  const sent = settled.map(value);
+  const ids = sent.map((r) => r.message.id);
+  t.deepEqual([...ids].sort((a, b) => a - b), ids);
+  t.true(sent.every((r) => r.visibility === null));
+  t.is(sent[3]!.message.recipientId, sent[4]!.message.recipientId);
+  t.deepEqual(await flagsOf(other, ids[1]!), ['mentioned']);
+  t.deepEqual(await flagsOf(member, ids[2]!), ['mentioned']);
+  t.deepEqual(await flagsOf(member, ids[4]!), []);
+  const raw = await s.client.as(other).get(`/messages/${ids[3]}`, { query: { apply_markdown: 'false' } });
+  t.is(raw.json.message.content, REPLY);
+  t.deepEqual(memberEvents.map((e) => e.message.id), ids);
+  t.deepEqual(
+    (await events(s, other, otherQueue.queue_id)).map((e) => [e.message.id, e.flags]),
+    [[ids[0], []], [ids[1], ['mentioned']], [ids[2], []], [ids[3], []], [ids[4], []]],
+  );
+  const history = await getMessages(s, other, { anchor: 'newest', num_before: 3, num_after: 0, narrow: narrowTo(channelId) });
+  t.deepEqual(history.json.messages.map((m: { id: number }) => m.id), ids.slice(0, 3));
+});
+
+test.serial('a topic starting among sends that could go in one statement still follows it for its sender', async (t) => {
+  const { member, other } = await makeCast(s);
+  const name = uniqueName();
+  const channelId = await makeChannel(s, name, [member.id, other.id]);
+  await post(s, other, name, 'old', 'the topic exists');
+  const settled = await burst(t, [
+    [member.id, { type: 'stream', to: name, topic: 'old', content: 'warm-up' }],
+    [member.id, { type: 'stream', to: name, topic: 'old', content: 'to the old topic' }],
+    [member.id, { type: 'stream', to: name, topic: 'new', content: 'starts a topic' }],
+    [other.id, { type: 'stream', to: name, topic: 'old', content: 'to the old topic again' }],
+  ]);
+  const sent = settled.map(value);
+  t.deepEqual(sent.map((r) => r.visibility?.policy ?? null), [null, null, 3, null]);
+  const ids = sent.map((r) => r.message.id);
+  t.deepEqual([...ids].sort((a, b) => a - b), ids);
+  const followed = await getMessages(s, member, { anchor: 'newest', num_before: 5, num_after: 0, narrow: '[["is","followed"]]' });
+  t.deepEqual(followed.json.messages.map((m: { id: number }) => m.id), [ids[2]]);
+  const history = await getMessages(s, other, { anchor: 'newest', num_before: 4, num_after: 0, narrow: narrowTo(channelId) });
+  t.deepEqual(history.json.messages.map((m: { id: number }) => m.id), ids);
+});
+
 test.serial('direct_message_initiator_group in a batch: a conversation started earlier in the batch may be answered', async (t) => {
   const { member, other, admin } = await makeCast(s);
   const { member: third } = await makeCast(s);
@@ -176,7 +239,7 @@ test.serial('a send that fails in the database does not fail the others in its b
       [member.id, { type: 'stream', to: name, topic: 't', content: 'warm-up' }],
       [member.id, { type: 'stream', to: name, topic: 't', content: 'before' }],
       [other.id, { type: 'stream', to: name, topic: 't', content: 'boom' }],
-      [member.id, { type: 'direct', to: [other.id], content: 'after' }],
+      [member.id, { type: 'stream', to: name, topic: 't', content: 'after' }],
     ]);
   } finally {
     await db.none('DROP TRIGGER refuse_boom ON messages');
@@ -190,7 +253,7 @@ test.serial('a send that fails in the database does not fail the others in its b
   const ids = [0, 1, 3].map((i) => value(settled[i]).message.id);
   t.true(ids[0]! < ids[1]! && ids[1]! < ids[2]!);
   const history = await getMessages(s, other, { anchor: 'newest', num_before: 5, num_after: 0, narrow: narrowTo(channelId) });
-  t.deepEqual(history.json.messages.map((m: { content: string }) => m.content), ['<p>warm-up</p>', '<p>before</p>']);
+  t.deepEqual(history.json.messages.map((m: { content: string }) => m.content), ['<p>warm-up</p>', '<p>before</p>', '<p>after</p>']);
   t.deepEqual((await events(s, other, queue.queue_id)).map((e) => e.message.id), ids);
   // The failed send is retried by nobody: sending it again works once the database accepts it.
   t.is((await send(s, other, { type: 'stream', to: name, topic: 't', content: 'boom' })).status, 200);
