@@ -75,7 +75,9 @@ export interface ServeOptions {
   writeStallMs?: number;
 }
 
-/** A client that takes no bytes of a reply for this long is disconnected. */
+/** A client that takes no bytes of a reply for this long is disconnected. What counts as taking bytes is the kernel's
+ *  writable wake-up, which comes once about a third of the socket's send buffer is free again: with a send buffer that
+ *  has grown to megabytes (loopback, fast links) a client must take in the order of a megabyte per period. */
 export const WRITE_STALL_MS = 10_000;
 /** Replies at least this large are written with backpressure and count against the pending-reply budget. */
 export const LARGE_REPLY_BYTES = 64 * 1024;
