@@ -94,6 +94,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 9991);
   if (port < 0 || port > 65535) throw new Error(`PORT out of range: ${port}`);
+  for (const name of ['LARGE_FETCH_SLOTS', 'LARGE_FETCH_PER_USER', 'WRITE_STALL_MS', 'PENDING_REPLY_BYTES']) {
+    if (int(env, name, 1) < 1) throw new Error(`${name} must be at least 1`);
+  }
   return {
     host,
     port,
