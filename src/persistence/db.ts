@@ -81,7 +81,7 @@ export type Connection = string | { host: string; port: number; user?: string; d
 export interface DbObserver {
   query(seconds: number): void;
   queryError(): void;
-  /** A transaction finished; `tag` is what the caller passed to db.tx (or to db.task for a one-statement write). */
+  /** A transaction finished; `tag` is what the caller passed to db.tx. */
   transaction(tag: unknown, seconds: number): void;
 }
 
@@ -95,10 +95,6 @@ export function createDatabase(
       receive: (e) => observer.query(((e.result as { duration?: number } | void)?.duration ?? 0) / 1000),
       transact: (e) => {
         if (e.ctx?.finish) observer.transaction(e.ctx.tag, (e.ctx.duration ?? 0) / 1000);
-      },
-      // A tagged task is a write whose single statement is its own transaction (a realm's batch of sends).
-      task: (e) => {
-        if (e.ctx?.finish && e.ctx.tag !== undefined) observer.transaction(e.ctx.tag, (e.ctx.duration ?? 0) / 1000);
       },
     }),
     error(err, e) {

@@ -112,28 +112,10 @@ export async function runBatch(
     return outcomes;
   }
 
-  const only = defOf(planned[0]!);
-  const oneKind = planned.every((p) => defOf(p) === only);
-  // Fastest: the whole batch in one statement, without a transaction around it (sends to existing topics).
-  const alone = oneKind ? only.writeAlone?.(planned.map((p) => p.plan), state) : null;
-  if (alone) {
-    try {
-      const results = await db.task({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, alone);
-      if (results) {
-        settleRun(planned, results);
-        return outcomes;
-      }
-    } catch (err) {
-      // A failed statement wrote nothing: the transaction paths below find out which command it was.
-      if (isConnectionError(err)) {
-        for (const { index } of planned) outcomes[index] = failure(err);
-        return outcomes;
-      }
-    }
-  }
   // The common case under load, a batch of one kind that writes in bulk (sends), needs no savepoint: if the bulk
   // write fails, its transaction is rolled back and the batch written again with one savepoint per command.
-  if (planned.length > 1 && only.writeBatch && oneKind) {
+  const only = defOf(planned[0]!);
+  if (planned.length > 1 && only.writeBatch && planned.every((p) => defOf(p) === only)) {
     try {
       await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, async (t) => {
         settleRun(planned, await only.writeBatch!(t, planned.map((p) => p.plan), state));

@@ -1,7 +1,7 @@
 // Realm commands: the writes a realm actor performs. Each is checked against memory, written in a
 // transaction, applied to memory only after the commit, and only then answered and published.
 import type { RealmEvent } from '../events/hub.js';
-import type { Repos, Tx } from '../persistence/db.js';
+import type { Tx } from '../persistence/db.js';
 import { RealmState } from './state.js';
 
 export interface CommandDef<I = any, P = any, R = any> {
@@ -17,14 +17,6 @@ export interface CommandDef<I = any, P = any, R = any> {
    * runs in a savepoint: if it throws, the batch falls back to write() with one savepoint per command.
    */
   writeBatch?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[]>;
-  /**
-   * Optional fastest path, tried first for a batch (or a lone command) of this kind: the whole write as one
-   * statement outside any transaction (atomic by itself, durable when it returns; no BEGIN and COMMIT round
-   * trips). Null when memory shows the plans need more than that; otherwise the write, which answers null,
-   * having written nothing, when a condition its statement checks fails. The batch then goes through
-   * writeBatch / write in a transaction.
-   */
-  writeAlone?(plans: P[], state: RealmState): ((db: Repos) => Promise<Outcome<R>[] | null>) | null;
   /** Updates memory after the commit. */
   apply?(state: RealmState, result: R): void;
   /** The events this command's committed result produces. */

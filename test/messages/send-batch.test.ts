@@ -129,7 +129,7 @@ test.serial('a burst of mixed sends: each its own answer, IDs in mailbox order, 
   );
 });
 
-test.serial('sends to existing topics and known conversations (one statement, no transaction): the same answers, flags and events', async (t) => {
+test.serial('sends to existing topics and known conversations: the same answers, flags and events as if written alone', async (t) => {
   const { member, other } = await makeCast(s);
   const name = uniqueName();
   const channelId = await makeChannel(s, name, [member.id, other.id]);
@@ -171,7 +171,7 @@ test.serial('sends to existing topics and known conversations (one statement, no
   t.deepEqual(history.json.messages.map((m: { id: number }) => m.id), ids.slice(0, 3));
 });
 
-test.serial('a topic starting among sends that could go in one statement still follows it for its sender', async (t) => {
+test.serial('a topic starting among sends to existing topics follows it for its sender, and only it', async (t) => {
   const { member, other } = await makeCast(s);
   const name = uniqueName();
   const channelId = await makeChannel(s, name, [member.id, other.id]);

@@ -91,32 +91,27 @@ export interface MessageChange {
 }
 
 /** See insertWithRecipients. `v` is materialized, so each row draws its ID once, as unnest yields the rows (in
- *  order); the EXISTS sees the table as it was before the statement (one snapshot for all its parts), and
- *  nothing is written unless every topic that must exist does. */
+ *  order); the EXISTS sees the table as it was before the statement (one snapshot for all its parts). */
 const INSERT_WITH_RECIPIENTS = `
 WITH v AS MATERIALIZED (
-  SELECT nextval('messages_id_seq') AS id, v.*,
-    stream_id IS NOT NULL AND EXISTS
-      (SELECT 1 FROM messages x WHERE x.stream_id = v.stream_id AND lower(x.topic) = lower(v.topic)) AS topic_existed
+  SELECT nextval('messages_id_seq') AS id, v.*
   FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[],
-              $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[], $16::bool[])
+              $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[])
     WITH ORDINALITY AS v(realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
-                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message,
-                         topic_must_exist, ord)
-), ok AS (
-  SELECT NOT EXISTS (SELECT 1 FROM v WHERE v.topic_must_exist AND NOT v.topic_existed) AS written
+                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message, ord)
 ), m AS (
   INSERT INTO messages (id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message)
   SELECT id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients::int[], content, rendered_content,
          to_timestamp(date_sent), has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message
-  FROM v WHERE (SELECT written FROM ok)
+  FROM v
 ), um AS (
   INSERT INTO user_messages (user_id, message_id, flags)
-  SELECT r.user_id, v.id, r.flags FROM unnest($17::int[], $18::int[], $19::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord
-  WHERE (SELECT written FROM ok)
+  SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord
 )
-SELECT v.id, lower(v.topic) AS topic_key, v.topic_existed, (SELECT written FROM ok) AS written FROM v ORDER BY v.ord`;
+SELECT v.id, lower(v.topic) AS topic_key, v.stream_id IS NOT NULL AND EXISTS
+  (SELECT 1 FROM messages x WHERE x.stream_id = v.stream_id AND lower(x.topic) = lower(v.topic)) AS topic_existed
+FROM v ORDER BY v.ord`;
 
 function messageRow(m: NewMessage) {
   return {
@@ -178,28 +173,8 @@ export class MessagesRepository {
    * statement. Column arrays bound as parameters (no client-side formatting of the texts); the IDs are drawn in
    * the messages' order.
    */
-  async insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
-    return (await this.insertIf(messages, recipients, messages.map(() => false)))!;
-  }
-
-  /**
-   * The same statement, writing only if the topic of every message with `topicMustExist[i]` already has a
-   * message; otherwise it writes nothing (IDs drawn are skipped) and answers null.
-   */
-  insertIfTopicsExist(
-    messages: NewMessage[],
-    recipients: { userId: number; flags: number }[][],
-    topicMustExist: boolean[],
-  ): Promise<InsertedMessage[] | null> {
-    return this.insertIf(messages, recipients, topicMustExist);
-  }
-
-  private async insertIf(
-    messages: NewMessage[],
-    recipients: { userId: number; flags: number }[][],
-    topicMustExist: boolean[],
-  ): Promise<InsertedMessage[] | null> {
-    if (messages.length === 0) return [];
+  insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
+    if (messages.length === 0) return Promise.resolve([]);
     const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
     const ords: number[] = [];
     const users: number[] = [];
@@ -227,14 +202,15 @@ export class MessagesRepository {
       col((m) => m.recipientId),
       col((m) => m.client),
       col((m) => m.isMeMessage),
-      topicMustExist,
       ords,
       users,
       flags,
     ];
-    const rows = await this.db.any(new this.pgp.ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }));
-    if (rows.length > 0 && !rows[0].written) return null;
-    return rows.map((r) => ({ id: Number(r.id), topicKey: r.topic_key as string, topicExisted: r.topic_existed as boolean }));
+    return this.db.map(new this.pgp.ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
+      id: Number(r.id),
+      topicKey: r.topic_key as string,
+      topicExisted: r.topic_existed as boolean,
+    }));
   }
 
   async byIds(ids: number[]): Promise<StoredMessage[]> {

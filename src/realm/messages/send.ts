@@ -5,11 +5,10 @@ import type { RealmEvent } from '../../events/hub.js';
 import { ApiError, errors } from '../../http/errors.js';
 import { LIMITS } from '../../limits.js';
 import { FLAG_BITS } from '../../narrow/index.js';
-import type { Repos, Tx } from '../../persistence/db.js';
+import type { Tx } from '../../persistence/db.js';
 import type { InsertedMessage, NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
 import type { CommandDef, Outcome } from '../commands.js';
-import { uploadPathIds } from '../../files/links.js';
 import { linkAttachments } from '../files/index.js';
 import { actor } from '../people/access.js';
 import type { RealmState } from '../state.js';
@@ -19,7 +18,7 @@ import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, renderContent } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
-import { applyAutomaticVisibility, userTopicEvent, visibilityNeeds, type VisibilityChange } from './visibility.js';
+import { applyAutomaticVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
 
 /** Zulip's WILDCARD_MENTION_THRESHOLD: above this many recipients, wildcard mentions need permission. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -195,41 +194,6 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
   return outcomes;
 }
 
-/**
- * Sends whose whole write is the insert statement, decided from memory: no @topic, no linked uploads, known
- * conversations, and automatic visibility that cannot change unless a topic starts. The statement then writes
- * only if none of those topics is new (else null: a starting topic's follow needs the transaction path).
- */
-function writeSendsAlone(plans: SendPlan[], state: RealmState): ((db: Repos) => Promise<Outcome<SendResult>[] | null>) | null {
-  const messages: NewMessage[] = [];
-  const topicMustExist: boolean[] = [];
-  for (const plan of plans) {
-    const m = plan.message;
-    if (plan.topicWildcard || uploadPathIds(m.content).length > 0) return null;
-    if (m.kind === 'direct') {
-      const convId = state.messages.directConversations.get(m.directRecipients.join(','));
-      if (convId === undefined) return null;
-      messages.push({ ...m, recipientId: 2 * convId + 1 });
-      topicMustExist.push(false);
-    } else {
-      const needs = visibilityNeeds(state, plan.sender, m.streamId!);
-      if (needs === 'lookup') return null;
-      messages.push(m);
-      topicMustExist.push(needs === 'on-start');
-    }
-  }
-  return async (db) => {
-    const recipients = plans.map((plan) => recipientFlags(plan, plan.flags));
-    const rows = await db.messages.insertIfTopicsExist(messages, recipients, topicMustExist);
-    if (rows === null) return null;
-    if (rows.length !== plans.length) throw new Error(`${rows.length} message IDs for ${plans.length} messages`);
-    return plans.map((plan, i) => {
-      const id = rows[i]!.id;
-      return { ok: true, value: sent(plan, messages[i]!, id, recipientRows(plan, id, plan.flags), null) };
-    });
-  };
-}
-
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
   check(state, input) {
@@ -291,8 +255,6 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   },
 
   writeBatch: writeSends,
-
-  writeAlone: writeSendsAlone,
 
   apply(state, r) {
     const m = r.message;

@@ -34,20 +34,6 @@ export function mayChangeVisibility(sender: User): boolean {
 }
 
 /**
- * What a send needs to decide the sender's automatic visibility, known from memory alone: `never` (nothing can
- * change), `on-start` (only if the send starts the topic), or `lookup` (the stored policy must be read).
- */
-export function visibilityNeeds(state: RealmState, sender: User, channelId: number): 'never' | 'on-start' | 'lookup' {
-  if (!mayChangeVisibility(sender)) return 'never';
-  const policies = [Number(userSetting(sender, 'automatically_follow_topics_policy'))];
-  if (state.channels.subscription(sender.id, channelId)?.isMuted) {
-    policies.push(Number(userSetting(sender, 'automatically_unmute_topics_in_muted_streams_policy')));
-  }
-  if (policies.some((p) => p !== NEVER && p !== ON_INITIATION)) return 'lookup';
-  return policies.includes(ON_INITIATION) ? 'on-start' : 'never';
-}
-
-/**
  * Decides and stores the sender's new policy for the topic (before the message is inserted). `startsTopic`
  * (no message in the topic yet) is looked up when not given.
  */
