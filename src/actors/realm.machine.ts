@@ -3,7 +3,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { EventHub, RealmEvent } from '../events/hub.js';
 import { errors } from '../http/errors.js';
 import type { Db } from '../persistence/db.js';
-import { runBatch, type Outcome } from '../realm/batch.js';
+import { failure, runBatch, type BatchResult } from '../realm/batch.js';
 import type { CommandRegistry, PendingCommand } from '../realm/commands.js';
 import { RealmState } from '../realm/state.js';
 
@@ -25,6 +25,11 @@ export interface RealmContext extends RealmInput {
   loadError: unknown;
   batches: number;
   stopRequested: boolean;
+  /**
+   * The connection failed under the last batch: its commit may have happened although its callers were answered
+   * 503, so memory may lag the database. The next batch first reloads the working set.
+   */
+  stale: boolean;
 }
 
 export type RealmMachineEvent = { type: 'COMMAND'; command: PendingCommand } | { type: 'STOP' };
@@ -45,8 +50,17 @@ export const realmMachine = setup({
   },
   actors: {
     load: fromPromise<RealmState, { db: Db; realmId: number }>(({ input }) => RealmState.load(input.db, input.realmId)),
-    commit: fromPromise<Outcome[], { db: Db; state: RealmState; commands: CommandRegistry; batch: PendingCommand[] }>(
-      ({ input }) => runBatch(input.db, input.state, input.commands, input.batch),
+    commit: fromPromise<BatchResult, { db: Db; realmId: number; state: RealmState; commands: CommandRegistry; batch: PendingCommand[]; stale: boolean }>(
+      async ({ input }) => {
+        if (input.stale) {
+          try {
+            input.state.replaceFrom(await RealmState.load(input.db, input.realmId));
+          } catch (err) {
+            return { outcomes: input.batch.map(() => failure(err)), uncertain: true };
+          }
+        }
+        return runBatch(input.db, input.state, input.commands, input.batch);
+      },
     ),
   },
   guards: {
@@ -71,10 +85,10 @@ export const realmMachine = setup({
     takeBatch: assign({ batch: ({ context }) => takeBatch(context.pending, context.commands) }),
     failBatch: assign(({ context }, error: unknown) => {
       for (const cmd of context.batch) cmd.reject(error);
-      return { batch: [] };
+      return { batch: [], stale: true };
     }),
     /** After the commit: update memory, answer the callers, publish the events. */
-    settleBatch: assign(({ context }, outcomes: Outcome[]) => {
+    settleBatch: assign(({ context }, { outcomes, uncertain }: BatchResult) => {
       const state = context.state!;
       const events: RealmEvent[] = [];
       context.batch.forEach((cmd, i) => {
@@ -89,12 +103,12 @@ export const realmMachine = setup({
         cmd.resolve(outcome.value);
       });
       context.hub.publishEvents(context.realmId, events);
-      return { batch: [], batches: context.batches + 1 };
+      return { batch: [], batches: context.batches + 1, stale: uncertain };
     }),
   },
 }).createMachine({
   id: 'realm',
-  context: ({ input }) => ({ ...input, state: null, pending: [], batch: [], loadError: null, batches: 0, stopRequested: false }),
+  context: ({ input }) => ({ ...input, state: null, pending: [], batch: [], loadError: null, batches: 0, stopRequested: false, stale: false }),
   initial: 'loading',
   states: {
     loading: {
@@ -123,9 +137,11 @@ export const realmMachine = setup({
             src: 'commit',
             input: ({ context }) => ({
               db: context.db,
+              realmId: context.realmId,
               state: context.state!,
               commands: context.commands,
               batch: context.batch,
+              stale: context.stale,
             }),
             onDone: { target: 'idle', actions: { type: 'settleBatch', params: ({ event }) => event.output } },
             onError: { target: 'idle', actions: { type: 'failBatch', params: ({ event }: { event: { error: unknown } }) => event.error } },

@@ -17,7 +17,13 @@ export function isRealmBatchTag(tag: unknown): tag is RealmBatchTag {
 
 export type { Outcome };
 
-function failure(err: unknown): Outcome {
+/** A batch's answers; `uncertain` when the connection failed under it, so the commit may or may not have happened. */
+export interface BatchResult {
+  outcomes: Outcome[];
+  uncertain: boolean;
+}
+
+export function failure(err: unknown): Outcome {
   if (err instanceof ApiError) return { ok: false, error: err };
   if (isConnectionError(err)) return { ok: false, error: errors.unavailable('Database unavailable') };
   return { ok: false, error: err };
@@ -33,8 +39,9 @@ export async function runBatch(
   state: RealmState,
   registry: CommandRegistry,
   batch: PendingCommand[],
-): Promise<Outcome[]> {
+): Promise<BatchResult> {
   const outcomes: Outcome[] = new Array(batch.length);
+  let uncertain = false;
   const planned: Planned[] = [];
   batch.forEach((cmd, index) => {
     const def = registry[cmd.kind];
@@ -50,7 +57,7 @@ export async function runBatch(
       outcomes[index] = failure(err);
     }
   });
-  if (planned.length === 0) return outcomes;
+  if (planned.length === 0) return { outcomes, uncertain };
   const defOf = (p: Planned) => registry[batch[p.index]!.kind]!;
 
   /** One command in its own savepoint, so a failing write does not fail the others. */
@@ -103,13 +110,14 @@ export async function runBatch(
     }
   }
 
-  async function commit(write: (t: Tx) => Promise<void>): Promise<Outcome[]> {
+  async function commit(write: (t: Tx) => Promise<void>): Promise<BatchResult> {
     try {
       await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, write);
     } catch (err) {
+      uncertain = isConnectionError(err);
       for (const { index } of planned) outcomes[index] = failure(err);
     }
-    return outcomes;
+    return { outcomes, uncertain };
   }
 
   // The common case under load, a batch of one kind that writes in bulk (sends), needs no savepoint: if the bulk
@@ -120,11 +128,11 @@ export async function runBatch(
       await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, async (t) => {
         settleRun(planned, await only.writeBatch!(t, planned.map((p) => p.plan), state));
       });
-      return outcomes;
+      return { outcomes, uncertain };
     } catch (err) {
       if (isConnectionError(err)) {
         for (const { index } of planned) outcomes[index] = failure(err);
-        return outcomes;
+        return { outcomes, uncertain: true };
       }
     }
     return commit(async (t) => {

@@ -189,3 +189,29 @@ test.serial('database partitioned (connections open, nothing answers): requests 
   assertFailuresAre503(t, loop.outcomes, 'sends');
   await assertAckedInHistory(t, loop, 'partition');
 });
+
+test.serial('a COMMIT whose answer is lost: the send is answered 503, and the working set is reloaded before the next write', async (t) => {
+  if (skipWithoutPostgres(t)) return;
+  const owner = s.client.as(s.owner);
+  const created = await owner.post('/users/me/subscriptions', {
+    form: { subscriptions: JSON.stringify([{ name: 'uncertain' }]), principals: JSON.stringify([sender.id, reader.id]) },
+  });
+  t.is(created.status, 200, created.text);
+  const id = (await owner.get('/get_stream_id', { query: { stream: 'uncertain' } })).json.stream_id as number;
+  const firstMessageId = async () => (await owner.get(`/streams/${id}`)).json.stream.first_message_id as number | null;
+  t.is(await firstMessageId(), null);
+
+  proxy.cutAfterCommit();
+  const lost = await s.client.as(sender).post('/messages', { form: { type: 'stream', to: String(id), topic: 't', content: 'committed, answer lost' } });
+  t.is(lost.status, 503, lost.text);
+  t.is(lost.json.code, 'SERVICE_UNAVAILABLE');
+  // The database has it, as it would after any commit whose answer was lost.
+  const [stored] = await history(s.client.as(reader), [{ operator: 'channel', operand: id }]);
+  t.is(stored?.content, 'committed, answer lost');
+
+  // The next write first reloads the working set, so memory agrees with the database again: the channel's first
+  // message is the one the database holds, not the next one sent.
+  const next = await s.client.as(sender).post('/messages', { form: { type: 'stream', to: String(id), topic: 't', content: 'next' } });
+  t.is(next.status, 200, next.text);
+  t.is(await firstMessageId(), stored!.id);
+});

@@ -1,6 +1,8 @@
 // A TCP proxy between the server and PostgreSQL that injects faults: `down` resets every connection and refuses new
 // ones (a stopped or unreachable server), `stall` keeps connections open but passes nothing (a network partition:
-// no reset, no answer), `restart` drops every connection once and accepts again (a database restart).
+// no reset, no answer), `restart` drops every connection once and accepts again (a database restart), and
+// `cutAfterCommit` lets the next COMMIT reach the database but drops the connection before its answer comes back
+// (the one moment a client cannot know whether its transaction committed).
 import net from 'node:net';
 
 export type ProxyMode = 'up' | 'down' | 'stall';
@@ -10,7 +12,17 @@ export interface FaultProxy {
   url: string;
   set(mode: ProxyMode): void;
   restart(): void;
+  /** One-shot: the next COMMIT is passed on, then its connection is reset before the reply is passed back. */
+  cutAfterCommit(): void;
   close(): Promise<void>;
+}
+
+/** Whether a chunk from the client holds a simple-protocol Query message of exactly `commit`. */
+function holdsCommit(chunk: Buffer): boolean {
+  for (let i = chunk.indexOf(0x51); i !== -1 && i + 12 <= chunk.length; i = chunk.indexOf(0x51, i + 1)) {
+    if (chunk.readUInt32BE(i + 1) === 11 && chunk.toString('latin1', i + 5, i + 12).toLowerCase() === 'commit\0') return true;
+  }
+  return false;
 }
 
 export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
@@ -18,6 +30,7 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
   const host = target.hostname;
   const port = Number(target.port || 5432);
   let mode: ProxyMode = 'up';
+  let commitCutArmed = false;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket | null }>();
   const held: net.Socket[] = [];
 
@@ -28,6 +41,14 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     for (const s of [client, upstream]) s.on('error', () => undefined);
     client.pipe(upstream);
     upstream.pipe(client);
+    // After pipe's own listener has passed the chunk on: nothing more comes back, and the client is reset.
+    client.on('data', (chunk: Buffer) => {
+      if (!commitCutArmed || !holdsCommit(chunk)) return;
+      commitCutArmed = false;
+      upstream.unpipe(client);
+      client.resetAndDestroy();
+      setTimeout(() => upstream.destroy(), 500);
+    });
     const end = () => {
       pairs.delete(pair);
       client.destroy();
@@ -82,6 +103,9 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     },
     restart() {
       resetAll();
+    },
+    cutAfterCommit() {
+      commitCutArmed = true;
     },
     async close() {
       resetAll();
