@@ -8,6 +8,7 @@ import { addUsers, login, makeChannel, openSite, type ChildServer, type Site, ty
 import { runMixedLoad, thirds, writeCurve } from './overload-mixed.js';
 
 const LONG = process.env.PALAVER_LONG_TESTS === '1';
+const TOKEN = 'overload-operator-token';
 let site: Site;
 let server: ChildServer;
 let users: SiteUser[];
@@ -16,7 +17,7 @@ let channelId: number;
 test.before(async () => {
   // Info level: the child's "listening" line tells its port. Parked polls are answered every 5 s when idle.
   site = await openSite();
-  server = await site.start({ EVENT_HEARTBEAT_MS: '5000' });
+  server = await site.start({ EVENT_HEARTBEAT_MS: '5000', OPERATOR_TOKEN: TOKEN });
   const owner: Credentials = await login(server.client);
   users = await addUsers(site, server, 8);
   channelId = await makeChannel(server, owner, 'mixed load', users.map((u) => u.id));
@@ -27,7 +28,7 @@ test.after.always(async () => {
 });
 
 async function mixedLoad(t: ExecutionContext, name: string, durationMs: number, maxRatio: number): Promise<void> {
-  const result = await runMixedLoad({ server, users, channelId, durationMs });
+  const result = await runMixedLoad({ server, users, channelId, durationMs, operatorToken: TOKEN });
   const curve = thirds(result.samples);
   const ratio = curve.last / curve.first;
   const base = writeCurve(name, result, { durationMs, warmUpUntilSeconds: curve.warmUpUntil, firstThirdMedianMib: curve.first, lastThirdMedianMib: curve.last, peakMib: curve.peak, ratio });

@@ -10,6 +10,8 @@ export interface LoadOptions {
   users: SiteUser[];
   channelId: number;
   durationMs: number;
+  /** The server's OPERATOR_TOKEN: heap figures are scraped from /metrics along with RSS. */
+  operatorToken?: string;
   /** Workers of each kind, and the pause each takes between its requests. */
   senders?: number;
   pollers?: number;
@@ -24,6 +26,9 @@ export interface Sample {
   rssMib: number;
   /** Requests answered so far. */
   requests: number;
+  /** V8 heap in use and memory outside it (Buffers), from the server's /metrics (the latest scrape, every 5 s). */
+  heapUsedMib?: number;
+  externalMib?: number;
 }
 
 export interface LoadResult {
@@ -106,7 +111,23 @@ export async function runMixedLoad(o: LoadOptions): Promise<LoadResult> {
     }
   };
 
-  const sampler = setInterval(() => live() && result.samples.push({ t: (Date.now() - started) / 1000, rssMib: rssMibOf(server.child.pid!), requests: answered }), 1000);
+  const heap: { heapUsedMib?: number; externalMib?: number } = {};
+  const scrape = async () => {
+    if (!o.operatorToken) return;
+    const r = await server.client.get('/metrics', { root: true, headers: { authorization: `Bearer ${o.operatorToken}` } }).catch(() => null);
+    const mib = (name: string) => {
+      const m = new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(r?.text ?? '');
+      return m ? Number(m[1]) / 1048576 : undefined;
+    };
+    heap.heapUsedMib = mib('nodejs_heap_size_used_bytes');
+    heap.externalMib = mib('nodejs_external_memory_bytes');
+  };
+  let tick = 0;
+  const sampler = setInterval(() => {
+    if (!live()) return;
+    if (tick++ % 5 === 0) void scrape();
+    result.samples.push({ t: (Date.now() - started) / 1000, rssMib: rssMibOf(server.child.pid!), requests: answered, ...heap });
+  }, 1000);
   try {
     await Promise.all([
       ...Array.from({ length: o.senders ?? 4 }, (_, w) => sender(w)),
@@ -144,7 +165,8 @@ export function writeCurve(name: string, result: LoadResult, summary: Record<str
   mkdirSync(dir, { recursive: true });
   const base = path.join(dir, name);
   writeFileSync(`${base}.json`, JSON.stringify({ ...summary, requests: result.requests, eventsReceived: result.eventsReceived, samples: result.samples }, null, 1));
-  writeFileSync(`${base}.csv`, 'seconds,rss_mib,requests\n' + result.samples.map((s) => `${s.t.toFixed(1)},${s.rssMib.toFixed(1)},${s.requests}`).join('\n') + '\n');
+  writeFileSync(`${base}.csv`, 'seconds,rss_mib,requests,heap_used_mib,external_mib\n' +
+      result.samples.map((s) => `${s.t.toFixed(1)},${s.rssMib.toFixed(1)},${s.requests},${s.heapUsedMib?.toFixed(1) ?? ''},${s.externalMib?.toFixed(1) ?? ''}`).join('\n') + '\n');
   writeFileSync(`${base}.svg`, svg(result.samples));
   return base;
 }
