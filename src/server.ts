@@ -96,6 +96,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         db,
         hub,
         commands: realmCommands,
+        realmObserver: operators.metrics.realm,
         directory: await db.realms.directory(),
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),

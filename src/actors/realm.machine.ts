@@ -4,7 +4,7 @@ import type { EventHub, RealmEvent } from '../events/hub.js';
 import { errors } from '../http/errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
-import type { CommandRegistry, PendingCommand } from '../realm/commands.js';
+import type { CommandRegistry, PendingCommand, RealmBatchObserver } from '../realm/commands.js';
 import { RealmState } from '../realm/state.js';
 
 /** Most commands one transaction carries. */
@@ -15,6 +15,8 @@ export interface RealmInput {
   db: Db;
   hub: EventHub;
   commands: CommandRegistry;
+  /** Mailbox waits and batch durations (operators' metrics). */
+  observer?: RealmBatchObserver;
 }
 
 export interface RealmContext extends RealmInput {
@@ -22,6 +24,8 @@ export interface RealmContext extends RealmInput {
   /** The mailbox: commands waiting for the next transaction. Mutated in place; the reference never changes. */
   pending: PendingCommand[];
   batch: PendingCommand[];
+  /** When the current batch was taken from the mailbox (performance.now(), ms). */
+  batchStartedAt: number;
   loadError: unknown;
   batches: number;
   stopRequested: boolean;
@@ -40,6 +44,14 @@ function takeBatch(pending: PendingCommand[], registry: CommandRegistry): Pendin
   let n = 1;
   while (n < pending.length && n < MAX_BATCH && registry[pending[n]!.kind]?.batchable) n++;
   return pending.splice(0, n);
+}
+
+function observeSettled(context: RealmContext): void {
+  const observer = context.observer;
+  if (!observer || context.batch.length === 0) return;
+  const kind = context.batch[0]!.kind;
+  const same = context.batch.every((c) => c.kind === kind);
+  observer.settled(same ? kind : 'mixed', (performance.now() - context.batchStartedAt) / 1000);
 }
 
 export const realmMachine = setup({
@@ -68,7 +80,9 @@ export const realmMachine = setup({
   },
   actions: {
     enqueue: ({ context, event }) => {
-      if (event.type === 'COMMAND') context.pending.push(event.command);
+      if (event.type !== 'COMMAND') return;
+      if (context.observer) event.command.queuedAt = performance.now();
+      context.pending.push(event.command);
     },
     refuse: ({ event }) => {
       if (event.type === 'COMMAND') event.command.reject(errors.unavailable('The server is shutting down'));
@@ -82,9 +96,16 @@ export const realmMachine = setup({
     rejectPendingLoadFailed: ({ context }) => {
       for (const c of context.pending.splice(0)) c.reject(errors.unavailable('Realm could not be loaded'));
     },
-    takeBatch: assign({ batch: ({ context }) => takeBatch(context.pending, context.commands) }),
+    takeBatch: assign(({ context }) => {
+      const batch = takeBatch(context.pending, context.commands);
+      const now = performance.now();
+      const observer = context.observer;
+      if (observer) for (const cmd of batch) observer.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
+      return { batch, batchStartedAt: now };
+    }),
     failBatch: assign(({ context }, error: unknown) => {
       for (const cmd of context.batch) cmd.reject(error);
+      observeSettled(context);
       return { batch: [], stale: true };
     }),
     /** After the commit: update memory, answer the callers, publish the events. */
@@ -103,12 +124,13 @@ export const realmMachine = setup({
         cmd.resolve(outcome.value);
       });
       context.hub.publishEvents(context.realmId, events);
+      observeSettled(context);
       return { batch: [], batches: context.batches + 1, stale: uncertain };
     }),
   },
 }).createMachine({
   id: 'realm',
-  context: ({ input }) => ({ ...input, state: null, pending: [], batch: [], loadError: null, batches: 0, stopRequested: false, stale: false }),
+  context: ({ input }) => ({ ...input, state: null, pending: [], batch: [], batchStartedAt: 0, loadError: null, batches: 0, stopRequested: false, stale: false }),
   initial: 'loading',
   states: {
     loading: {

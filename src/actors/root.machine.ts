@@ -3,7 +3,7 @@
 import { assign, fromCallback, setup, stopChild, type ActorRefFrom } from 'xstate';
 import type { EventHub } from '../events/hub.js';
 import type { Db } from '../persistence/db.js';
-import type { CommandRegistry } from '../realm/commands.js';
+import type { CommandRegistry, RealmBatchObserver } from '../realm/commands.js';
 import type { RealmEntry } from '../realm/types.js';
 import { realmMachine } from './realm.machine.js';
 
@@ -13,6 +13,8 @@ export interface RootInput {
   db: Db;
   hub: EventHub;
   commands: CommandRegistry;
+  /** Handed to every realm actor (operators' metrics). */
+  realmObserver?: RealmBatchObserver;
   directory: RealmEntry[];
   changePollMs: number;
   lastChangeId: number;
@@ -72,7 +74,7 @@ export const rootMachine = setup({
           actions: assign(({ context, event, spawn }) => {
             const ref = spawn('realm', {
               id: `realm:${event.realmId}`,
-              input: { realmId: event.realmId, db: context.db, hub: context.hub, commands: context.commands },
+              input: { realmId: event.realmId, db: context.db, hub: context.hub, commands: context.commands, observer: context.realmObserver },
             });
             const realms = new Map(context.realms);
             realms.set(event.realmId, ref);

@@ -7,6 +7,7 @@ import type { LongPolls } from '../events/long-polls.js';
 import type { QueueRegistry } from '../events/queue-registry.js';
 import type { Db, DbObserver } from '../persistence/db.js';
 import { isRealmBatchTag } from '../realm/batch.js';
+import type { RealmBatchObserver } from '../realm/commands.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { ActorDirectory } from './actor-directory.js';
 import type { Throughput } from './throughput.js';
@@ -36,6 +37,8 @@ export class ServerMetrics {
   private readonly expiries: Counter<'reason'>;
   private readonly batchSize: Histogram;
   private readonly batchLatency: Histogram;
+  private readonly commandWait: Histogram<'kind'>;
+  private readonly batchSettle: Histogram<'kind'>;
   private readonly queryLatency: Histogram;
   private readonly queryErrors: Counter;
   private readonly messageDelivery: Histogram;
@@ -64,6 +67,20 @@ export class ServerMetrics {
     });
     this.batchSize = new Histogram({ name: 'palaver_realm_write_batch_size', help: 'Writes per realm-actor transaction (group commit).', buckets: BATCH_SIZE_BUCKETS, registers });
     this.batchLatency = new Histogram({ name: 'palaver_realm_write_batch_duration_seconds', help: 'Duration of realm-actor write transactions.', buckets: QUERY_BUCKETS, registers });
+    this.commandWait = new Histogram({
+      name: 'palaver_realm_command_wait_seconds',
+      help: "Time a realm command waits in its realm actor's mailbox before its batch starts, by command kind.",
+      labelNames: ['kind'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.batchSettle = new Histogram({
+      name: 'palaver_realm_batch_seconds',
+      help: 'Realm-actor batches from start (checks, write, commit) to callers answered and events published, by command kind (mixed when several).',
+      labelNames: ['kind'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     this.queryLatency = new Histogram({ name: 'palaver_db_query_duration_seconds', help: 'Duration of database queries that succeeded.', buckets: QUERY_BUCKETS, registers });
     this.queryErrors = new Counter({ name: 'palaver_db_query_errors_total', help: 'Database queries that failed.', registers });
     this.messageDelivery = new Histogram({
@@ -154,6 +171,12 @@ export class ServerMetrics {
     this.requests.inc({ method, route, status });
     this.latency.observe({ method, route }, seconds);
   }
+
+  /** Hooks for the realm actors. */
+  readonly realm: RealmBatchObserver = {
+    waited: (kind, seconds) => this.commandWait.observe({ kind }, seconds),
+    settled: (kind, seconds) => this.batchSettle.observe({ kind }, seconds),
+  };
 
   /** Hooks for createDatabase. */
   readonly db: DbObserver = {

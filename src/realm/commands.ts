@@ -34,6 +34,16 @@ export interface PendingCommand {
   input: unknown;
   resolve(result: unknown): void;
   reject(err: unknown): void;
+  /** When the realm actor's mailbox received it (performance.now(), ms); set by the actor. */
+  queuedAt?: number;
+}
+
+/** What a realm actor reports of each batch (operators' metrics); called synchronously, so it must be cheap. */
+export interface RealmBatchObserver {
+  /** A batch starts: each command's time in the mailbox. */
+  waited(kind: string, seconds: number): void;
+  /** A batch settled: from its start to its callers answered; `kind` is the commands' kind, or `mixed`. */
+  settled(kind: string, seconds: number): void;
 }
 
 /** Replaces the working set after a change made outside the server (the admin CLI). */
