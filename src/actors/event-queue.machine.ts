@@ -112,6 +112,12 @@ export const eventQueueMachine = setup({
     heartbeatDue: ({ context, event }) => event.type === 'SWEEP' && heartbeatDue(context, event.now),
     overflowed: ({ context }) => context.expireReason === 'overflow',
     hasBuffered: ({ context }) => context.events.length > 0,
+    /** An ENQUEUE to a parked, unfiltered queue that fits: accepted and answered in one step (the common fan-out case). */
+    deliversAtOnce: ({ context, event }) =>
+      event.type === 'ENQUEUE' &&
+      context.filter === null &&
+      event.events.length > 0 &&
+      context.events.length + event.events.length <= context.maxEvents,
   },
   actions: {
     touch: assign({ lastActivity: ({ context }) => context.now() }),
@@ -162,6 +168,19 @@ export const eventQueueMachine = setup({
       handle: (event as Extract<EventQueueEvent, { type: 'POLL' }>).handle,
       parkedAt: context.now(),
     })),
+    /** touch, prune and park in one context update (a parking POLL is the per-message hot path of a fan-out). */
+    ackAndPark: assign(({ context, event }) => {
+      const poll = event as Extract<EventQueueEvent, { type: 'POLL' }>;
+      const now = context.now();
+      const n = poll.lastEventId - context.firstUnacked + 1;
+      if (n > 0) context.events.splice(0, n);
+      return {
+        lastActivity: now,
+        handle: poll.handle,
+        parkedAt: now,
+        ...(n > 0 ? { firstUnacked: poll.lastEventId + 1 } : {}),
+      };
+    }),
     /** The parked poll is gone (answered or disconnected); the client was active until now. */
     unpark: assign(({ context, event }) => ({ handle: null, lastActivity: clock(context, event) })),
     /** On the way out: answer a parked poll with what is buffered (Zulip's cleanup), then announce the expiry. */
@@ -215,7 +234,7 @@ export const eventQueueMachine = setup({
           { guard: 'badAck', actions: ['touch', 'reject'] },
           { guard: 'hasNewer', actions: ['touch', 'prune', 'answerPoll'] },
           { guard: 'dontBlock', actions: ['touch', 'prune', 'answerPoll'] },
-          { target: 'polling', actions: ['touch', 'prune', 'park'] },
+          { target: 'polling', actions: 'ackAndPark' },
         ],
         SWEEP: { guard: 'idle', target: 'expired', actions: assign({ expireReason: 'idle' as const }) },
       },
@@ -228,7 +247,11 @@ export const eventQueueMachine = setup({
         { guard: 'hasBuffered', target: 'waiting', actions: ['deliverParked', 'unpark'] },
       ],
       on: {
-        ENQUEUE: { actions: 'accept' },
+        ENQUEUE: [
+          // Accepted and answered in one step (the eventless transition below does the same for filtered queues).
+          { guard: 'deliversAtOnce', target: 'waiting', actions: ['accept', 'deliverParked', 'unpark'] },
+          { actions: 'accept' },
+        ],
         POLL: [
           // Like Zulip, a refused POLL leaves the parked one alone.
           { guard: 'badAck', actions: ['touch', 'reject'] },

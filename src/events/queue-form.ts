@@ -2,6 +2,7 @@
 // (client_gravatar, in messages and in user records) and the empty topic's name (empty_topic_name). Called by
 // the event router for every event and queue, so a message's forms are computed once each, not per queue.
 import type { QueueRegistration } from './registration.js';
+import { shareJson } from './reply-json.js';
 
 type Event = Record<string, unknown> & { type: string };
 
@@ -31,6 +32,7 @@ function messageForm(reg: QueueRegistration, m: Record<string, unknown>): Record
   if (reg.clientGravatar) out.avatar_url = null;
   if (m.type === 'stream') out.subject = shownTopic(m.subject, m.empty_topic_display_name, reg.capabilities.empty_topic_name);
   forms.set(key, out);
+  shareJson(out);
   return out;
 }
 

@@ -1,5 +1,5 @@
 // HTTP Basic authentication with email and API key.
-import { secretsEqual } from '../auth/secrets.js';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RealmState } from '../realm/state.js';
 import type { User } from '../realm/types.js';
 import { errors } from './errors.js';
@@ -23,13 +23,56 @@ export function parseBasicAuth(header: string | undefined): BasicCredentials | n
   return { username: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
+function sha256(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+/**
+ * Every request (each long-poll among them) authenticates, so the work that does not depend on the realm's current
+ * state is remembered: a header's decoded email and the SHA-256 of its secret, and each user record's SHA-256 of its
+ * API key. What is decided stays per request: the user is looked up in the realm's working set and the two digests
+ * compared in constant time every time, so a changed API key, a changed email or a deactivation counts at once.
+ */
+interface ParsedHeader {
+  username: string;
+  secretHash: Buffer;
+}
+
+/** Headers seen lately; cleared whole when full, so headers with made-up secrets cannot grow it. */
+const headers = new Map<string, ParsedHeader>();
+export const HEADER_CACHE_SIZE = 20_000;
+
+/** A user record's key digest, for the key it held when computed (records are replaced, not edited, but be sure). */
+const keyHashes = new WeakMap<User, { apiKey: string; hash: Buffer }>();
+const NO_USER_HASH = sha256('\u0000no-such-user');
+
+function parsedHeader(header: string | undefined): ParsedHeader | null {
+  if (header === undefined || header === '') return null;
+  const known = headers.get(header);
+  if (known) return known;
+  const creds = parseBasicAuth(header);
+  if (!creds) return null;
+  const parsed = { username: creds.username, secretHash: sha256(creds.secret) };
+  if (headers.size >= HEADER_CACHE_SIZE) headers.clear();
+  headers.set(header, parsed);
+  return parsed;
+}
+
+function keyHash(user: User): Buffer {
+  const known = keyHashes.get(user);
+  if (known && known.apiKey === user.apiKey) return known.hash;
+  const hash = sha256(user.apiKey);
+  keyHashes.set(user, { apiKey: user.apiKey, hash });
+  return hash;
+}
+
 /** The user an Authorization header names in this realm, or the matching 401. */
 export function authenticate(state: RealmState, header: string | undefined): User {
-  const creds = parseBasicAuth(header);
+  const creds = parsedHeader(header);
   if (!creds) throw errors.notLoggedIn();
   const user = state.userByEmail(creds.username);
   // Compare even when the user is unknown, so timing does not tell which emails exist.
-  const keyMatches = secretsEqual(creds.secret, user?.apiKey ?? '\u0000no-such-user');
+  const keyMatches = timingSafeEqual(creds.secretHash, user ? keyHash(user) : NO_USER_HASH);
   if (!user || !keyMatches) throw errors.invalidApiKey();
   if (state.realm.deactivated) throw errors.realmDeactivated();
   if (!user.isActive) throw errors.userDeactivated();

@@ -1,6 +1,7 @@
 // Real-time events: POST /register (queue + snapshot), GET /events (long-poll), DELETE /events.
 import { CLIENT_CAPABILITIES } from '../../events/hub.js';
 import { capabilitiesFrom, clientNameFrom, type QueueRegistration } from '../../events/registration.js';
+import { eventsReplyJson } from '../../events/reply-json.js';
 import { buildSnapshot } from '../../events/snapshot/index.js';
 import { serializeBody } from '../../events/snapshot/raw-json.js';
 import { EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS, LIMITS } from '../../limits.js';
@@ -93,6 +94,8 @@ export const getEvents = endpoint({
   path: '/events',
   auth: 'user',
   rateLimited: false,
+  // Each message form's JSON is made once and spliced into every queue's answer.
+  serialize: eventsReplyJson,
   params: {
     queue_id: required(str({ maxLength: 200 })),
     last_event_id: withDefault(int({ min: -1 }), -1),

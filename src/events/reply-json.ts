@@ -1,0 +1,54 @@
+// The JSON of a GET /events answer. A message event reaches every queue of a channel with the same message form
+// (queue-form.ts builds at most eight per message), so each form is serialized once, on its first answer, and its
+// text spliced into every queue's reply; the rest of each event (flags, id, local_message_id) is the queue's own.
+// The text equals JSON.stringify of the same reply.
+
+/** Objects shared by many queues' events whose JSON is kept once made (null until the first reply needs it). */
+const sharedJson = new WeakMap<object, string | null>();
+
+/** Marks an object (a message form) as shared between queues: its JSON is made once and reused. */
+export function shareJson(value: object): void {
+  if (!sharedJson.has(value)) sharedJson.set(value, null);
+}
+
+function valueJson(value: unknown): string | undefined {
+  if (value !== null && typeof value === 'object') {
+    const known = sharedJson.get(value);
+    if (known !== undefined) {
+      if (known !== null) return known;
+      const text = JSON.stringify(value);
+      sharedJson.set(value, text);
+      return text;
+    }
+  }
+  return JSON.stringify(value);
+}
+
+/** An object's JSON with its shared members spliced in; keys JSON.stringify would leave out are left out. */
+function objectJson(obj: Record<string, unknown>, splice: (value: unknown) => string | undefined): string {
+  let out = '{';
+  let first = true;
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
+    const text = splice(obj[key]);
+    if (text === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
+    first = false;
+  }
+  return out + '}';
+}
+
+function eventJson(event: unknown): string | undefined {
+  if (event === null || typeof event !== 'object' || Array.isArray(event) || 'toJSON' in event) return JSON.stringify(event);
+  return objectJson(event as Record<string, unknown>, valueJson);
+}
+
+/** The success body of GET /events (`events` spliced as above, every other member as JSON.stringify writes it). */
+export function eventsReplyJson(body: Record<string, unknown>): string {
+  return objectJson(body, (value) => {
+    if (!Array.isArray(value) || value !== body.events) return JSON.stringify(value);
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (eventJson(value[i]) ?? 'null');
+    return out + ']';
+  });
+}
