@@ -91,22 +91,45 @@ export async function runBatch(
     });
   }
 
-  /** Every write of the batch: consecutive commands of a kind that writes in bulk go together (order kept). */
-  async function writeAll(t: Tx): Promise<void> {
+  /** The runs of the batch, in order: consecutive commands of a kind that writes in bulk go together. */
+  function runs(): Planned[][] {
+    const out: Planned[][] = [];
+    let i = 0;
+    while (i < planned.length) {
+      const kind = batch[planned[i]!.index]!.kind;
+      let j = i + 1;
+      if (registry[kind]!.writeBatch) while (j < planned.length && batch[planned[j]!.index]!.kind === kind) j++;
+      out.push(planned.slice(i, j));
+      i = j;
+    }
+    return out;
+  }
+
+  /**
+   * Every write of the batch without savepoints, in order (runs of a kind that writes in bulk together). Any
+   * write that throws aborts the whole transaction: the caller then writes the batch again with writeAll.
+   */
+  async function writeOptimistic(t: Tx): Promise<void> {
+    for (const run of runs()) {
+      const def = defOf(run[0]!);
+      if (run.length > 1) settleRun(run, await def.writeBatch!(t, run.map((p) => p.plan), state));
+      else outcomes[run[0]!.index] = { ok: true, value: await def.write!(t, run[0]!.plan, state) };
+    }
+  }
+
+  /**
+   * Every write of the batch, each run in its own savepoint: a run of one kind written in bulk (unless `bulk` is
+   * false: the bulk write already failed), otherwise each command alone. Order kept.
+   */
+  async function writeAll(t: Tx, bulk = true): Promise<void> {
     if (planned.length === 1) {
       const p = planned[0]!;
       outcomes[p.index] = { ok: true, value: await defOf(p).write!(t, p.plan, state) };
       return;
     }
-    let i = 0;
-    while (i < planned.length) {
-      const kind = batch[planned[i]!.index]!.kind;
-      const def = registry[kind]!;
-      let j = i + 1;
-      if (def.writeBatch) while (j < planned.length && batch[planned[j]!.index]!.kind === kind) j++;
-      if (j - i > 1) await writeRun(t, def, planned.slice(i, j));
-      else await writeOne(t, planned[i]!);
-      i = j;
+    for (const run of runs()) {
+      if (run.length > 1 && bulk) await writeRun(t, defOf(run[0]!), run);
+      else for (const p of run) await writeOne(t, p);
     }
   }
 
@@ -120,24 +143,21 @@ export async function runBatch(
     return { outcomes, uncertain };
   }
 
-  // The common case under load, a batch of one kind that writes in bulk (sends), needs no savepoint: if the bulk
-  // write fails, its transaction is rolled back and the batch written again with one savepoint per command.
-  const only = defOf(planned[0]!);
-  if (planned.length > 1 && only.writeBatch && planned.every((p) => defOf(p) === only)) {
-    try {
-      await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, async (t) => {
-        settleRun(planned, await only.writeBatch!(t, planned.map((p) => p.plan), state));
-      });
-      return { outcomes, uncertain };
-    } catch (err) {
-      if (isConnectionError(err)) {
-        for (const { index } of planned) outcomes[index] = failure(err);
-        return { outcomes, uncertain: true };
-      }
+  if (planned.length === 1) return commit(writeAll);
+  // Under load most writes succeed, so a batch is first written without savepoints (a savepoint costs two round
+  // trips per command): sends in bulk, the other kinds one after another. If any write throws, the transaction is
+  // rolled back and the batch written again with one savepoint per command, so a refused or failing write does not
+  // fail the others. A write therefore may run twice: it must act on the database only (its effects on memory
+  // belong in apply, after the commit).
+  try {
+    await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, writeOptimistic);
+    return { outcomes, uncertain };
+  } catch (err) {
+    if (isConnectionError(err)) {
+      for (const { index } of planned) outcomes[index] = failure(err);
+      return { outcomes, uncertain: true };
     }
-    return commit(async (t) => {
-      for (const p of planned) await writeOne(t, p);
-    });
   }
-  return commit(writeAll);
+  const oneBulkRun = planned.every((p) => defOf(p) === defOf(planned[0]!)) && defOf(planned[0]!).writeBatch !== undefined;
+  return commit((t) => writeAll(t, !oneBulkRun));
 }

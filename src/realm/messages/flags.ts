@@ -52,7 +52,10 @@ export function flagsEvent(r: Pick<FlagsResult, 'userId' | 'op' | 'flag' | 'chan
   return [{ event, users: [r.userId] }];
 }
 
+// Batchable: the check reads only the user; the write reads and changes the user's rows inside the batch's
+// transaction, after the writes before it; nothing to apply to memory.
 export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
+  batchable: true,
   check(state, input) {
     const user = actor(state, input.userId);
     return { ...input, user, bit: editableFlagBit(input.flag), messages: [...new Set(input.messages)] };
@@ -103,6 +106,7 @@ export interface MarkReadInput {
 
 /** Marks all, a channel's or a topic's unread messages read. */
 export const markAsRead: CommandDef<MarkReadInput, MarkReadInput, FlagsResult> = {
+  batchable: true,
   check(state, input) {
     actor(state, input.userId);
     return input;

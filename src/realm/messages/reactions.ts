@@ -71,7 +71,10 @@ export interface ReactionResult {
   audience: number[];
 }
 
+// Batchable: the check reads the user and the realm's emoji (changed only by commands that run alone); the write
+// reads the message's reactions inside the batch's transaction, so it sees the writes before it; nothing to apply.
 export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionResult> = {
+  batchable: true,
   check(state, input) {
     const user = actor(state, input.userId);
     if (input.op === 'remove') {
