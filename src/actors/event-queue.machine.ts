@@ -91,6 +91,15 @@ export function ackError(context: EventQueueContext, lastEventId: number): strin
   return null;
 }
 
+/** How many of an ENQUEUE's events the queue's filter lets in. */
+function acceptedCount(context: EventQueueContext, events: readonly ClientEvent[]): number {
+  const filter = context.filter;
+  if (!filter) return events.length;
+  let n = 0;
+  for (const e of events) if (filter(e)) n++;
+  return n;
+}
+
 /** The moment an event happened: a SWEEP carries its own clock reading. */
 function clock(context: EventQueueContext, event: EventQueueEvent): number {
   return event.type === 'SWEEP' ? event.now : context.now();
@@ -110,24 +119,19 @@ export const eventQueueMachine = setup({
     ownsPoll: ({ context, event }) => event.type === 'ABORT' && event.handle === context.handle,
     idle: ({ context, event }) => event.type === 'SWEEP' && idleExpired(context, event.now),
     heartbeatDue: ({ context, event }) => event.type === 'SWEEP' && heartbeatDue(context, event.now),
-    overflowed: ({ context }) => context.expireReason === 'overflow',
-    hasBuffered: ({ context }) => context.events.length > 0,
-    /** An ENQUEUE to a parked, unfiltered queue that fits: accepted and answered in one step (the common fan-out case). */
-    deliversAtOnce: ({ context, event }) =>
-      event.type === 'ENQUEUE' &&
-      context.filter === null &&
-      event.events.length > 0 &&
-      context.events.length + event.events.length <= context.maxEvents,
+    /** An ENQUEUE whose accepted events would pass maxEvents (the queue expires instead of growing). */
+    overflows: ({ context, event }) => event.type === 'ENQUEUE' && context.events.length + acceptedCount(context, event.events) > context.maxEvents,
+    acceptsAny: ({ context, event }) => event.type === 'ENQUEUE' && acceptedCount(context, event.events) > 0,
   },
   actions: {
     touch: assign({ lastActivity: ({ context }) => context.now() }),
-    /** Filters and numbers a batch; a batch that would pass maxEvents is refused whole and marks the queue overflowed. */
+    markOverflow: assign({ expireReason: 'overflow' as const }),
+    /** Filters and numbers a batch (one that would pass maxEvents takes the `overflows` transition instead). */
     accept: assign(({ context, event }) => {
       if (event.type !== 'ENQUEUE') return {};
       const filter = context.filter;
       const accepted = filter ? event.events.filter((e) => filter(e)) : event.events;
       if (accepted.length === 0) return {};
-      if (context.events.length + accepted.length > context.maxEvents) return { expireReason: 'overflow' as const };
       let id = context.lastEventId;
       for (const e of accepted) context.events.push({ ...e, id: ++id });
       return { lastEventId: id };
@@ -222,14 +226,15 @@ export const eventQueueMachine = setup({
     };
   },
   initial: 'waiting',
+  // No eventless transitions: they are evaluated after every step of every queue, so each transition that fills the
+  // buffer of a parked queue (ENQUEUE, the heartbeat) answers the poll itself, and an overflow expires explicitly.
   on: {
     DELETE: { target: '.expired', actions: assign({ expireReason: 'deleted' as const }) },
   },
   states: {
     waiting: {
-      always: { guard: 'overflowed', target: 'expired' },
       on: {
-        ENQUEUE: { actions: 'accept' },
+        ENQUEUE: [{ guard: 'overflows', target: 'expired', actions: 'markOverflow' }, { actions: 'accept' }],
         POLL: [
           { guard: 'badAck', actions: ['touch', 'reject'] },
           { guard: 'hasNewer', actions: ['touch', 'prune', 'answerPoll'] },
@@ -240,17 +245,12 @@ export const eventQueueMachine = setup({
       },
     },
     // Invariant: the buffer is empty here (a POLL parks only when nothing is newer than its ack, and anything
-    // accepted while parked is delivered at once by the eventless transition below).
+    // accepted while parked is delivered at once, in the same transition).
     polling: {
-      always: [
-        { guard: 'overflowed', target: 'expired' },
-        { guard: 'hasBuffered', target: 'waiting', actions: ['deliverParked', 'unpark'] },
-      ],
       on: {
         ENQUEUE: [
-          // Accepted and answered in one step (the eventless transition below does the same for filtered queues).
-          { guard: 'deliversAtOnce', target: 'waiting', actions: ['accept', 'deliverParked', 'unpark'] },
-          { actions: 'accept' },
+          { guard: 'overflows', target: 'expired', actions: 'markOverflow' },
+          { guard: 'acceptsAny', target: 'waiting', actions: ['accept', 'deliverParked', 'unpark'] },
         ],
         POLL: [
           // Like Zulip, a refused POLL leaves the parked one alone.
@@ -260,7 +260,7 @@ export const eventQueueMachine = setup({
         ],
         ABORT: { guard: 'ownsPoll', target: 'waiting', actions: 'unpark' },
         // A parked poll is a connected client: never idle here; the sweep only brings the heartbeat.
-        SWEEP: { guard: 'heartbeatDue', actions: 'heartbeat' },
+        SWEEP: { guard: 'heartbeatDue', target: 'waiting', actions: ['heartbeat', 'deliverParked', 'unpark'] },
       },
     },
     expired: {
