@@ -147,15 +147,24 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Medians of the first and last thirds of the curve after the warm-up (the first fifth of it). */
-export function thirds(samples: Sample[]): { warmUpUntil: number; first: number; last: number; peak: number } {
+/**
+ * Medians of the first and last thirds of the curve after the warm-up (the first fifth of it): of RSS, and of the V8
+ * heap in use where /metrics was scraped (0 when it was not).
+ */
+export function thirds(samples: Sample[]): { warmUpUntil: number; first: number; last: number; peak: number; heapFirst: number; heapLast: number } {
   const rest = samples.slice(Math.floor(samples.length / 5));
   const third = Math.max(1, Math.floor(rest.length / 3));
+  const heap = (part: Sample[]) => {
+    const known = part.flatMap((s) => (s.heapUsedMib === undefined ? [] : [s.heapUsedMib]));
+    return known.length ? median(known) : 0;
+  };
   return {
     warmUpUntil: rest[0]?.t ?? 0,
     first: median(rest.slice(0, third).map((s) => s.rssMib)),
     last: median(rest.slice(-third).map((s) => s.rssMib)),
     peak: Math.max(...samples.map((s) => s.rssMib)),
+    heapFirst: heap(rest.slice(0, third)),
+    heapLast: heap(rest.slice(-third)),
   };
 }
 
