@@ -100,7 +100,8 @@ export class EventRouter {
   route(realmId: number, events: RealmEvent[]): void {
     const batches = new Map<LiveQueue, ClientEvent[]>();
     for (const re of events) {
-      const seen = new Set<LiveQueue>();
+      // Only an all_public_streams event needs to know who got it as a recipient.
+      const seen = re.allPublicStreams ? new Set<LiveQueue>() : null;
       for (const r of re.users) {
         const queues = this.byUser.get(recipientId(r));
         if (!queues) continue;
@@ -108,14 +109,14 @@ export class EventRouter {
         const copy = fields ? { ...re.event, ...fields } : re.event;
         for (const q of queues) {
           if (q.realmId !== realmId) continue;
-          seen.add(q);
+          seen?.add(q);
           this.add(batches, q, re, copy);
         }
       }
       if (re.allPublicStreams) {
         for (const q of this.allPublic.get(realmId) ?? []) {
           // A user demoted to guest since registering gets only what they receive as a recipient.
-          if (!seen.has(q) && this.mayFollowAllPublic(realmId, q.userId)) this.add(batches, q, re, { ...re.event, flags: [] });
+          if (!seen!.has(q) && this.mayFollowAllPublic(realmId, q.userId)) this.add(batches, q, re, { ...re.event, flags: [] });
         }
       }
     }
@@ -128,13 +129,18 @@ export class EventRouter {
   }
 
   private add(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, re: RealmEvent, event: ClientEvent): void {
-    for (const e of this.adapt(q, re, event)) {
-      if (!wantsType(q.registration, e.type)) continue;
-      if (e.type === 'message' && q.narrow && !q.narrow(toNarrowMessage(e))) continue;
-      let list = batches.get(q);
-      if (!list) batches.set(q, (list = []));
-      list.push(eventForQueue(q.registration, e));
-    }
+    // The common case (no capability variants, not the sender's queue) without the adapt() array.
+    if (!re.skipWith && !re.legacy && re.senderQueue?.queueId !== q.queueId) this.addOne(batches, q, event);
+    else for (const e of this.adapt(q, re, event)) this.addOne(batches, q, e);
+  }
+
+  private addOne(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, e: ClientEvent): void {
+    if (!wantsType(q.registration, e.type)) return;
+    if (e.type === 'message' && q.narrow && !q.narrow(toNarrowMessage(e))) return;
+    const shaped = eventForQueue(q.registration, e);
+    const list = batches.get(q);
+    if (list) list.push(shaped);
+    else batches.set(q, [shaped]);
   }
 
   /** The form of an event this queue receives, given its capabilities. */
