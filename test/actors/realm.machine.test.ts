@@ -9,7 +9,7 @@ import { ApiError, errors } from '../../src/http/errors.js';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
 import { startEmbedded, type EmbeddedDatabase } from '../../src/persistence/embedded.js';
 import { migrate } from '../../src/persistence/migrate.js';
-import { coreCommands, type CommandDef, type CommandRegistry } from '../../src/realm/commands.js';
+import { coreCommands, type CommandDef, type CommandRegistry, type RealmBatchObserver } from '../../src/realm/commands.js';
 import { createRealm } from '../../src/realm/provision.js';
 import type { RealmState } from '../../src/realm/state.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -66,8 +66,29 @@ function noteCommands(log: { txids: string[]; applied: string[] }): CommandRegis
   return { ...coreCommands, addNote };
 }
 
-function startRealm(commands: CommandRegistry, hub = new EventHub()) {
-  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands } });
+/**
+ * A second batchable kind: writes a row like addNote (prefixed `tag:`) and counts its writes; `half` writes its
+ * row and then throws (a write that fails after changing the database).
+ */
+function tagCommands(log: { txids: string[]; applied: string[]; writes: string[] }): CommandRegistry {
+  const addTag: CommandDef<string, string, { body: string; txid: string }> = {
+    batchable: true,
+    check: (_state: RealmState, body) => body,
+    async write(t, body) {
+      log.writes.push(body);
+      await t.none('INSERT INTO notes (realm_id, body) VALUES ($1, $2)', [realmId, `tag:${body}`]);
+      if (body.endsWith('half')) throw errors.badRequest('Failed after writing');
+      return { body, txid: await t.one('SELECT txid_current()::text AS x', [], (r) => r.x as string) };
+    },
+    apply(_state, result) {
+      log.applied.push(`tag:${result.body}`);
+    },
+  };
+  return { ...noteCommands(log), addTag };
+}
+
+function startRealm(commands: CommandRegistry, hub = new EventHub(), observer?: RealmBatchObserver) {
+  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands, observer } });
   actor.start();
   const handle = new RealmHandle(realmId, actor);
   const dispatch = (kind: string, input: unknown) => handle.dispatch(kind, input);
@@ -120,6 +141,66 @@ test.serial('a refused or failing command does not fail the others in its batch'
   const rows = await database.db.map("SELECT body FROM notes WHERE body LIKE 'mix-%' ORDER BY body", [], (r) => r.body);
   t.deepEqual(rows, ['mix-a', 'mix-b']);
   t.false(log.applied.includes('refuse'));
+  actor.stop();
+});
+
+test.serial('commands of several kinds share one transaction, each written once, applied in mailbox order', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[], writes: [] as string[] };
+  const { actor, dispatch } = startRealm(tagCommands(log));
+  await waitFor(actor, (s) => s.matches('ready'));
+  const before = actor.getSnapshot().context.batches;
+  const burst: [string, string][] = [
+    ['addNote', 'kinds-warm-up'],
+    ['addNote', 'kinds-1'],
+    ['addTag', 'kinds-2'],
+    ['addNote', 'kinds-3'],
+    ['addTag', 'kinds-4'],
+    ['addTag', 'kinds-5'],
+  ];
+  const results = (await Promise.all(burst.map(([kind, body]) => dispatch(kind, body)))) as { body: string; txid: string }[];
+  t.deepEqual(results.map((r) => r.body), burst.map(([, b]) => b), 'each caller gets its own result');
+  t.is(actor.getSnapshot().context.batches - before, 2, 'the first alone, then the five of two kinds together');
+  t.is(new Set(results.slice(1).map((r) => r.txid)).size, 1, 'one transaction');
+  t.deepEqual(log.writes, ['kinds-2', 'kinds-4', 'kinds-5'], 'no write ran twice');
+  t.deepEqual(log.applied.filter((a) => a.includes('kinds-')), ['kinds-warm-up', 'kinds-1', 'tag:kinds-2', 'kinds-3', 'tag:kinds-4', 'tag:kinds-5']);
+  actor.stop();
+});
+
+test.serial('a write that throws after writing: nothing of it is committed, the rest of its batch is', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[], writes: [] as string[] };
+  const { actor, dispatch } = startRealm(tagCommands(log));
+  await waitFor(actor, (s) => s.matches('ready'));
+  const before = actor.getSnapshot().context.batches;
+  const outcomes = await Promise.allSettled([
+    dispatch('addNote', 'partial-warm-up'),
+    dispatch('addNote', 'partial-1'),
+    dispatch('addTag', 'partial-half'),
+    dispatch('addTag', 'partial-2'),
+    dispatch('addNote', 'partial-3'),
+  ]);
+  t.is(actor.getSnapshot().context.batches - before, 2);
+  t.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  t.is((outcomes[2] as PromiseRejectedResult).reason.message, 'Failed after writing');
+  const rows = await database.db.map("SELECT body FROM notes WHERE body LIKE '%partial-%' ORDER BY id", [], (r) => r.body);
+  t.deepEqual(rows, ['partial-warm-up', 'partial-1', 'tag:partial-2', 'partial-3'], 'the failed write left no row');
+  t.deepEqual(log.applied.filter((a) => a.includes('partial-')), ['partial-warm-up', 'partial-1', 'tag:partial-2', 'partial-3']);
+  actor.stop();
+});
+
+test.serial('the observer sees each command wait in the mailbox and each batch settle', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[], writes: [] as string[] };
+  const waited: [string, number][] = [];
+  const settled: [string, number][] = [];
+  const observer: RealmBatchObserver = { waited: (k, sec) => waited.push([k, sec]), settled: (k, sec) => settled.push([k, sec]) };
+  const { actor, dispatch } = startRealm(tagCommands(log), new EventHub(), observer);
+  await waitFor(actor, (s) => s.matches('ready'));
+  await Promise.allSettled([dispatch('addNote', 'observed-1'), dispatch('addNote', 'observed-2'), dispatch('addTag', 'observed-3'), dispatch('addNote', 'refuse')]);
+  t.deepEqual(waited.map(([k]) => k), ['addNote', 'addNote', 'addTag', 'addNote']);
+  t.true(waited.every(([, sec]) => sec >= 0));
+  // The three behind the first waited for its whole batch.
+  for (const [, sec] of waited.slice(1)) t.true(sec >= settled[0]![1] * 0.5, `waited ${sec} s behind a batch of ${settled[0]![1]} s`);
+  t.deepEqual(settled.map(([k]) => k), ['addNote', 'mixed']);
+  t.true(settled.every(([, sec]) => sec > 0));
   actor.stop();
 });
 
