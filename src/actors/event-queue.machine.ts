@@ -120,7 +120,11 @@ export const eventQueueMachine = setup({
     idle: ({ context, event }) => event.type === 'SWEEP' && idleExpired(context, event.now),
     heartbeatDue: ({ context, event }) => event.type === 'SWEEP' && heartbeatDue(context, event.now),
     /** An ENQUEUE whose accepted events would pass maxEvents (the queue expires instead of growing). */
-    overflows: ({ context, event }) => event.type === 'ENQUEUE' && context.events.length + acceptedCount(context, event.events) > context.maxEvents,
+    overflows: ({ context, event }) => {
+      if (event.type !== 'ENQUEUE') return false;
+      const n = acceptedCount(context, event.events);
+      return n > 0 && context.events.length + n > context.maxEvents;
+    },
     acceptsAny: ({ context, event }) => event.type === 'ENQUEUE' && acceptedCount(context, event.events) > 0,
   },
   actions: {

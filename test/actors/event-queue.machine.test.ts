@@ -315,6 +315,18 @@ test('the filter decides which events are numbered and delivered', (t) => {
   t.deepEqual(q.take(), [deliver(1, [{ type: 'message', id: 0 }, { type: 'reaction', id: 1 }])]);
 });
 
+test('only the events the filter lets in count towards maxEvents, parked or not', (t) => {
+  const q = start({ maxEvents: 2, filter: (e) => e.type !== 'typing' });
+  q.enqueue('typing', 'typing', 'typing', 'a');
+  t.is(q.state(), 'waiting', 'one accepted event of four');
+  q.poll(1, 0);
+  q.enqueue('typing', 'b', 'typing', 'c');
+  t.deepEqual(q.take(), [deliver(1, [{ type: 'b', id: 1 }, { type: 'c', id: 2 }])]);
+  t.is(q.state(), 'waiting');
+  q.enqueue('d');
+  t.deepEqual(q.take(), [{ type: 'expired', queueId: 'q1', userId: 7, realmId: 2, reason: 'overflow' }], 'a third unacknowledged one is too many');
+});
+
 test('ids continue from the lastEventId given as input', (t) => {
   const q = start({ lastEventId: 41 });
   q.poll(1, 41);
