@@ -148,15 +148,16 @@ export function median(xs: number[]): number {
 }
 
 /**
- * Medians of the first and last thirds of the curve after the warm-up (the first fifth of it): of RSS, and of the V8
- * heap in use where /metrics was scraped (0 when it was not).
+ * Medians of the first and last thirds of the curve after the warm-up (the first fifth of it) for RSS; for the V8 heap
+ * in use (where /metrics was scraped; 0 when it was not) the lowest reading of each third, which is the live data
+ * after a collection: a reading at a random moment also counts the garbage not yet collected, and swings ×4.
  */
 export function thirds(samples: Sample[]): { warmUpUntil: number; first: number; last: number; peak: number; heapFirst: number; heapLast: number } {
   const rest = samples.slice(Math.floor(samples.length / 5));
   const third = Math.max(1, Math.floor(rest.length / 3));
   const heap = (part: Sample[]) => {
     const known = part.flatMap((s) => (s.heapUsedMib === undefined ? [] : [s.heapUsedMib]));
-    return known.length ? median(known) : 0;
+    return known.length ? Math.min(...known) : 0;
   };
   return {
     warmUpUntil: rest[0]?.t ?? 0,
