@@ -170,6 +170,12 @@ export const history: Scenario = async (ctx) => {
       'search p50/p95/p99/max ms': fmt(perNarrow.search!),
     },
     breakdown: perNarrow,
-    target: { description: `topic narrow over ${total.toLocaleString('en')} messages p99 under 20 ms`, met: topic.p99 < 20 && total >= 1_000_000 },
+    target: {
+      description:
+        total >= 1_000_000
+          ? `topic narrow over ${total.toLocaleString('en')} messages p99 under 20 ms`
+          : `topic narrow p99 under 20 ms over 1,000,000 messages (this run had ${total.toLocaleString('en')}; run with --messages 1000000)`,
+      met: topic.p99 < 20 && total >= 1_000_000,
+    },
   };
 };
