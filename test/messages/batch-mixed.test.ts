@@ -3,14 +3,13 @@
 // transaction. Each must get its own answer, effects and events exactly as if written alone; a refused one must
 // not fail the others; one user's commands keep their order.
 import test from 'ava';
-import type { RealmHandle } from '../../src/actors/realms.js';
 import type { FlagsResult } from '../../src/realm/messages/flags.js';
 import type { ReactionResult } from '../../src/realm/messages/reactions.js';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import type { Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
-import { events, makeCast, makeChannel, post, realmOf, register, uniqueName } from './helpers.js';
+import { batchesOf, events, makeCast, makeChannel, post, realmOf, register, uniqueName } from './helpers.js';
 
 let s: TestServer;
 test.before(async () => {
@@ -18,9 +17,6 @@ test.before(async () => {
 });
 test.after.always(() => s?.close());
 
-function batchesOf(realm: RealmHandle): number {
-  return realm['ref'].getSnapshot().context.batches;
-}
 
 type Command = [kind: string, input: Record<string, unknown>];
 

@@ -1,5 +1,6 @@
 // Fixtures for the messages tests: users of every role, channels made through the realm's own commands,
 // sending over HTTP, and event queues read with dont_block.
+import type { RealmHandle } from '../../src/actors/realms.js';
 import type { Credentials } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
@@ -140,4 +141,9 @@ export async function getMessages(s: TestServer, as: Credentials, query: Record<
   const q: Record<string, string> = {};
   for (const [k, v] of Object.entries(query)) q[k] = typeof v === 'string' ? v : JSON.stringify(v);
   return s.client.as(as).get('/messages', { query: q });
+}
+
+/** Write transactions the realm actor has committed so far (group-commit tests count them). */
+export function batchesOf(realm: RealmHandle): number {
+  return realm['ref'].getSnapshot().context.batches;
 }

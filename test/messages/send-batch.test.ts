@@ -3,11 +3,10 @@
 // own answer, flags, events and history, exactly as if it had been written alone, and a refused or failing
 // send must not fail the others.
 import test from 'ava';
-import type { RealmHandle } from '../../src/actors/realms.js';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
-import { dm, events, getMessages, makeCast, makeChannel, post, realmOf, register, send, setRealm, systemGroupId, uniqueName } from './helpers.js';
+import { batchesOf, dm, events, getMessages, makeCast, makeChannel, post, realmOf, register, send, setRealm, systemGroupId, uniqueName } from './helpers.js';
 
 let s: TestServer;
 test.before(async () => {
@@ -15,10 +14,6 @@ test.before(async () => {
 });
 test.after.always(() => s?.close());
 
-/** Write transactions the realm actor has committed so far. */
-function batchesOf(realm: RealmHandle): number {
-  return realm['ref'].getSnapshot().context.batches;
-}
 
 type SendForm = { type: 'stream' | 'direct'; to: string | number[]; topic?: string; content: string };
 
