@@ -51,10 +51,7 @@ export interface StartOptions {
 /** Migrations may legitimately run longer than the query timeout (indexes on large tables): they get a connection of their own. */
 async function migrateWithoutTimeout(config: Config, embedded: EmbeddedDatabase | null, db: Database['db']): Promise<string[]> {
   if (embedded || !config.databaseUrl) return migrate(db);
-  // Named apart, so the connection is the migrations' own (pg-promise warns when two databases share one connection).
-  const url = new URL(config.databaseUrl);
-  url.searchParams.set('application_name', 'palaver-migrations');
-  const own = createDatabase(url.toString(), { max: 1 });
+  const own = createDatabase(config.databaseUrl, { max: 1 });
   try {
     return await migrate(own.db);
   } finally {
