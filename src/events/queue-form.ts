@@ -12,14 +12,14 @@ function shownTopic(topic: unknown, displayName: unknown, allowEmpty: boolean): 
   return topic === '' && !allowEmpty && typeof displayName === 'string' ? displayName : topic;
 }
 
-/** A message has at most eight forms (three yes/no choices); each is built once and shared by the queues. */
-const messageForms = new WeakMap<object, Map<string, Record<string, unknown>>>();
+/** A message has at most eight forms (three yes/no choices, one bit each); each is built once and shared by the queues. */
+const messageForms = new WeakMap<object, (Record<string, unknown> | undefined)[]>();
 
 function messageForm(reg: QueueRegistration, m: Record<string, unknown>): Record<string, unknown> {
-  const key = `${reg.applyMarkdown}|${reg.clientGravatar}|${reg.capabilities.empty_topic_name}`;
+  const key = (reg.applyMarkdown ? 1 : 0) | (reg.clientGravatar ? 2 : 0) | (reg.capabilities.empty_topic_name ? 4 : 0);
   let forms = messageForms.get(m);
-  if (!forms) messageForms.set(m, (forms = new Map()));
-  const cached = forms.get(key);
+  if (!forms) messageForms.set(m, (forms = []));
+  const cached = forms[key];
   if (cached) return cached;
   const out: Record<string, unknown> = { ...m };
   for (const k of HIDDEN_MESSAGE_KEYS) delete out[k];
@@ -31,7 +31,7 @@ function messageForm(reg: QueueRegistration, m: Record<string, unknown>): Record
   }
   if (reg.clientGravatar) out.avatar_url = null;
   if (m.type === 'stream') out.subject = shownTopic(m.subject, m.empty_topic_display_name, reg.capabilities.empty_topic_name);
-  forms.set(key, out);
+  forms[key] = out;
   shareJson(out);
   return out;
 }
