@@ -1,7 +1,7 @@
 // Custom emoji: adding one (name rules, permissions, image checks), listing, deactivating, realm_emoji events
 // that keep a register snapshot current, the served image, and the lookup statuses and reactions use.
 import test from 'ava';
-import { customEmojiById, requireActiveCustomEmoji } from '../../src/realm/files/index.js';
+import { checkEmoji, customEmojiById } from '../../src/realm/files/index.js';
 import { ROLE } from '../../src/realm/types.js';
 import type { Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -118,11 +118,11 @@ test('the lookup for statuses and reactions: by ID, refusing unknown and deactiv
   const e = (await emojiNamed('lookup_me'))!;
   const state = (await realmOf(s)).state;
   t.is(customEmojiById(state, e.id)?.name, 'lookup_me');
-  t.is(requireActiveCustomEmoji(state, Number(e.id)).name, 'lookup_me');
+  t.notThrows(() => checkEmoji(state, 'lookup_me', String(e.id), 'realm_emoji'));
   t.is(customEmojiById(state, '999999'), undefined);
   t.is(customEmojiById(state, 'abc'), undefined);
-  t.throws(() => requireActiveCustomEmoji(state, '999999'), { message: 'Invalid custom emoji.' });
+  t.throws(() => checkEmoji(state, 'lookup_me', '999999', 'realm_emoji'), { message: 'Invalid custom emoji.' });
   await s.client.as(s.owner).delete('/realm/emoji/lookup_me');
   t.true(customEmojiById(state, e.id)!.deactivated);
-  t.throws(() => requireActiveCustomEmoji(state, e.id), { message: 'Invalid custom emoji.' });
+  t.throws(() => checkEmoji(state, 'lookup_me', String(e.id), 'realm_emoji'), { message: 'This custom emoji has been deactivated.' });
 });

@@ -1,5 +1,6 @@
-// Custom emoji: the name rules, the API form, and the lookups statuses, reactions and Markdown use.
+// Custom emoji: the name rules, the API form, and the lookups and checks statuses, reactions and Markdown use.
 import { errors } from '../../http/errors.js';
+import { emojiByName, emojiCodeIsValid } from '../../markdown/index.js';
 import type { RealmState } from '../state.js';
 import type { CustomEmoji } from './files-state.js';
 
@@ -45,18 +46,11 @@ export function realmEmojiDict(state: RealmState): Record<string, Record<string,
 }
 
 /** A custom emoji by the ID a client sends as emoji_code (for `realm_emoji` statuses and reactions); undefined when
- *  there is none. Deactivated emoji are returned: callers refuse them (see requireActiveCustomEmoji). */
+ *  there is none. Deactivated emoji are returned: callers refuse them (see checkEmoji). */
 export function customEmojiById(state: RealmState, id: string | number): CustomEmoji | undefined {
   const s = String(id);
   if (!/^\d{1,10}$/.test(s)) return undefined;
   return state.files.emoji.get(Number(s));
-}
-
-/** The active custom emoji an emoji_code names, or "Invalid custom emoji.". */
-export function requireActiveCustomEmoji(state: RealmState, id: string | number): CustomEmoji {
-  const e = customEmojiById(state, id);
-  if (!e || e.deactivated) throw errors.badRequest('Invalid custom emoji.');
-  return e;
 }
 
 /** The active custom emoji of this name (Markdown's `:name:`). */
@@ -64,3 +58,39 @@ export function customEmojiByName(state: RealmState, name: string): CustomEmoji 
   return state.files.activeByName(name);
 }
 
+
+/** The special emoji of the `zulip_extra_emoji` namespace. */
+const EXTRA_EMOJI = new Set(['zulip']);
+
+/** Zulip's get_emoji_data: the code and type for a name (custom emoji first), or "Emoji '…' does not exist". */
+export function emojiForName(state: RealmState, name: string): { code: string; type: string } {
+  const custom = customEmojiByName(state, name);
+  if (custom) return { code: String(custom.id), type: 'realm_emoji' };
+  if (EXTRA_EMOJI.has(name)) return { code: name, type: 'zulip_extra_emoji' };
+  const code = emojiByName(name);
+  if (code === undefined) throw errors.reactionEmojiDoesNotExist(name);
+  return { code, type: 'unicode_emoji' };
+}
+
+/** Zulip's check_emoji_request: name, code and type must agree. */
+export function checkEmoji(state: RealmState, name: string, code: string, type: string): void {
+  switch (type) {
+    case 'unicode_emoji':
+      if (!emojiCodeIsValid(code)) throw errors.invalidEmojiCode();
+      if (emojiByName(name) !== code) throw errors.invalidEmojiName();
+      return;
+    case 'realm_emoji': {
+      const custom = customEmojiById(state, code);
+      if (!custom) throw errors.invalidCustomEmoji();
+      if (custom.name !== name) throw errors.invalidCustomEmojiName();
+      if (custom.deactivated) throw errors.customEmojiDeactivated();
+      return;
+    }
+    case 'zulip_extra_emoji':
+      if (!EXTRA_EMOJI.has(code)) throw errors.invalidEmojiCode();
+      if (name !== code) throw errors.invalidEmojiName();
+      return;
+    default:
+      throw errors.invalidEmojiType();
+  }
+}

@@ -4,7 +4,7 @@ import { attachmentCommands } from './attachments.commands.js';
 import { emojiCommands } from './emoji.commands.js';
 
 export { canDownload, linkAttachments } from './access.js';
-export { customEmojiById, customEmojiByName, requireActiveCustomEmoji } from './emoji.js';
+export { checkEmoji, customEmojiById, customEmojiByName, emojiForName } from './emoji.js';
 
 export const filesCommands: CommandRegistry = {
   ...attachmentCommands,

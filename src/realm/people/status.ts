@@ -1,9 +1,8 @@
 // User status: the rules for text and emoji, the stored record, its API form, and the command that changes it.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
-import { emojiByName, emojiCodeIsValid } from '../../markdown/index.js';
 import type { CommandDef } from '../commands.js';
-import { customEmojiById, customEmojiByName } from '../files/emoji.js';
+import { checkEmoji, emojiForName } from '../files/emoji.js';
 import type { RealmState } from '../state.js';
 import { activeUserIds, actor, isAdmin, targetUser } from './access.js';
 import { userSettingEvents } from './events.js';
@@ -11,9 +10,6 @@ import type { UserStatus } from './people-state.js';
 import { userSetting } from './user-settings.js';
 
 export const STATUS_TEXT_MAX = 60;
-export const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] as const;
-/** The special emoji of the `zulip_extra_emoji` namespace. */
-const EXTRA_EMOJI = new Set(['zulip']);
 
 const EMPTY: UserStatus = { statusText: '', emojiName: '', emojiCode: '', reactionType: 'unicode_emoji' };
 
@@ -45,42 +41,11 @@ export function resolveStatusChange(state: RealmState, c: StatusChange): { text?
   } else if (c.emojiName !== undefined) {
     let code = c.emojiCode;
     let type = c.reactionType;
-    if (code === undefined || type === undefined) {
-      const custom = customEmojiByName(state, c.emojiName);
-      if (custom) [code, type] = [String(custom.id), 'realm_emoji'];
-      else if (EXTRA_EMOJI.has(c.emojiName)) [code, type] = [c.emojiName, 'zulip_extra_emoji'];
-      else {
-        const unicode = emojiByName(c.emojiName);
-        if (unicode === undefined) throw errors.badRequest(`Emoji '${c.emojiName}' does not exist`);
-        [code, type] = [unicode, 'unicode_emoji'];
-      }
-    }
+    if (code === undefined || type === undefined) ({ code, type } = emojiForName(state, c.emojiName));
     checkEmoji(state, c.emojiName, code, type);
     emoji = { emojiName: c.emojiName, emojiCode: code, reactionType: type };
   }
   return { text: c.statusText, emoji, away: c.away };
-}
-
-function checkEmoji(state: RealmState, name: string, code: string, type: string): void {
-  switch (type) {
-    case 'unicode_emoji':
-      if (!emojiCodeIsValid(code)) throw errors.badRequest('Invalid emoji code.');
-      if (emojiByName(name) !== code) throw errors.badRequest('Invalid emoji name.');
-      return;
-    case 'realm_emoji': {
-      const custom = customEmojiById(state, code);
-      if (!custom) throw errors.badRequest('Invalid custom emoji.');
-      if (custom.name !== name) throw errors.badRequest('Invalid custom emoji name.');
-      if (custom.deactivated) throw errors.badRequest('This custom emoji has been deactivated.');
-      return;
-    }
-    case 'zulip_extra_emoji':
-      if (!EXTRA_EMOJI.has(code)) throw errors.badRequest('Invalid emoji code.');
-      if (name !== code) throw errors.badRequest('Invalid emoji name.');
-      return;
-    default:
-      throw errors.badRequest('Invalid emoji type.');
-  }
 }
 
 /** The API form: only the keys that are set (`away` when presence is off). */
