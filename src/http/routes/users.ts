@@ -1,6 +1,6 @@
 // Users: list and fetch user records, create accounts, change role and name, deactivate and reactivate.
 import { hashPassword } from '../../auth/secrets.js';
-import { targetUserByIdOrEmail } from '../../realm/people/access.js';
+import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
 import { checkNewAccount } from '../../realm/people/users.commands.js';
 import { ROLES, type User } from '../../realm/types.js';
 import { formatUser } from '../../realm/user-format.js';
@@ -67,7 +67,7 @@ export const createUserEndpoint = endpoint({
   },
   async handle(ctx, p) {
     // Refuse early, before the (slow) password hash; the realm actor checks everything again.
-    if (ctx.user.role > 200) throw errors.mustBeAdmin();
+    requireAdmin(ctx.user);
     if (!ctx.user.canCreateUsers) throw errors.badRequest('User not authorized to create users');
     checkNewAccount(ctx.realm.state, p.email, p.full_name);
     if (p.password === '') throw errors.badRequest('The password is too weak.');
