@@ -2,12 +2,13 @@
 // topic as read.
 import { visibleChannel } from '../../realm/channels/access.js';
 import { editableFlagBit, type FlagsResult } from '../../realm/messages/flags.js';
-import { fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH, parseAnchor } from '../../realm/messages/history.js';
+import { fetchRange, HistoryQuery } from '../../realm/messages/history.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, enumOf, int, json, list, required, str, withDefault } from '../params.js';
+import { checkedRange } from './messages.js';
 
 const op = required(enumOf(['add', 'remove'] as const));
 
@@ -48,17 +49,11 @@ const updateFlagsForNarrow = endpoint({
   },
   async handle(ctx, p) {
     editableFlagBit(p.flag);
-    if (p.num_before + p.num_after > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
-    if (p.num_before > 0 && p.num_after > 0 && !p.include_anchor) throw errors.anchorExcludedInMiddle();
+    const checked = checkedRange(p.anchor, p.num_before, p.num_after, p.include_anchor);
     const state = ctx.realm.state;
     const db = ctx.services.db;
     const narrow = await resolveForViewer(state, db, ctx.user, p.narrow ?? []);
-    const range = await fetchRange(db, new HistoryQuery(state, ctx.user, narrow), {
-      anchor: parseAnchor(p.anchor),
-      numBefore: p.num_before,
-      numAfter: p.num_after,
-      includeAnchor: p.include_anchor,
-    });
+    const range = await fetchRange(db, new HistoryQuery(state, ctx.user, narrow), checked);
     const ids = range.rows.map((r) => r.message.id);
     const r = await ctx.realm.dispatch<FlagsResult>('updateFlags', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: ids });
     const out: Record<string, unknown> = {

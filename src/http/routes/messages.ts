@@ -5,7 +5,7 @@ import { realmSetting } from '../../realm/realm-settings.js';
 import { accessMessage } from '../../realm/messages/access.js';
 import { editHistoryForClient } from '../../realm/messages/edit-history.js';
 import { flagNames, formatMessage, HISTORICAL_DEFAULT } from '../../realm/messages/format.js';
-import { fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH, parseAnchor } from '../../realm/messages/history.js';
+import { fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH, parseAnchor, type Range } from '../../realm/messages/history.js';
 import { matchingMessages } from '../../realm/messages/matches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { presentRows, reactionsByMessage, searchWords } from '../../realm/messages/present.js';
@@ -22,6 +22,19 @@ import { viewer } from './channels.js';
 /** The realm URL of the request's realm (links into it render relative). */
 export function requestRealmUrl(ctx: RequestContext): string {
   return realmUrl(ctx.services.config, ctx.realm.state.realm.stringId);
+}
+
+/** The checked range of a history read (GET /messages, POST /messages/flags/narrow). */
+export function checkedRange(
+  anchor: string | undefined,
+  numBefore: number,
+  numAfter: number,
+  includeAnchor: boolean,
+  useFirstUnread = false,
+): Range {
+  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
+  if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw errors.anchorExcludedInMiddle();
+  return { anchor: parseAnchor(anchor, useFirstUnread), numBefore, numAfter, includeAnchor };
 }
 
 const sendMessage = endpoint({
@@ -94,10 +107,7 @@ const getMessages = endpoint({
     }
     if (p.num_before === undefined) throw errors.missingArgument('num_before');
     if (p.num_after === undefined) throw errors.missingArgument('num_after');
-    if (p.num_before + p.num_after > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
-    if (p.num_before > 0 && p.num_after > 0 && !p.include_anchor) throw errors.anchorExcludedInMiddle();
-    const anchor = parseAnchor(p.anchor, p.use_first_unread_anchor);
-    const range = { anchor, numBefore: p.num_before, numAfter: p.num_after, includeAnchor: p.include_anchor };
+    const range = checkedRange(p.anchor, p.num_before, p.num_after, p.include_anchor, p.use_first_unread_anchor);
     return withFetchSlot(ctx.services.config, slotKey, ctx.conn, p.num_before + p.num_after, async () => {
       const r = await fetchRange(db, query, range);
       return {
