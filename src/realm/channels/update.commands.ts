@@ -7,7 +7,7 @@ import type { CommandDef } from '../commands.js';
 import { actor, isAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type GroupSettingValue, type User } from '../types.js';
-import { canAdminister, hasContentAccess, hasMetadataAccess, metadataAudience, webPublicAllowed } from './access.js';
+import { canAdminister, hasContentAccess, metadataAudience, visibleChannel, webPublicAllowed } from './access.js';
 import { checkFolder, checkTopicsPolicyPermission, type ServerContext } from './creating.js';
 import { archiveEvents, defaultStreamsEvent, streamCreate, streamDelete, streamUpdate } from './events.js';
 import { activeSubscriberIds, streamPostPolicy } from './format.js';
@@ -85,8 +85,7 @@ function checkGroupSettings(state: RealmState, user: User, ch: Channel, input: U
 const updateChannel: CommandDef<UpdateChannelInput, Plan, Result> = {
   check(state, input) {
     const user = actor(state, input.actorId);
-    const ch = state.channels.byId.get(input.channelId);
-    if (!ch || !hasMetadataAccess(state, user, ch)) throw errors.invalidChannelId();
+    const ch = visibleChannel(state, user, input.channelId, 'metadata');
     const given = Object.entries(input).filter(([k, v]) => !['actorId', 'channelId', 'server'].includes(k) && v !== undefined);
     if (given.length === 0 || (input.groupSettings && given.length === 1 && Object.keys(input.groupSettings).length === 0)) {
       throw errors.noNewValues();

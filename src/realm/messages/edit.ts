@@ -6,7 +6,7 @@ import { errors } from '../../http/errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
 import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/messages.js';
-import { hasContentAccess } from '../channels/access.js';
+import { visibleChannel } from '../channels/access.js';
 import type { Channel } from '../channels/types.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
@@ -110,8 +110,7 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
     const oldChannel = m.kind === 'stream' ? state.channels.byId.get(m.streamId!) : undefined;
     let newChannel: Channel | undefined;
     if (streamId !== undefined) {
-      newChannel = state.channels.byId.get(streamId);
-      if (!newChannel || !hasContentAccess(state, p.user, newChannel)) throw errors.invalidChannelId();
+      newChannel = visibleChannel(state, p.user, streamId, 'content');
       checkChannelMove(state, p.user, oldChannel!);
       checkCanPost(state, p.user, newChannel);
     }
