@@ -91,7 +91,7 @@ export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
     }
     await t.userMessages.setBit(p.userId, toChange.filter((id) => existing.has(id)), p.bit, on);
     const changed = [...toChange].sort((a, b) => a - b);
-    const details = p.flag === 'read' && !on ? await unreadDetails(t, state, p.userId, changed) : undefined;
+    const details = p.flag === 'read' && !on ? await unreadDetails(t, state, p.userId, changed.flatMap((id) => messages.get(id) ?? []), existing) : undefined;
     return { userId: p.userId, op: p.op, flag: p.flag, changed, ignored, ignoredChannels: [...ignoredChannels].sort((a, b) => a - b), details };
   },
 

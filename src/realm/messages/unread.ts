@@ -1,6 +1,7 @@
 // The unread_msgs structure of the register snapshot, and the message_details of update_message_flags events
 // that mark messages unread (both from the viewer's rows in the store).
 import type { Repos } from '../../persistence/db.js';
+import type { StoredMessage } from '../../persistence/repos/messages.js';
 import type { UnreadRow } from '../../persistence/repos/user-messages.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import { VISIBILITY_POLICY } from '../channels/types.js';
@@ -64,10 +65,17 @@ export async function unreadMessages(db: Repos, state: RealmState, userId: numbe
   };
 }
 
-/** message_details for messages just marked unread: what clients need to put them back in unread_msgs. */
-export async function unreadDetails(db: Repos, state: RealmState, userId: number, ids: number[]): Promise<Record<string, unknown>> {
-  const messages = await db.messages.byIds(ids);
-  const flags = await db.userMessages.flagsFor(userId, ids);
+/**
+ * message_details for messages just marked unread: what clients need to put them back in unread_msgs. The caller
+ * has the messages and the user's flags already (marking read does not change the mention bits read here).
+ */
+export async function unreadDetails(
+  db: Repos,
+  state: RealmState,
+  userId: number,
+  messages: StoredMessage[],
+  flags: ReadonlyMap<number, number>,
+): Promise<Record<string, unknown>> {
   const policies = new Map((await db.userTopics.forUser(userId)).map((t) => [`${t.channelId}:${t.topic.toLowerCase()}`, t.visibilityPolicy]));
   const out: Record<string, unknown> = {};
   for (const m of messages) {
