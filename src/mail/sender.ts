@@ -30,15 +30,15 @@ export class MailSender {
   }
 
   private async pass(): Promise<void> {
-    const batch = await this.db.outbox.unsent(100, MAX_ATTEMPTS);
     const url = this.config.smtpUrl;
+    // Without SMTP only messages not logged yet are read: the oldest 100 unsent would otherwise be read again at
+    // every pass and any message behind them never logged.
+    const batch = await this.db.outbox.unsent(100, MAX_ATTEMPTS, url ? 0 : this.loggedUpTo);
     for (const m of batch) {
       if (!url) {
-        if (m.id > this.loggedUpTo) {
-          this.loggedUpTo = m.id;
-          this.stats.kept++;
-          this.log.warn({ outboxId: m.id, to: m.to, subject: m.subject }, 'no SMTP_URL: email kept in the outbox, not sent');
-        }
+        this.loggedUpTo = m.id;
+        this.stats.kept++;
+        this.log.warn({ outboxId: m.id, to: m.to, subject: m.subject }, 'no SMTP_URL: email kept in the outbox, not sent');
         continue;
       }
       try {

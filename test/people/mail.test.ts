@@ -143,6 +143,18 @@ test.serial('without SMTP_URL a deactivation notice is kept in the outbox (and l
   t.is(sender.stats.kept, 1);
 });
 
+test.serial('without SMTP_URL every kept email is logged once, also behind the first batch of 100', async (t) => {
+  for (let i = 0; i < 150; i++) await s!.server.services.db.outbox.enqueue({ realmId: null, to: `bulk-${i}@test`, subject: 's', body: 'b' });
+  const lines: string[] = [];
+  const logger = createLogger('warn').child({}, { level: 'warn' });
+  const sender = new MailSender(s!.server.services.db, { smtpUrl: undefined, mailFrom: 'noreply@test' }, Object.assign(Object.create(logger), {
+    warn: (obj: unknown, msg: string) => lines.push(`${msg} ${JSON.stringify(obj)}`),
+  }));
+  for (let i = 0; i < 3; i++) await sender.deliverPending();
+  t.is(lines.filter((l) => l.includes('bulk-')).length, 150);
+  t.is(new Set(lines).size, lines.length);
+});
+
 test.serial('with SMTP_URL the server delivers the outbox: a deactivation notice reaches the SMTP server and is marked sent', async (t) => {
   smtp = await smtpListener();
   withSmtp = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'palaver@test.example' } });

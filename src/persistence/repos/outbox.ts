@@ -21,11 +21,11 @@ export class OutboxRepository {
     );
   }
 
-  /** Unsent messages, oldest first, that have not yet failed `maxAttempts` times. */
-  unsent(limit: number, maxAttempts: number): Promise<OutgoingMail[]> {
+  /** Unsent messages after `afterId`, oldest first, that have not yet failed `maxAttempts` times. */
+  unsent(limit: number, maxAttempts: number, afterId = 0): Promise<OutgoingMail[]> {
     return this.db.map(
-      `SELECT * FROM email_outbox WHERE sent_at IS NULL AND attempts < $2 ORDER BY id LIMIT $1`,
-      [limit, maxAttempts],
+      `SELECT * FROM email_outbox WHERE sent_at IS NULL AND attempts < $2 AND id > $3 ORDER BY id LIMIT $1`,
+      [limit, maxAttempts, afterId],
       (r) => ({ id: Number(r.id), realmId: r.realm_id, to: r.to_address, subject: r.subject, body: r.body, attempts: r.attempts }),
     );
   }
