@@ -4,10 +4,10 @@ import type { ObservedRequest } from '../operators/requests.js';
 import { authenticate } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
-import { ApiError, errors, toErrorReply } from './errors.js';
+import { ApiError } from './errors.js';
 import { requireOperatorToken } from './operator-auth.js';
 import { htmlErrorPage } from './pages.js';
-import type { Connection, IncomingRequest, Reply } from './respond.js';
+import { errorReply, type Connection, type IncomingRequest, type Reply } from './respond.js';
 import { Router, type Match } from './router.js';
 import type { Services } from './services.js';
 
@@ -27,9 +27,8 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       observed.finish(reply.status);
     } catch (err) {
       let unexpected = false;
-      const e = toErrorReply(err, () => (unexpected = true));
-      observed.finish(e.status, unexpected ? (err ?? new Error(String(err))) : undefined);
-      reply = { status: e.status, headers: e.headers, body: JSON.stringify(e.body) };
+      reply = errorReply(err, () => (unexpected = true));
+      observed.finish(reply.status, unexpected ? (err ?? new Error(String(err))) : undefined);
     }
     return { ...reply, headers: { ...reply.headers, 'X-Request-Id': observed.id } };
   };

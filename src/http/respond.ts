@@ -213,7 +213,7 @@ async function writeLarge(res: HttpResponse, conn: ConnectionState, reply: Reply
   const raw = reply.body as string | Buffer;
   const bytes = Buffer.byteLength(raw);
   if (!budget.take(bytes)) {
-    write(res, conn, errorReply(errors.busy('The server is busy sending large replies; try again shortly', 5), opts));
+    write(res, conn, errorReply(errors.busy('The server is busy sending large replies; try again shortly', 5), opts.onUnexpected));
     return;
   }
   // Copied (tryEnd takes byte offsets) only once admitted: a refused reply costs no copy.
@@ -236,8 +236,9 @@ async function writeLarge(res: HttpResponse, conn: ConnectionState, reply: Reply
   }
 }
 
-function errorReply(err: unknown, opts: ServeOptions): Reply {
-  const e = toErrorReply(err, opts.onUnexpected);
+/** The error envelope of any thrown value as a reply (unexpected errors reported through `onUnexpected`). */
+export function errorReply(err: unknown, onUnexpected: (err: unknown) => void): Reply {
+  const e = toErrorReply(err, onUnexpected);
   return { status: e.status, headers: e.headers, body: JSON.stringify(e.body) };
 }
 
@@ -281,7 +282,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
       leave();
     });
     if (declared !== undefined && !Number.isFinite(declared)) {
-      write(res, conn, errorReply(errors.bodyTooLarge(opts.maxBodyBytes), opts), true);
+      write(res, conn, errorReply(errors.bodyTooLarge(opts.maxBodyBytes), opts.onUnexpected), true);
       leave();
       return;
     }
@@ -290,7 +291,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
 
     handler(request, conn)
       // A handler that failed because its client went away has no one to answer.
-      .catch((err) => (conn.aborted ? null : errorReply(err, opts)))
+      .catch((err) => (conn.aborted ? null : errorReply(err, opts.onUnexpected)))
       .then(async (reply) => {
         if (!reply) return;
         // A reply sent before the whole body arrived ends the connection: the rest of the body is not wanted.
