@@ -11,6 +11,7 @@ import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSu
 import type { Subscription } from '../channels/types.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
+import { inviteState } from './invites.js';
 import { deactivationNotice } from '../../mail/templates.js';
 import { settingsForNewUser } from './user-settings.js';
 
@@ -68,8 +69,7 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
   async write(t: Tx, plan, state) {
     if (plan.inviteId !== undefined) {
       const invite = await t.invites.byId(state.realm.id, plan.inviteId);
-      const now = Math.floor(Date.now() / 1000);
-      if (!invite || invite.revoked || (invite.expiresAt !== null && invite.expiresAt <= now)) {
+      if (!invite || inviteState(invite) !== 'valid') {
         throw errors.badRequest('The invitation link has expired or has been revoked.');
       }
     }
