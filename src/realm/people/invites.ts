@@ -1,9 +1,11 @@
 // Reusable invitation links: who may create them and with what, their API record, and create/revoke commands.
 import { randomBytes } from 'node:crypto';
+import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import type { MultiuseInvite, NewInvite } from '../../persistence/repos/invites.js';
 import { canAddSubscribers, hasContentAccess } from '../channels/access.js';
 import type { CommandDef } from '../commands.js';
+import type { RealmState } from '../state.js';
 import { ROLE, type Role } from '../types.js';
 import { activeAdminIds, actor, isAdmin } from './access.js';
 import { canManageGroup, hasGroupPermission } from './groups.js';
@@ -39,6 +41,11 @@ export function inviteState(i: MultiuseInvite, now = Math.floor(Date.now() / 100
   if (i.revoked) return 'revoked';
   if (i.expiresAt !== null && i.expiresAt <= now) return 'expired';
   return 'valid';
+}
+
+/** invites_changed, to the administrators and the invitation's creator. */
+function invitesChanged(state: RealmState, invite: MultiuseInvite): RealmEvent[] {
+  return [{ event: { type: 'invites_changed' }, users: [...new Set([...activeAdminIds(state), invite.referredBy])] }];
 }
 
 export interface CreateInviteInput {
@@ -96,9 +103,7 @@ const create: CommandDef<CreateInviteInput, NewInvite, MultiuseInvite> = {
     };
   },
   write: (t, plan) => t.invites.insert(plan),
-  events: (state, invite) => [
-    { event: { type: 'invites_changed' }, users: [...new Set([...activeAdminIds(state), invite.referredBy])] },
-  ],
+  events: invitesChanged,
 };
 
 const revoke: CommandDef<{ actorId: number; invite: MultiuseInvite }, MultiuseInvite, MultiuseInvite> = {
@@ -112,9 +117,7 @@ const revoke: CommandDef<{ actorId: number; invite: MultiuseInvite }, MultiuseIn
     await t.invites.revoke(invite.id);
     return invite;
   },
-  events: (state, invite) => [
-    { event: { type: 'invites_changed' }, users: [...new Set([...activeAdminIds(state), invite.referredBy])] },
-  ],
+  events: invitesChanged,
 };
 
 export const inviteCommands = { 'invites.create': create, 'invites.revoke': revoke };
