@@ -1,10 +1,11 @@
 // The bench suite's own database access: a scratch database per run on an external PostgreSQL server, and a
 // direct connection to the database of the server under test (external, or the embedded one through the
-// socket its data directory records) for bulk seeding and the database ceiling.
+// socket its data directory records) for bulk seeding and the database ceiling. The tests' throwaway databases
+// (test/helpers/database.ts) are made here too.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import pgPromise, { type IDatabase } from 'pg-promise';
+import { embeddedInfoPath, type EmbeddedDatabase } from '../../src/persistence/embedded.js';
 
 export type BenchDb = IDatabase<unknown>;
 
@@ -17,8 +18,8 @@ export interface ScratchDatabase {
 }
 
 /** A fresh database on the server of `baseUrl`, dropped afterwards: every run starts from an empty schema. */
-export async function createScratchDatabase(baseUrl: string): Promise<ScratchDatabase> {
-  const name = `palaver_bench_${randomBytes(5).toString('hex')}`;
+export async function createScratchDatabase(baseUrl: string, prefix = 'palaver_bench'): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = pgp({ connectionString: baseUrl, application_name: name, max: 1 });
   admin.$pool.on('error', () => undefined);
   await admin.none('CREATE DATABASE $1:name', [name]);
@@ -44,7 +45,7 @@ export function openDatabase(where: { databaseUrl: string | null; dataDir: strin
     return db;
   }
   if (!where.dataDir) throw new Error('the database of a server given by --url needs --database-url');
-  const info = JSON.parse(readFileSync(path.join(where.dataDir, 'embedded-db.json'), 'utf8')) as { host: string; port: number; user: string; database: string };
+  const info = JSON.parse(readFileSync(embeddedInfoPath(where.dataDir), 'utf8')) as EmbeddedDatabase['connection'];
   const db = pgp({ ...info, max: Math.min(max, 2) });
   db.$pool.on('error', () => undefined);
   return db;
