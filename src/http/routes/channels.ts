@@ -12,10 +12,15 @@ import { errors } from '../errors.js';
 import { bool, enumOf, int, list, nullable, optional, required, str, withDefault, type Field, type ParamsOf } from '../params.js';
 import { realmUrl } from '../urls.js';
 
+/** The realm URL of the request's realm (links into it render relative). */
+export function requestRealmUrl(ctx: RequestContext): string {
+  return realmUrl(ctx.services.config, ctx.realm.state.realm.stringId);
+}
+
 /** What the server knows that a realm's working set does not: its URL and WEB_PUBLIC_STREAMS_ENABLED. */
 export function serverContext(ctx: RequestContext): ServerContext {
   return {
-    realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId),
+    realmUrl: requestRealmUrl(ctx),
     webPublicStreamsEnabled: ctx.services.config.webPublicStreamsEnabled,
   };
 }

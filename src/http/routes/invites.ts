@@ -6,7 +6,7 @@ import { ROLES } from '../../realm/types.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, int, intEnum, list, nullable, optional, required, str, withDefault } from '../params.js';
-import { realmUrl } from '../urls.js';
+import { requestRealmUrl } from './channels.js';
 
 export const createMultiuseInvite = endpoint({
   method: 'POST',
@@ -31,7 +31,7 @@ export const createMultiuseInvite = endpoint({
       welcomeMessageCustomText: p.welcome_message_custom_text ?? null,
       now: Math.floor(Date.now() / 1000),
     });
-    return { invite_link: inviteLink(realmUrl(ctx.services.config, ctx.realm.state.realm.stringId), invite.key) };
+    return { invite_link: inviteLink(requestRealmUrl(ctx), invite.key) };
   },
 });
 
@@ -45,7 +45,7 @@ export const getInvites = endpoint({
     const now = Math.floor(Date.now() / 1000);
     // Administrators see every live invitation; others their own.
     const live = await ctx.services.db.invites.live(state.realm.id, now, isAdmin(ctx.user) ? undefined : ctx.user.id);
-    const url = realmUrl(ctx.services.config, state.realm.stringId);
+    const url = requestRealmUrl(ctx);
     return { invites: live.map((i) => formatInvite(i, url)) };
   },
 });

@@ -12,17 +12,11 @@ import { presentRows, reactionsByMessage, searchWords } from '../../realm/messag
 import { renderContent } from '../../realm/messages/render.js';
 import { accessWebPublicMessage, SPECTATOR_FLAGS } from '../../realm/messages/spectator.js';
 import type { SendResult } from '../../realm/messages/send.js';
-import { realmUrl } from '../urls.js';
-import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
+import { endpoint, type Endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { withFetchSlot } from '../large-fetches.js';
 import { bool, enumOf, int, json, list, optional, required, str, withDefault } from '../params.js';
-import { viewer } from './channels.js';
-
-/** The realm URL of the request's realm (links into it render relative). */
-export function requestRealmUrl(ctx: RequestContext): string {
-  return realmUrl(ctx.services.config, ctx.realm.state.realm.stringId);
-}
+import { requestRealmUrl, viewer } from './channels.js';
 
 /** The checked range of a history read (GET /messages, POST /messages/flags/narrow). */
 export function checkedRange(

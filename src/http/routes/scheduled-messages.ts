@@ -7,7 +7,7 @@ import type { ScheduledMessage } from '../../persistence/repos/scheduled-message
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, enumOf, int, optional, required, str, type ParamType } from '../params.js';
-import { realmUrl } from '../urls.js';
+import { requestRealmUrl } from './channels.js';
 
 /** `to` as sent: JSON when it parses (an ID or a list), else the raw text (a name, refused by the command). */
 function recipient(): ParamType<unknown> {
@@ -27,7 +27,7 @@ const TYPES = ['direct', 'channel', 'stream', 'private'] as const;
 
 const common = (ctx: RequestContext<'user'>) => ({
   client: clientNameFrom(ctx.request.headers['user-agent']),
-  realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId),
+  realmUrl: requestRealmUrl(ctx),
   now: ctx.services.scheduled.clock.now() / 1000,
 });
 
