@@ -178,12 +178,6 @@ export class ChannelsRepository {
     );
   }
 
-  /** Users who have the messages in their history (before deleting them). */
-  messageHolders(messageIds: number[]): Promise<number[]> {
-    if (messageIds.length === 0) return Promise.resolve([]);
-    return this.db.map('SELECT DISTINCT user_id FROM user_messages WHERE message_id = ANY($1::bigint[])', [messageIds], (r) => r.user_id);
-  }
-
   /** Deletes messages (their user_messages rows go with them). */
   deleteMessages(messageIds: number[]): Promise<null> {
     if (messageIds.length === 0) return Promise.resolve(null);
