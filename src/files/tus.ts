@@ -66,14 +66,18 @@ export class TusUploads {
   /** An unexpired upload of this user in this realm; null otherwise (others' uploads do not exist for them). */
   async get(id: string, realmId: number, userId: number, now = Date.now()): Promise<TusUpload | null> {
     if (!/^[0-9a-f]{32}$/.test(id)) return null;
-    let info: TusUpload;
+    const info = await this.load(id);
+    if (!info || info.realmId !== realmId || info.userId !== userId || info.expiresAt <= now) return null;
+    return info;
+  }
+
+  /** The upload's record; null when it is missing or unreadable. */
+  private async load(id: string): Promise<TusUpload | null> {
     try {
-      info = JSON.parse((await readAll(this.storage.read(infoKey(id)))).toString('utf8')) as TusUpload;
+      return JSON.parse((await readAll(this.storage.read(infoKey(id)))).toString('utf8')) as TusUpload;
     } catch {
       return null;
     }
-    if (info.realmId !== realmId || info.userId !== userId || info.expiresAt <= now) return null;
-    return info;
   }
 
   /** The upload and the bytes received so far, once no PATCH is writing to it; null when there is none. */
@@ -139,12 +143,8 @@ export class TusUploads {
     for (const name of await this.storage.list('tus')) {
       if (!name.endsWith('.info')) continue;
       const id = name.slice(0, -'.info'.length);
-      let expiresAt = 0;
-      try {
-        expiresAt = (JSON.parse((await readAll(this.storage.read(infoKey(id)))).toString('utf8')) as TusUpload).expiresAt;
-      } catch {
-        // An unreadable record is removed with its bytes.
-      }
+      // An unreadable record is removed with its bytes.
+      const expiresAt = (await this.load(id))?.expiresAt ?? 0;
       if (expiresAt <= now && !this.busy.has(id)) await this.remove(id);
     }
   }
