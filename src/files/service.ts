@@ -42,10 +42,6 @@ export class Files {
     this.tus = new TusUploads(this.storage);
   }
 
-  get maxUploadMib(): number {
-    return this.config.files.maxUploadMib;
-  }
-
   tooLarge = () => errors.fileTooLarge(this.config.files.maxUploadMib);
 
   start(): void {
