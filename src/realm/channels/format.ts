@@ -38,7 +38,7 @@ export function streamPostPolicy(state: RealmState, ch: Channel): number {
 
 /** Non-deactivated subscribers, bots included. */
 export function subscriberCount(state: RealmState, ch: Channel): number {
-  return state.channels.subscriberIds(ch.id).filter((id) => state.usersById.get(id)?.isActive).length;
+  return activeSubscriberIds(state, ch.id).length;
 }
 
 /** Active subscribers' IDs, ascending. */

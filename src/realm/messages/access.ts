@@ -25,11 +25,6 @@ export function canSeeMessage(state: RealmState, user: User, m: Pick<StoredMessa
   return ch !== undefined && canReadChannelHistory(state, user, ch);
 }
 
-/** Active subscribers of a channel who are active users. */
-export function activeSubscribers(state: RealmState, channelId: number): number[] {
-  return state.channels.subscriberIds(channelId).filter((id) => state.usersById.get(id)?.isActive);
-}
-
 /**
  * Who hears of a change to messages (edit, deletion, reaction): everyone holding a row, plus, for a channel
  * whose history subscribers may read, its current subscribers.
@@ -37,7 +32,7 @@ export function activeSubscribers(state: RealmState, channelId: number): number[
 export function changeAudience(state: RealmState, holders: Iterable<number>, streamId: number | null): number[] {
   const out = new Set(holders);
   const ch = streamId === null ? undefined : state.channels.byId.get(streamId);
-  if (ch && ch.historyPublicToSubscribers) for (const id of activeSubscribers(state, ch.id)) out.add(id);
+  if (ch?.historyPublicToSubscribers) for (const id of state.channels.subscriberIds(ch.id)) out.add(id);
   return [...out].filter((id) => state.usersById.get(id)?.isActive).sort((a, b) => a - b);
 }
 

@@ -7,6 +7,7 @@ import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
 import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/messages.js';
 import { visibleChannel } from '../channels/access.js';
+import { activeSubscriberIds } from '../channels/format.js';
 import type { Channel } from '../channels/types.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
@@ -14,7 +15,7 @@ import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { linkAttachments } from '../files/index.js';
-import { accessMessage, activeSubscribers, canReadChannelHistory, changeAudience } from './access.js';
+import { accessMessage, canReadChannelHistory, changeAudience } from './access.js';
 import { checkChannelMove, checkContentEdit, checkMoveTimeLimit, checkPayload, checkTopicChange, isResolveToggle, type PropagateMode } from './edit-rules.js';
 import { flagNames } from './format.js';
 import { checkCanPost } from './recipients.js';
@@ -63,7 +64,7 @@ async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessag
   const alerted = alertedUsers(state, content, holders);
   const participants = r.wildcards.topic && m.kind === 'stream' ? new Set([...(await t.messages.topicParticipantIds(m.streamId!, m.topic)), m.senderId]) : null;
   if (m.kind === 'stream' && !state.userHasRealmPermission(user.id, 'can_mention_many_users_group')) {
-    if (r.wildcards.stream && activeSubscribers(state, m.streamId!).length > WILDCARD_MENTION_THRESHOLD) throw errors.streamWildcardNotAllowed();
+    if (r.wildcards.stream && activeSubscriberIds(state, m.streamId!).length > WILDCARD_MENTION_THRESHOLD) throw errors.streamWildcardNotAllowed();
     if (participants && participants.size > WILDCARD_MENTION_THRESHOLD) throw errors.topicWildcardNotAllowed();
   }
   for (const row of rows) {
@@ -146,7 +147,7 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
     let lostAccess: number[] = [];
     if (newChannel) {
       const holders = new Set((await t.userMessages.rowsFor(movedIds)).map((r) => r.userId));
-      const subscribers = new Set(activeSubscribers(state, newChannel.id));
+      const subscribers = new Set(activeSubscriberIds(state, newChannel.id));
       const losing = [...holders].filter((id) => !subscribers.has(id));
       await t.userMessages.deleteRows(losing, movedIds);
       const gaining = [...subscribers].filter((id) => !holders.has(id));

@@ -9,11 +9,11 @@ import type { Tx } from '../../persistence/db.js';
 import type { InsertedMessage, NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
 import type { CommandDef, Outcome } from '../commands.js';
+import { activeSubscriberIds } from '../channels/format.js';
 import { linkAttachments } from '../files/index.js';
 import { actor } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
-import { activeSubscribers } from './access.js';
 import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, renderContent } from './render.js';
@@ -95,7 +95,7 @@ function address(state: RealmState, sender: User, input: SendInput) {
   if (input.topic === undefined) throw errors.missingTopic();
   const topic = cleanTopic(state, input.topic);
   checkTopicPolicy(state, ch, topic);
-  const recipients = [...new Set([...activeSubscribers(state, ch.id), sender.id])].sort((a, b) => a - b);
+  const recipients = [...new Set([...activeSubscriberIds(state, ch.id), sender.id])].sort((a, b) => a - b);
   return { kind: 'stream' as const, streamId: ch.id, topic, participants: [], recipients, mustExist: false };
 }
 
