@@ -85,15 +85,17 @@ export class LiveFeed {
   private pushAll(): void {
     // Actors in actor systems that appeared since the last push get inspected from now on.
     this.actors.refresh();
-    for (const s of this.sessions) this.push(s);
+    // The counts are the same for every connection: one walk of the actors, not one per connection.
+    const counts = this.actors.counts();
+    for (const s of this.sessions) this.push(s, counts);
   }
 
-  private push(s: Session): void {
+  private push(s: Session, counts = this.actors.counts()): void {
     const rows = this.actors.list(s.filter);
     const message = {
       type: 'update',
       at: new Date().toISOString(),
-      counts: this.actors.counts(),
+      counts,
       matched: rows.length,
       actors: rows.slice(0, MAX_ROWS),
       series: this.throughput.series(s.first ? SERIES_SECONDS : TAIL_SECONDS),
