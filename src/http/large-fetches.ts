@@ -48,9 +48,7 @@ export class Slots {
     const release = () => {
       if (released) return;
       released = true;
-      const n = (this.byKey.get(key) ?? 1) - 1;
-      if (n === 0) this.byKey.delete(key);
-      else this.byKey.set(key, n);
+      this.leave(key);
       const next = this.waiting.shift();
       if (next) next.grant();
       else this.held--;
@@ -68,9 +66,7 @@ export class Slots {
         if (i < 0) return;
         this.waiting.splice(i, 1);
         released = true;
-        const n = (this.byKey.get(key) ?? 1) - 1;
-        if (n === 0) this.byKey.delete(key);
-        else this.byKey.set(key, n);
+        this.leave(key);
         reject(errors.clientClosedRequest());
       });
     });
@@ -81,12 +77,19 @@ export class Slots {
     }
     return release;
   }
+
+  /** One fewer held or waiting by `key`. */
+  private leave(key: string): void {
+    const n = (this.byKey.get(key) ?? 1) - 1;
+    if (n === 0) this.byKey.delete(key);
+    else this.byKey.set(key, n);
+  }
 }
 
 const perServer = new WeakMap<Config, Slots>();
 
 /** The large-fetch slots of the server with this configuration. */
-export function largeFetchSlots(config: Config): Slots {
+function largeFetchSlots(config: Config): Slots {
   let s = perServer.get(config);
   if (!s) perServer.set(config, (s = new Slots(config.largeFetches)));
   return s;
