@@ -8,8 +8,7 @@ import { MAX_EMOJI_FILE_MIB, normalizeEmojiName, realmEmojiDict } from '../../re
 import { endpoint, RawReply } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { required, str } from '../params.js';
-
-const MULTIPART_OVERHEAD = 64 * 1024;
+import { MULTIPART_OVERHEAD } from './uploads.js';
 
 /** The image formats custom emoji may have, by their first bytes. */
 function imageExtension(head: Buffer): string | null {

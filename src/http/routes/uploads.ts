@@ -11,7 +11,7 @@ import { errors } from '../errors.js';
 import { int, required, str } from '../params.js';
 
 /** Room in a multipart body for the boundaries, part headers and small fields around the file. */
-const MULTIPART_OVERHEAD = 64 * 1024;
+export const MULTIPART_OVERHEAD = 64 * 1024;
 
 export const uploadFile = endpoint({
   method: 'POST',
