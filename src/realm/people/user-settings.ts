@@ -136,34 +136,28 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
 
 export const REALM_DEFAULT_SETTING_NAMES = Object.keys(USER_SETTINGS).filter((n) => USER_SETTINGS[n]!.realmDefault);
 
-/** Every catalogue default overridden by the realm's stored defaults. */
-export function realmDefaultSettings(state: RealmState): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, def] of Object.entries(USER_SETTINGS)) out[name] = def.default;
-  return { ...out, ...pick(state.realm.userSettingsDefaults) };
-}
-
-/** `realm_user_settings_defaults` for the register snapshot. */
-export function realmUserSettingsDefaults(state: RealmState): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const all = realmDefaultSettings(state);
-  for (const name of REALM_DEFAULT_SETTING_NAMES) out[name] = all[name];
-  return {
-    ...out,
-    available_notification_sounds: NOTIFICATION_SOUNDS.filter((s) => s !== 'none'),
-    emojiset_choices: EMOJISETS.map((e) => ({ ...e })),
-  };
-}
-
 /**
  * The settings a user created now starts with, as stored on the user: the realm's defaults at this moment,
  * so later changes to the realm's defaults never reach existing users.
  */
 export function settingsForNewUser(state: RealmState): Record<string, unknown> {
-  const defaults = realmDefaultSettings(state);
+  const stored = state.realm.userSettingsDefaults;
   const out: Record<string, unknown> = {};
-  for (const name of REALM_DEFAULT_SETTING_NAMES) out[name] = defaults[name];
+  for (const name of REALM_DEFAULT_SETTING_NAMES) out[name] = Object.hasOwn(stored, name) ? stored[name] : USER_SETTINGS[name]!.default;
   return out;
+}
+
+/** The choices register offers with the settings. */
+function settingChoices(): Record<string, unknown> {
+  return {
+    available_notification_sounds: NOTIFICATION_SOUNDS.filter((s) => s !== 'none'),
+    emojiset_choices: EMOJISETS.map((e) => ({ ...e })),
+  };
+}
+
+/** `realm_user_settings_defaults` for the register snapshot. */
+export function realmUserSettingsDefaults(state: RealmState): Record<string, unknown> {
+  return { ...settingsForNewUser(state), ...settingChoices() };
 }
 
 /** A user's effective value of a setting. */
@@ -176,16 +170,5 @@ export function userSetting(user: User, name: string): unknown {
 export function userSettingsObject(user: User): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(USER_SETTINGS)) out[name] = userSetting(user, name);
-  return {
-    ...out,
-    timezone: user.timezone,
-    available_notification_sounds: NOTIFICATION_SOUNDS.filter((s) => s !== 'none'),
-    emojiset_choices: EMOJISETS.map((e) => ({ ...e })),
-  };
-}
-
-function pick(values: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(values)) if (k in USER_SETTINGS) out[k] = v;
-  return out;
+  return { ...out, timezone: user.timezone, ...settingChoices() };
 }
