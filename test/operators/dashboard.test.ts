@@ -2,7 +2,7 @@
 // counts the server reports, updates live over its WebSocket when actors appear, change state and end, filters the
 // actor table, draws its charts, and refuses a wrong token. A screenshot is saved under test-artifacts/.
 import test from 'ava';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.js';
@@ -112,8 +112,12 @@ browserTest('shows the right counts, updates live as actors come, change state a
 
     mkdirSync(ARTIFACTS, { recursive: true });
     const shot = path.join(ARTIFACTS, 'operators-dashboard.png');
+    // A screenshot left by an earlier run must not stand in for this one.
+    rmSync(shot, { force: true });
     await page.screenshot({ path: shot, fullPage: true });
-    t.true(existsSync(shot));
+    const png = readFileSync(shot);
+    t.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG file');
+    t.true(png.length > 10_000, `${png.length} bytes: a rendered page, not a blank one`);
     t.deepEqual(problems, []);
   } finally {
     await page.close();
