@@ -20,12 +20,10 @@ ALTER TABLE messages
   -- Must stay exactly searchVectorSql('topic', 'rendered_content') (src/narrow/search.ts).
   ADD COLUMN IF NOT EXISTS search_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', regexp_replace((topic) || ' ' || regexp_replace((rendered_content), '<[^>]*>|&#?[A-Za-z0-9]+;', ' ', 'g'), '[\x01-\x2F\x3A-\x40\x5B-\x60\x7B-\x7F]+', ' ', 'g'))) STORED;
 
-CREATE INDEX IF NOT EXISTS messages_stream_id ON messages (stream_id, id) WHERE stream_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS messages_stream_topic ON messages (stream_id, lower(topic), id) WHERE stream_id IS NOT NULL;
+-- messages_stream_id, messages_stream_topic and user_messages_message are 002's.
 CREATE INDEX IF NOT EXISTS messages_realm_id ON messages (realm_id, id);
 CREATE INDEX IF NOT EXISTS messages_search ON messages USING gin (search_tsv);
 
-CREATE INDEX IF NOT EXISTS user_messages_message ON user_messages (message_id);
 -- flags bits: read 1, starred 2, mentioned 8|16|32, is_private 256 (internal).
 CREATE INDEX IF NOT EXISTS user_messages_unread ON user_messages (user_id, message_id) WHERE (flags & 1) = 0;
 CREATE INDEX IF NOT EXISTS user_messages_starred ON user_messages (user_id, message_id) WHERE (flags & 2) <> 0;
