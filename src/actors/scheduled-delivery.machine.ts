@@ -61,6 +61,13 @@ export type ScheduledDeliveryEvent =
 
 type RoundResult = { id: number; seq: number; outcome: DeliveryOutcome }[];
 
+/** Whether any message is due (the `waiting` state's eventless guard: no list built or sorted). */
+function anyDue(context: ScheduledDeliveryContext): boolean {
+  const now = context.now();
+  for (const m of context.due.values()) if (m.at <= now) return true;
+  return false;
+}
+
 function dueNow(context: ScheduledDeliveryContext): DueMessage[] {
   const now = context.now();
   const out: DueMessage[] = [];
@@ -88,7 +95,7 @@ export const scheduledDeliveryMachine = setup({
     }),
   },
   guards: {
-    hasDue: ({ context }) => dueNow(context).length > 0,
+    hasDue: ({ context }) => anyDue(context),
     syncDue: ({ context }) => context.now() - context.lastSync >= context.resyncMs,
   },
   delays: {
