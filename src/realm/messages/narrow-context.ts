@@ -117,6 +117,16 @@ export function topicPolicies(topics: UserTopic[]): Map<string, number> {
   return new Map(topics.map((t) => [`${t.channelId}:${t.topic.toLowerCase()}`, t.visibilityPolicy]));
 }
 
+/** Whether a channel message is hidden from the viewer by muting: a muted topic, or a channel they are subscribed
+ *  to and muted whose topic is not unmuted or followed. */
+export function isMutedFor(state: RealmState, viewerId: number, streamId: number, topic: string, policies: Map<string, number>): boolean {
+  const policy = policies.get(`${streamId}:${topic.toLowerCase()}`) ?? 0;
+  if (policy === VISIBILITY_POLICY.MUTED) return true;
+  const sub = state.channels.subscription(viewerId, streamId);
+  const channelMuted = sub?.active === true && sub.isMuted;
+  return channelMuted && policy !== VISIBILITY_POLICY.UNMUTED && policy !== VISIBILITY_POLICY.FOLLOWED;
+}
+
 /** A stored message as the narrow predicate sees it, for the viewer. */
 export function toNarrowMessage(
   state: RealmState,
@@ -129,7 +139,6 @@ export function toNarrowMessage(
   const isStream = m.kind === 'stream';
   const ch = isStream ? state.channels.byId.get(m.streamId!) : undefined;
   const policy = isStream ? (policies.get(`${m.streamId}:${m.topic.toLowerCase()}`) ?? 0) : 0;
-  const channelMuted = isStream && state.channels.subscription(viewerId, m.streamId!)?.isMuted === true && state.channels.isSubscribed(viewerId, m.streamId!);
   return {
     id: m.id,
     senderId: m.senderId,
@@ -146,9 +155,7 @@ export function toNarrowMessage(
     hasReaction,
     streamIsPublic: ch !== undefined && !ch.inviteOnly,
     topicIsFollowed: policy === VISIBILITY_POLICY.FOLLOWED,
-    topicIsMuted:
-      policy === VISIBILITY_POLICY.MUTED ||
-      (channelMuted && policy !== VISIBILITY_POLICY.UNMUTED && policy !== VISIBILITY_POLICY.FOLLOWED),
+    topicIsMuted: isStream && isMutedFor(state, viewerId, m.streamId!, m.topic, policies),
   };
 }
 

@@ -4,22 +4,14 @@ import type { Repos } from '../../persistence/db.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import type { UnreadRow } from '../../persistence/repos/user-messages.js';
 import { FLAG_BITS } from '../../narrow/index.js';
-import { VISIBILITY_POLICY } from '../channels/types.js';
 import type { RealmState } from '../state.js';
 import { topicForClient } from '../topics.js';
+import { isMutedFor, topicPolicies } from './narrow-context.js';
 
 /** Zulip's MAX_UNREAD_MESSAGES. */
 export const MAX_UNREAD_MESSAGES = 50_000;
 
 const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
-
-/** Whether a channel message of the viewer is hidden by muting (muted topic, or muted channel not unmuted). */
-export function isMutedFor(state: RealmState, userId: number, streamId: number, topic: string, policies: Map<string, number>): boolean {
-  const policy = policies.get(`${streamId}:${topic.toLowerCase()}`) ?? 0;
-  if (policy === VISIBILITY_POLICY.MUTED) return true;
-  const channelMuted = state.channels.subscription(userId, streamId)?.isMuted === true;
-  return channelMuted && policy !== VISIBILITY_POLICY.UNMUTED && policy !== VISIBILITY_POLICY.FOLLOWED;
-}
 
 function push<K>(map: Map<K, number[]>, key: K, id: number): void {
   let list = map.get(key);
@@ -31,7 +23,7 @@ export async function unreadMessages(db: Repos, state: RealmState, userId: numbe
   const rows = await db.userMessages.unread(userId, MAX_UNREAD_MESSAGES + 1);
   const missing = rows.length > MAX_UNREAD_MESSAGES;
   const kept: UnreadRow[] = missing ? rows.slice(1) : rows;
-  const policies = new Map((await db.userTopics.forUser(userId)).map((t) => [`${t.channelId}:${t.topic.toLowerCase()}`, t.visibilityPolicy]));
+  const policies = topicPolicies(await db.userTopics.forUser(userId));
   const pms = new Map<number, number[]>();
   const huddles = new Map<string, number[]>();
   const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
@@ -76,7 +68,7 @@ export async function unreadDetails(
   messages: StoredMessage[],
   flags: ReadonlyMap<number, number>,
 ): Promise<Record<string, unknown>> {
-  const policies = new Map((await db.userTopics.forUser(userId)).map((t) => [`${t.channelId}:${t.topic.toLowerCase()}`, t.visibilityPolicy]));
+  const policies = topicPolicies(await db.userTopics.forUser(userId));
   const out: Record<string, unknown> = {};
   for (const m of messages) {
     const mentioned = ((flags.get(m.id) ?? 0) & MENTION_BITS) !== 0;
