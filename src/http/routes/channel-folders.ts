@@ -4,7 +4,7 @@ import { formatFolder } from '../../realm/channels/format.js';
 import { LIMITS } from '../../limits.js';
 import { endpoint } from '../endpoint.js';
 import { bool, int, list, optional, required, str, withDefault } from '../params.js';
-import { serverContext, viewer } from './channels.js';
+import { requestRealmUrl, viewer } from './channels.js';
 
 const nameParam = str({ maxLength: LIMITS.max_channel_folder_name_length });
 const descriptionParam = str({ maxLength: LIMITS.max_channel_folder_description_length });
@@ -15,7 +15,7 @@ export const createChannelFolder = endpoint({
   auth: 'user',
   params: { name: required(nameParam), description: withDefault(descriptionParam, '') },
   async handle(ctx, p) {
-    const input: CreateFolderInput = { actorId: ctx.user.id, name: p.name, description: p.description, realmUrl: serverContext(ctx).realmUrl };
+    const input: CreateFolderInput = { actorId: ctx.user.id, name: p.name, description: p.description, realmUrl: requestRealmUrl(ctx) };
     const folder = await ctx.realm.dispatch<{ id: number }>('createChannelFolder', input);
     return { channel_folder_id: folder.id };
   },
@@ -30,10 +30,13 @@ export const getChannelFolders = endpoint({
     const user = viewer(ctx);
     const state = ctx.realm.state;
     // Spectators see only folders holding a web-public channel.
-    const webPublicFolders = new Set([...state.channels.byId.values()].filter((c) => c.isWebPublic && !c.isArchived).map((c) => c.folderId));
+    const webPublicFolders =
+      user === null
+        ? new Set([...state.channels.byId.values()].filter((c) => c.isWebPublic && !c.isArchived).map((c) => c.folderId))
+        : null;
     const folders = state.channels
       .orderedFolders()
-      .filter((f) => (p.include_archived || !f.isArchived) && (user !== null || webPublicFolders.has(f.id)));
+      .filter((f) => (p.include_archived || !f.isArchived) && (webPublicFolders === null || webPublicFolders.has(f.id)));
     return { channel_folders: folders.map(formatFolder) };
   },
 });
@@ -55,7 +58,7 @@ export const updateChannelFolder = endpoint({
       name: p.name,
       description: p.description,
       isArchived: p.is_archived,
-      realmUrl: serverContext(ctx).realmUrl,
+      realmUrl: requestRealmUrl(ctx),
     };
     await ctx.realm.dispatch('updateChannelFolder', input);
     return {};
