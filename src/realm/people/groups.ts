@@ -1,7 +1,7 @@
 // User groups: their permission settings, group-setting values (parsed, normalized, resolved) and records.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
-import { int, list, type ParamType } from '../../http/params.js';
+import { int, json, list, type ParamType } from '../../http/params.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP } from '../system-groups.js';
 import { ROLE, type GroupSettingValue, type UserGroup } from '../types.js';
@@ -30,6 +30,7 @@ export const MAX_GROUP_DESCRIPTION_LENGTH = 1024;
 export type RawGroupSetting = number | { direct_members: number[]; direct_subgroups: number[] };
 
 const ids = list(int());
+const anyJson = json();
 
 /** A group-setting value as sent: a group ID or `{direct_members, direct_subgroups}` (JSON-encoded in a form). */
 export function groupSettingParam(): ParamType<RawGroupSetting> {
@@ -45,7 +46,7 @@ export function groupSettingParam(): ParamType<RawGroupSetting> {
       direct_subgroups: ids.fromJson(o.direct_subgroups ?? [], `${name}.direct_subgroups`),
     };
   };
-  return { fromRaw: (raw, name) => fromJson(parseJson(raw, name), name), fromJson };
+  return { fromRaw: (raw, name) => fromJson(anyJson.fromRaw(raw, name), name), fromJson };
 }
 
 /** An update to a group-setting value: `{new, old?}`. */
@@ -58,15 +59,7 @@ export function groupSettingUpdateParam(): ParamType<{ new: RawGroupSetting; old
     if (!('new' in o)) throw errors.invalidParam(`new key is missing from ${name}`);
     return { new: inner.fromJson(o.new, `${name}.new`), old: 'old' in o ? inner.fromJson(o.old, `${name}.old`) : undefined };
   };
-  return { fromRaw: (raw, name) => fromJson(parseJson(raw, name), name), fromJson };
-}
-
-function parseJson(raw: string, name: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw errors.invalidParam(`Argument "${name}" is not valid JSON.`);
-  }
+  return { fromRaw: (raw, name) => fromJson(anyJson.fromRaw(raw, name), name), fromJson };
 }
 
 function activeGroup(state: RealmState, id: number): UserGroup {
@@ -85,10 +78,7 @@ export function normalizeGroupSetting(state: RealmState, setting: string, raw: R
     activeGroup(state, raw);
     value = raw;
   } else {
-    for (const id of raw.direct_members) {
-      const u = state.usersById.get(id);
-      if (!u || !u.isActive) throw errors.invalidUserId(id);
-    }
+    for (const id of raw.direct_members) activeUser(state, id);
     for (const id of raw.direct_subgroups) activeGroup(state, id);
     const members = [...new Set(raw.direct_members)].sort((a, b) => a - b);
     const subgroups = [...new Set(raw.direct_subgroups)].sort((a, b) => a - b);
@@ -97,7 +87,7 @@ export function normalizeGroupSetting(state: RealmState, setting: string, raw: R
     else value = { direct_members: members, direct_subgroups: subgroups };
   }
   if (!allowEveryone && typeof value === 'number' && value === state.systemGroup(SYSTEM_GROUP.EVERYONE).id) {
-    throw errors.badRequest(`'${setting}' setting cannot be set to 'role:everyone' group.`);
+    throw errors.groupSettingNotAllowed(setting, SYSTEM_GROUP.EVERYONE);
   }
   return value;
 }
