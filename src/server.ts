@@ -49,8 +49,9 @@ export interface StartOptions {
 }
 
 /** Migrations may legitimately run longer than the query timeout (indexes on large tables): they get a connection of their own. */
-async function migrateWithoutTimeout(config: Config, embedded: EmbeddedDatabase | null, db: Database['db']): Promise<string[]> {
-  if (embedded || !config.databaseUrl) return migrate(db);
+async function migrateWithoutTimeout(config: Config, db: Database['db']): Promise<string[]> {
+  // The embedded database has no query timeout.
+  if (!config.databaseUrl) return migrate(db);
   const own = createDatabase(config.databaseUrl, { max: 1 });
   try {
     return await migrate(own.db);
@@ -86,7 +87,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   let root;
   try {
-    const applied = await migrateWithoutTimeout(config, embedded, db);
+    const applied = await migrateWithoutTimeout(config, db);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
