@@ -19,7 +19,16 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeMessage } from './access.js';
 import { flagNames, HISTORICAL_DEFAULT } from './format.js';
-import { checkSpectatorOperators, checkWebPublicNarrow, SPECTATOR_FLAGS, spectatorChannel, spectatorMaySee, webPublicChannelIds } from './spectator.js';
+import {
+  channelByOperand,
+  checkSpectatorOperators,
+  checkWebPublicNarrow,
+  operandId,
+  SPECTATOR_FLAGS,
+  spectatorChannel,
+  spectatorMaySee,
+  webPublicChannelIds,
+} from './spectator.js';
 
 /**
  * Parses and resolves a narrow for the viewer (null: a spectator, whose narrow must be web-public and
@@ -51,15 +60,9 @@ export async function resolveForViewer(
     }
   }
   // Legacy pairs carry IDs as strings: a name or email wins, an all-digits string falls back to the ID.
-  const asId = (x: string) => (/^\d{1,10}$/.test(x) ? Number(x) : undefined);
   const resolver: NarrowResolver = {
-    channelByNameOrId: (x) =>
-      viewer === null
-        ? spectatorChannel(state, x)
-        : typeof x === 'number'
-          ? state.channels.byId.get(x)
-          : (state.channels.channelByName(x) ?? state.channels.byId.get(asId(x) ?? -1)),
-    userByEmailOrId: (x) => (typeof x === 'number' ? state.usersById.get(x) : (state.userByEmail(x) ?? state.usersById.get(asId(x) ?? -1))),
+    channelByNameOrId: (x) => (viewer === null ? spectatorChannel(state, x) : channelByOperand(state, x)),
+    userByEmailOrId: (x) => (typeof x === 'number' ? state.usersById.get(x) : (state.userByEmail(x) ?? state.usersById.get(operandId(x) ?? -1))),
     conversationOfMessage: () => conversation,
     webPublicChannelIds: () => webPublicChannelIds(state),
   };

@@ -37,10 +37,19 @@ export function webPublicChannelIds(state: RealmState): number[] {
   return webPublicChannels(state).map((c) => c.id);
 }
 
+/** An ID as legacy narrow pairs carry it: an all-digits string. */
+export function operandId(x: string): number | undefined {
+  return /^\d{1,10}$/.test(x) ? Number(x) : undefined;
+}
+
+/** A channel by name or ID as a narrow operand: a name wins, an all-digits string falls back to the ID. */
+export function channelByOperand(state: RealmState, x: string | number): Channel | undefined {
+  return typeof x === 'number' ? state.channels.byId.get(x) : (state.channels.channelByName(x) ?? state.channels.byId.get(operandId(x) ?? -1));
+}
+
 /** A channel by name or ID as a narrow operand, only when web-public. */
 export function webPublicChannelByOperand(state: RealmState, x: string | number): Channel | undefined {
-  const asId = typeof x === 'string' && /^\d{1,10}$/.test(x) ? Number(x) : undefined;
-  const ch = typeof x === 'number' ? state.channels.byId.get(x) : (state.channels.channelByName(x) ?? state.channels.byId.get(asId ?? -1));
+  const ch = channelByOperand(state, x);
   return ch?.isWebPublic ? ch : undefined;
 }
 
