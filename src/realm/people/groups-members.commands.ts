@@ -5,7 +5,7 @@ import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
 import type { UserGroup } from '../types.js';
 import { targetGroup } from './access.js';
-import { activeUser, canManageGroup, groupEvent, hasGroupPermission, recursiveSubgroups } from './groups.js';
+import { activeGroup, activeUser, canManageGroup, groupEvent, hasGroupPermission, recursiveSubgroups } from './groups.js';
 
 interface MembersInput {
   actorId: number;
@@ -80,8 +80,7 @@ function checkSubgroupChanges(state: RealmState, callerId: number, g: UserGroup,
     throw errors.insufficientPermission();
   }
   for (const id of add) {
-    const sub = state.groupsById.get(id);
-    if (!sub || sub.deactivated) throw errors.invalidUserGroup();
+    const sub = activeGroup(state, id);
     if (g.directSubgroups.has(id)) throw errors.badRequest(`User group ${id} is already a subgroup of this group.`);
     if (id === g.id || recursiveSubgroups(state, sub).has(g.id)) {
       throw errors.badRequest(`User group ${id} is already a supergroup of this group.`);

@@ -3,12 +3,13 @@
 import { errors } from '../../http/errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import type { GroupSettingValue, UserGroup } from '../types.js';
+import { ROLE, type GroupSettingValue, type UserGroup } from '../types.js';
 import { actor, targetGroup } from './access.js';
 import { membershipCommands } from './groups-members.commands.js';
 import {
   GROUP_PERMISSIONS,
   MAX_GROUP_DESCRIPTION_LENGTH,
+  activeGroup,
   activeUser,
   canManageGroup,
   checkGroupName,
@@ -28,14 +29,12 @@ function checkDescription(d: string): string {
   return d;
 }
 
-/** A group the caller may change: not a system group, and the caller manages it (or `allowed` says otherwise). */
-function editableGroup(state: RealmState, callerId: number, groupId: number, allowed?: (g: UserGroup) => boolean): UserGroup {
+/** A group the caller may change: not a system group, and the caller manages it. */
+function editableGroup(state: RealmState, callerId: number, groupId: number): UserGroup {
   const g = targetGroup(state, groupId);
-  if (g.isSystemGroup) throw errors.insufficientPermission();
-  if (!(allowed ? allowed(g) : canManageGroup(state, callerId, g))) throw errors.insufficientPermission();
+  if (g.isSystemGroup || !canManageGroup(state, callerId, g)) throw errors.insufficientPermission();
   return g;
 }
-
 
 interface CreateGroupInput {
   actorId: number;
@@ -57,14 +56,10 @@ interface CreateGroupPlan {
 const create: CommandDef<CreateGroupInput, CreateGroupPlan, UserGroup> = {
   check(state, input) {
     const caller = actor(state, input.actorId);
-    if (!state.userHasRealmPermission(caller.id, 'can_create_groups') || caller.role === 600) throw errors.insufficientPermission();
+    if (!state.userHasRealmPermission(caller.id, 'can_create_groups') || caller.role === ROLE.GUEST) throw errors.insufficientPermission();
     const name = checkGroupName(state, input.name);
     const members = [...new Set(input.members)].map((id) => activeUser(state, id));
-    const subgroups = [...new Set(input.subgroups)].map((id) => {
-      const g = state.groupsById.get(id);
-      if (!g || g.deactivated) throw errors.invalidUserGroup();
-      return id;
-    });
+    const subgroups = [...new Set(input.subgroups)].map((id) => activeGroup(state, id).id);
     const settings = defaultGroupSettings(state, caller.id);
     for (const [setting, raw] of Object.entries(input.settings)) {
       if (raw !== undefined) settings[setting] = normalizeGroupSetting(state, setting, raw, GROUP_PERMISSIONS[setting]!.allowEveryone);

@@ -62,7 +62,8 @@ export function groupSettingUpdateParam(): ParamType<{ new: RawGroupSetting; old
   return { fromRaw: (raw, name) => fromJson(anyJson.fromRaw(raw, name), name), fromJson };
 }
 
-function activeGroup(state: RealmState, id: number): UserGroup {
+/** An active group of the realm by ID, else "Invalid user group". */
+export function activeGroup(state: RealmState, id: number): UserGroup {
   const g = state.groupsById.get(id);
   if (!g || g.deactivated) throw errors.invalidUserGroup();
   return g;
