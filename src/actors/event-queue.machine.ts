@@ -100,6 +100,14 @@ function acceptedCount(context: EventQueueContext, events: readonly ClientEvent[
   return n;
 }
 
+/** Drops the events a POLL acknowledges (ids <= lastEventId); the context update that goes with it. */
+function dropAcked(context: EventQueueContext, lastEventId: number): { firstUnacked?: number } {
+  const n = lastEventId - context.firstUnacked + 1;
+  if (n <= 0) return {};
+  context.events.splice(0, n);
+  return { firstUnacked: lastEventId + 1 };
+}
+
 /** The moment an event happened: a SWEEP carries its own clock reading. */
 function clock(context: EventQueueContext, event: EventQueueEvent): number {
   return event.type === 'SWEEP' ? event.now : context.now();
@@ -146,13 +154,7 @@ export const eventQueueMachine = setup({
       return { lastEventId: id };
     }),
     /** Drops the events the POLL acknowledges (ids <= its lastEventId). */
-    prune: assign(({ context, event }) => {
-      if (event.type !== 'POLL') return {};
-      const n = event.lastEventId - context.firstUnacked + 1;
-      if (n <= 0) return {};
-      context.events.splice(0, n);
-      return { firstUnacked: event.lastEventId + 1 };
-    }),
+    prune: assign(({ context, event }) => (event.type === 'POLL' ? dropAcked(context, event.lastEventId) : {})),
     reject: emit(({ context, event }) => {
       const e = event as Extract<EventQueueEvent, { type: 'POLL' }>;
       return { type: 'rejected' as const, queueId: context.queueId, handle: e.handle, msg: ackError(context, e.lastEventId)! };
@@ -172,22 +174,11 @@ export const eventQueueMachine = setup({
       handle: context.handle!,
       events: context.events.slice(),
     })),
-    park: assign(({ context, event }) => ({
-      handle: (event as Extract<EventQueueEvent, { type: 'POLL' }>).handle,
-      parkedAt: context.now(),
-    })),
-    /** touch, prune and park in one context update (a parking POLL is the per-message hot path of a fan-out). */
+    /** Touch, prune and park in one context update (a parking POLL is the per-message hot path of a fan-out). */
     ackAndPark: assign(({ context, event }) => {
       const poll = event as Extract<EventQueueEvent, { type: 'POLL' }>;
       const now = context.now();
-      const n = poll.lastEventId - context.firstUnacked + 1;
-      if (n > 0) context.events.splice(0, n);
-      return {
-        lastActivity: now,
-        handle: poll.handle,
-        parkedAt: now,
-        ...(n > 0 ? { firstUnacked: poll.lastEventId + 1 } : {}),
-      };
+      return { lastActivity: now, handle: poll.handle, parkedAt: now, ...dropAcked(context, poll.lastEventId) };
     }),
     /** The parked poll is gone (answered or disconnected); the client was active until now. */
     unpark: assign(({ context, event }) => ({ handle: null, lastActivity: clock(context, event) })),
@@ -260,7 +251,7 @@ export const eventQueueMachine = setup({
           // Like Zulip, a refused POLL leaves the parked one alone.
           { guard: 'badAck', actions: ['touch', 'reject'] },
           { guard: 'dontBlock', target: 'waiting', actions: ['touch', 'deliverParked', 'unpark', 'prune', 'answerPoll'] },
-          { actions: ['touch', 'deliverParked', 'prune', 'park'] },
+          { actions: ['deliverParked', 'ackAndPark'] },
         ],
         ABORT: { guard: 'ownsPoll', target: 'waiting', actions: 'unpark' },
         // A parked poll is a connected client: never idle here; the sweep only brings the heartbeat.
