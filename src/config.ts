@@ -90,10 +90,16 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   return ['1', 'true', 'yes'].includes((env[name] ?? '').toLowerCase());
 }
 
+/** A flag that is on unless set to 0, false or no. */
+function flagDefaultOn(env: NodeJS.ProcessEnv, name: string): boolean {
+  return !['0', 'false', 'no'].includes((env[name] ?? '').toLowerCase());
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 9991);
   if (port < 0 || port > 65535) throw new Error(`PORT out of range: ${port}`);
+  const dataDir = path.resolve(env.DATA_DIR || './data');
   for (const name of ['LARGE_FETCH_SLOTS', 'LARGE_FETCH_PER_USER', 'WRITE_STALL_MS', 'PENDING_REPLY_BYTES']) {
     if (int(env, name, 1) < 1) throw new Error(`${name} must be at least 1`);
   }
@@ -103,7 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rootDomain: (env.ROOT_DOMAIN || host).toLowerCase(),
     externalScheme: env.EXTERNAL_SCHEME === 'https' ? 'https' : 'http',
     databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: path.resolve(env.DATA_DIR || './data'),
+    dataDir,
     dbQueryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000),
     ownerEmail: env.PALAVER_OWNER_EMAIL || undefined,
     ownerPassword: env.PALAVER_OWNER_PASSWORD || undefined,
@@ -120,14 +126,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowUwsFallback: flag(env, 'PALAVER_ALLOW_UWS_FALLBACK'),
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 5000),
-    webPublicStreamsEnabled: !['0', 'false', 'no'].includes((env.WEB_PUBLIC_STREAMS_ENABLED ?? '').toLowerCase()),
+    webPublicStreamsEnabled: flagDefaultOn(env, 'WEB_PUBLIC_STREAMS_ENABLED'),
     topicDeletionBatchSize: int(env, 'TOPIC_DELETION_BATCH_SIZE', 1000),
     topicDeletionTimeBudgetMs: int(env, 'TOPIC_DELETION_TIME_BUDGET_MS', 50_000),
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 24 * 3600 * 1000),
     retentionBatchSize: int(env, 'RETENTION_BATCH_SIZE', 1000),
     logLevel: env.LOG_LEVEL || 'info',
-    logLevelFile: path.resolve(env.LOG_LEVEL_FILE || path.join(env.DATA_DIR || './data', 'log-level')),
-    logRequests: !['0', 'false', 'no'].includes((env.LOG_REQUESTS ?? '').toLowerCase()),
+    logLevelFile: env.LOG_LEVEL_FILE ? path.resolve(env.LOG_LEVEL_FILE) : path.join(dataDir, 'log-level'),
+    logRequests: flagDefaultOn(env, 'LOG_REQUESTS'),
     logFormat: env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty' ? env.LOG_FORMAT : 'auto',
     operatorToken: env.OPERATOR_TOKEN || undefined,
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,
@@ -137,7 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueSweepMs: int(env, 'EVENT_QUEUE_SWEEP_MS', 5_000),
     files: {
       maxUploadMib: int(env, 'MAX_FILE_UPLOAD_SIZE_MIB', LIMITS.max_file_upload_size_mib),
-      dir: path.join(path.resolve(env.DATA_DIR || './data'), 'uploads'),
+      dir: path.join(dataDir, 'uploads'),
       unclaimedGraceMs: int(env, 'UNCLAIMED_ATTACHMENT_GRACE_MS', 21 * 24 * 3600 * 1000),
     },
     invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
