@@ -1,6 +1,7 @@
 // Builders for the channels domain's events (stream, subscription, default_streams), with their audiences.
 import type { RealmEvent } from '../../events/hub.js';
 import type { RealmState } from '../state.js';
+import { ROLE } from '../types.js';
 import { metadataAudience } from './access.js';
 import { formatChannel, formatSubscription, NO_TRAFFIC, withInheritedNotifications, type TrafficLookup } from './format.js';
 import type { Channel } from './types.js';
@@ -88,7 +89,7 @@ export function peerEvent(state: RealmState, op: 'peer_add' | 'peer_remove', ch:
 
 /** default_streams: the full list, to every active user but guests. */
 export function defaultStreamsEvent(state: RealmState): RealmEvent[] {
-  const users = [...state.usersById.values()].filter((u) => u.isActive && u.role !== 600).map((u) => u.id);
+  const users = [...state.usersById.values()].filter((u) => u.isActive && u.role !== ROLE.GUEST).map((u) => u.id);
   const ids = [...state.channels.defaultChannelIds].sort((a, b) => a - b);
   return nonEmpty([{ event: { type: 'default_streams', default_streams: ids }, users }]);
 }
