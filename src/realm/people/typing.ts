@@ -35,7 +35,7 @@ const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
       if (input.to.length === 0) throw errors.badRequest("Empty 'to' list");
       for (const id of input.to) {
         const u = state.usersById.get(id);
-        if (!u || !u.isActive) throw errors.badRequest(`Invalid user ID ${id}`);
+        if (!u || !u.isActive) throw errors.invalidRecipientUserId(id);
       }
       const all = [...new Set([...input.to, sender.id])].sort((a, b) => a - b);
       const recipients = all.map((id) => ({ user_id: id, email: state.usersById.get(id)!.email }));
