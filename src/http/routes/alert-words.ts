@@ -15,26 +15,21 @@ const getAlertWords = endpoint({
   },
 });
 
-const addAlertWords = endpoint({
-  method: 'POST',
-  path: '/users/me/alert_words',
-  auth: 'user',
-  params: { alert_words: words },
-  async handle(ctx, p) {
-    const r = await ctx.realm.dispatch<AlertWordsResult>('changeAlertWords', { userId: ctx.user.id, op: 'add', words: p.alert_words });
-    return { alert_words: r.words };
-  },
-});
+/** POST adds the words, DELETE removes them; both answer with the user's words after the change. */
+function changeAlertWords(method: 'POST' | 'DELETE', op: 'add' | 'remove'): Endpoint {
+  return endpoint({
+    method,
+    path: '/users/me/alert_words',
+    auth: 'user',
+    params: { alert_words: words },
+    async handle(ctx, p) {
+      const r = await ctx.realm.dispatch<AlertWordsResult>('changeAlertWords', { userId: ctx.user.id, op, words: p.alert_words });
+      return { alert_words: r.words };
+    },
+  });
+}
 
-const removeAlertWords = endpoint({
-  method: 'DELETE',
-  path: '/users/me/alert_words',
-  auth: 'user',
-  params: { alert_words: words },
-  async handle(ctx, p) {
-    const r = await ctx.realm.dispatch<AlertWordsResult>('changeAlertWords', { userId: ctx.user.id, op: 'remove', words: p.alert_words });
-    return { alert_words: r.words };
-  },
-});
+const addAlertWords = changeAlertWords('POST', 'add');
+const removeAlertWords = changeAlertWords('DELETE', 'remove');
 
 export const alertWordEndpoints: Endpoint[] = [getAlertWords, addAlertWords, removeAlertWords];
