@@ -22,7 +22,8 @@ export const snapshotSections: Record<string, Section> = {
 /** Runs the sections for `types` (every section when null); unknown types are ignored. */
 export async function buildSnapshot(ctx: Parameters<Section>[0], types: string[] | null): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  const wanted = types === null ? Object.keys(snapshotSections) : types.filter((t) => t in snapshotSections);
+  // Own keys only: a type such as `constructor` must not reach Object.prototype's members.
+  const wanted = types === null ? Object.keys(snapshotSections) : types.filter((t) => Object.hasOwn(snapshotSections, t));
   // A section known by two names (navigation_view, navigation_views) runs once.
   for (const section of new Set(wanted.map((t) => snapshotSections[t]!))) Object.assign(out, await section(ctx));
   return out;
