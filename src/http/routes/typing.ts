@@ -20,7 +20,7 @@ export const typing = endpoint({
       await ctx.realm.dispatch('typing.notify', { kind: 'direct', senderId: ctx.user.id, op: p.op, to: p.to });
     } else {
       if (p.stream_id === undefined) throw errors.badRequest('Missing channel ID');
-      if (p.topic === undefined) throw errors.badRequest('Missing topic');
+      if (p.topic === undefined) throw errors.missingTopic();
       await ctx.realm.dispatch('typing.notify', { kind: 'stream', senderId: ctx.user.id, op: p.op, streamId: p.stream_id, topic: p.topic });
     }
     return {};
