@@ -37,9 +37,11 @@ test.serial('creates its two check users once and times a message from send to d
   t.is(typeof first.out.message_id, 'number');
   for (const k of ['register', 'send', 'delivery', 'total']) t.true(first.out.timings_ms[k] >= 0, k);
   t.true(first.out.timings_ms.delivery >= first.out.timings_ms.send, 'delivery is timed from the send');
+  const changesBefore = await s.server.services.db.changes.latestId();
   const again = await check();
   t.is(again.code, 0);
   t.true(again.out.message_id > first.out.message_id, 'the same users, a new message');
+  t.is(await s.server.services.db.changes.latestId(), changesBefore, 'existing check users: the realm is not reloaded');
   // The queue it registered is deleted afterwards.
   const queues = s.server.services.queues;
   t.is(queues.get(first.out.queue_id), undefined);
