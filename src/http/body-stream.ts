@@ -48,11 +48,7 @@ export class BodyStream implements AsyncIterable<Buffer> {
   limit(bytes: number, error: () => ApiError): void {
     this.limitBy = { bytes, error };
     if (this.declaredLength !== undefined && this.declaredLength > bytes) throw error();
-    if (this.received > bytes) {
-      this.queue = [];
-      this.queued = 0;
-      this.fail(error());
-    }
+    if (this.received > bytes) this.overLimit();
   }
 
   /** Transport side: one copied chunk. */
@@ -60,9 +56,7 @@ export class BodyStream implements AsyncIterable<Buffer> {
     if (this.failure !== null || this.ended) return;
     this.received += chunk.length;
     if (this.received > this.limitBy.bytes) {
-      this.queue = [];
-      this.queued = 0;
-      this.fail(this.limitBy.error());
+      this.overLimit();
       return;
     }
     if (chunk.length > 0) {
@@ -83,6 +77,13 @@ export class BodyStream implements AsyncIterable<Buffer> {
     if (this.failure !== null || this.ended) return;
     this.failure = err;
     this.notify();
+  }
+
+  /** More arrived than the limit allows: what is buffered is dropped and the reader gets the limit's error. */
+  private overLimit(): void {
+    this.queue = [];
+    this.queued = 0;
+    this.fail(this.limitBy.error());
   }
 
   private notify(): void {
