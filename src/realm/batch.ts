@@ -121,21 +121,18 @@ export async function runBatch(
    * Every write of the batch, each run in its own savepoint: a run of one kind written in bulk (unless `bulk` is
    * false: the bulk write already failed), otherwise each command alone. Order kept.
    */
-  async function writeAll(t: Tx, bulk = true): Promise<void> {
-    if (planned.length === 1) {
-      const p = planned[0]!;
-      outcomes[p.index] = { ok: true, value: await defOf(p).write!(t, p.plan, state) };
-      return;
-    }
+  async function writeAll(t: Tx, bulk: boolean): Promise<void> {
     for (const run of runs()) {
       if (run.length > 1 && bulk) await writeRun(t, defOf(run[0]!), run);
       else for (const p of run) await writeOne(t, p);
     }
   }
 
+  const tag = { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag;
+
   async function commit(write: (t: Tx) => Promise<void>): Promise<BatchResult> {
     try {
-      await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, write);
+      await db.tx({ tag }, write);
     } catch (err) {
       uncertain = isConnectionError(err);
       for (const { index } of planned) outcomes[index] = failure(err);
@@ -143,14 +140,15 @@ export async function runBatch(
     return { outcomes, uncertain };
   }
 
-  if (planned.length === 1) return commit(writeAll);
+  // One write needs no savepoint: it succeeds or fails alone.
+  if (planned.length === 1) return commit(writeOptimistic);
   // Under load most writes succeed, so a batch is first written without savepoints (a savepoint costs two round
   // trips per command): sends in bulk, the other kinds one after another. If any write throws, the transaction is
   // rolled back and the batch written again with one savepoint per command, so a refused or failing write does not
   // fail the others. A write therefore may run twice: it must act on the database only (its effects on memory
   // belong in apply, after the commit).
   try {
-    await db.tx({ tag: { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag }, writeOptimistic);
+    await db.tx({ tag }, writeOptimistic);
     return { outcomes, uncertain };
   } catch (err) {
     if (isConnectionError(err)) {
