@@ -34,7 +34,7 @@ const addRealmEmoji: CommandDef<AddInput, AddInput & { realmId: number }, Custom
   },
   write: (t, p) => t.realmEmoji.add(p.realmId, p.name, p.fileName, p.actorId),
   apply(state, emoji) {
-    state.files.emoji.set(emoji.id, emoji);
+    state.files.put(emoji);
   },
   events: realmEmojiEvent,
 };
@@ -54,7 +54,7 @@ const deactivateRealmEmoji: CommandDef<{ actorId: number; name: string }, Custom
     return { ...emoji, deactivated: true };
   },
   apply(state, emoji) {
-    state.files.emoji.set(emoji.id, emoji);
+    state.files.put(emoji);
   },
   events: realmEmojiEvent,
 };

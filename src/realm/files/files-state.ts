@@ -5,16 +5,33 @@ import type { CustomEmoji } from '../../persistence/repos/realm-emoji.js';
 export type { CustomEmoji };
 
 export class FilesState {
-  constructor(readonly emoji: Map<number, CustomEmoji> = new Map()) {}
+  private readonly byId = new Map<number, CustomEmoji>();
+  /** The active emoji by name (the database keeps active names unique), for Markdown's `:name:` on every render. */
+  private readonly activeByNameIndex = new Map<string, CustomEmoji>();
+
+  constructor(list: Iterable<CustomEmoji> = []) {
+    for (const e of list) this.put(e);
+  }
 
   static async load(db: Repos, realmId: number): Promise<FilesState> {
-    const list = await db.realmEmoji.forRealm(realmId);
-    return new FilesState(new Map(list.map((e) => [e.id, e])));
+    return new FilesState(await db.realmEmoji.forRealm(realmId));
+  }
+
+  /** Every custom emoji, deactivated ones included, by ID. */
+  get emoji(): ReadonlyMap<number, CustomEmoji> {
+    return this.byId;
+  }
+
+  /** Adds or replaces (by ID) an emoji. */
+  put(e: CustomEmoji): void {
+    const prev = this.byId.get(e.id);
+    if (prev && this.activeByNameIndex.get(prev.name) === prev) this.activeByNameIndex.delete(prev.name);
+    this.byId.set(e.id, e);
+    if (!e.deactivated) this.activeByNameIndex.set(e.name, e);
   }
 
   /** The active emoji of this name. */
   activeByName(name: string): CustomEmoji | undefined {
-    for (const e of this.emoji.values()) if (e.name === name && !e.deactivated) return e;
-    return undefined;
+    return this.activeByNameIndex.get(name);
   }
 }
