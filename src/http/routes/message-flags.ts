@@ -12,11 +12,14 @@ import { checkedRange } from './messages.js';
 
 const op = required(enumOf(['add', 'remove'] as const));
 
+/** Marking as unread skips channels the user is not subscribed to, and says which. */
+function notSubscribedPart(r: FlagsResult): Record<string, unknown> {
+  return r.flag === 'read' && r.op === 'remove' ? { ignored_because_not_subscribed_channels: r.ignoredChannels } : {};
+}
+
 function flagsReply(r: FlagsResult, requested: number[]): Record<string, unknown> {
   const ignored = new Set(r.ignored);
-  const out: Record<string, unknown> = { messages: requested.filter((id) => !ignored.has(id)) };
-  if (r.flag === 'read' && r.op === 'remove') out.ignored_because_not_subscribed_channels = r.ignoredChannels;
-  return out;
+  return { messages: requested.filter((id) => !ignored.has(id)), ...notSubscribedPart(r) };
 }
 
 const updateFlags = endpoint({
@@ -56,16 +59,15 @@ const updateFlagsForNarrow = endpoint({
     const range = await fetchRange(db, new HistoryQuery(state, ctx.user, narrow), checked);
     const ids = range.rows.map((r) => r.message.id);
     const r = await ctx.realm.dispatch<FlagsResult>('updateFlags', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: ids });
-    const out: Record<string, unknown> = {
+    return {
       processed_count: ids.length,
       updated_count: r.changed.length,
       first_processed_id: ids[0] ?? null,
       last_processed_id: ids.at(-1) ?? null,
       found_oldest: range.foundOldest,
       found_newest: range.foundNewest,
+      ...notSubscribedPart(r),
     };
-    if (p.flag === 'read' && p.op === 'remove') out.ignored_because_not_subscribed_channels = r.ignoredChannels;
-    return out;
   },
 });
 
