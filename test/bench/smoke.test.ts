@@ -1,6 +1,6 @@
 // The bench suite's smoke run: every scenario in its quick form, as a load tester runs it
-// (`node dist/bench/run.js all --quick`), against the external database when DATABASE_URL is set (a scratch
-// database the runner makes and drops) and the embedded one otherwise. It asserts that each scenario
+// (`node dist/bench/run.js all --quick`), against the embedded database always and, when DATABASE_URL is set, against
+// that PostgreSQL too (a scratch database the runner makes and drops). It asserts that each scenario
 // completes and reports sane numbers, and that its JSON and SVG files are written — not how fast it was.
 import test from 'ava';
 import { execFile } from 'node:child_process';
@@ -25,12 +25,14 @@ function ordered(t: import('ava').ExecutionContext, s: Summary, what: string) {
   t.true(s.p50 > 0 && s.p50 <= s.p95 && s.p95 <= s.p99 && s.p99 <= s.max, `${what}: p50 ≤ p95 ≤ p99 ≤ max (${JSON.stringify(s)})`);
 }
 
-test('every scenario runs in its quick form and reports sane numbers', async (t) => {
+async function smoke(t: import('ava').ExecutionContext, database: 'external' | 'embedded'): Promise<void> {
   t.timeout(240_000);
+  const env: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn' };
+  if (database === 'embedded') delete env.DATABASE_URL;
   const out = mkdtempSync(path.join(tmpdir(), 'palaver-bench-smoke-'));
   try {
     const { stdout } = await run(process.execPath, ['dist/bench/run.js', 'all', '--quick', '--quiet', '--out', out], {
-      env: { ...process.env, LOG_LEVEL: 'warn' },
+      env,
       maxBuffer: 16 * 2 ** 20,
     }).catch((e: { code: number; stdout: string; stderr: string }) => {
       throw new Error(`bench exited ${e.code}:\n${e.stdout}\n${e.stderr}`);
@@ -48,7 +50,7 @@ test('every scenario runs in its quick form and reports sane numbers', async (t)
       records[name] = record;
       t.is(record.scenario, name);
       t.is(record.settings.quick, true);
-      t.is(record.settings.database, process.env.DATABASE_URL ? 'external' : 'embedded');
+      t.is(record.settings.database, database);
       t.is(typeof record.machine.commit, 'string');
       t.true(record.machine.cpus > 0);
       t.is(record.result.errors, 0, `${name}: no errors`);
@@ -84,4 +86,11 @@ test('every scenario runs in its quick form and reports sane numbers', async (t)
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
-});
+}
+
+// One after the other: each run loads both cores.
+test.serial('every scenario runs in its quick form on the embedded database and reports sane numbers', (t) => smoke(t, 'embedded'));
+
+(process.env.DATABASE_URL ? test.serial : test.skip)('every scenario runs in its quick form on PostgreSQL (DATABASE_URL) and reports sane numbers', (t) =>
+  smoke(t, 'external'),
+);
