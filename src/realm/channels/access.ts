@@ -7,7 +7,8 @@ import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../types.js';
 import type { Channel } from './types.js';
 
-function inSetting(state: RealmState, user: User, ch: Channel, name: keyof Channel['groupSettings']): boolean {
+/** Whether the user is in one of the channel's permission group settings. */
+export function inChannelSetting(state: RealmState, user: User, ch: Channel, name: keyof Channel['groupSettings']): boolean {
   return state.userHasGroupSetting(user.id, ch.groupSettings[name]);
 }
 
@@ -18,9 +19,9 @@ export function hasMetadataAccess(state: RealmState, user: User, ch: Channel): b
   if (user.role === ROLE.GUEST) return false;
   if (!ch.inviteOnly || isAdmin(user)) return true;
   return (
-    inSetting(state, user, ch, 'can_administer_channel_group') ||
-    inSetting(state, user, ch, 'can_add_subscribers_group') ||
-    inSetting(state, user, ch, 'can_subscribe_group')
+    inChannelSetting(state, user, ch, 'can_administer_channel_group') ||
+    inChannelSetting(state, user, ch, 'can_add_subscribers_group') ||
+    inChannelSetting(state, user, ch, 'can_subscribe_group')
   );
 }
 
@@ -30,12 +31,12 @@ export function hasContentAccess(state: RealmState, user: User, ch: Channel): bo
   if (ch.isWebPublic || state.channels.isSubscribed(user.id, ch.id)) return true;
   if (user.role === ROLE.GUEST) return false;
   if (!ch.inviteOnly) return true;
-  return inSetting(state, user, ch, 'can_add_subscribers_group') || inSetting(state, user, ch, 'can_subscribe_group');
+  return inChannelSetting(state, user, ch, 'can_add_subscribers_group') || inChannelSetting(state, user, ch, 'can_subscribe_group');
 }
 
 /** Organization administrators administer every channel; others through can_administer_channel_group. */
 export function canAdminister(state: RealmState, user: User, ch: Channel): boolean {
-  return isAdmin(user) || inSetting(state, user, ch, 'can_administer_channel_group');
+  return isAdmin(user) || inChannelSetting(state, user, ch, 'can_administer_channel_group');
 }
 
 /** Whether the user may subscribe others (or themselves) to the channel: by the channel's
@@ -43,7 +44,7 @@ export function canAdminister(state: RealmState, user: User, ch: Channel): boole
  *  can_add_subscribers_group where they have content access. */
 export function canAddSubscribers(state: RealmState, user: User, ch: Channel): boolean {
   if (!user.isActive || user.role === ROLE.GUEST) return false;
-  if (inSetting(state, user, ch, 'can_add_subscribers_group')) return true;
+  if (inChannelSetting(state, user, ch, 'can_add_subscribers_group')) return true;
   if (!ch.inviteOnly && canAdminister(state, user, ch)) return true;
   return state.userHasRealmPermission(user.id, 'can_add_subscribers_group') && hasContentAccess(state, user, ch);
 }
@@ -53,14 +54,14 @@ export function canAddSubscribers(state: RealmState, user: User, ch: Channel): b
 export function canSubscribeSelf(state: RealmState, user: User, ch: Channel): boolean {
   if (state.channels.isSubscribed(user.id, ch.id) || ch.isWebPublic) return true;
   if (user.role !== ROLE.GUEST && !ch.inviteOnly) return true;
-  return inSetting(state, user, ch, 'can_subscribe_group') || canAddSubscribers(state, user, ch);
+  return inChannelSetting(state, user, ch, 'can_subscribe_group') || canAddSubscribers(state, user, ch);
 }
 
 /** Whether the user may unsubscribe `target` from the channel. */
 export function canRemoveSubscriber(state: RealmState, user: User, ch: Channel, target: User): boolean {
   if (target.id === user.id) return true;
   if (!hasMetadataAccess(state, user, ch)) return false;
-  if (canAdminister(state, user, ch) || inSetting(state, user, ch, 'can_remove_subscribers_group')) return true;
+  if (canAdminister(state, user, ch) || inChannelSetting(state, user, ch, 'can_remove_subscribers_group')) return true;
   return target.isBot && target.botOwnerId === user.id;
 }
 

@@ -3,7 +3,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
-import type { Channel } from '../channels/types.js';
+import { inChannelSetting } from '../channels/access.js';
 import { streamUpdate } from '../channels/events.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
@@ -12,17 +12,13 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { accessMessage, changeAudience } from './access.js';
 
-function inChannelSetting(state: RealmState, user: User, ch: Channel | undefined, name: 'can_delete_any_message_group' | 'can_delete_own_message_group'): boolean {
-  return ch !== undefined && state.userHasGroupSetting(user.id, ch.groupSettings[name]);
-}
-
 /** Zulip's validate_can_delete_message. */
 export function checkCanDelete(state: RealmState, user: User, m: StoredMessage, now: number): void {
   const ch = m.kind === 'stream' ? state.channels.byId.get(m.streamId!) : undefined;
-  if (state.userHasRealmPermission(user.id, 'can_delete_any_message_group') || inChannelSetting(state, user, ch, 'can_delete_any_message_group')) return;
+  if (state.userHasRealmPermission(user.id, 'can_delete_any_message_group') || (ch !== undefined && inChannelSetting(state, user, ch, 'can_delete_any_message_group'))) return;
   const sender = state.usersById.get(m.senderId);
   if (m.senderId !== user.id && sender?.botOwnerId !== user.id) throw errors.cannotDeleteMessage();
-  if (!state.userHasRealmPermission(user.id, 'can_delete_own_message_group') && !inChannelSetting(state, user, ch, 'can_delete_own_message_group')) {
+  if (!state.userHasRealmPermission(user.id, 'can_delete_own_message_group') && !(ch !== undefined && inChannelSetting(state, user, ch, 'can_delete_own_message_group'))) {
     throw errors.cannotDeleteMessage();
   }
   const limit = realmSetting(state, 'message_content_delete_limit_seconds');

@@ -3,7 +3,7 @@
 import { errors } from '../../http/errors.js';
 import { RESOLVED_TOPIC_PREFIX } from '../../narrow/index.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
-import { canAdminister } from '../channels/access.js';
+import { canAdminister, inChannelSetting } from '../channels/access.js';
 import type { Channel } from '../channels/types.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
@@ -48,10 +48,6 @@ export function isResolveToggle(oldTopic: string, newTopic: string): boolean {
 }
 
 const isModerator = (u: User) => u.role <= ROLE.MODERATOR;
-
-function inChannelSetting(state: RealmState, user: User, ch: Channel, name: keyof Channel['groupSettings']): boolean {
-  return state.userHasGroupSetting(user.id, ch.groupSettings[name]);
-}
 
 /** Renaming a topic (or resolving it) in a channel. */
 export function checkTopicChange(state: RealmState, user: User, ch: Channel, oldTopic: string, newTopic: string): void {
