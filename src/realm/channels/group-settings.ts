@@ -1,6 +1,6 @@
 // Channel permission settings: their defaults and rules, the group-setting value parameter, and validation.
-import { errors } from '../../http/errors.js';
 import { int, list, object, oneOf, optional, required, type ParamType } from '../../http/params.js';
+import { normalizeGroupSetting } from '../people/groups.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP, type SystemGroupName } from '../system-groups.js';
 import type { GroupSettingValue } from '../types.js';
@@ -59,33 +59,9 @@ export function defaultChannelGroupSettings(state: RealmState, creatorId: number
   return out;
 }
 
-function checkGroupId(state: RealmState, id: number): void {
-  const g = state.groupsById.get(id);
-  if (!g || g.deactivated) throw errors.invalidUserGroup();
-}
-
 /** Validates a value for a channel setting and puts it in canonical form (a lone subgroup becomes its ID). */
 export function checkChannelGroupSetting(state: RealmState, name: ChannelGroupSettingName, value: GroupSettingValue): GroupSettingValue {
-  let out: GroupSettingValue;
-  if (typeof value === 'number') {
-    checkGroupId(state, value);
-    out = value;
-  } else {
-    const members = [...new Set(value.direct_members)].sort((a, b) => a - b);
-    const subgroups = [...new Set(value.direct_subgroups)].sort((a, b) => a - b);
-    for (const id of members) {
-      const u = state.usersById.get(id);
-      if (!u || !u.isActive) throw errors.invalidUserId(id);
-    }
-    for (const id of subgroups) checkGroupId(state, id);
-    if (members.length === 0 && subgroups.length <= 1) out = subgroups[0] ?? state.systemGroup(SYSTEM_GROUP.NOBODY).id;
-    else out = { direct_members: members, direct_subgroups: subgroups };
-  }
-  if (typeof out === 'number' && !CHANNEL_GROUP_SETTINGS[name].allowEveryone) {
-    const g = state.groupsById.get(out)!;
-    if (g.isSystemGroup && g.name === SYSTEM_GROUP.EVERYONE) throw errors.groupSettingNotAllowed(name, g.name);
-  }
-  return out;
+  return normalizeGroupSetting(state, name, value, CHANNEL_GROUP_SETTINGS[name].allowEveryone);
 }
 
 export function groupSettingEquals(a: GroupSettingValue, b: GroupSettingValue): boolean {
