@@ -179,16 +179,20 @@ test.serial('realm_user update reaches a restricted guest only for users they ca
   const guest = await addUser(s, { role: 600 });
   const mate = await addUser(s, { fullName: 'Mate Before' });
   const stranger = await addUser(s, { fullName: 'Stranger Before' });
+  const penPal = await addUser(s, { fullName: 'Pen Pal Before' });
   await makeChannel(s, uniqueName('guest-updates'), [guest.id, mate.id]);
   const everyone = await systemGroupId(s, 'role:everyone');
   await setRealm(s, {}, { can_access_all_users_group: await systemGroupId(s, 'role:members') });
   try {
+    await dm(s, penPal, [guest.id, mate.id], 'a group conversation makes the guest and the pen pal known to each other');
     const rename = (u: TestUser, name: string) => () => s.client.as(s.owner).patch(`/users/${u.id}`, { form: { full_name: name } });
     for (const caps of [{}, { user_list_incomplete: true }]) {
       const opts = { eventTypes: ['realm_user'], register: { client_capabilities: JSON.stringify(caps) } };
       t.deepEqual(await verifyAction(t, s, guest, rename(stranger, `Stranger ${Object.keys(caps).length}`), opts), [], 'not about an inaccessible user');
       const seen = await verifyAction(t, s, guest, rename(mate, `Mate ${Object.keys(caps).length}`), opts);
       t.deepEqual(types(seen), ['realm_user:update']);
+      const byDirect = await verifyAction(t, s, guest, rename(penPal, `Pen Pal ${Object.keys(caps).length}`), opts);
+      t.deepEqual(types(byDirect), ['realm_user:update'], 'about a user known from a direct conversation');
     }
   } finally {
     await setRealm(s, {}, { can_access_all_users_group: everyone });

@@ -4,7 +4,7 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeDeliveryEmail, formatUser } from '../user-format.js';
 import { activeUserIds } from './access.js';
-import { canAccessBySubscriptions, canAccessUser, unknownUser } from './user-access.js';
+import { canAccessBySubscriptions, unknownUser, userAccessTest } from './user-access.js';
 import { USER_SETTINGS } from './user-settings.js';
 
 /**
@@ -36,9 +36,10 @@ export function realmUserAdd(state: RealmState, user: User): RealmEvent[] {
  */
 export function realmUserUpdate(state: RealmState, person: { user_id: number } & Record<string, unknown>, extra: number[] = []): RealmEvent {
   const target = state.usersById.get(person.user_id);
+  const canAccess = target && userAccessTest(state, target);
   const users = [...new Set([...activeUserIds(state), ...extra])].filter((id) => {
     const viewer = state.usersById.get(id);
-    return !target || !viewer || canAccessUser(state, viewer, target);
+    return !canAccess || !viewer || canAccess(viewer);
   });
   return { event: { type: 'realm_user', op: 'update', person }, users };
 }

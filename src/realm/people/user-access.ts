@@ -30,23 +30,26 @@ export function canAccessBySubscriptions(state: RealmState, viewer: User, target
   return false;
 }
 
-/** Whether the two share a direct conversation this process has seen (sends fill the working set's list). */
-function knownDirectPartners(state: RealmState, a: number, b: number): boolean {
+/** Everyone who shares a direct conversation with `userId` that this process has seen (sends fill the working set's list). */
+function knownDirectPartners(state: RealmState, userId: number): Set<number> {
+  const out = new Set<number>();
   for (const key of state.messages.directConversations.keys()) {
     const ids = key.split(',').map(Number);
-    if (ids.includes(a) && ids.includes(b)) return true;
+    if (ids.includes(userId)) for (const id of ids) out.add(id);
   }
-  return false;
+  return out;
 }
 
 /**
- * Whether `viewer` may receive news about `target` (realm_user update events): by subscriptions, or by a
- * direct conversation the working set knows of. The register snapshot asks the database for direct
- * conversations instead, so after a restart a guest who knows a user only from an older conversation gets
- * no updates about them until one of them writes again.
+ * Which viewers may receive news about `target` (realm_user update events): by subscriptions, or by a
+ * direct conversation the working set knows of (scanned at most once per target, however many viewers are
+ * asked). The register snapshot asks the database for direct conversations instead, so after a restart a
+ * guest who knows a user only from an older conversation gets no updates about them until one of them
+ * writes again.
  */
-export function canAccessUser(state: RealmState, viewer: User, target: User): boolean {
-  return canAccessBySubscriptions(state, viewer, target) || knownDirectPartners(state, viewer.id, target.id);
+export function userAccessTest(state: RealmState, target: User): (viewer: User) => boolean {
+  let partners: Set<number> | undefined;
+  return (viewer) => canAccessBySubscriptions(state, viewer, target) || (partners ??= knownDirectPartners(state, target.id)).has(viewer.id);
 }
 
 export const UNKNOWN_USER_NAME = 'Unknown user';
