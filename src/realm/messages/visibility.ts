@@ -25,14 +25,6 @@ function triggered(policy: number, startsTopic: boolean): boolean {
   return policy !== ON_INITIATION || startsTopic;
 }
 
-/** Whether the sender's policies could change a topic's visibility at all (else no lookups are needed). */
-export function mayChangeVisibility(sender: User): boolean {
-  if (sender.isBot) return false;
-  const follow = Number(userSetting(sender, 'automatically_follow_topics_policy'));
-  const unmute = Number(userSetting(sender, 'automatically_unmute_topics_in_muted_streams_policy'));
-  return follow !== NEVER || unmute !== NEVER;
-}
-
 /**
  * Decides and stores the sender's new policy for the topic (before the message is inserted). `startsTopic`
  * (no message in the topic yet) is looked up when not given.
@@ -46,9 +38,11 @@ export async function applyAutomaticVisibility(
   now: Date,
   startsTopic?: boolean,
 ): Promise<VisibilityChange | null> {
-  if (!mayChangeVisibility(sender)) return null;
+  if (sender.isBot) return null;
   const follow = Number(userSetting(sender, 'automatically_follow_topics_policy'));
   const unmute = Number(userSetting(sender, 'automatically_unmute_topics_in_muted_streams_policy'));
+  // Policies that never change visibility need no lookups.
+  if (follow === NEVER && unmute === NEVER) return null;
   const starts = startsTopic ?? !(await t.messages.topicExists(channelId, topic));
   let wanted: number | null = null;
   if (triggered(follow, starts)) wanted = VISIBILITY_POLICY.FOLLOWED;
