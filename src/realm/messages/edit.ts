@@ -150,11 +150,9 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
       const subscribers = new Set(activeSubscriberIds(state, newChannel.id));
       const losing = [...holders].filter((id) => !subscribers.has(id));
       await t.userMessages.deleteRows(losing, movedIds);
+      // Subscribers holding none of the moved messages get a row for each (those holding some keep theirs as they are).
       const gaining = [...subscribers].filter((id) => !holders.has(id));
-      const rows = await t.userMessages.rowsFor(movedIds);
-      const has = new Set(rows.map((r) => `${r.userId}:${r.messageId}`));
-      const added = gaining.flatMap((userId) => movedIds.filter((id) => !has.has(`${userId}:${id}`)).map((messageId) => ({ userId, messageId, flags: FLAG_BITS.read })));
-      await t.userMessages.insertMissing(added);
+      await t.userMessages.insertMissing(gaining.flatMap((userId) => movedIds.map((messageId) => ({ userId, messageId, flags: FLAG_BITS.read }))));
       lostAccess = losing.filter((id) => {
         const u = state.usersById.get(id);
         return u?.isActive && !canReadChannelHistory(state, u, newChannel!);
