@@ -9,6 +9,11 @@ import { sendMessage, type SendResult } from '../messages/send.js';
 import { scheduledRemoved, scheduledUpdated } from './format.js';
 import { sendInputOf } from './validate.js';
 
+/** An error that refuses this message for good (the rules say no), as opposed to a failure worth retrying. */
+export function isRefusal(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.status < 500;
+}
+
 export interface DeliverInput {
   /** The row as the delivery actor read it; only this version is delivered. */
   message: ScheduledMessage;
@@ -31,7 +36,7 @@ const deliverScheduled: CommandDef<DeliverInput, DeliverPlan, DeliverResult> = {
       if (state.realm.deactivated) throw errors.realmDeactivated();
       return { message, kind: 'send', plan: sendMessage.check(state, sendInputOf(message, realmUrl)) };
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) return { message, kind: 'fail', reason: err.message };
+      if (isRefusal(err)) return { message, kind: 'fail', reason: err.message };
       throw err;
     }
   },

@@ -10,11 +10,10 @@ import {
 } from '../../actors/scheduled-delivery.machine.js';
 import type { Config } from '../../config.js';
 import type { EventHub, RealmEvent } from '../../events/hub.js';
-import { ApiError } from '../../http/errors.js';
 import { realmUrl } from '../../http/urls.js';
 import type { Logger } from '../../log.js';
 import type { Db } from '../../persistence/db.js';
-import type { DeliverResult } from './deliver.commands.js';
+import { isRefusal, type DeliverResult } from './deliver.commands.js';
 
 /** The actor's clock: `now` in milliseconds, and the timers XState schedules (an xstate SimulatedClock in tests). */
 export interface DeliveryClock {
@@ -121,7 +120,7 @@ export class ScheduledDelivery {
         return 'done';
       } catch (err) {
         // The send's own write refused it (e.g. a conversation the sender may no longer start): a failure for good.
-        if (!(err instanceof ApiError) || err.status >= 500) throw err;
+        if (!isRefusal(err)) throw err;
         await realm.dispatch('scheduled.fail', { message: row, reason: err.message });
         log.info({ scheduledMessageId: m.id, reason: err.message }, 'scheduled message failed');
         return 'done';
