@@ -4,7 +4,7 @@ import type { Section, SnapshotContext } from '../../events/snapshot/types.js';
 import { ROLE } from '../types.js';
 import { topicForClient } from '../topics.js';
 import { hasMetadataAccess } from './access.js';
-import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications } from './format.js';
+import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications, type TrafficLookup } from './format.js';
 import { trafficFor } from './traffic.js';
 import type { Channel } from './types.js';
 
@@ -18,11 +18,23 @@ function visibleChannels({ state, user, registration }: SnapshotContext): Channe
     .sort(byName);
 }
 
+/** The channels and their traffic, once per snapshot: the subscription and stream sections show the same ones. */
+const withTraffic = new WeakMap<SnapshotContext, Promise<{ channels: Channel[]; traffic: TrafficLookup }>>();
+
+function visibleWithTraffic(ctx: SnapshotContext): Promise<{ channels: Channel[]; traffic: TrafficLookup }> {
+  let found = withTraffic.get(ctx);
+  if (!found) {
+    const channels = visibleChannels(ctx);
+    found = trafficFor(ctx.services.db, channels).then((traffic) => ({ channels, traffic }));
+    withTraffic.set(ctx, found);
+  }
+  return found;
+}
+
 export const channelSections: Record<string, Section> = {
   subscription: async (ctx) => {
-    const { state, user, services, registration } = ctx;
-    const channels = visibleChannels(ctx);
-    const traffic = await trafficFor(services.db, channels);
+    const { state, user, registration } = ctx;
+    const { channels, traffic } = await visibleWithTraffic(ctx);
     const withSubscribers = user !== null && registration.includeSubscribers !== 'false';
     const nullsAllowed = registration.capabilities.notification_settings_null;
     const subscriptions: Record<string, unknown>[] = [];
@@ -44,8 +56,7 @@ export const channelSections: Record<string, Section> = {
   },
 
   stream: async (ctx) => {
-    const channels = visibleChannels(ctx);
-    const traffic = await trafficFor(ctx.services.db, channels);
+    const { channels, traffic } = await visibleWithTraffic(ctx);
     return { streams: channels.map((ch) => formatChannel(ctx.state, ch, traffic)) };
   },
 
