@@ -86,19 +86,24 @@ function ok(name: string, r: ApiResponse): any {
   return r.json;
 }
 
+const RETRY_PAUSE_MS = 100;
+/** The least time worth giving a retried authentication for its answer. */
+const RETRY_ANSWER_MS = 1000;
+
 export async function runCheck(o: CheckOptions): Promise<CheckResult> {
   const started = performance.now();
   const deadline = started + o.timeoutMs;
   const left = () => Math.max(1, Math.round(deadline - performance.now()));
   const since = (t: number) => Math.round((performance.now() - t) * 100) / 100;
 
-  // Users the CLI has just created reach the server within its change-poll interval: retry a 401 meanwhile.
+  // Users the CLI has just created reach the server within its change-poll interval: retry a 401 meanwhile, while
+  // a retry still has time for its answer (otherwise the last try would end as a timeout, hiding the 401).
   const authenticate = (who: CheckCredentials) =>
     step('authenticate', async () => {
       for (;;) {
         const r = await call(o, who, 'GET', '/users/me', {}, left());
-        if (r.status !== 401 || performance.now() >= deadline) return ok('authenticate', r);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (r.status !== 401 || deadline - performance.now() < RETRY_PAUSE_MS + RETRY_ANSWER_MS) return ok('authenticate', r);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
       }
     });
   const me = await authenticate(o.recipient);
