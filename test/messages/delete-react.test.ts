@@ -92,6 +92,9 @@ test('reaction validation: unknown names, mismatched codes, bad types, missing a
   t.is((await react(member, id, { emoji_name: 'octopus', emoji_code: 'zzzz', reaction_type: 'unicode_emoji' })).json.msg, 'Invalid emoji code.');
   t.is((await react(member, id, { emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'weird' })).json.msg, 'Invalid emoji type.');
   t.is((await react(member, id, { emoji_name: 'x', emoji_code: '77', reaction_type: 'realm_emoji' })).json.msg, 'Invalid custom emoji.');
+  // One emoji check for reactions and statuses (Zulip's check_emoji_request): an unknown extra emoji is a bad code.
+  t.is((await react(member, id, { emoji_name: 'x', emoji_code: 'x', reaction_type: 'zulip_extra_emoji' })).json.msg, 'Invalid emoji code.');
+  t.is((await react(member, id, { emoji_name: 'octopus', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' })).json.msg, 'Invalid emoji name.');
   t.is((await react(member, id, {})).json.code, 'REQUEST_VARIABLE_MISSING');
   t.is((await unreact(member, id, {})).json.msg, 'At least one of the following arguments must be present: emoji_name, emoji_code');
   t.is((await react(member, id, { emoji_name: 'zulip' })).status, 200);

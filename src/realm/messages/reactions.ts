@@ -2,51 +2,15 @@
 // rows for reactions to messages the user never received, and the reaction event.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
-import { emojiByName, emojiCodeIsValid } from '../../markdown/index.js';
 import type { Reaction } from '../../persistence/repos/reactions.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import type { CommandDef } from '../commands.js';
-import { customEmojiById, customEmojiByName } from '../files/emoji.js';
+import { checkEmoji, emojiForName } from '../files/emoji.js';
 import { actor } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { accessMessage, changeAudience } from './access.js';
 import { HISTORICAL_DEFAULT } from './format.js';
-
-/** The special emoji of the zulip_extra_emoji namespace. */
-const EXTRA_EMOJI = new Set(['zulip']);
-
-/** Zulip's get_emoji_data: the code and type for a name (custom emoji first). */
-export function emojiForName(state: RealmState, name: string): { code: string; type: string } {
-  const custom = customEmojiByName(state, name);
-  if (custom) return { code: String(custom.id), type: 'realm_emoji' };
-  if (EXTRA_EMOJI.has(name)) return { code: name, type: 'zulip_extra_emoji' };
-  const code = emojiByName(name);
-  if (code === undefined) throw errors.reactionEmojiDoesNotExist(name);
-  return { code, type: 'unicode_emoji' };
-}
-
-/** Zulip's check_emoji_request: name, code and type must agree. */
-export function checkEmoji(state: RealmState, name: string, code: string, type: string): void {
-  switch (type) {
-    case 'unicode_emoji':
-      if (!emojiCodeIsValid(code)) throw errors.invalidEmojiCode();
-      if (emojiByName(name) !== code) throw errors.invalidEmojiName();
-      return;
-    case 'zulip_extra_emoji':
-      if (!EXTRA_EMOJI.has(name) || code !== name) throw errors.invalidEmojiName();
-      return;
-    case 'realm_emoji': {
-      const custom = customEmojiById(state, code);
-      if (!custom) throw errors.invalidCustomEmoji();
-      if (custom.name !== name) throw errors.invalidCustomEmojiName();
-      if (custom.deactivated) throw errors.customEmojiDeactivated();
-      return;
-    }
-    default:
-      throw errors.invalidEmojiType();
-  }
-}
 
 export interface ReactionInput {
   userId: number;
