@@ -1,5 +1,5 @@
 // Message rows: inserts (one multi-row statement per kind), reads by ID, edits, deletions and conversation IDs.
-import type { ColumnSet, IDatabase, IMain } from 'pg-promise';
+import type { IDatabase, IMain } from 'pg-promise';
 
 export interface EditHistoryEntry {
   user_id: number | null;
@@ -113,58 +113,8 @@ SELECT v.id, lower(v.topic) AS topic_key, v.stream_id IS NOT NULL AND EXISTS
   (SELECT 1 FROM messages x WHERE x.stream_id = v.stream_id AND lower(x.topic) = lower(v.topic)) AS topic_existed
 FROM v ORDER BY v.ord`;
 
-function messageRow(m: NewMessage) {
-  return {
-    realm_id: m.realmId,
-    sender_id: m.senderId,
-    recipient_kind: m.kind,
-    stream_id: m.streamId,
-    topic: m.topic,
-    direct_recipients: m.kind === 'direct' ? m.directRecipients : null,
-    content: m.content,
-    rendered_content: m.renderedContent,
-    date_sent: m.dateSent,
-    has_link: m.hasLink,
-    has_attachment: m.hasAttachment,
-    has_image: m.hasImage,
-    recipient_id: m.recipientId,
-    sending_client: m.client,
-    is_me_message: m.isMeMessage,
-  };
-}
-
 export class MessagesRepository {
-  private readonly insertCs: ColumnSet;
-
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {
-    this.insertCs = new pgp.helpers.ColumnSet(
-      [
-        'realm_id',
-        'sender_id',
-        'recipient_kind',
-        'stream_id',
-        'topic',
-        { name: 'direct_recipients', cast: 'int[]' },
-        'content',
-        'rendered_content',
-        { name: 'date_sent', mod: ':raw', init: (c: { value: number }) => `to_timestamp(${Number(c.value)})` },
-        'has_link',
-        'has_attachment',
-        'has_image',
-        'recipient_id',
-        'sending_client',
-        'is_me_message',
-      ],
-      { table: 'messages' },
-    );
-  }
-
-  /** Inserts messages in one statement; returns their IDs in order. */
-  async insert(messages: NewMessage[]): Promise<number[]> {
-    const sql = this.pgp.helpers.insert(messages.map(messageRow), this.insertCs) + ' RETURNING id';
-    // Already formatted: no values, or a `$1` in a message's text would be taken for a parameter.
-    return this.db.map(sql, undefined, (r) => Number(r.id));
-  }
+  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
 
   /**
    * Inserts messages and their recipients' user_messages rows in one statement (one round trip); `recipients[i]`

@@ -25,13 +25,6 @@ export class UserMessagesRepository {
     this.insertCs = new pgp.helpers.ColumnSet(['user_id', 'message_id', 'flags'], { table: 'user_messages' });
   }
 
-  /** One multi-row insert. */
-  insert(rows: UserMessageRow[]): Promise<null> {
-    if (rows.length === 0) return Promise.resolve(null);
-    const data = rows.map((r) => ({ user_id: r.userId, message_id: r.messageId, flags: r.flags }));
-    return this.db.none(this.pgp.helpers.insert(data, this.insertCs));
-  }
-
   /** Inserts rows that do not exist yet (historical rows); existing rows are left alone. */
   insertMissing(rows: UserMessageRow[]): Promise<null> {
     if (rows.length === 0) return Promise.resolve(null);

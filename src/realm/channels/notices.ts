@@ -84,12 +84,13 @@ export async function postAnnouncement(t: Tx, state: RealmState, ch: Channel, su
     client: 'Internal',
     isMeMessage: false,
   };
-  const [id] = await t.messages.insert([message]);
   const recipients = channel.id === ch.id ? subscriberIds : activeSubscriberIds(state, channel.id);
-  if (recipients.length > 0) await t.userMessages.insert(recipients.map((userId) => ({ userId, messageId: id!, flags: 0 })));
+  // The one message write: the message and its recipients' rows in one statement, as sends are written.
+  const [inserted] = await t.messages.insertWithRecipients([message], [recipients.map((userId) => ({ userId, flags: 0 }))]);
+  const id = inserted!.id;
   return {
     createdBot: created ? bot : null,
-    message: { ...message, id: id!, lastEditTime: null, lastMovedTime: null, editHistory: null },
+    message: { ...message, id, lastEditTime: null, lastMovedTime: null, editHistory: null },
     recipients,
   };
 }
