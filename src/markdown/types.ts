@@ -11,6 +11,8 @@ export interface RenderContext {
   /** e.g. http://127.0.0.1:9991; links into the realm are rendered relative. */
   realmUrl: string;
   emptyTopicDisplayName?: string;
+  /** The author's `translate_emoticons` setting: `:)` and friends become emoji. */
+  translateEmoticons?: boolean;
 }
 
 export interface RenderResult {
