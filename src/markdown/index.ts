@@ -1,6 +1,7 @@
 // Zulip-flavored Markdown renderer: markdown-it configured with the service's syntax plugins.
 import MarkdownIt from 'markdown-it';
 import type { Options, RendererRule, StateInline } from 'markdown-it';
+import { autolinkRule, textRule } from './autolinks.js';
 import { emojiNameRule } from './emoji-rules.js';
 import { containerRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
 import { compileLinkifiers } from './linkifiers.js';
@@ -17,9 +18,6 @@ export { defaultEmojiLookup, emojiByName, emojiCodeIsValid, emojiNameForCode } f
 /** Bound on block and inline nesting, so hostile input (10k '>' or '[') stays cheap. */
 export const MAX_NESTING = 20;
 
-// Fuzzy (scheme-less) links ending in these look like file names: "views.py", "README.md".
-const FILE_LIKE_TLDS = new Set(['py', 'md', 'rs', 'sh', 'so', 'pl', 'ts', 'js', 'rb', 'cc', 'hh']);
-
 /** Zulip has no `_` emphasis: underscores are always literal text. */
 function literalUnderscores(state: StateInline, silent: boolean): boolean {
   let end = state.pos;
@@ -32,25 +30,18 @@ function literalUnderscores(state: StateInline, silent: boolean): boolean {
 
 function buildParser(): MarkdownIt {
   // maxNesting is a real markdown-it option that the typings leave out.
-  const options = { html: false, linkify: true, breaks: true, maxNesting: MAX_NESTING };
+  const options = { html: false, linkify: false, breaks: true, maxNesting: MAX_NESTING };
   const md = new MarkdownIt('default', options as Options);
-  // Zulip has no image syntax, reference links or setext headings.
-  md.disable(['image', 'reference', 'lheading', 'html_block', 'html_inline']);
+  // Zulip has no image syntax, reference links, setext headings or <url> autolinks; bare links are ours.
+  md.disable(['image', 'reference', 'lheading', 'html_block', 'html_inline', 'autolink', 'linkify']);
   md.validateLink = isSafeUrl;
-
-  md.linkify.add('//', null); // no protocol-relative autolinks ("https:smiley://x" stays text)
-  const match = md.linkify.match.bind(md.linkify);
-  md.linkify.match = (text: string) =>
-    (match(text) ?? []).filter((m) => {
-      if (m.schema !== '') return true;
-      const host = m.url.replace(/^[a-z]+:\/\//i, '').split(/[/?#:]/, 1)[0]!;
-      return !FILE_LIKE_TLDS.has(host.slice(host.lastIndexOf('.') + 1).toLowerCase());
-    });
+  md.inline.ruler.at('text', textRule);
+  md.inline.ruler.before('text', 'palaver_autolink', autolinkRule);
 
   md.block.ruler.before('fence', 'palaver_container', containerRule, {
     alt: ['paragraph', 'reference', 'blockquote', 'list'],
   });
-  md.inline.ruler.after('linkify', 'palaver_emoji', emojiNameRule);
+  md.inline.ruler.after('text', 'palaver_emoji', emojiNameRule);
   md.inline.ruler.before('emphasis', 'palaver_mention', mentionRule);
   md.inline.ruler.before('emphasis', 'palaver_channel', channelRule);
   md.inline.ruler.before('emphasis', 'palaver_underscore', literalUnderscores);
