@@ -2,6 +2,7 @@
 import MarkdownIt from 'markdown-it';
 import type { Options, RendererRule, StateInline } from 'markdown-it';
 import { autolinkRule, textRule } from './autolinks.js';
+import { emphasisRule } from './emphasis.js';
 import { emojiNameRule } from './emoji-rules.js';
 import { containerRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
 import { compileLinkifiers } from './linkifiers.js';
@@ -33,7 +34,7 @@ function buildParser(): MarkdownIt {
   const options = { html: false, linkify: false, breaks: true, maxNesting: MAX_NESTING };
   const md = new MarkdownIt('default', options as Options);
   // Zulip has no image syntax, reference links, setext headings or <url> autolinks; bare links are ours.
-  md.disable(['image', 'reference', 'lheading', 'html_block', 'html_inline', 'autolink', 'linkify']);
+  md.disable(['image', 'reference', 'lheading', 'html_block', 'html_inline', 'autolink', 'linkify', 'emphasis', 'strikethrough']);
   md.validateLink = isSafeUrl;
   md.inline.ruler.at('text', textRule);
   md.inline.ruler.before('text', 'palaver_autolink', autolinkRule);
@@ -45,6 +46,7 @@ function buildParser(): MarkdownIt {
   md.inline.ruler.before('emphasis', 'palaver_mention', mentionRule);
   md.inline.ruler.before('emphasis', 'palaver_channel', channelRule);
   md.inline.ruler.before('emphasis', 'palaver_underscore', literalUnderscores);
+  md.inline.ruler.before('emphasis', 'palaver_emphasis', emphasisRule);
   md.core.ruler.push('palaver_text', textPass);
   md.core.ruler.push('palaver_links', linkPass);
 
