@@ -2,6 +2,7 @@
 import MarkdownIt from 'markdown-it';
 import type { Options, RendererRule, StateInline } from 'markdown-it';
 import { autolinkRule, textRule } from './autolinks.js';
+import { joinAdjacentLists, keepTrailingSpaces, listsInterruptParagraphs, normalizeListIndent, type BlockRule } from './lists.js';
 import { emphasisRule } from './emphasis.js';
 import { emojiNameRule } from './emoji-rules.js';
 import { containerRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
@@ -47,6 +48,14 @@ function buildParser(): MarkdownIt {
   md.inline.ruler.before('emphasis', 'palaver_channel', channelRule);
   md.inline.ruler.before('emphasis', 'palaver_underscore', literalUnderscores);
   md.inline.ruler.before('emphasis', 'palaver_emphasis', emphasisRule);
+  md.core.ruler.after('block', 'palaver_lists', joinAdjacentLists);
+  const blockRules = (md.block.ruler as unknown as { __rules__: { name: string; fn: BlockRule }[] }).__rules__;
+  const wrap = (name: string, wrapper: (fn: BlockRule) => BlockRule): void => {
+    const rule = blockRules.find((r) => r.name === name)!;
+    rule.fn = wrapper(rule.fn);
+  };
+  wrap('list', listsInterruptParagraphs);
+  wrap('paragraph', keepTrailingSpaces);
   md.core.ruler.push('palaver_text', textPass);
   md.core.ruler.push('palaver_links', linkPass);
 
@@ -87,6 +96,6 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
   };
   if (errors.length > 0) result.linkifierErrors = errors;
   const env: RenderEnv = { ctx, result, linkifiers: compiled, previewed: new Set() };
-  result.html = md.render(content, env).replace(/\n+$/, '');
+  result.html = md.render(normalizeListIndent(content), env).replace(/\n+$/, '');
   return result;
 }

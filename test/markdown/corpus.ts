@@ -40,7 +40,7 @@ interface RegularTest {
 
 // Feature of a regular case, from its name (first match wins).
 const FEATURES: [RegExp, string][] = [
-  [/image|preview/, 'image previews'],
+  [/image|preview|inlining/, 'image previews'],
   [/^tex_|math/, 'math'],
   [/hilite|codeblock|code_block|backticks|fence(?!d_quote)|malformed/, 'code blocks'],
   [/^timestamp/, 'timestamps'],
