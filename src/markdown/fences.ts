@@ -1,5 +1,6 @@
 // Fenced blocks: ```quote and ```spoiler containers, and Zulip's codehilite markup for code.
 import type { StateBlock, Token } from 'markdown-it';
+import { mathBlockHtml } from './math.js';
 import { escapeAttr } from './urls.js';
 
 // Pygments lexer names for common aliases (Zulip puts the lexer name in data-code-language;
@@ -27,16 +28,18 @@ for (const [name, aliases] of [
 
 /** The language named in a fence's info string ("python", "{.py}", "spoiler Header"). */
 export function fenceLanguage(info: string): { lang: string; rest: string } {
-  const m = /^\s*\{?\.?([a-zA-Z0-9_+\-./#]*)\}?\s*(.*)$/s.exec(info) ?? ['', '', ''];
+  const m = /^\{?\.?([a-zA-Z0-9_+\-./#]*)\}?[ ]*(.*)$/s.exec(info.trim()) ?? ['', '', ''];
   return { lang: m[1] ?? '', rest: (m[2] ?? '').trim() };
 }
 
-/** Zulip strips trailing whitespace on each line and blank lines at both ends. */
+/** The reference's code-block whitespace: trailing whitespace off each line, blank lines off both ends. */
 function normalizeCode(content: string): string {
-  const lines = content.split('\n').map((l) => l.replace(/\s+$/, ''));
-  while (lines.length > 0 && lines[0] === '') lines.shift();
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines.join('\n') + '\n';
+  const lines = content.split('\n').map((l) => l.trimEnd());
+  let first = 0;
+  let last = lines.length;
+  while (first < last && lines[first] === '') first++;
+  while (last > first && lines[last - 1] === '') last--;
+  return lines.slice(first, last).join('\n') + '\n';
 }
 
 export function codeBlockHtml(content: string, lang: string): string {
@@ -46,7 +49,9 @@ export function codeBlockHtml(content: string, lang: string): string {
 }
 
 export function renderFence(tokens: Token[], idx: number): string {
-  return codeBlockHtml(tokens[idx]!.content, fenceLanguage(tokens[idx]!.info).lang);
+  const { lang } = fenceLanguage(tokens[idx]!.info);
+  if (lang.toLowerCase() === 'math') return mathBlockHtml(tokens[idx]!.content);
+  return codeBlockHtml(tokens[idx]!.content, lang);
 }
 
 export function renderCodeBlock(tokens: Token[], idx: number): string {
@@ -55,14 +60,55 @@ export function renderCodeBlock(tokens: Token[], idx: number): string {
 
 interface Fence { char: string; len: number; info: string }
 
+/**
+ * The fence opening at `line`, by the reference's FENCE_RE: three or more backticks or tildes, then
+ * optionally a language (`[a-zA-Z0-9_+-./#]+`, maybe as `{.lang}`) and a header; no backtick or tilde after
+ * the fence characters.
+ */
 function fenceAt(state: StateBlock, line: number): Fence | null {
   if (state.sCount[line]! - state.blkIndent >= 4) return null;
   const text = state.src.slice(state.bMarks[line]! + state.tShift[line]!, state.eMarks[line]);
-  const m = /^(`{3,}|~{3,})(.*)$/.exec(text);
+  const m = /^(`{3,}|~{3,})/.exec(text);
   if (!m) return null;
-  const info = m[2]!.trim();
-  if (m[1]![0] === '`' && info.includes('`')) return null;
+  const rest = text.slice(m[1]!.length);
+  if (/[`~]/.test(rest)) return null;
+  const info = rest.trim();
+  if (info !== '' && !/^\{?\.?[a-zA-Z0-9_+\-./#]/.test(info)) return null;
   return { char: m[1]![0]!, len: m[1]!.length, info };
+}
+
+/** Whether `line` closes `fence`: exactly its fence characters (trailing whitespace aside), as the reference. */
+function closesFence(state: StateBlock, line: number, fence: Fence): boolean {
+  if (state.sCount[line]! - state.blkIndent >= 4) return false;
+  const text = state.src.slice(state.bMarks[line]! + state.tShift[line]!, state.eMarks[line]).trimEnd();
+  return text.length === fence.len && text === fence.char.repeat(fence.len);
+}
+
+/**
+ * Block rule for code and math fences with the reference's closing rule (only the same fence string closes;
+ * an unclosed fence runs to the end of its container).
+ */
+export function fenceRule(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
+  const fence = fenceAt(state, startLine);
+  if (!fence || containerKind(fence.info) !== null) return false;
+  if (silent) return true;
+  let line = startLine + 1;
+  let closed = false;
+  for (; line < endLine; line++) {
+    const start = state.bMarks[line]! + state.tShift[line]!;
+    if (start < state.eMarks[line]! && state.sCount[line]! < state.blkIndent) break;
+    if (closesFence(state, line, fence)) {
+      closed = true;
+      break;
+    }
+  }
+  const token = state.push('fence', 'code', 0);
+  token.info = fence.info;
+  token.content = state.getLines(startLine + 1, line, state.sCount[startLine]!, true);
+  token.markup = fence.char.repeat(fence.len);
+  token.map = [startLine, line];
+  state.line = closed ? line + 1 : line;
+  return true;
 }
 
 function containerKind(info: string): 'quote' | 'spoiler' | null {
@@ -84,7 +130,7 @@ function findClose(state: StateBlock, startLine: number, endLine: number, opener
     const f = fenceAt(state, line);
     if (!f) continue;
     const top = stack[stack.length - 1]!;
-    if (f.info === '' && f.char === top.char && f.len >= top.len) {
+    if (f.info === '' && f.char === top.char && f.len === top.len) {
       stack.pop();
       if (stack.length === 0) return { line, closed: true };
     } else if (!top.code) {

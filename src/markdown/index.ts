@@ -5,7 +5,8 @@ import { autolinkRule, textRule } from './autolinks.js';
 import { joinAdjacentLists, keepTrailingSpaces, listsInterruptParagraphs, normalizeListIndent, type BlockRule } from './lists.js';
 import { emphasisRule } from './emphasis.js';
 import { emojiNameRule } from './emoji-rules.js';
-import { containerRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
+import { containerRule, fenceRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
+import { texInlineRule } from './math.js';
 import { compileLinkifiers } from './linkifiers.js';
 import { linkPass, PREVIEW_TOKEN, renderLinkOpen, renderPreview } from './links.js';
 import { channelRule, HTML_TOKEN, mentionRule } from './mentions.js';
@@ -40,9 +41,10 @@ function buildParser(): MarkdownIt {
   md.inline.ruler.at('text', textRule);
   md.inline.ruler.before('text', 'palaver_autolink', autolinkRule);
 
-  md.block.ruler.before('fence', 'palaver_container', containerRule, {
-    alt: ['paragraph', 'reference', 'blockquote', 'list'],
-  });
+  const interrupts = { alt: ['paragraph', 'reference', 'blockquote', 'list'] };
+  md.block.ruler.before('fence', 'palaver_container', containerRule, interrupts);
+  md.block.ruler.at('fence', fenceRule, interrupts);
+  md.inline.ruler.before('emphasis', 'palaver_tex', texInlineRule);
   md.inline.ruler.after('text', 'palaver_emoji', emojiNameRule);
   md.inline.ruler.before('emphasis', 'palaver_mention', mentionRule);
   md.inline.ruler.before('emphasis', 'palaver_channel', channelRule);
