@@ -9,7 +9,7 @@ import { containerRule, fenceRule, renderCodeBlock, renderFence, spoilerRenderer
 import { texInlineRule } from './math.js';
 import { compileLinkifiers } from './linkifiers.js';
 import { linkPass, PREVIEW_TOKEN, renderLinkOpen, renderPreview } from './links.js';
-import { channelRule, HTML_TOKEN, mentionRule } from './mentions.js';
+import { channelRule, HTML_TOKEN, mentionRule, settleMentions } from './mentions.js';
 import { textPass } from './text-pass.js';
 import type { RenderContext, RenderEnv, RenderResult } from './types.js';
 import { escapeText, isSafeUrl } from './urls.js';
@@ -58,6 +58,7 @@ function buildParser(): MarkdownIt {
   };
   wrap('list', listsInterruptParagraphs);
   wrap('paragraph', keepTrailingSpaces);
+  md.core.ruler.push('palaver_mentions', settleMentions);
   md.core.ruler.push('palaver_text', textPass);
   md.core.ruler.push('palaver_links', linkPass);
 

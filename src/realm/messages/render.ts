@@ -11,22 +11,23 @@ import type { User } from '../types.js';
 /** The Markdown renderer's lookups for a realm, as seen by the author. */
 export function renderContext(state: RealmState, author: User | null, realmUrl: string): RenderContext {
   return {
+    // Deactivated users and groups are found too (isActive / deactivated): the renderer makes their mentions silent.
     userByName(name) {
       const wanted = name.toLowerCase();
-      for (const u of state.usersById.values()) if (u.isActive && u.fullName.toLowerCase() === wanted) return u;
-      return undefined;
+      let inactive: User | undefined;
+      for (const u of state.usersById.values()) {
+        if (u.fullName.toLowerCase() !== wanted) continue;
+        if (u.isActive) return u;
+        inactive ??= u;
+      }
+      return inactive;
     },
-    userById: (id) => {
-      const u = state.usersById.get(id);
-      return u?.isActive ? u : undefined;
-    },
-    groupByName(name) {
-      const g = state.groupsByName.get(name);
-      return g && !g.deactivated ? g : undefined;
-    },
+    userById: (id) => state.usersById.get(id),
+    groupByName: (name) => state.groupsByName.get(name),
+    // Channel links name a channel exactly (case-sensitively), as the reference's lookup does.
     channelByName(name) {
       const c = state.channels.channelByName(name);
-      if (!c || (author && !hasMetadataAccess(state, author, c))) return undefined;
+      if (!c || c.name !== name || (author && !hasMetadataAccess(state, author, c))) return undefined;
       return c;
     },
     emoji(name) {
