@@ -7,6 +7,7 @@ import { emphasisRule } from './emphasis.js';
 import { emojiNameRule } from './emoji-rules.js';
 import { containerRule, fenceRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
 import { texInlineRule } from './math.js';
+import { timestampRule } from './timestamps.js';
 import { compileLinkifiers } from './linkifiers.js';
 import { linkPass, PREVIEW_TOKEN, renderLinkOpen, renderPreview } from './links.js';
 import { channelRule, HTML_TOKEN, mentionRule, settleMentions } from './mentions.js';
@@ -45,6 +46,7 @@ function buildParser(): MarkdownIt {
   md.block.ruler.before('fence', 'palaver_container', containerRule, interrupts);
   md.block.ruler.at('fence', fenceRule, interrupts);
   md.inline.ruler.before('emphasis', 'palaver_tex', texInlineRule);
+  md.inline.ruler.before('emphasis', 'palaver_time', timestampRule);
   md.inline.ruler.after('text', 'palaver_emoji', emojiNameRule);
   md.inline.ruler.before('emphasis', 'palaver_mention', mentionRule);
   md.inline.ruler.before('emphasis', 'palaver_channel', channelRule);
