@@ -3,6 +3,7 @@ import MarkdownIt from 'markdown-it';
 import type { Options, RendererRule, StateInline } from 'markdown-it';
 import { autolinkRule, textRule } from './autolinks.js';
 import { joinAdjacentLists, keepTrailingSpaces, listsInterruptParagraphs, normalizeListIndent, type BlockRule } from './lists.js';
+import { emptyQuotesAreText, exactInlineCode, type InlineRule } from './blocks.js';
 import { emphasisRule } from './emphasis.js';
 import { emojiNameRule } from './emoji-rules.js';
 import { containerRule, fenceRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
@@ -59,6 +60,9 @@ function buildParser(): MarkdownIt {
     rule.fn = wrapper(rule.fn);
   };
   wrap('list', listsInterruptParagraphs);
+  wrap('blockquote', emptyQuotesAreText);
+  const backticks = (md.inline.ruler as unknown as { __rules__: { name: string; fn: InlineRule }[] }).__rules__.find((r) => r.name === 'backticks')!;
+  backticks.fn = exactInlineCode(backticks.fn);
   wrap('paragraph', keepTrailingSpaces);
   md.core.ruler.push('palaver_mentions', settleMentions);
   md.core.ruler.push('palaver_text', textPass);
