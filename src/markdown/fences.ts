@@ -1,5 +1,6 @@
 // Fenced blocks: ```quote and ```spoiler containers, and Zulip's codehilite markup for code.
 import type { StateBlock, Token } from 'markdown-it';
+import { highlight } from './highlight.js';
 import { mathBlockHtml } from './math.js';
 import { escapeAttr } from './urls.js';
 
@@ -7,7 +8,8 @@ import { escapeAttr } from './urls.js';
 // unknown languages keep the name the author wrote).
 const LANGUAGES: Record<string, string> = {};
 for (const [name, aliases] of [
-  ['Python', 'python py py3 python3 sage bazel starlark'], ['Python 2.x', 'python2 py2'],
+  ['Python', 'python py py3 python3 sage bazel starlark'], ['Python 2.x', 'python2 py2'], ['CSS+PHP', 'css+php'],
+  ['HTML+PHP', 'html+php'], ['JavaScript+PHP', 'javascript+php js+php'], ['XML+PHP', 'xml+php'],
   ['JavaScript', 'javascript js mjs cjs'], ['TypeScript', 'typescript ts'], ['JSX', 'jsx react'],
   ['TSX', 'tsx'], ['Java', 'java'], ['C', 'c'], ['C++', 'cpp c++ cxx hpp'], ['C#', 'csharp c# cs'],
   ['Go', 'go golang'], ['Rust', 'rust rs'], ['Ruby', 'ruby rb duby'], ['PHP', 'php php3 php4 php5'],
@@ -42,10 +44,20 @@ function normalizeCode(content: string): string {
   return lines.slice(first, last).join('\n') + '\n';
 }
 
+/** The language a block without one names on its first line (`#!python`, `#!/usr/bin/python`, `:::python`). */
+function shebangLanguage(code: string): string | undefined {
+  const m = /^(?:::+|#!)(?:(?:\/\w+)*[/ ])?([\w#.+-]*)/.exec(code.slice(0, code.indexOf('\n') >>> 0));
+  return m?.[1] ? LANGUAGES[m[1].toLowerCase()] : undefined;
+}
+
+/** The reference's code block: Pygments-style highlighting in div.codehilite, the lexer's name in data-code-language. */
 export function codeBlockHtml(content: string, lang: string): string {
   const language = lang === '' ? '' : (LANGUAGES[lang.toLowerCase()] ?? lang);
   const attr = language === '' ? '' : ` data-code-language="${escapeAttr(language)}"`;
-  return `<div class="codehilite"${attr}><pre><span></span><code>${escapeAttr(normalizeCode(content))}</code></pre></div>\n`;
+  const code = normalizeCode(content);
+  const highlighter = language || shebangLanguage(code);
+  const html = (highlighter && highlight(code, highlighter)) ?? escapeAttr(code);
+  return `<div class="codehilite"${attr}><pre><span></span><code>${html}</code></pre></div>\n`;
 }
 
 export function renderFence(tokens: Token[], idx: number): string {
