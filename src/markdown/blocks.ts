@@ -11,7 +11,8 @@ export function exactInlineCode(backticks: InlineRule): InlineRule {
     const start = state.pos;
     const before = state.tokens.length;
     if (!backticks(state, silent)) return false;
-    const token = state.tokens[before];
+    // (pending text is flushed into a token first, so the code span is the last token pushed)
+    const token = state.tokens.length > before ? state.tokens[state.tokens.length - 1] : undefined;
     if (!silent && token?.type === 'code_inline') {
       token.content = state.src.slice(start + token.markup.length, state.pos - token.markup.length);
     }

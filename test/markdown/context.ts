@@ -59,7 +59,7 @@ const ATTRS = new Set([
   'data-code-language', 'aria-label', 'aria-hidden', 'role', 'alt', 'src', 'start', 'style', 'datetime',
   'xmlns', 'display', 'encoding', 'mathvariant', 'stretchy', 'lspace', 'rspace', 'separator', 'fence', 'accent',
   'width', 'height', 'viewbox', 'preserveaspectratio', 'd', 'x1', 'x2', 'y1', 'y2', 'stroke-width', 'columnalign',
-  'rowspacing', 'columnspacing', 'minsize', 'maxsize', 'movablelimits', 'scriptlevel', 'displaystyle', 'notation',
+  'rowspacing', 'columnspacing', 'mathcolor', 'minsize', 'maxsize', 'movablelimits', 'scriptlevel', 'displaystyle', 'notation',
 ]);
 /** The link schemes the reference allows (never javascript:, data:, vbscript:). */
 const SAFE_SCHEME = /^\s*(?:https?|ftp|file|mailto|tel|sms|smsto|irc|ircs|xmpp|sip|geo|magnet|webcal|ssh|news|nntp|urn|matrix|bitcoin|im|mms|openpgp4fpr|wtai):/i;
