@@ -63,27 +63,42 @@ function linkKind(s: string, from: number, to: number): 'url' | 'domain' | 'emai
   return null;
 }
 
-interface Budget {
+/**
+ * Per text run: characters link attempts may still examine, and the last word's extent (attempts inside one
+ * word share it, so finding a word's end costs its length once).
+ */
+interface Scan {
   src: string;
   left: number;
+  word: { from: number; end: number; trail: number; max: number } | null;
 }
 
-function budgetOf(state: StateInline): Budget {
-  const env = state.env as RenderEnv & { autolinkBudget?: Budget };
-  if (!env.autolinkBudget || env.autolinkBudget.src !== state.src) {
-    env.autolinkBudget = { src: state.src, left: 1000 + BUDGET_PER_CHAR * state.src.length };
+function scanOf(state: StateInline): Scan {
+  const env = state.env as RenderEnv & { autolinkScan?: Scan };
+  if (!env.autolinkScan || env.autolinkScan.src !== state.src) {
+    env.autolinkScan = { src: state.src, left: 1000 + BUDGET_PER_CHAR * state.src.length, word: null };
   }
-  return env.autolinkBudget;
+  return env.autolinkScan;
+}
+
+/** The end of the whitespace-free word around `pos`, and where its trailing punctuation begins. */
+function wordAt(scan: Scan, s: string, pos: number, max: number): { end: number; trail: number } {
+  const w = scan.word;
+  if (w && w.max === max && pos >= w.from && pos < w.end) return { end: w.end, trail: Math.max(w.trail, pos) };
+  let end = pos;
+  while (end < max && !isSpace(s[end]!)) end++;
+  let trail = end;
+  while (trail > pos && TRAILING.has(s[trail - 1]!)) trail--;
+  scan.word = { from: pos, end, trail, max };
+  return { end, trail };
 }
 
 /** Finds the link starting at `pos`: its end and href, or null. */
-export function matchAutolink(s: string, pos: number, max: number, budget: { left: number }): { end: number; href: string } | null {
-  let wordEnd = pos;
-  while (wordEnd < max && !isSpace(s[wordEnd]!)) wordEnd++;
-  let trail = wordEnd;
-  while (trail > pos && TRAILING.has(s[trail - 1]!)) trail--;
-  budget.left -= (wordEnd - pos) * (wordEnd - trail + 1);
-  if (budget.left < 0) return null;
+export function matchAutolink(s: string, pos: number, max: number, scan: Scan): { end: number; href: string } | null {
+  if (scan.left <= 0) return null;
+  const { end: wordEnd, trail } = wordAt(scan, s, pos, max);
+  scan.left -= (wordEnd - pos) * (wordEnd - trail + 1);
+  if (scan.left < 0) return null;
   for (let end = trail; end <= wordEnd; end++) {
     if (end === pos) continue;
     const kind = linkKind(s, pos, end);
@@ -105,7 +120,7 @@ export function autolinkRule(state: StateInline, silent: boolean): boolean {
   const prev = src[pos - 1];
   const atSegmentStart = pos === 0 || pos === (state.env as { segmentStart?: number }).segmentStart;
   if (!atSegmentStart && prev !== undefined && !isSpace(prev) && !BOUNDARY_BEFORE.has(prev)) return false;
-  const m = matchAutolink(src, pos, state.posMax, budgetOf(state));
+  const m = matchAutolink(src, pos, state.posMax, scanOf(state));
   if (!m) return false;
   if (!silent) {
     const open = state.push('link_open', 'a', 1);

@@ -2,6 +2,7 @@
 import type { StateBlock, Token } from 'markdown-it';
 import { highlight } from './highlight.js';
 import { mathBlockHtml } from './math.js';
+import type { RenderEnv } from './types.js';
 import { escapeAttr } from './urls.js';
 
 // Pygments lexer names for common aliases (Zulip puts the lexer name in data-code-language;
@@ -60,9 +61,9 @@ export function codeBlockHtml(content: string, lang: string): string {
   return `<div class="codehilite"${attr}><pre><span></span><code>${html}</code></pre></div>\n`;
 }
 
-export function renderFence(tokens: Token[], idx: number): string {
+export function renderFence(tokens: Token[], idx: number, _options: unknown, env: RenderEnv): string {
   const { lang } = fenceLanguage(tokens[idx]!.info);
-  if (lang.toLowerCase() === 'math') return mathBlockHtml(tokens[idx]!.content);
+  if (lang.toLowerCase() === 'math') return mathBlockHtml(tokens[idx]!.content, env.tex);
   return codeBlockHtml(tokens[idx]!.content, lang);
 }
 

@@ -7,7 +7,7 @@ import { emptyQuotesAreText, exactInlineCode, type InlineRule } from './blocks.j
 import { emphasisRule } from './emphasis.js';
 import { emojiNameRule } from './emoji-rules.js';
 import { containerRule, fenceRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
-import { texInlineRule } from './math.js';
+import { texBudget, texInlineRule } from './math.js';
 import { timestampRule } from './timestamps.js';
 import { compileLinkifiers } from './linkifiers.js';
 import { linkPass, PREVIEW_TOKEN, renderLinkOpen, renderPreview } from './links.js';
@@ -104,7 +104,10 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
     hasAttachment: false,
   };
   if (errors.length > 0) result.linkifierErrors = errors;
-  const env: RenderEnv = { ctx, result, linkifiers: compiled, previewed: new Set() };
-  result.html = md.render(normalizeListIndent(content), env).replace(/\n+$/, '');
+  const env: RenderEnv = { ctx, result, linkifiers: compiled, previewed: new Set(), tex: texBudget() };
+  const html = md.render(normalizeListIndent(content), env);
+  let end = html.length;
+  while (end > 0 && html.charCodeAt(end - 1) === 0x0a) end--; // trailing newlines off (a regex would be quadratic)
+  result.html = html.slice(0, end);
   return result;
 }

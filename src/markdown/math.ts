@@ -3,14 +3,29 @@
 import katex from 'katex';
 import type { StateInline } from 'markdown-it';
 import { HTML_TOKEN } from './mentions.js';
+import type { RenderEnv } from './types.js';
 import { escapeAttr, escapeText } from './urls.js';
 
-/** Longest TeX source handed to KaTeX in one piece; longer bodies are shown as errors. */
-export const MAX_TEX_LENGTH = 2000;
+/**
+ * KaTeX work allowed per message (its cost grows with the TeX: a 2,000-character matrix takes tens of
+ * milliseconds): formulas past these are shown as errors, with their source.
+ */
+export const TEX_LIMITS = { formulas: 100, chars: 2000 };
+
+export interface TexBudget {
+  formulas: number;
+  chars: number;
+}
+
+export function texBudget(): TexBudget {
+  return { ...TEX_LIMITS };
+}
 
 /** KaTeX's HTML for `tex`, or null when KaTeX refuses it. `trust` stays off: no \href or \url links. */
-export function renderTex(tex: string, display: boolean): string | null {
-  if (tex.length > MAX_TEX_LENGTH) return null;
+export function renderTex(tex: string, display: boolean, budget: TexBudget): string | null {
+  budget.formulas--;
+  budget.chars -= tex.length;
+  if (budget.formulas < 0 || budget.chars < 0) return null;
   try {
     return katex.renderToString(tex, { displayMode: display, throwOnError: true, trust: false, maxExpand: 1000 });
   } catch {
@@ -55,7 +70,7 @@ export function texInlineRule(state: StateInline, silent: boolean): boolean {
   if (end < 0) return false;
   if (!silent) {
     const body = src.slice(pos + 2, end);
-    const html = renderTex(body, false);
+    const html = renderTex(body, false, (state.env as RenderEnv).tex);
     state.push(HTML_TOKEN, '', 0).content = html ?? `<span class="tex-error">${escapeText(`$$${body}$$`)}</span>`;
   }
   state.pos = end + 2;
@@ -63,13 +78,13 @@ export function texInlineRule(state: StateInline, silent: boolean): boolean {
 }
 
 /** A ```math block: each paragraph rendered in display mode, each in its own <p>. */
-export function mathBlockHtml(content: string): string {
+export function mathBlockHtml(content: string, budget: TexBudget): string {
   const lines = content.split('\n').map((l) => l.trimEnd());
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   if (lines.length === 0) return '';
   return lines
     .join('\n')
     .split('\n\n')
-    .map((paragraph) => `<p>${renderTex(paragraph, true) ?? `<span class="tex-error">${escapeAttr(paragraph)}</span>`}</p>\n`)
+    .map((paragraph) => `<p>${renderTex(paragraph, true, budget) ?? `<span class="tex-error">${escapeAttr(paragraph)}</span>`}</p>\n`)
     .join('');
 }

@@ -1,4 +1,5 @@
 // Types shared by the Markdown renderer: the caller's lookups, the result, and the per-render env.
+import type { TexBudget } from './math.js';
 
 export interface RenderContext {
   /** Lookups supplied by the caller (the realm's in-memory state); all synchronous. */
@@ -58,4 +59,6 @@ export interface RenderEnv {
   linkifiers: CompiledLinkifier[];
   /** Inline image previews already emitted (Zulip shows each URL once). */
   previewed: Set<string>;
+  /** KaTeX work still allowed in this message. */
+  tex: TexBudget;
 }

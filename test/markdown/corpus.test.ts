@@ -1,6 +1,6 @@
-// The reference's Markdown corpus as a fidelity floor: skipped when ../shared is absent (see corpus.ts).
+// The reference's Markdown corpus as a fidelity floor: skipped when ../shared is absent (see bench/markdown-corpus.ts).
 import test from 'ava';
-import { CORPUS_FILE, loadCorpus, measureCorpus, normalizeHtml, summarize } from './corpus.js';
+import { CORPUS_FILE, loadCorpus, measureCorpus, normalizeHtml, summarize } from '../../bench/markdown-corpus.js';
 
 /** Share of corpus cases that must match; the cases that still differ are listed in src/markdown/README.md. */
 const FLOOR = 0.95;

@@ -1,7 +1,7 @@
 // Measures the renderer against the reference server's Markdown corpus (../shared/fixtures/zulip-markdown/):
 // renders every case with the reference's test-realm context, compares after normalization, and reports the
-// match rate by feature. Run: `node dist/test/markdown/corpus.js [--diff]` (prints nothing useful without the
-// fixture; corpus.test.ts skips then).
+// match rate by feature. Run: `node dist/bench/markdown-corpus.js [--diff]` (prints nothing useful without the
+// fixture; test/markdown/corpus.test.ts skips then).
 //
 // Normalization (applied to both sides before comparing):
 // - entities: character references are decoded, then `&`, `<`, `>` (and `"` in attribute values) re-escaped,
@@ -12,14 +12,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultEmojiLookup } from '../../src/markdown/emoji.js';
-import { renderMarkdown, type RenderContext } from '../../src/markdown/index.js';
+import { defaultEmojiLookup } from '../src/markdown/emoji.js';
+import { renderMarkdown, type RenderContext } from '../src/markdown/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The fixture, from the source tree or from dist/ (both sit beside ../shared in a worktree). */
 export const CORPUS_FILE = [
+  path.resolve(here, '../../shared/fixtures/zulip-markdown/markdown_test_cases.json'),
   path.resolve(here, '../../../shared/fixtures/zulip-markdown/markdown_test_cases.json'),
-  path.resolve(here, '../../../../shared/fixtures/zulip-markdown/markdown_test_cases.json'),
 ].find((p) => fs.existsSync(p));
 
 export interface CorpusCase {
