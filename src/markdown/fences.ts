@@ -129,13 +129,21 @@ function containerKind(info: string): 'quote' | 'spoiler' | null {
   return lang === 'quote' || lang === 'spoiler' ? lang : null;
 }
 
+/** Per block state: the line closing each container opener the scans met (-1: never closed). */
+const closeMemo = new WeakMap<StateBlock, Map<number, number>>();
+
 /**
  * Finds the line closing the container opened at `startLine`. Inner fences nest: a bare
  * fence closes the innermost open block when it matches it, any other fence opens a block
- * (nothing nests inside code).
+ * (nothing nests inside code). The scan records where every inner container closes, so a
+ * nested container does not rescan the lines its parent read.
  */
 function findClose(state: StateBlock, startLine: number, endLine: number, opener: Fence): { line: number; closed: boolean } {
-  const stack = [{ ...opener, code: false }];
+  let memo = closeMemo.get(state);
+  if (!memo) closeMemo.set(state, (memo = new Map()));
+  const known = memo.get(startLine);
+  if (known !== undefined) return known < 0 || known >= endLine ? { line: endLine, closed: false } : { line: known, closed: true };
+  const stack = [{ ...opener, code: false, line: startLine }];
   let line = startLine + 1;
   for (; line < endLine; line++) {
     const start = state.bMarks[line]! + state.tShift[line]!;
@@ -146,10 +154,12 @@ function findClose(state: StateBlock, startLine: number, endLine: number, opener
     if (f.info === '' && f.char === top.char && f.len === top.len) {
       stack.pop();
       if (stack.length === 0) return { line, closed: true };
+      memo.set(top.line, line);
     } else if (!top.code) {
-      stack.push({ ...f, code: containerKind(f.info) === null });
+      stack.push({ ...f, code: containerKind(f.info) === null, line });
     }
   }
+  for (const open of stack.slice(1)) memo.set(open.line, -1);
   return { line, closed: false };
 }
 
