@@ -56,6 +56,25 @@ export const downloadFile = endpoint({
   },
 });
 
+export const downloadThumbnail = endpoint({
+  method: 'GET',
+  path: '/user_uploads/thumbnail/{realm_id}/{bucket}/{random}/{name}/{format}',
+  root: true,
+  auth: 'user',
+  params: { realm_id: required(str()), bucket: required(str()), random: required(str()), name: required(str()), format: required(str({ maxLength: 40 })) },
+  async handle(ctx, p) {
+    const pathId = `${p.realm_id}/${p.bucket}/${p.random}/${p.name}`;
+    const { db, files } = ctx.services;
+    const state = ctx.realm.state;
+    const attachment = isPathId(pathId) ? await db.attachments.byPathId(state.realm.id, pathId) : null;
+    // Served to exactly those who may download the upload itself.
+    if (!attachment || !(await canDownload(db, state, ctx.user, attachment))) throw errors.notFound('File not found');
+    const file = await files.thumbnailer.thumbnailFile(state.realm.id, pathId, p.format);
+    if (!file) throw errors.notFound('File not found');
+    return new RawReply(fileReply(files.storage, file, ctx.request.headers.range));
+  },
+});
+
 export const getAttachments = endpoint({
   method: 'GET',
   path: '/attachments',
@@ -83,4 +102,4 @@ export const deleteAttachment = endpoint({
   },
 });
 
-export const uploadEndpoints = [uploadFile, downloadFile, getAttachments, deleteAttachment];
+export const uploadEndpoints = [uploadFile, downloadFile, downloadThumbnail, getAttachments, deleteAttachment];
