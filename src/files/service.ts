@@ -9,6 +9,7 @@ import type { Db } from '../persistence/db.js';
 import type { Removed } from '../realm/files/attachments.commands.js';
 import { attachmentKey, contentTypeFor, newPathId, storedName, uploadUrl } from './names.js';
 import { LocalDiskStorage, type FileStorage } from './storage.js';
+import { ImageProxy } from './image-proxy.js';
 import { Thumbnailer } from './thumbnailer.js';
 import { TusUploads } from './tus.js';
 
@@ -30,6 +31,8 @@ export class Files {
   readonly storage: FileStorage;
   readonly tus: TusUploads;
   readonly thumbnailer: Thumbnailer;
+  /** Fetches external images for /external_content/. */
+  readonly imageProxy: ImageProxy;
   readonly maxUploadBytes: number;
   private timer: NodeJS.Timeout | null = null;
 
@@ -43,6 +46,8 @@ export class Files {
     this.maxUploadBytes = config.files.maxUploadMib * MIB;
     this.tus = new TusUploads(this.storage);
     this.thumbnailer = new Thumbnailer(db, this.storage, realms, log);
+    const { proxyMaxBytes: maxBytes, proxyTimeoutMs: timeoutMs, proxyMaxRedirects: maxRedirects, proxyAllowPrivate: allowPrivate } = config.images;
+    this.imageProxy = new ImageProxy({ maxBytes, timeoutMs, maxRedirects, allowPrivate });
   }
 
   tooLarge = () => errors.fileTooLarge(this.config.files.maxUploadMib);
