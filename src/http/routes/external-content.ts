@@ -9,7 +9,7 @@ export const externalContent = endpoint({
   path: '/external_content/{digest}/{url}',
   root: true,
   auth: 'public',
-  params: { digest: required(str({ maxLength: 40 })), url: required(str({ maxLength: 16_000 })) },
+  params: { digest: required(str({ maxLength: 200 })), url: required(str({ maxLength: 16_000 })) },
   async handle(ctx, p) {
     const files = ctx.services.files;
     const image = await files.imageProxy.fetch(verifiedUrl(files.thumbnailer.proxyKey, p.digest, p.url));
