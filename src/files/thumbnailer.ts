@@ -42,6 +42,8 @@ export class Thumbnailer {
   /** Queued jobs by path ID (their realm), in order; a path is queued at most once. */
   private readonly queue = new Map<string, number>();
   private readonly waiters = new Map<string, (() => void)[]>();
+  /** The path ID whose job is running. */
+  private active: string | null = null;
   private running = false;
   private stopped = false;
   private headerReads = 0;
@@ -93,9 +95,9 @@ export class Thumbnailer {
     void this.drain();
   }
 
-  /** Resolves when the image's queued job has run (at once when none is queued). */
+  /** Resolves when the image's queued or running job has run (at once when there is none). */
   settled(pathId: string): Promise<void> {
-    if (!this.queue.has(pathId)) return Promise.resolve();
+    if (!this.queue.has(pathId) && this.active !== pathId) return Promise.resolve();
     return new Promise((resolve) => this.waiters.set(pathId, [...(this.waiters.get(pathId) ?? []), resolve]));
   }
 
@@ -106,7 +108,11 @@ export class Thumbnailer {
       for (let next = this.queue.entries().next(); !next.done && !this.stopped; next = this.queue.entries().next()) {
         const [pathId, realmId] = next.value;
         this.queue.delete(pathId);
+        this.active = pathId;
         await this.run(realmId, pathId).catch((err) => this.log.warn({ err, pathId }, 'thumbnailing failed'));
+        this.active = null;
+        // Waiters of a job queued again while it ran wait for that next run.
+        if (this.queue.has(pathId)) continue;
         for (const w of this.waiters.get(pathId) ?? []) w();
         this.waiters.delete(pathId);
       }
