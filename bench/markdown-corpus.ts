@@ -101,6 +101,8 @@ export function corpusContext(translateEmoticons: boolean): RenderContext {
     linkifiers: [{ id: 1, pattern: '#(?P<id>[0-9]{2,8})', urlTemplate: 'https://trac.example.com/ticket/{id}' }],
     realmUrl: 'http://zulip.testserver',
     translateEmoticons,
+    // Image previews on, as in the reference's test realm (external images through our signed proxy).
+    images: { enabled: true, proxyKey: 'corpus', uploads: {} },
   };
 }
 

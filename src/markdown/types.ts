@@ -1,4 +1,5 @@
 // Types shared by the Markdown renderer: the caller's lookups, the result, and the per-render env.
+import type { ImageRenderData } from './images.js';
 import type { TexBudget } from './math.js';
 
 export interface RenderContext {
@@ -20,6 +21,8 @@ export interface RenderContext {
   emptyTopicDisplayName?: string;
   /** The author's `translate_emoticons` setting: `:)` and friends become emoji. */
   translateEmoticons?: boolean;
+  /** Inline image previews: the realm's setting, the proxy's signing key and the linked uploads' thumbnails. */
+  images?: ImageRenderData;
 }
 
 export interface MentionableUser {
