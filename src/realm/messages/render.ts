@@ -4,6 +4,7 @@ import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers
 import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type RenderContext, type RenderResult } from '../../markdown/index.js';
 import { hasMetadataAccess } from '../channels/access.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
+import { userSetting } from '../people/user-settings.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
@@ -38,6 +39,8 @@ export function renderContext(state: RealmState, author: User | null, realmUrl: 
     linkifiers: state.messages.linkifiers,
     realmUrl,
     emptyTopicDisplayName: realmSetting(state, 'empty_topic_display_name'),
+    // `:)` becomes an emoji only for authors who turned translate_emoticons on.
+    translateEmoticons: author !== null && userSetting(author, 'translate_emoticons') === true,
     images,
   };
 }
