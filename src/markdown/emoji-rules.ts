@@ -19,11 +19,15 @@ const EMOTICONS: Record<string, string> = {
   ';)': 'wink', ':D': 'grinning', ':o': 'open_mouth', ':O': 'open_mouth', ':p': 'stuck_out_tongue',
   ':P': 'stuck_out_tongue',
 };
-const TERMINAL = ',.;?!()[] "\'\n\t';
+const TERMINAL = `,.;?!()\\[\\] "'\n\t`; // as a character-class body
 const EMOTICON_RE = new RegExp(
-  `(?<![^${TERMINAL.replace(/[\]\[\\]/g, '\\$&')}])(?:${Object.keys(EMOTICONS).map((e) => e.replace(/[()|/]/g, '\\$&')).join('|')})(?![^${TERMINAL.replace(/[\]\[\\]/g, '\\$&')}])`,
+  `(?<![^${TERMINAL}])(?:${Object.keys(EMOTICONS).map(escapeRegExp).join('|')})(?![^${TERMINAL}])`,
   'g',
 );
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+}
 
 /** Emoticons in `text` as emoji hits (for authors with translate_emoticons). */
 export function findEmoticons(text: string, ctx: RenderContext): EmojiHit[] {
@@ -79,7 +83,7 @@ function buildUnicodeRegex(): RegExp {
     const text = emojiCodeToText(code);
     byText.set(text, [code, name]);
     const chars = [...text];
-    const escaped = chars.map((c) => c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'));
+    const escaped = chars.map(escapeRegExp);
     // A text-presentation character (like ™ or ↔) is only an emoji with VS16 after it.
     const single = chars.length === 1 && !/\p{Emoji_Presentation}/u.test(text);
     alternatives.push(single ? `${escaped[0]}${VS16}` : escaped.join(`${VS16}?`) + `${VS16}?`);

@@ -1,4 +1,4 @@
-// Zulip-flavored Markdown renderer: markdown-it configured with the service's syntax plugins.
+// Zulip-flavored Markdown renderer: markdown-it configured with the reference's syntax rules (see README.md).
 import MarkdownIt from 'markdown-it';
 import type { Options, RendererRule, StateInline } from 'markdown-it';
 import { autolinkRule, textRule } from './autolinks.js';
@@ -35,6 +35,14 @@ function literalUnderscores(state: StateInline, silent: boolean): boolean {
   return true;
 }
 
+/** Replaces markdown-it's rule `name` by `wrapper(rule)`: markdown-it has no API to wrap one of its rules. */
+function wrapRule<F>(ruler: unknown, name: string, wrapper: (fn: F) => F): void {
+  const r = ruler as { __rules__: { name: string; fn: F }[]; __cache__: unknown };
+  const rule = r.__rules__.find((x) => x.name === name)!;
+  rule.fn = wrapper(rule.fn);
+  r.__cache__ = null; // the compiled rule chains are rebuilt with the wrapped rule
+}
+
 function buildParser(): MarkdownIt {
   // maxNesting is a real markdown-it option that the typings leave out.
   const options = { html: false, linkify: false, breaks: true, maxNesting: MAX_NESTING };
@@ -55,17 +63,11 @@ function buildParser(): MarkdownIt {
   md.inline.ruler.before('emphasis', 'palaver_channel', channelRule);
   md.inline.ruler.before('emphasis', 'palaver_underscore', literalUnderscores);
   md.inline.ruler.before('emphasis', 'palaver_emphasis', emphasisRule);
+  wrapRule<BlockRule>(md.block.ruler, 'list', listsInterruptParagraphs);
+  wrapRule<BlockRule>(md.block.ruler, 'blockquote', emptyQuotesAreText);
+  wrapRule<BlockRule>(md.block.ruler, 'paragraph', keepTrailingSpaces);
+  wrapRule<InlineRule>(md.inline.ruler, 'backticks', exactInlineCode);
   md.core.ruler.after('block', 'palaver_lists', joinAdjacentLists);
-  const blockRules = (md.block.ruler as unknown as { __rules__: { name: string; fn: BlockRule }[] }).__rules__;
-  const wrap = (name: string, wrapper: (fn: BlockRule) => BlockRule): void => {
-    const rule = blockRules.find((r) => r.name === name)!;
-    rule.fn = wrapper(rule.fn);
-  };
-  wrap('list', listsInterruptParagraphs);
-  wrap('blockquote', emptyQuotesAreText);
-  const backticks = (md.inline.ruler as unknown as { __rules__: { name: string; fn: InlineRule }[] }).__rules__.find((r) => r.name === 'backticks')!;
-  backticks.fn = exactInlineCode(backticks.fn);
-  wrap('paragraph', keepTrailingSpaces);
   md.core.ruler.push('palaver_mentions', settleMentions);
   md.core.ruler.push('palaver_text', textPass);
   md.core.ruler.push('palaver_links', linkPass);
