@@ -1,3 +1,0 @@
-import katex from 'katex';
-const cases = { frac: '\\frac{a}{b}'.repeat(180), nest: '{'.repeat(900) + 'x' + '}'.repeat(900), sqrt: '\\sqrt{'.repeat(300) + 'x' + '}'.repeat(300), fracnest: '\\frac{'.repeat(150)+'x'+'}{y}'.repeat(150), sup: 'x^{'.repeat(300)+'1'+'}'.repeat(300), matrix: '\\begin{matrix}' + 'a&b\\\\'.repeat(300) + '\\end{matrix}', letters: 'x'.repeat(2000), one: 'x^2' };
-for (const [k, tex] of Object.entries(cases)) { const xs=[]; for (let i=0;i<5;i++){const t=performance.now(); try { katex.renderToString(tex.slice(0,2000), {throwOnError:true, maxExpand:1000}); } catch(e) { } xs.push(performance.now()-t);} console.log(k, tex.slice(0,2000).length, Math.min(...xs).toFixed(2)); }
