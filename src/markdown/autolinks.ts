@@ -5,6 +5,7 @@
 // so no input shape costs more than linear time.
 import { createRequire } from 'node:module';
 import type { StateInline } from 'markdown-it';
+import type { SegmentEnv } from './emphasis.js';
 import type { RenderEnv } from './types.js';
 
 // The IANA TLD list (npm `tlds`), minus the reference's file-extension false positives.
@@ -118,7 +119,7 @@ export function autolinkRule(state: StateInline, silent: boolean): boolean {
   const first = src[pos]!;
   if (!isWord(first)) return false;
   const prev = src[pos - 1];
-  const atSegmentStart = pos === 0 || pos === (state.env as { segmentStart?: number }).segmentStart;
+  const atSegmentStart = pos === 0 || pos === (state.env as SegmentEnv).segmentStart;
   if (!atSegmentStart && prev !== undefined && !isSpace(prev) && !BOUNDARY_BEFORE.has(prev)) return false;
   const m = matchAutolink(src, pos, state.posMax, scanOf(state));
   if (!m) return false;
