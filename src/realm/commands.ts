@@ -7,6 +7,15 @@ import { RealmState } from './state.js';
 export interface CommandDef<I = any, P = any, R = any> {
   /** Batchable commands share a transaction with others (group commit); the rest run alone. */
   batchable?: boolean;
+  /**
+   * CPU-heavy work done before the command enters the mailbox, off the actor (Markdown rendering on the worker
+   * pool): its result is the input `check` gets. It reads the working set but never changes it; it may throw
+   * ApiError to refuse. Commands with prepare and one `orderKey` enter the mailbox in the order they were
+   * dispatched (a user's sends stay in order), whatever their preparations take.
+   */
+  prepare?(state: RealmState, input: I): Promise<I>;
+  /** Whose order prepared commands keep (default: the command's kind). */
+  orderKey?(input: I): string;
   /** Validates against the working set and plans the write; throws ApiError to refuse. */
   check(state: RealmState, input: I): P;
   /** Absent for commands that only publish (typing, presence): they never open a transaction; the plan is the result. */

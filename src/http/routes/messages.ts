@@ -1,6 +1,7 @@
 // Messages: send (POST /messages), read (GET /messages, GET /messages/{id}), render, matches_narrow and
 // edit history.
 import { clientNameFrom } from '../../events/registration.js';
+import { LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
 import { accessMessage } from '../../realm/messages/access.js';
 import { editHistoryForClient } from '../../realm/messages/edit-history.js';
@@ -9,7 +10,7 @@ import { fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH, parseAnchor, type Ran
 import { matchingMessages } from '../../realm/messages/matches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { presentRows, reactionsByMessage, searchWords } from '../../realm/messages/present.js';
-import { renderContent } from '../../realm/messages/render.js';
+import { renderAs } from '../../realm/messages/render.js';
 import { accessWebPublicMessage, SPECTATOR_FLAGS } from '../../realm/messages/spectator.js';
 import type { SendResult } from '../../realm/messages/send.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
@@ -146,9 +147,10 @@ const renderMessage = endpoint({
   method: 'POST',
   path: '/messages/render',
   auth: 'user',
-  params: { content: required(str({ allowNul: true })) },
-  handle(ctx, p) {
-    return { rendered: renderContent(ctx.realm.state, ctx.user, requestRealmUrl(ctx), p.content).html };
+  // Bounded like a message (Zulip: max_length=MAX_MESSAGE_LENGTH), and rendered on the worker pool.
+  params: { content: required(str({ allowNul: true, maxLength: LIMITS.max_message_length })) },
+  async handle(ctx, p) {
+    return { rendered: (await renderAs(ctx.realm.state, ctx.user, requestRealmUrl(ctx), p.content)).html };
   },
 });
 

@@ -19,8 +19,8 @@ import { accessMessage, canReadChannelHistory, changeAudience } from './access.j
 import { checkChannelMove, checkContentEdit, checkMoveTimeLimit, checkPayload, checkTopicChange, isResolveToggle, type PropagateMode } from './edit-rules.js';
 import { flagNames } from './format.js';
 import { checkCanPost } from './recipients.js';
-import { alertedUsers, mentionedUsers, renderContent, topicLinks } from './render.js';
-import { normalizeContent, WILDCARD_MENTION_THRESHOLD } from './send.js';
+import { alertedUsers, mentionedUsers, prerendered, topicLinks, type Prerendered } from './render.js';
+import { byUser, normalizeContent, prerenderContent, WILDCARD_MENTION_THRESHOLD } from './send.js';
 import { checkTopicPolicy, cleanTopic, effectiveTopicsPolicy } from './topic-rules.js';
 
 export interface EditInput {
@@ -33,6 +33,8 @@ export interface EditInput {
   streamId?: number;
   propagateMode: PropagateMode;
   realmUrl: string;
+  /** The new content rendered on the worker pool (the command's prepare), as the editor sees the realm. */
+  rendered?: Prerendered;
 }
 
 export interface EditResult {
@@ -55,9 +57,9 @@ export interface EditResult {
 const CONTENT_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.has_alert_word;
 
 /** New content: rendered as its sender, mention and alert flags recomputed for everyone holding a row. */
-async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessage, raw: string, realmUrl: string) {
+async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessage, raw: string, rendering: Prerendered | undefined) {
   const content = normalizeContent(raw);
-  const r = renderContent(state, user, realmUrl, content);
+  const r = prerendered(rendering, content);
   const rows = await t.userMessages.rowsFor([m.id]);
   const holders = rows.map((x) => x.userId);
   const mentioned = mentionedUsers(state, r, holders);
@@ -93,6 +95,11 @@ async function movedMessages(t: Tx, state: RealmState, user: User, m: StoredMess
 }
 
 export const editMessage: CommandDef<EditInput, EditInput & { user: User }, EditResult> = {
+  async prepare(state, input) {
+    if (input.content === undefined) return input;
+    return { ...input, rendered: await prerenderContent(state, input.userId, input.realmUrl, input.content) };
+  },
+  orderKey: (input) => byUser(input.userId),
   check(state, input) {
     return { ...input, user: actor(state, input.userId) };
   },
@@ -125,7 +132,7 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
     if (topic !== undefined && !isResolveToggle(m.topic, topic)) checkMoveTimeLimit(state, p.user, m, moved, 'topic', p.propagateMode, now);
     if (newChannel) checkMoveTimeLimit(state, p.user, m, moved, 'channel', p.propagateMode, now);
 
-    const content = p.content === undefined ? undefined : await editContent(t, state, p.user, m, p.content, p.realmUrl);
+    const content = p.content === undefined ? undefined : await editContent(t, state, p.user, m, p.content, p.rendered);
     const editTime = new Date(now * 1000);
     const movedIds = moved.map((x) => x.id).sort((a, b) => a - b);
     const isMove = newChannel !== undefined || (topic !== undefined && !isResolveToggle(m.topic, topic));

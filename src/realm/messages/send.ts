@@ -16,7 +16,7 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
-import { alertedUsers, mentionedUsers, renderContent } from './render.js';
+import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
 import { applyAutomaticVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
 
@@ -46,6 +46,8 @@ export interface SendInput {
   queueId?: string;
   localId?: string;
   realmUrl: string;
+  /** The content rendered on the worker pool before the command reached the actor (its prepare). */
+  rendered?: Prerendered;
 }
 
 interface SendPlan {
@@ -74,6 +76,23 @@ export function normalizeContent(content: string): string {
   if (body.includes('\u0000')) throw errors.messageNullBytes();
   return truncate(body, LIMITS.max_message_length, '\n[message truncated]');
 }
+
+/**
+ * For a command's prepare: the content as it will be stored, rendered on the worker pool as its author sees the
+ * realm; none when the content is refused (the check refuses it again, with its error).
+ */
+export async function prerenderContent(state: RealmState, authorId: number, realmUrl: string, raw: string): Promise<Prerendered | undefined> {
+  let content: string;
+  try {
+    content = normalizeContent(raw);
+  } catch {
+    return undefined;
+  }
+  return { content, rendered: await renderAs(state, state.usersById.get(authorId) ?? null, realmUrl, content) };
+}
+
+/** Prepared commands of one user enter the realm actor in the order the user sent them. */
+export const byUser = (userId: number): string => `user:${userId}`;
 
 function checkDirectPermissions(state: RealmState, sender: User, participants: number[]): boolean {
   const others = participants.filter((id) => id !== sender.id);
@@ -196,11 +215,15 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
 
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
+  async prepare(state, input) {
+    return { ...input, rendered: await prerenderContent(state, input.senderId, input.realmUrl, input.content) };
+  },
+  orderKey: (input) => byUser(input.senderId),
   check(state, input) {
     const sender = actor(state, input.senderId);
     const content = normalizeContent(input.content);
     const to = address(state, sender, input);
-    const rendered = renderContent(state, sender, input.realmUrl, content);
+    const rendered = prerendered(input.rendered, content);
     const canMentionMany = state.userHasRealmPermission(sender.id, 'can_mention_many_users_group');
     if (to.kind === 'stream' && rendered.wildcards.stream && !canMentionMany && to.recipients.length > WILDCARD_MENTION_THRESHOLD) {
       throw errors.streamWildcardNotAllowed();
