@@ -26,8 +26,10 @@ export class RealmHandle {
     if (!def?.prepare) return this.enqueue<R>(kind, input);
     const key = `${this.id}:${def.orderKey?.(input) ?? kind}`;
     const prepared = def.prepare(this.state, input);
-    prepared.catch(() => undefined); // awaited below, perhaps after an earlier command's turn
     const before = this.lanes.get(key);
+    // Nothing to prepare and nothing of this key ahead of it: into the mailbox now, in dispatch order.
+    if (!(prepared instanceof Promise) && !before) return this.enqueue<R>(kind, prepared);
+    if (prepared instanceof Promise) prepared.catch(() => undefined); // awaited below, after the turn of those ahead
     let release!: () => void;
     const lane = new Promise<void>((r) => (release = r));
     this.lanes.set(key, lane);

@@ -9,11 +9,12 @@ export interface CommandDef<I = any, P = any, R = any> {
   batchable?: boolean;
   /**
    * CPU-heavy work done before the command enters the mailbox, off the actor (Markdown rendering on the worker
-   * pool): its result is the input `check` gets. It reads the working set but never changes it; it may throw
-   * ApiError to refuse. Commands with prepare and one `orderKey` enter the mailbox in the order they were
-   * dispatched (a user's sends stay in order), whatever their preparations take.
+   * pool): its result is the input `check` gets; the input itself, synchronously, when there is nothing to do. It
+   * reads the working set but never changes it; it may reject with ApiError to refuse. Commands of one `orderKey`
+   * enter the mailbox in the order they were dispatched (a user's sends stay in order), whatever their
+   * preparations take.
    */
-  prepare?(state: RealmState, input: I): Promise<I>;
+  prepare?(state: RealmState, input: I): I | Promise<I>;
   /** Whose order prepared commands keep (default: the command's kind). */
   orderKey?(input: I): string;
   /** Validates against the working set and plans the write; throws ApiError to refuse. */

@@ -20,7 +20,7 @@ import { checkChannelMove, checkContentEdit, checkMoveTimeLimit, checkPayload, c
 import { flagNames } from './format.js';
 import { checkCanPost } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, topicLinks, type Prerendered } from './render.js';
-import { byUser, normalizeContent, prerenderContent, WILDCARD_MENTION_THRESHOLD } from './send.js';
+import { byUser, normalizeContent, prerender, WILDCARD_MENTION_THRESHOLD } from './send.js';
 import { checkTopicPolicy, cleanTopic, effectiveTopicsPolicy } from './topic-rules.js';
 
 export interface EditInput {
@@ -95,10 +95,7 @@ async function movedMessages(t: Tx, state: RealmState, user: User, m: StoredMess
 }
 
 export const editMessage: CommandDef<EditInput, EditInput & { user: User }, EditResult> = {
-  async prepare(state, input) {
-    if (input.content === undefined) return input;
-    return { ...input, rendered: await prerenderContent(state, input.userId, input.realmUrl, input.content) };
-  },
+  prepare: (state, input) => (input.content === undefined ? input : prerender(state, input, input.userId, input.realmUrl, input.content)),
   orderKey: (input) => byUser(input.userId),
   check(state, input) {
     return { ...input, user: actor(state, input.userId) };

@@ -78,17 +78,25 @@ export function normalizeContent(content: string): string {
 }
 
 /**
- * For a command's prepare: the content as it will be stored, rendered on the worker pool as its author sees the
- * realm; none when the content is refused (the check refuses it again, with its error).
+ * A command's prepare step for message content: the content as it will be stored, rendered on the worker pool as
+ * its author sees the realm, into `input.rendered`. The input itself, at once, when nothing is left to render: it
+ * was rendered already, or the check will refuse the content.
  */
-export async function prerenderContent(state: RealmState, authorId: number, realmUrl: string, raw: string): Promise<Prerendered | undefined> {
+export function prerender<I extends { rendered?: Prerendered }>(
+  state: RealmState,
+  input: I,
+  authorId: number,
+  realmUrl: string,
+  raw: string,
+): I | Promise<I> {
   let content: string;
   try {
     content = normalizeContent(raw);
   } catch {
-    return undefined;
+    return input;
   }
-  return { content, rendered: await renderAs(state, state.usersById.get(authorId) ?? null, realmUrl, content) };
+  if (input.rendered?.content === content) return input;
+  return renderAs(state, state.usersById.get(authorId) ?? null, realmUrl, content).then((rendered) => ({ ...input, rendered: { content, rendered } }));
 }
 
 /** Prepared commands of one user enter the realm actor in the order the user sent them. */
@@ -215,9 +223,7 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
 
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
-  async prepare(state, input) {
-    return { ...input, rendered: await prerenderContent(state, input.senderId, input.realmUrl, input.content) };
-  },
+  prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content),
   orderKey: (input) => byUser(input.senderId),
   check(state, input) {
     const sender = actor(state, input.senderId);

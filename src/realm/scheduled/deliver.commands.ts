@@ -6,7 +6,7 @@ import { ApiError, errors } from '../../http/errors.js';
 import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import type { CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
-import { byUser, prerenderContent, sendMessage, type SendResult } from '../messages/send.js';
+import { byUser, prerender, sendMessage, type SendResult } from '../messages/send.js';
 import { scheduledRemoved, scheduledUpdated } from './format.js';
 import { sendInputOf } from './validate.js';
 
@@ -34,9 +34,7 @@ export type DeliverResult =
 
 const deliverScheduled: CommandDef<DeliverInput, DeliverPlan, DeliverResult> = {
   batchable: true,
-  async prepare(state, input) {
-    return { ...input, rendered: await prerenderContent(state, input.message.senderId, input.realmUrl, input.message.content) };
-  },
+  prepare: (state, input) => prerender(state, input, input.message.senderId, input.realmUrl, input.message.content),
   orderKey: (input) => byUser(input.message.senderId),
   check(state, { message, realmUrl, rendered }) {
     try {

@@ -3,7 +3,7 @@ import { errors } from '../../http/errors.js';
 import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import type { CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
-import { byUser, prerenderContent } from '../messages/send.js';
+import { byUser, prerender } from '../messages/send.js';
 import { actor } from '../people/access.js';
 import { scheduledAdded, scheduledRemoved, scheduledUpdated } from './format.js';
 import { checkScheduled, newScheduled, resolveReadBySender, type ScheduledDraft, type ScheduledType } from './validate.js';
@@ -23,9 +23,7 @@ export interface CreateScheduledInput extends ScheduledDraft {
 
 const createScheduled: CommandDef<CreateScheduledInput, NewScheduledMessage, ScheduledMessage> = {
   batchable: true,
-  async prepare(state, input) {
-    return { ...input, rendered: await prerenderContent(state, input.senderId, input.realmUrl, input.content) };
-  },
+  prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content),
   orderKey: (input) => byUser(input.senderId),
   check(state, input) {
     actor(state, input.senderId);
@@ -60,10 +58,7 @@ export type EditResult = { stale: true } | { stale: false; message: ScheduledMes
 
 const editScheduled: CommandDef<EditScheduledInput, EditPlan, EditResult> = {
   batchable: true,
-  async prepare(state, input) {
-    const content = input.content ?? input.current.content;
-    return { ...input, rendered: await prerenderContent(state, input.senderId, input.realmUrl, content) };
-  },
+  prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content ?? input.current.content),
   orderKey: (input) => byUser(input.senderId),
   check(state, input) {
     actor(state, input.senderId);
