@@ -22,7 +22,8 @@ export interface RenderJob {
   started: SharedArrayBuffer;
 }
 
-export type RenderReply = { result: RenderResult } | { missed: MissedKeys };
+/** A round's outcome, and how long the worker spent rendering (ms). */
+export type RenderReply = ({ result: RenderResult } | { missed: MissedKeys }) & { ms: number };
 
 /** Splits a context into its lookups (every function) and its plain values. */
 export function splitContext(ctx: RenderContext): { lookups: Record<string, Lookup>; data: Record<string, unknown> } {

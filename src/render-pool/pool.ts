@@ -75,8 +75,9 @@ export class RenderPool {
     };
     if (waiting.async) void waiting.value.then(startClock);
     else startClock();
+    let reply: RenderReply;
     try {
-      return await this.pool.run(job, { signal: abort.signal });
+      reply = await this.pool.run(job, { signal: abort.signal });
     } catch {
       // Past the time limit, out of memory, or a bug in the renderer: Zulip answers all of these alike.
       throw errors.renderFailed();
@@ -86,5 +87,8 @@ export class RenderPool {
       clearTimeout(timer);
       Atomics.notify(started, 0); // wakes the waiter of a job that never started
     }
+    // Finished just as its time ran out, before the timer could stop it: past the limit all the same.
+    if (reply.ms > this.options.timeLimitMs) throw errors.renderFailed();
+    return reply;
   }
 }

@@ -6,7 +6,9 @@ export default function render(job: RenderJob): RenderReply {
   const started = new Int32Array(job.started);
   Atomics.store(started, 0, 1);
   Atomics.notify(started, 0);
+  const began = performance.now();
   const missed: MissedKeys = {};
   const result = renderMarkdown(job.content, tableContext(job, missed));
-  return Object.keys(missed).length > 0 ? { missed } : { result };
+  const ms = performance.now() - began;
+  return Object.keys(missed).length > 0 ? { missed, ms } : { result, ms };
 }

@@ -143,11 +143,16 @@ const getMessage = endpoint({
   },
 });
 
+/** The longest valid render request: the content's code points as 4 UTF-8 bytes, each percent-encoded, and room. */
+const RENDER_BODY_BYTES = LIMITS.max_message_length * 4 * 3 + 4096;
+
 const renderMessage = endpoint({
   method: 'POST',
   path: '/messages/render',
   auth: 'user',
-  // Bounded like a message (Zulip: max_length=MAX_MESSAGE_LENGTH), and rendered on the worker pool.
+  // Bounded like a message (Zulip: max_length=MAX_MESSAGE_LENGTH), and rendered on the worker pool. A body
+  // larger than the longest content percent-encoded is refused before it is read or parsed.
+  maxBodyBytes: RENDER_BODY_BYTES,
   params: { content: required(str({ allowNul: true, maxLength: LIMITS.max_message_length })) },
   async handle(ctx, p) {
     return { rendered: (await renderAs(ctx.realm.state, ctx.user, requestRealmUrl(ctx), p.content)).html };
