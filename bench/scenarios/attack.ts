@@ -53,7 +53,8 @@ function stalledBody(base: string, stallMs: number): Promise<string> {
 
 async function attackOnce(kind: Kind, base: string, auth: Creds, narrowTerms: number, stallMs: number): Promise<[string, number]> {
   const started = performance.now();
-  const answered = (r: Reply | null): [string, number] => [r ? String(r.status) : 'failed', performance.now() - started];
+  // No answer: the server closed the connection (a body refused unread ends it while the client is still sending).
+  const answered = (r: Reply | null): [string, number] => [r ? String(r.status) : 'closed', performance.now() - started];
   switch (kind) {
     case 'render-worst':
       return answered(await request(base, 'POST', '/messages/render', { auth, form: { content: WORST }, timeoutMs: ATTACK_TIMEOUT_MS }).catch(() => null));

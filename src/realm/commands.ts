@@ -33,6 +33,9 @@ export interface CommandDef<I = any, P = any, R = any> {
   events?(state: RealmState, result: R): RealmEvent[];
 }
 
+/** Prepared commands of one user enter the realm actor in the order the user dispatched them. */
+export const byUser = (userId: number): string => `user:${userId}`;
+
 /** A command's result after the batch's commit: its value, or why it was refused or failed. */
 export type Outcome<R = unknown> = { ok: true; value: R } | { ok: false; error: unknown };
 

@@ -9,7 +9,7 @@ import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/me
 import { visibleChannel } from '../channels/access.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import type { Channel } from '../channels/types.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
@@ -20,7 +20,7 @@ import { checkChannelMove, checkContentEdit, checkMoveTimeLimit, checkPayload, c
 import { flagNames } from './format.js';
 import { checkCanPost } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, topicLinks, type Prerendered } from './render.js';
-import { byUser, normalizeContent, prerender, WILDCARD_MENTION_THRESHOLD } from './send.js';
+import { normalizeContent, prerender, WILDCARD_MENTION_THRESHOLD } from './send.js';
 import { checkTopicPolicy, cleanTopic, effectiveTopicsPolicy } from './topic-rules.js';
 
 export interface EditInput {

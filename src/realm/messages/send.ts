@@ -8,7 +8,7 @@ import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
 import type { InsertedMessage, NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
-import type { CommandDef, Outcome } from '../commands.js';
+import { byUser, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import { linkAttachments } from '../files/index.js';
 import { actor } from '../people/access.js';
@@ -99,8 +99,6 @@ export function prerender<I extends { rendered?: Prerendered }>(
   return renderAs(state, state.usersById.get(authorId) ?? null, realmUrl, content).then((rendered) => ({ ...input, rendered: { content, rendered } }));
 }
 
-/** Prepared commands of one user enter the realm actor in the order the user sent them. */
-export const byUser = (userId: number): string => `user:${userId}`;
 
 function checkDirectPermissions(state: RealmState, sender: User, participants: number[]): boolean {
   const others = participants.filter((id) => id !== sender.id);

@@ -4,9 +4,9 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { ApiError, errors } from '../../http/errors.js';
 import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
-import { byUser, prerender, sendMessage, type SendResult } from '../messages/send.js';
+import { prerender, sendMessage, type SendResult } from '../messages/send.js';
 import { scheduledRemoved, scheduledUpdated } from './format.js';
 import { sendInputOf } from './validate.js';
 
