@@ -131,7 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 5000),
     render: {
-      threads: int(env, 'RENDER_THREADS', Math.max(2, availableParallelism() - 1)),
+      threads: int(env, 'RENDER_THREADS', Math.max(1, availableParallelism() - 1)),
       timeLimitMs: int(env, 'RENDER_TIME_LIMIT_MS', 5000),
       maxQueue: int(env, 'RENDER_QUEUE', 1000),
     },

@@ -71,16 +71,26 @@ async function attackOnce(kind: Kind, base: string, auth: Creds, narrowTerms: nu
   }
 }
 
+/** `--kinds a,b`: the kinds of heavy request to send (default all). */
+function attackKinds(ctx: ScenarioContext): Kind[] {
+  const wanted = ctx.options.kinds;
+  if (typeof wanted !== 'string') return KINDS;
+  const kinds = wanted.split(',').filter((k): k is Kind => (KINDS as string[]).includes(k));
+  if (kinds.length === 0) throw new Error(`--kinds: some of ${KINDS.join(', ')}`);
+  return kinds;
+}
+
 /** `attackers` loops, each sending the next kind of heavy request as soon as its last one is answered, until `until()`. */
 async function runAttackers(ctx: ScenarioContext, auth: Creds, until: () => boolean): Promise<AttackLog> {
   const attackers = num(ctx.options, 'attackers', ctx.quick ? 2 : 4);
   const narrowTerms = num(ctx.options, 'narrow-terms', ctx.quick ? 2_000 : 20_000);
   const stallMs = num(ctx.options, 'stall-ms', ctx.quick ? 500 : 5_000);
+  const kinds = attackKinds(ctx);
   const log: AttackLog = { ms: new Map(KINDS.map((k) => [k, []])), statuses: new Map(KINDS.map((k) => [k, new Map()])) };
   await Promise.all(
     Array.from({ length: attackers }, async (_, a) => {
       for (let n = a; !until(); n++) {
-        const kind = KINDS[n % KINDS.length]!;
+        const kind = kinds[n % kinds.length]!;
         const [status, ms] = await attackOnce(kind, ctx.target.url, auth, narrowTerms, stallMs);
         note(log, kind, status, ms);
       }
@@ -108,6 +118,7 @@ export const attack: Scenario = async (ctx) => {
   };
   const figures: Record<string, number | string | boolean> = {
     users: alone.figures.users!,
+    attack_kinds: attackKinds(ctx).join(', '),
     seconds_each: alone.figures.seconds!,
     mixed_p99_ms_alone: +mixedP99(alone).toFixed(1),
     mixed_p99_ms_under_attack: +mixedP99(underAttack).toFixed(1),
