@@ -2,6 +2,7 @@
 // (with propagate_mode), a move to another channel; edit history, row changes for a move, and the events.
 import { createHash } from 'node:crypto';
 import type { RealmEvent } from '../../events/hub.js';
+import type { ImageRenderData } from '../../markdown/index.js';
 import { errors } from '../../http/errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
@@ -33,6 +34,8 @@ export interface EditInput {
   streamId?: number;
   propagateMode: PropagateMode;
   realmUrl: string;
+  /** Inline image previews for new content (see SendInput.images). */
+  images?: ImageRenderData;
   /** The new content rendered on the worker pool (the command's prepare), as the editor sees the realm. */
   rendered?: Prerendered;
 }

@@ -1,7 +1,7 @@
 // Rendering a message in its realm: the Markdown context from the working set (on the worker pool for what users
 // write), /me detection, topic links and alert-word hits.
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
-import { defaultEmojiLookup, renderMarkdown, type RenderContext, type RenderResult } from '../../markdown/index.js';
+import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type RenderContext, type RenderResult } from '../../markdown/index.js';
 import { renderOffLoop } from '../../render-pool/index.js';
 import { hasMetadataAccess } from '../channels/access.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
@@ -10,10 +10,10 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 
 /**
- * The Markdown renderer's lookups for a realm, as seen by the author. Each answers only what the renderer reads
- * (answers travel to the render pool's workers).
+ * The Markdown renderer's lookups for a realm, as seen by the author; `images` for inline image previews. Each
+ * lookup answers only what the renderer reads (answers travel to the render pool's workers).
  */
-export function renderContext(state: RealmState, author: User | null, realmUrl: string): RenderContext {
+export function renderContext(state: RealmState, author: User | null, realmUrl: string, images?: ImageRenderData): RenderContext {
   return {
     userByName(name) {
       const wanted = name.toLowerCase();
@@ -41,6 +41,7 @@ export function renderContext(state: RealmState, author: User | null, realmUrl: 
     linkifiers: state.messages.linkifiers,
     realmUrl,
     emptyTopicDisplayName: realmSetting(state, 'empty_topic_display_name'),
+    images,
   };
 }
 
@@ -58,8 +59,8 @@ export function renderContent(state: RealmState, author: User | null, realmUrl: 
 }
 
 /** Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"). */
-export async function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string): Promise<Rendered> {
-  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl)));
+export async function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Promise<Rendered> {
+  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images)));
 }
 
 /** A rendering made before its command reached the realm actor (the command's prepare), with what it rendered. */

@@ -2,6 +2,7 @@
 // inserting the message and its recipients' rows (for a whole batch of sends: one for all of them), then the
 // message event with each one's flags.
 import type { RealmEvent } from '../../events/hub.js';
+import type { ImageRenderData } from '../../markdown/index.js';
 import { ApiError, errors } from '../../http/errors.js';
 import { LIMITS } from '../../limits.js';
 import { FLAG_BITS } from '../../narrow/index.js';
@@ -46,6 +47,8 @@ export interface SendInput {
   queueId?: string;
   localId?: string;
   realmUrl: string;
+  /** Inline image previews (the caller reads the linked uploads' thumbnails first); none without. */
+  images?: ImageRenderData;
   /** The content rendered on the worker pool before the command reached the actor (its prepare). */
   rendered?: Prerendered;
 }
@@ -82,7 +85,7 @@ export function normalizeContent(content: string): string {
  * its author sees the realm, into `input.rendered`. The input itself, at once, when nothing is left to render: it
  * was rendered already, or the check will refuse the content.
  */
-export function prerender<I extends { rendered?: Prerendered }>(
+export function prerender<I extends { rendered?: Prerendered; images?: ImageRenderData }>(
   state: RealmState,
   input: I,
   authorId: number,
@@ -96,7 +99,8 @@ export function prerender<I extends { rendered?: Prerendered }>(
     return input;
   }
   if (input.rendered?.content === content) return input;
-  return renderAs(state, state.usersById.get(authorId) ?? null, realmUrl, content).then((rendered) => ({ ...input, rendered: { content, rendered } }));
+  const author = state.usersById.get(authorId) ?? null;
+  return renderAs(state, author, realmUrl, content, input.images).then((rendered) => ({ ...input, rendered: { content, rendered } }));
 }
 
 
