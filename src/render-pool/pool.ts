@@ -21,7 +21,7 @@ export const DEFAULT_RENDER_POOL: RenderPoolOptions = { threads: 2, timeLimitMs:
  * Rounds of one render: the first learns which lookups the content needs, the second has their answers. A third
  * (the last) is only for lookups that depend on earlier answers; what it still lacks counts as not found.
  */
-export const MAX_ROUNDS = 3;
+const MAX_ROUNDS = 3;
 
 // Node 20 has Atomics.waitAsync; the ES2022 typings do not.
 type WaitAsync = (a: Int32Array, index: number, value: number) => { async: true; value: Promise<string> } | { async: false; value: string };
