@@ -1,6 +1,6 @@
 // Inline rules for @-mentions (users, groups, wildcards) and #**channel**, #**channel>topic**, #**channel>topic@id** links.
 import type { StateCore, StateInline } from 'markdown-it';
-import type { MentionableUser, RenderEnv } from './types.js';
+import { topicKey, type MentionableUser, type RenderEnv } from './types.js';
 import { channelNarrowUrl, escapeAttr, escapeText } from './urls.js';
 
 /** Token type whose `content` is finished HTML built (and escaped) at parse time. */
@@ -106,7 +106,7 @@ function topicText(topic: string, env: RenderEnv): string {
 }
 
 function topicLinkHtml(channel: { id: number; name: string }, topic: string, env: RenderEnv): Found {
-  const latest = env.ctx.topicLatestMessageId?.(channel.id, topic);
+  const latest = env.ctx.topicLatestMessageId?.(topicKey(channel.id, topic));
   const href = escapeAttr(channelNarrowUrl(channel.id, channel.name, topic) + (latest === undefined ? '' : `/with/${latest}`));
   const id = escapeAttr(String(channel.id));
   return { html: `<a class="stream-topic" data-stream-id="${id}" href="${href}">#${escapeText(channel.name)} &gt; ${topicText(topic, env)}</a>` };

@@ -1,4 +1,5 @@
 // Types shared by the Markdown renderer: the caller's lookups, the result, and the per-render env.
+import type { RE2JS } from 're2js';
 import type { ImageRenderData } from './images.js';
 import type { TexBudget } from './math.js';
 
@@ -12,8 +13,11 @@ export interface RenderContext {
   groupByName(name: string): { id: number; name: string; deactivated?: boolean } | undefined;
   /** #**channel**, #**channel>topic**, #**channel>topic@id**: the exact (case-sensitive) name, as the reference. */
   channelByName(name: string): { id: number; name: string } | undefined;
-  /** The newest message in a topic the author can see, for the `/with/<id>` permalink of a topic link (optional). */
-  topicLatestMessageId?(channelId: number, topic: string): number | undefined;
+  /**
+   * The newest message in a topic the author can see, for the `/with/<id>` permalink of a topic link (optional).
+   * One key, `topicKey(channelId, topic)`: lookups take a single argument (the render pool tables them by it).
+   */
+  topicLatestMessageId?(key: string): number | undefined;
   emoji(name: string): { code: string; type: 'unicode_emoji' | 'realm_emoji'; url?: string } | undefined; // :name:
   linkifiers: { id: number; pattern: string; urlTemplate: string }[];
   /** e.g. http://127.0.0.1:9991; links into the realm are rendered relative. */
@@ -49,7 +53,9 @@ export interface RenderResult {
 /** A linkifier that passed validation and compiled. */
 export interface CompiledLinkifier {
   id: number;
-  re: RegExp;
+  /** The pattern on RE2: matching is linear in the text. */
+  re: RE2JS;
+  groupNames: string[];
   urlTemplate: string;
   /** Work still allowed for this linkifier in the current message. */
   budget: { chars: number; matches: number };
@@ -64,4 +70,9 @@ export interface RenderEnv {
   previewed: Set<string>;
   /** KaTeX work still allowed in this message. */
   tex: TexBudget;
+}
+
+/** The key of `RenderContext.topicLatestMessageId`: the channel's ID, a newline, the topic. */
+export function topicKey(channelId: number, topic: string): string {
+  return `${channelId}\n${topic}`;
 }

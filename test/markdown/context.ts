@@ -1,5 +1,6 @@
 // Test fixtures for the Markdown renderer: a small realm context and an HTML safety checker.
 import { defaultEmojiLookup } from '../../src/markdown/emoji.js';
+import { topicKey } from '../../src/markdown/types.js';
 import type { RenderContext } from '../../src/markdown/index.js';
 
 export const REALM_URL = 'http://127.0.0.1:9991';
@@ -39,7 +40,7 @@ export function makeContext(overrides: Partial<RenderContext> = {}): RenderConte
       if (name === 'quoted') return { code: '3', type: 'realm_emoji', url: '/e/a"onerror="alert(1).png' };
       return defaultEmojiLookup(name);
     },
-    topicLatestMessageId: (channelId, topic) => (channelId === 9 && topic === 'permalinked' ? 42 : undefined),
+    topicLatestMessageId: (key) => (key === topicKey(9, 'permalinked') ? 42 : undefined),
     linkifiers: DEFAULT_LINKIFIERS,
     realmUrl: REALM_URL,
     ...overrides,
