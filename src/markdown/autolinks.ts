@@ -43,9 +43,9 @@ function isPath(s: string, from: number, to: number): boolean {
 
 /** `[from, to)` as host (+ optional path): the host check, then the path from the first '/'. */
 function hostAndPath(s: string, from: number, to: number, host: (a: number, b: number) => boolean): boolean {
-  const slash = s.indexOf('/', from);
-  if (slash < 0 || slash >= to) return host(from, to);
-  return host(from, slash) && isPath(s, slash, to);
+  const inWord = s.slice(from, to).indexOf('/'); // within the candidate only: the text after it may be long
+  if (inWord < 0) return host(from, to);
+  return host(from, from + inWord) && isPath(s, from + inWord, to);
 }
 
 const HOST_CHARS = /^[\p{L}\p{N}\p{M}_.:@-]+$/u;
@@ -53,9 +53,9 @@ const EMAIL = /^[\p{L}\p{N}\p{M}_.-]+@[\p{L}\p{N}\p{M}_.-]+\.[\p{L}\p{N}\p{M}_]+
 
 /** The kind of link `[from, to)` is, or null. */
 function linkKind(s: string, from: number, to: number): 'url' | 'domain' | 'email' | null {
-  const scheme = /^https?:\/\//i.exec(s.slice(from, Math.min(to, from + 8)));
-  if (scheme && /^https?:\/\//.test(scheme[0])) {
-    const hostStart = from + scheme[0].length;
+  const scheme = s.startsWith('https://', from) ? 8 : s.startsWith('http://', from) ? 7 : 0; // lower case only, as the reference
+  if (scheme > 0 && from + scheme <= to) {
+    const hostStart = from + scheme;
     if (hostAndPath(s, hostStart, to, (a, b) => b > a && HOST_CHARS.test(s.slice(a, b)))) return 'url';
     return null;
   }
