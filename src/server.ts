@@ -20,7 +20,7 @@ import { retentionMachine } from './actors/retention.machine.js';
 import { PresenceSessions } from './realm/people/presence-sessions.js';
 import { ScheduledDelivery, type ScheduledDeliveryOptions } from './realm/scheduled/delivery.js';
 import { MailSender } from './mail/sender.js';
-import { loadUws } from './uws.js';
+import { listenExclusive, loadUws } from './uws.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { Files } from './files/service.js';
 import { LongPolls } from './events/long-polls.js';
@@ -117,35 +117,40 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const longPolls = new LongPolls(queues);
     const restored = await restoreQueues(db, queues, router);
     if (restored.restored || restored.failed) log.info(restored, 'event queues restored');
-    queues.start();
     const presence = new PresenceSessions(db, { onError: (err) => log.warn({ err }, 'presence flush failed') });
-    presence.start();
     const mail = new MailSender(db, config, log);
-    mail.start();
     const rateLimiter = new RateLimiter(config.rateLimits);
     const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
-    files.start();
     operators.connect({ db, hub, queues, longPolls, scheduled });
     const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
 
     const app = uws.App();
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
-    serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, onUnexpected }, inFlight);
+    serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
     const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log });
-    const listenSocket = await new Promise<unknown>((resolve, reject) =>
-      app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`)))),
-    );
-    const port = uws.us_socket_local_port(listenSocket as never);
+    const listenSocket = await listenExclusive(app, config.host, config.port, 'the API');
+    const port = uws.us_socket_local_port(listenSocket);
     config.port = port;
     log.info({ host: config.host, port }, 'listening');
     const metricsListener =
-      config.metricsPort === undefined ? null : await listenForMetrics(uws, config.metricsHost, config.metricsPort, operators.metrics, onUnexpected);
+      config.metricsPort === undefined
+        ? null
+        : await listenForMetrics(uws, config.metricsHost, config.metricsPort, operators.metrics, onUnexpected).catch((err: unknown) => {
+            live.close();
+            uws.us_listen_socket_close(listenSocket);
+            throw err;
+          });
     if (metricsListener) {
       config.metricsPort = metricsListener.port;
       log.info({ host: config.metricsHost, port: metricsListener.port }, 'metrics listening');
     }
+    // Background work starts once both ports are ours: a server that cannot listen stops without having started any.
+    queues.start();
+    presence.start();
+    mail.start();
+    files.start();
     // After listen: messages render with the realm URL, which names the port.
     scheduled.start();
     const retention = createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } }).start();
@@ -158,7 +163,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         operators.health.drain();
         live.close();
         metricsListener?.close();
-        uws.us_listen_socket_close(listenSocket as never);
+        uws.us_listen_socket_close(listenSocket);
         // Requests already on open connections may not be parsed yet: give them a moment to register.
         await new Promise((r) => setTimeout(r, 100));
         const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
@@ -183,6 +188,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     return { port, services, bootstrapped, stop };
   } catch (err) {
     root?.stop();
+    operators.stop();
     await closeDatabase().catch(() => undefined);
     throw err;
   }

@@ -57,6 +57,8 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       user = authenticate(realm.state, authorization);
       observed.userId = user.id;
     }
+    // Credentials nobody checked do not buy a place in the authenticated body budget.
+    if (user === null && endpoint.auth !== 'operator') request.body.anonymous();
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
     const raw = endpoint.body === 'stream' ? Buffer.alloc(0) : await request.body.readAll();
     const params = await readParams(request.query, request.headers['content-type'] ?? '', raw);
