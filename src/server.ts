@@ -1,4 +1,5 @@
 // Assembles and starts the server: database, migrations, first-start bootstrap, actors, HTTP; and stops it.
+import { randomBytes } from 'node:crypto';
 import { createActor } from 'xstate';
 import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
@@ -10,7 +11,7 @@ import { endpoints } from './http/routes/index.js';
 import { InFlight, serve } from './http/respond.js';
 import type { Services } from './http/services.js';
 import { createLogger, type Logger } from './log.js';
-import { createDatabase, type Database } from './persistence/db.js';
+import { cancelQueries, createDatabase, type Database } from './persistence/db.js';
 import { EMBEDDED_MAX_CONNECTIONS, startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js';
 import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
@@ -48,13 +49,14 @@ export interface StartOptions {
   scheduledDelivery?: Pick<ScheduledDeliveryOptions, 'clock' | 'tuning'>;
 }
 
-/** Migrations may legitimately run longer than the query timeout (indexes on large tables): they get a connection of their own. */
-async function migrateWithoutTimeout(config: Config, db: Database['db']): Promise<string[]> {
-  // The embedded database has no query timeout.
-  if (!config.databaseUrl) return migrate(db);
+/** Runs `fn` on a connection of its own, outside the pool: for migrations (which may legitimately run longer than the
+ *  query timeout) and for shutdown's last work (when the pool's connections may all be taken by heavy queries). The
+ *  embedded database has no query timeout and one session that queues every query: `fn` gets the pool there. */
+async function withOwnConnection<T>(config: Config, db: Database['db'], fn: (db: Database['db']) => Promise<T>): Promise<T> {
+  if (!config.databaseUrl) return fn(db);
   const own = createDatabase(config.databaseUrl, { max: 1 });
   try {
-    return await migrate(own.db);
+    return await fn(own.db);
   } finally {
     await own.close();
   }
@@ -69,9 +71,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const operators = new Operators(log, { logRequests: config.logRequests });
   const observer = operators.metrics.db;
   let embedded: EmbeddedDatabase | null = null;
+  // This server's sessions in pg_stat_activity: shutdown cancels what still runs in them.
+  const applicationName = `palaver-${process.pid}-${randomBytes(4).toString('hex')}`;
   let database: Database;
   if (config.databaseUrl) {
-    database = createDatabase(config.databaseUrl, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs });
+    database = createDatabase(config.databaseUrl, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs, applicationName });
   } else {
     embedded = await startEmbedded(config.dataDir);
     // PGlite runs one query at a time; a few connections suffice and leave the rest for the admin CLI.
@@ -87,7 +91,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   let root;
   try {
-    const applied = await migrateWithoutTimeout(config, db);
+    const applied = await withOwnConnection(config, db, migrate);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
@@ -115,8 +119,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       return user !== undefined && user.isActive && user.role !== ROLE.GUEST;
     });
     const longPolls = new LongPolls(queues);
-    const restored = await restoreQueues(db, queues, router);
-    if (restored.restored || restored.failed) log.info(restored, 'event queues restored');
+    const restored = await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
+      log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
+    );
+    if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
     const presence = new PresenceSessions(db, { onError: (err) => log.warn({ err }, 'presence flush failed') });
     const mail = new MailSender(db, config, log);
     const rateLimiter = new RateLimiter(config.rateLimits);
@@ -170,13 +176,23 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         // Parked polls are answered now; their clients poll the same queues after the restart.
         longPolls.releaseAll();
         await Promise.race([inFlight.idle(), deadline]);
+        // Requests still running past the deadline (heavy queries) are cancelled in the database, so the connections
+        // they hold come back and the work below gets its turn.
+        if (inFlight.count > 0 && config.databaseUrl) {
+          const cancelled = await withOwnConnection(config, db, (own) => cancelQueries(own, applicationName)).catch((err: unknown) => {
+            log.warn({ err }, 'cancelling running queries failed');
+            return 0;
+          });
+          if (cancelled) log.warn({ cancelled }, 'queries still running at shutdown cancelled');
+        }
         // Presence changed since the last flush is written through the realm actors before they stop.
         await presence.stop();
         await mail.stop();
         retention.stop();
         await scheduled.stop();
         await realms.stop(config.shutdownTimeoutMs);
-        await saveQueues(db, queues, router).catch((err) => log.error({ err }, 'saving event queues failed'));
+        // On a connection of its own: the pool may still be held by requests that outlived the deadline.
+        await withOwnConnection(config, db, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
         queues.stop();
         router.stop();
         rateLimiter.stop();

@@ -242,6 +242,8 @@ export const errors = {
   bodyStalled: (ms: number) => new ApiError('REQUEST_TIMEOUT', `No part of the request body arrived for ${ms / 1000} seconds`, 408),
   uriTooLong: (limit: number) => new ApiError('BAD_REQUEST', `Request URL is too long (limit: ${limit} bytes)`, 414),
   headersTooLarge: (limit: number) => new ApiError('BAD_REQUEST', `Request headers are too large (limit: ${limit} bytes)`, 431),
+  narrowTooSlow: (ms: number) =>
+    new ApiError('SERVICE_UNAVAILABLE', `The search took longer than ${ms / 1000} seconds and was cancelled; try a narrower search`, 503, {}, { 'Retry-After': '5' }),
   duplicateHost: () => new ApiError('BAD_REQUEST', 'Request has more than one Host header', 400),
 
   rateLimited: (retryAfter: number) =>
