@@ -244,6 +244,7 @@ export const errors = {
   headersTooLarge: (limit: number) => new ApiError('BAD_REQUEST', `Request headers are too large (limit: ${limit} bytes)`, 431),
   narrowTooSlow: (ms: number) =>
     new ApiError('SERVICE_UNAVAILABLE', `The search took longer than ${ms / 1000} seconds and was cancelled; try a narrower search`, 503, {}, { 'Retry-After': '5' }),
+  tooManyItems: (what: string, limit: number) => new ApiError('BAD_REQUEST', `Too many ${what} in one request (limit: ${limit})`, 400),
   duplicateHost: () => new ApiError('BAD_REQUEST', 'Request has more than one Host header', 400),
 
   rateLimited: (retryAfter: number) =>
