@@ -90,6 +90,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 
   let root;
+  let startedFiles: Files | null = null;
   try {
     const applied = await withOwnConnection(config, db, migrate);
     if (applied.length) log.info({ applied }, 'migrations applied');
@@ -128,6 +129,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const rateLimiter = new RateLimiter(config.rateLimits);
     const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
+    startedFiles = files;
+    await files.start();
     operators.connect({ db, hub, queues, longPolls, scheduled });
     const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
 
@@ -152,11 +155,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       config.metricsPort = metricsListener.port;
       log.info({ host: config.metricsHost, port: metricsListener.port }, 'metrics listening');
     }
-    // Background work starts once both ports are ours: a server that cannot listen stops without having started any.
+    // Background work starts once both ports are ours (a server that cannot listen has started none of it but the files'
+    // thumbnailer, stopped below).
     queues.start();
     presence.start();
     mail.start();
-    files.start();
     // After listen: messages render with the realm URL, which names the port.
     scheduled.start();
     const retention = createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } }).start();
@@ -204,6 +207,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     return { port, services, bootstrapped, stop };
   } catch (err) {
     root?.stop();
+    startedFiles?.stop();
     operators.stop();
     await closeDatabase().catch(() => undefined);
     throw err;
