@@ -32,6 +32,7 @@ import { Operators } from './operators/index.js';
 import { registerActorKinds } from './operators/kinds.js';
 import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
+import { closeFetchSlots } from './http/large-fetches.js';
 
 export interface RunningServer {
   port: number;
@@ -180,7 +181,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         longPolls.releaseAll();
         await Promise.race([inFlight.idle(), deadline]);
         // Requests still running past the deadline (heavy queries) are cancelled in the database, so the connections
-        // they hold come back and the work below gets its turn.
+        // they hold come back and the work below gets its turn; those waiting to run one are refused.
+        closeFetchSlots(config);
         if (inFlight.count > 0 && config.databaseUrl) {
           const cancelled = await withOwnConnection(config, db, (own) => cancelQueries(own, applicationName)).catch((err: unknown) => {
             log.warn({ err }, 'cancelling running queries failed');

@@ -60,6 +60,8 @@ export class BodyStream implements AsyncIterable<Buffer> {
   private reading = false;
   /** Bytes charged to the budget, given back by release(). */
   private charged = 0;
+  /** Read whole (readAll): its chunks stay in memory until the request is over. */
+  private whole = false;
   private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -188,7 +190,15 @@ export class BodyStream implements AsyncIterable<Buffer> {
 
   private take(): Buffer | undefined {
     const chunk = this.queue.shift();
-    if (chunk) this.queued -= chunk.length;
+    if (chunk) {
+      this.queued -= chunk.length;
+      // A body read chunk by chunk (an upload going to storage) holds only what is queued: what its reader took is
+      // given back to the budget. A body read whole keeps its bytes until the request is over.
+      if (!this.whole && this.accounting) {
+        this.accounting.budget.give(chunk.length, this.accounting.anonymous);
+        this.charged -= chunk.length;
+      }
+    }
     if (this.paused && this.queued < HIGH_WATER / 2) {
       this.paused = false;
       this.armStallTimer();
@@ -216,6 +226,7 @@ export class BodyStream implements AsyncIterable<Buffer> {
   async readAll(): Promise<Buffer> {
     const { bytes, error } = this.limitBy;
     if (this.declaredLength !== undefined && this.declaredLength > bytes) throw error();
+    this.whole = true;
     const chunks: Buffer[] = [];
     for await (const c of this) chunks.push(c);
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);

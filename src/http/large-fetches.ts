@@ -25,6 +25,7 @@ export interface SlotLimits {
 
 interface Waiter {
   grant: () => void;
+  refuse: () => void;
 }
 
 /** A counting semaphore with a bounded wait queue and a per-key cap; `acquire` resolves to the release function. */
@@ -32,13 +33,21 @@ export class Slots {
   held = 0;
   private waiting: Waiter[] = [];
   private byKey = new Map<string, number>();
+  private closed = false;
   constructor(readonly limits: SlotLimits) {}
 
   get queued(): number {
     return this.waiting.length;
   }
 
+  /** Shutdown: fetches waiting for a slot are refused, and so is every later one. */
+  close(): void {
+    this.closed = true;
+    for (const w of this.waiting.splice(0)) w.refuse();
+  }
+
   async acquire(key: string, conn: Connection): Promise<() => void> {
+    if (this.closed) throw errors.unavailable('The server is shutting down');
     const mine = this.byKey.get(key) ?? 0;
     if (mine >= this.limits.perUser) {
       throw errors.busy(`Too many large message fetches of yours at once (limit ${this.limits.perUser}); try again shortly`, RETRY_AFTER_S);
@@ -62,7 +71,14 @@ export class Slots {
     }
     // Wait for a slot handed over by a release (held stays the same); a client that goes away leaves the queue.
     await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { grant: resolve };
+      const waiter: Waiter = {
+        grant: resolve,
+        refuse: () => {
+          released = true;
+          this.leave(key);
+          reject(errors.unavailable('The server is shutting down'));
+        },
+      };
       this.waiting.push(waiter);
       conn.onAbort(() => {
         const i = this.waiting.indexOf(waiter);
@@ -96,6 +112,12 @@ function largeFetchSlots(config: Config): Slots {
   let s = perServer.get(config);
   if (!s) perServer.set(config, (s = new Slots(config.largeFetches)));
   return s;
+}
+
+/** Shutdown: large fetches and heavy narrows waiting for a slot are refused, and so is every later one (their
+ *  queries would otherwise keep the database busy past the shutdown deadline). */
+export function closeFetchSlots(config: Config): void {
+  largeFetchSlots(config).close();
 }
 
 /** Whether a history read needs a slot: many messages, or a heavy narrow. */

@@ -132,6 +132,12 @@ test.serial('authenticated bodies in flight are capped across the server', async
   await Promise.all(stalls.map((x) => x.closed));
 });
 
+test.serial('an upload read chunk by chunk holds only what is queued: larger than the whole budget, it is accepted', async (t) => {
+  const file = new File([Buffer.alloc(6 * MiB, 'u')], 'big.bin');
+  const r = await s.client.as(s.owner).post('/user_uploads', { multipart: { file } });
+  t.is(r.status, 200, r.text);
+});
+
 test('a second server on a taken port refuses to start, for the API port and for the metrics port', async (t) => {
   const reuse = { dataDir: s.dataDir, databaseUrl: s.databaseUrl };
   const api = await t.throwsAsync(startTestServer({ reuse, env: { PORT: String(s.port) } }));

@@ -32,7 +32,7 @@ export const getSubscriptions = endpoint({
 });
 
 /** User IDs or emails. */
-const principals = optional(list(oneOf(int(), str({ maxLength: 254 })), { maxItems: REQUEST_LIMITS.principals }));
+const principals = optional(list(oneOf(int(), str()), { maxItems: REQUEST_LIMITS.principals }));
 
 export const subscribe = endpoint({
   method: 'POST',
