@@ -1,4 +1,4 @@
-// Loads uWebSockets.js and refuses its slow pure-JS fallback unless explicitly allowed.
+// Loads uWebSockets.js (refusing its slow pure-JS fallback unless explicitly allowed) and listens exclusively.
 import { createRequire } from 'node:module';
 import type * as UwsTypes from 'uWebSockets.js';
 
