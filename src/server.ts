@@ -33,6 +33,7 @@ import { registerActorKinds } from './operators/kinds.js';
 import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { closeFetchSlots } from './http/large-fetches.js';
+import { configureRenderPool } from './render-pool/index.js';
 
 export interface RunningServer {
   port: number;
@@ -66,6 +67,7 @@ async function withOwnConnection<T>(config: Config, db: Database['db'], fn: (db:
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const { uws } = loadUws(config.allowUwsFallback);
+  configureRenderPool(config.render);
 
   const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
   // Before the database, so its metrics observe every query.

@@ -2,7 +2,8 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
+import { prerenderDescriptions, type RenderedDescriptions } from './render.js';
 import { actor, targetUserByIdOrEmail } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
@@ -35,6 +36,8 @@ export interface SubscribeInput {
   announce: boolean;
   settings: NewChannelSettings;
   server: ServerContext;
+  /** Descriptions of channels it may create, rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 
 interface SubscribePlan {
@@ -53,6 +56,8 @@ export interface Subscribed extends CreatedChannels {
 }
 
 const subscribe: CommandDef<SubscribeInput, SubscribePlan, Subscribed> = {
+  prepare: (state, input) => prerenderDescriptions(state, input, input.channels.map((c) => c.description), input.server.realmUrl),
+  orderKey: (input) => byUser(input.actorId),
   check(state, input) {
     const caller = actor(state, input.actorId);
     const users = principalUsers(state, caller, input.principals);
@@ -81,7 +86,7 @@ const subscribe: CommandDef<SubscribeInput, SubscribePlan, Subscribed> = {
     if (toCreate.size > 0 && others && !state.userHasRealmPermission(caller.id, 'can_add_subscribers_group')) {
       throw errors.insufficientPermission();
     }
-    const newRows = planNewChannels(state, caller, [...toCreate.values()], input.settings, input.server);
+    const newRows = planNewChannels(state, caller, [...toCreate.values()], input.settings, input.server, input.renderedDescriptions);
     return { users, existing, newRows, unauthorized, input };
   },
   async write(t, plan, state) {
