@@ -93,7 +93,7 @@ export const PENDING_REPLY_BYTES = 64 * 1024 * 1024;
 /** The longest request URL (path and query string; 414 beyond it) and the most bytes of headers (431 beyond it).
  *  uWebSockets.js itself closes the connection without an answer on a head it cannot take in: one that arrives split
  *  over several reads and is longer than 4 KiB, one longer than a single read (about 64 to 512 KiB), or one with more
- *  than 47 headers (closed after its 10 s idle timeout). Heads it passes on are checked here. */
+ *  than 48 headers (closed after its 10 s idle timeout). Heads it passes on are checked here. */
 export const MAX_URL_BYTES = 64 * 1024;
 export const MAX_HEADER_BYTES = 64 * 1024;
 
