@@ -19,6 +19,8 @@ export interface ReceiveOptions<T> {
   store(file: IncomingFile): Promise<T>;
   /** Undoes `store` when the request fails after all (a second file, a broken body). */
   discard(stored: T): Promise<void>;
+  /** The error for no file or more than one, where the endpoint has its own (e.g. "You must upload exactly one icon."). */
+  wrongFileCount?: () => ApiError;
 }
 
 /** The stored result and the file's name and type as the client sent them. */
@@ -51,7 +53,7 @@ export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: Recei
     stream.on('error', () => undefined);
     file = { stream, filename: info.filename ?? '', mimeType: info.mimeType, stored };
   });
-  bb.on('filesLimit', () => fail(errors.badRequest('You may only upload one file at a time')));
+  bb.on('filesLimit', () => fail(o.wrongFileCount?.() ?? errors.badRequest('You may only upload one file at a time')));
   bb.on('fieldsLimit', () => fail(errors.malformedBody('too many fields')));
   const finished = new Promise<void>((resolve) => {
     bb.once('close', resolve);
@@ -82,6 +84,6 @@ export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: Recei
     if (result !== undefined) await o.discard(result).catch(() => undefined);
     throw failure;
   }
-  if (!f || result === undefined) throw errors.badRequest('You must specify a file to upload');
+  if (!f || result === undefined) throw o.wrongFileCount?.() ?? errors.badRequest('You must specify a file to upload');
   return { result, filename: f.filename, mimeType: f.mimeType };
 }

@@ -364,6 +364,15 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
   realm(state, e) {
     if (e.op === 'update') state[`realm_${e.property}`] = e.value;
     else if (e.op === 'update_dict') for (const [k, v] of Object.entries(e.data)) state[`realm_${k}`] = v;
+    // Derived fields, as the reference's apply_event keeps them.
+    if (e.op === 'update' && e.property === 'message_edit_history_visibility_policy') state.realm_allow_edit_history = e.value !== 'none';
+  },
+
+  realm_domains(state, e) {
+    if (!state.realm_domains) return;
+    if (e.op === 'add') state.realm_domains.push(e.realm_domain);
+    else if (e.op === 'change') state.realm_domains = state.realm_domains.map((d: any) => (d.domain === e.realm_domain.domain ? e.realm_domain : d));
+    else if (e.op === 'remove') state.realm_domains = removeBy(state.realm_domains, 'domain', [e.domain]);
   },
 };
 

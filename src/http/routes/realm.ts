@@ -1,0 +1,215 @@
+// Running the organization: PATCH /realm, its email domains, its icon and logos, and POST /realm/deactivate.
+import { fileReply } from '../../files/download.js';
+import { storeImage } from '../../files/image-upload.js';
+import { receiveSingleFile } from '../../files/multipart.js';
+import { contentTypeFor } from '../../files/names.js';
+import { brandingData, brandingKey, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB } from '../../realm/admin/branding.js';
+import { formatDomain } from '../../realm/admin/domains.js';
+import { REALM_GROUP_PROPERTIES, type GroupSettingRequest } from '../../realm/admin/group-properties.js';
+import { REALM_PROPERTIES } from '../../realm/admin/properties.js';
+import { requireOwner, updateRealmReply, type UpdateRealmPlan } from '../../realm/admin/realm.commands.js';
+import { groupSettingUpdateParam } from '../../realm/people/groups.js';
+import { requireAdmin } from '../../realm/people/access.js';
+import type { BrandingImage } from '../../realm/types.js';
+import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
+import { errors } from '../errors.js';
+import { bool, int, nullable, optional, required, str, withDefault, type Field } from '../params.js';
+import { realmUrl } from '../urls.js';
+import { MULTIPART_OVERHEAD } from './uploads.js';
+
+const propertyFields = Object.fromEntries(Object.entries(REALM_PROPERTIES).map(([n, d]) => [n, optional(d.type)]));
+const groupFields = Object.fromEntries(Object.keys(REALM_GROUP_PROPERTIES).map((n) => [n, optional(groupSettingUpdateParam())]));
+
+function sent<T>(names: string[], p: Record<string, unknown>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const n of names) if (p[n] !== undefined) out[n] = p[n] as T;
+  return out;
+}
+
+export const updateRealm = endpoint({
+  method: 'PATCH',
+  path: '/realm',
+  auth: 'user',
+  params: { ...propertyFields, ...groupFields } as Record<string, Field<unknown>>,
+  async handle(ctx, p) {
+    requireAdmin(ctx.user);
+    const plan = await ctx.realm.dispatch<UpdateRealmPlan>('realm.update', {
+      actorId: ctx.user.id,
+      properties: sent(Object.keys(REALM_PROPERTIES), p),
+      groups: sent<GroupSettingRequest>(Object.keys(REALM_GROUP_PROPERTIES), p),
+    });
+    return updateRealmReply(plan);
+  },
+});
+
+export const deactivateRealm = endpoint({
+  method: 'POST',
+  path: '/realm/deactivate',
+  auth: 'user',
+  params: { deletion_delay_days: optional(nullable(int())) },
+  async handle(ctx, p) {
+    requireOwner(ctx.user);
+    // The reference's MIN_DEACTIVATED_REALM_DELETION_DAYS; no data is scheduled for deletion here.
+    if (p.deletion_delay_days != null && p.deletion_delay_days < 14) {
+      throw errors.badRequest('Data deletion time must be at least 14 days in the future.');
+    }
+    await ctx.realm.dispatch('realm.deactivate', { actorId: ctx.user.id });
+    return {};
+  },
+});
+
+export const listRealmDomains = endpoint({
+  method: 'GET',
+  path: '/realm/domains',
+  auth: 'user',
+  params: {},
+  handle: (ctx) => ({ domains: ctx.realm.state.realm.domains.map(formatDomain) }),
+});
+
+export const addRealmDomain = endpoint({
+  method: 'POST',
+  path: '/realm/domains',
+  auth: 'user',
+  params: { domain: required(str({ maxLength: 1000 })), allow_subdomains: required(bool()) },
+  async handle(ctx, p) {
+    const { id, domains } = await ctx.realm.dispatch<{ id: number; domains: { id: number; domain: string }[] }>('realm_domains.add', {
+      actorId: ctx.user.id,
+      domain: p.domain,
+      allowSubdomains: p.allow_subdomains,
+    });
+    return { new_domain: [id, domains.find((d) => d.id === id)!.domain] };
+  },
+});
+
+export const changeRealmDomain = endpoint({
+  method: 'PATCH',
+  path: '/realm/domains/{domain}',
+  auth: 'user',
+  params: { domain: required(str({ maxLength: 1000 })), allow_subdomains: required(bool()) },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('realm_domains.change', { actorId: ctx.user.id, domain: p.domain, allowSubdomains: p.allow_subdomains });
+    return {};
+  },
+});
+
+export const removeRealmDomain = endpoint({
+  method: 'DELETE',
+  path: '/realm/domains/{domain}',
+  auth: 'user',
+  params: { domain: required(str({ maxLength: 1000 })) },
+  async handle(ctx, p) {
+    await ctx.realm.dispatch('realm_domains.remove', { actorId: ctx.user.id, domain: p.domain });
+    return {};
+  },
+});
+
+/** Streams an uploaded icon or logo to storage and makes it the realm's. */
+async function uploadBranding(ctx: RequestContext<'user'>, image: BrandingImage): Promise<void> {
+  requireAdmin(ctx.user);
+  const { files } = ctx.services;
+  const realmId = ctx.realm.state.realm.id;
+  const mib = image === 'icon' ? MAX_ICON_FILE_SIZE_MIB : MAX_LOGO_FILE_SIZE_MIB;
+  const limitBytes = mib * 1024 * 1024;
+  const tooLarge = () => errors.fileTooLarge(mib);
+  ctx.request.body.limit(limitBytes + MULTIPART_OVERHEAD, tooLarge);
+  const { result: extension } = await receiveSingleFile(ctx.request.body, {
+    contentType: ctx.request.headers['content-type'] ?? '',
+    limitBytes,
+    tooLarge,
+    wrongFileCount: () => errors.uploadExactlyOne(image === 'icon' ? 'icon' : 'logo'),
+    store: (file) => storeImage(files.storage, file.chunks, brandingKey(realmId, image, 'upload'), (ext) => brandingKey(realmId, image, ext)),
+    discard: async () => undefined,
+  });
+  await ctx.realm.dispatch('realm.branding', { actorId: ctx.user.id, image, extension, realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId) });
+}
+
+async function resetBranding(ctx: RequestContext<'user'>, image: BrandingImage): Promise<void> {
+  requireAdmin(ctx.user);
+  // The file stays: a cached URL may still point at it, and the next upload replaces it.
+  await ctx.realm.dispatch('realm.branding', { actorId: ctx.user.id, image, extension: null, realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId) });
+}
+
+const iconUrl = (ctx: RequestContext<'user'>) => ({
+  icon_url: brandingData(ctx.realm.state, realmUrl(ctx.services.config, ctx.realm.state.realm.stringId), 'icon').icon_url,
+});
+
+export const uploadIcon = endpoint({
+  method: 'POST',
+  path: '/realm/icon',
+  auth: 'user',
+  body: 'stream',
+  params: {},
+  async handle(ctx) {
+    await uploadBranding(ctx, 'icon');
+    return iconUrl(ctx);
+  },
+});
+
+export const deleteIcon = endpoint({
+  method: 'DELETE',
+  path: '/realm/icon',
+  auth: 'user',
+  params: {},
+  async handle(ctx) {
+    await resetBranding(ctx, 'icon');
+    return iconUrl(ctx);
+  },
+});
+
+// `night` comes in the query string (the body is the image).
+export const uploadLogo = endpoint({
+  method: 'POST',
+  path: '/realm/logo',
+  auth: 'user',
+  body: 'stream',
+  params: { night: withDefault(bool(), false) },
+  async handle(ctx, p) {
+    await uploadBranding(ctx, p.night ? 'night_logo' : 'logo');
+    return {};
+  },
+});
+
+export const deleteLogo = endpoint({
+  method: 'DELETE',
+  path: '/realm/logo',
+  auth: 'user',
+  params: { night: withDefault(bool(), false) },
+  async handle(ctx, p) {
+    await resetBranding(ctx, p.night ? 'night_logo' : 'logo');
+    return {};
+  },
+});
+
+/** Serves an uploaded icon or logo (the URLs register and the realm events give). */
+export const brandingImage = endpoint({
+  method: 'GET',
+  path: '/user_avatars/{realm_id}/realm/{file_name}',
+  root: true,
+  auth: 'none',
+  params: { realm_id: required(str()), file_name: required(str()) },
+  async handle(ctx, p) {
+    const state = ctx.realm.state;
+    const match = /^(icon|logo|night_logo)\.([a-z]+)$/.exec(p.file_name);
+    const b = match ? state.realm.branding[match[1] as BrandingImage] : undefined;
+    const known = String(state.realm.id) === p.realm_id && b?.uploaded === true && b.extension === match![2];
+    const key = brandingKey(state.realm.id, match?.[1] as BrandingImage, match?.[2] ?? '');
+    const size = known ? await ctx.services.files.storage.size(key) : null;
+    if (size === null) throw errors.notFound('File not found');
+    const file = { key, size, contentType: contentTypeFor(p.file_name, undefined), name: p.file_name };
+    return new RawReply(fileReply(ctx.services.files.storage, file, ctx.request.headers.range));
+  },
+});
+
+export const realmAdminEndpoints = [
+  updateRealm,
+  deactivateRealm,
+  listRealmDomains,
+  addRealmDomain,
+  changeRealmDomain,
+  removeRealmDomain,
+  uploadIcon,
+  deleteIcon,
+  uploadLogo,
+  deleteLogo,
+  brandingImage,
+];

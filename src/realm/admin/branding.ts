@@ -1,0 +1,65 @@
+// The organization's icon and logos (day and night): their URLs and sources as register and events report them,
+// and the commands that switch between an uploaded image and the default.
+import type { CommandDef } from '../commands.js';
+import { actor, activeUserIds, requireAdmin } from '../people/access.js';
+import type { RealmState } from '../state.js';
+import type { BrandingImage, RealmBranding } from '../types.js';
+
+export const MAX_ICON_FILE_SIZE_MIB = 5;
+export const MAX_LOGO_FILE_SIZE_MIB = 5;
+
+/** Where an uploaded image is kept in file storage. */
+export const brandingKey = (realmId: number, image: BrandingImage, extension: string) => `realm/${realmId}/${image}.${extension}`;
+
+/** `{icon_url, icon_source}`, `{logo_url, logo_source}` or `{night_logo_url, night_logo_source}`. */
+export function brandingData(state: RealmState, realmUrl: string, image: BrandingImage): Record<string, string> {
+  const b = state.realm.branding[image];
+  if (b?.uploaded) {
+    return { [`${image}_url`]: `/user_avatars/${state.realm.id}/realm/${image}.${b.extension}?version=${b.version}`, [`${image}_source`]: 'U' };
+  }
+  if (image === 'icon') return { icon_url: `${realmUrl}/static/images/logo/palaver-icon.png`, icon_source: 'G' };
+  return { [`${image}_url`]: '', [`${image}_source`]: 'D' };
+}
+
+export interface SetBrandingInput {
+  actorId: number;
+  image: BrandingImage;
+  /** The stored file's extension for an upload; null goes back to the default. */
+  extension: string | null;
+  realmUrl: string;
+}
+type BrandingPlan = { branding: RealmBranding; image: BrandingImage; realmUrl: string };
+
+const setBranding: CommandDef<SetBrandingInput, BrandingPlan, BrandingPlan> = {
+  check(state, input) {
+    requireAdmin(actor(state, input.actorId));
+    const before = state.realm.branding[input.image];
+    const version = (before?.version ?? 1) + 1;
+    const next = { uploaded: input.extension !== null, version, extension: input.extension ?? before?.extension ?? 'png' };
+    return { branding: { ...state.realm.branding, [input.image]: next }, image: input.image, realmUrl: input.realmUrl };
+  },
+  async write(t, plan, state) {
+    await t.realms.setBranding(state.realm.id, plan.branding);
+    return plan;
+  },
+  apply(state, plan) {
+    state.realm = { ...state.realm, branding: plan.branding };
+  },
+  events: (state, plan) => [
+    {
+      event: { type: 'realm', op: 'update_dict', property: plan.image, data: brandingData(state, plan.realmUrl, plan.image) },
+      users: activeUserIds(state),
+    },
+  ],
+};
+
+export const brandingCommands = { 'realm.branding': setBranding };
+
+/** The icon and logo fields of register's realm section (`realm_icon_url`, `realm_logo_source`, …). */
+export function registerBranding(state: RealmState, realmUrl: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const image of ['icon', 'logo', 'night_logo'] as const) {
+    for (const [k, v] of Object.entries(brandingData(state, realmUrl, image))) out[`realm_${k}`] = v;
+  }
+  return out;
+}
