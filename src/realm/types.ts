@@ -33,9 +33,9 @@ export interface StoredRealmDomain extends RealmDomain {
 }
 
 export type BrandingImage = 'icon' | 'logo' | 'night_logo';
-/** Uploaded (with the stored file's extension) or back to the default; the version changes with every change, so
- *  cached copies are not reused. */
-export type RealmBranding = Partial<Record<BrandingImage, { uploaded: boolean; version: number; extension: string }>>;
+/** Uploaded (the stored file's name, unique per upload) or back to the default; the version changes with every
+ *  change, so cached copies are not reused. */
+export type RealmBranding = Partial<Record<BrandingImage, { uploaded: boolean; version: number; file: string }>>;
 
 export interface User {
   id: number;

@@ -97,11 +97,16 @@ test.serial('an administrator uploads and removes the icon; the URL serves the i
     reply = await s.client.as(admin).post('/realm/icon', { multipart: { file: png() } });
   });
   t.is(reply.status, 200, reply.text);
-  t.regex(reply.json.icon_url, /^\/user_avatars\/\d+\/realm\/icon\.png\?version=2$/);
+  t.regex(reply.json.icon_url, /^\/user_avatars\/\d+\/realm\/icon-[0-9a-f]{16}\.png\?version=2$/);
   t.deepEqual(events.map(({ id: _id, ...e }) => e), [{ type: 'realm', op: 'update_dict', property: 'icon', data: { icon_url: reply.json.icon_url, icon_source: 'U' } }]);
   const served = await s.client.get(reply.json.icon_url.split('?')[0], { root: true });
   t.is(served.status, 200);
   t.is(served.headers['content-type'], 'image/png');
+  // A new upload replaces the file: the old URL is gone, the new one serves.
+  const again = await s.client.as(admin).post('/realm/icon', { multipart: { file: png() } });
+  t.regex(again.json.icon_url, /version=3$/);
+  t.is((await s.client.get(reply.json.icon_url.split('?')[0], { root: true })).status, 404);
+  t.is((await s.client.get(again.json.icon_url.split('?')[0], { root: true })).status, 200);
 
   const removed = await verifyAction(t, s, s.owner, async () => {
     const r = await s.client.as(admin).delete('/realm/icon');
@@ -140,4 +145,5 @@ test('icon and logo: members are refused, bad uploads are refused', async (t) =>
   t.is(big.status, 413);
   t.like(big.json, { msg: 'Uploaded file is larger than the allowed limit of 5 MiB' });
   t.is((await s.client.get('/user_avatars/1/realm/logo.gif', { root: true })).status, 404);
+  t.is((await s.client.get('/user_avatars/1/realm/..%2F..%2Fetc%2Fpasswd', { root: true })).status, 404);
 });

@@ -1,9 +1,10 @@
 // Running the organization: PATCH /realm, its email domains, its icon and logos, and POST /realm/deactivate.
+import { randomBytes } from 'node:crypto';
 import { fileReply } from '../../files/download.js';
 import { storeImage } from '../../files/image-upload.js';
 import { receiveSingleFile } from '../../files/multipart.js';
 import { contentTypeFor } from '../../files/names.js';
-import { brandingData, brandingKey, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB } from '../../realm/admin/branding.js';
+import { brandingData, brandingKey, currentBrandingFile, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB } from '../../realm/admin/branding.js';
 import { formatDomain } from '../../realm/admin/domains.js';
 import { REALM_GROUP_PROPERTIES, type GroupSettingRequest } from '../../realm/admin/group-properties.js';
 import { REALM_PROPERTIES } from '../../realm/admin/properties.js';
@@ -112,21 +113,31 @@ async function uploadBranding(ctx: RequestContext<'user'>, image: BrandingImage)
   const limitBytes = mib * 1024 * 1024;
   const tooLarge = () => errors.fileTooLarge(mib);
   ctx.request.body.limit(limitBytes + MULTIPART_OVERHEAD, tooLarge);
-  const { result: extension } = await receiveSingleFile(ctx.request.body, {
+  // A name of its own for every upload: concurrent uploads never write over each other.
+  const base = `${image}-${randomBytes(8).toString('hex')}`;
+  const { result: file } = await receiveSingleFile(ctx.request.body, {
     contentType: ctx.request.headers['content-type'] ?? '',
     limitBytes,
     tooLarge,
     wrongFileCount: () => errors.uploadExactlyOne(image === 'icon' ? 'icon' : 'logo'),
-    store: (file) => storeImage(files.storage, file.chunks, brandingKey(realmId, image, 'upload'), (ext) => brandingKey(realmId, image, ext)),
-    discard: async () => undefined,
+    store: async (f) => `${base}.${await storeImage(files.storage, f.chunks, brandingKey(realmId, `${base}.upload`), (ext) => brandingKey(realmId, `${base}.${ext}`))}`,
+    discard: (stored) => files.storage.delete(brandingKey(realmId, stored)),
   });
-  await ctx.realm.dispatch('realm.branding', { actorId: ctx.user.id, image, extension, realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId) });
+  let replaced: string | null;
+  try {
+    ({ replaced } = await ctx.realm.dispatch<{ replaced: string | null }>('realm.branding', { actorId: ctx.user.id, image, file, realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId) }));
+  } catch (err) {
+    await files.storage.delete(brandingKey(realmId, file)).catch(() => undefined);
+    throw err;
+  }
+  // The previous upload is no longer anyone's image.
+  if (replaced) await files.storage.delete(brandingKey(realmId, replaced)).catch(() => undefined);
 }
 
 async function resetBranding(ctx: RequestContext<'user'>, image: BrandingImage): Promise<void> {
   requireAdmin(ctx.user);
   // The file stays: a cached URL may still point at it, and the next upload replaces it.
-  await ctx.realm.dispatch('realm.branding', { actorId: ctx.user.id, image, extension: null, realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId) });
+  await ctx.realm.dispatch('realm.branding', { actorId: ctx.user.id, image, file: null, realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId) });
 }
 
 const iconUrl = (ctx: RequestContext<'user'>) => ({
@@ -189,10 +200,8 @@ export const brandingImage = endpoint({
   params: { realm_id: required(str()), file_name: required(str()) },
   async handle(ctx, p) {
     const state = ctx.realm.state;
-    const match = /^(icon|logo|night_logo)\.([a-z]+)$/.exec(p.file_name);
-    const b = match ? state.realm.branding[match[1] as BrandingImage] : undefined;
-    const known = String(state.realm.id) === p.realm_id && b?.uploaded === true && b.extension === match![2];
-    const key = brandingKey(state.realm.id, match?.[1] as BrandingImage, match?.[2] ?? '');
+    const known = String(state.realm.id) === p.realm_id && currentBrandingFile(state, p.file_name);
+    const key = brandingKey(state.realm.id, p.file_name);
     const size = known ? await ctx.services.files.storage.size(key) : null;
     if (size === null) throw errors.notFound('File not found');
     const file = { key, size, contentType: contentTypeFor(p.file_name, undefined), name: p.file_name };

@@ -9,13 +9,18 @@ export const MAX_ICON_FILE_SIZE_MIB = 5;
 export const MAX_LOGO_FILE_SIZE_MIB = 5;
 
 /** Where an uploaded image is kept in file storage. */
-export const brandingKey = (realmId: number, image: BrandingImage, extension: string) => `realm/${realmId}/${image}.${extension}`;
+export const brandingKey = (realmId: number, file: string) => `realm/${realmId}/${file}`;
+
+/** The realm's current uploaded image called `file`, if it is one. */
+export function currentBrandingFile(state: RealmState, file: string): boolean {
+  return Object.values(state.realm.branding).some((b) => b.uploaded && b.file === file);
+}
 
 /** `{icon_url, icon_source}`, `{logo_url, logo_source}` or `{night_logo_url, night_logo_source}`. */
 export function brandingData(state: RealmState, realmUrl: string, image: BrandingImage): Record<string, string> {
   const b = state.realm.branding[image];
   if (b?.uploaded) {
-    return { [`${image}_url`]: `/user_avatars/${state.realm.id}/realm/${image}.${b.extension}?version=${b.version}`, [`${image}_source`]: 'U' };
+    return { [`${image}_url`]: `/user_avatars/${state.realm.id}/realm/${b.file}?version=${b.version}`, [`${image}_source`]: 'U' };
   }
   if (image === 'icon') return { icon_url: `${realmUrl}/static/images/logo/palaver-icon.png`, icon_source: 'G' };
   return { [`${image}_url`]: '', [`${image}_source`]: 'D' };
@@ -24,19 +29,20 @@ export function brandingData(state: RealmState, realmUrl: string, image: Brandin
 export interface SetBrandingInput {
   actorId: number;
   image: BrandingImage;
-  /** The stored file's extension for an upload; null goes back to the default. */
-  extension: string | null;
+  /** The stored file's name for an upload; null goes back to the default (the file is kept for cached URLs). */
+  file: string | null;
   realmUrl: string;
 }
-type BrandingPlan = { branding: RealmBranding; image: BrandingImage; realmUrl: string };
+type BrandingPlan = { branding: RealmBranding; image: BrandingImage; realmUrl: string; replaced: string | null };
 
 const setBranding: CommandDef<SetBrandingInput, BrandingPlan, BrandingPlan> = {
   check(state, input) {
     requireAdmin(actor(state, input.actorId));
     const before = state.realm.branding[input.image];
     const version = (before?.version ?? 1) + 1;
-    const next = { uploaded: input.extension !== null, version, extension: input.extension ?? before?.extension ?? 'png' };
-    return { branding: { ...state.realm.branding, [input.image]: next }, image: input.image, realmUrl: input.realmUrl };
+    const next = { uploaded: input.file !== null, version, file: input.file ?? before?.file ?? '' };
+    const replaced = input.file !== null && before && before.file !== input.file ? before.file : null;
+    return { branding: { ...state.realm.branding, [input.image]: next }, image: input.image, realmUrl: input.realmUrl, replaced };
   },
   async write(t, plan, state) {
     await t.realms.setBranding(state.realm.id, plan.branding);

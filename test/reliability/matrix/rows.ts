@@ -71,6 +71,14 @@ const byMetadata = (role: RoleName, c: string) => (metadataAccess(active(role), 
 const byContent = (role: RoleName, c: string) => (contentAccess(active(role), vis(c)) ? OK : INVALID_CHANNEL);
 const messageByContent = (role: RoleName, c: string) => (contentAccess(active(role), vis(c)) ? OK : INVALID_MESSAGE);
 const adminsOnly = (no: Outcome = MUST_BE_ADMIN) => only(ADMINS, OK, no);
+const MUST_BE_OWNER = err(400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+const ownersOnly = only(['owner'], OK, MUST_BE_OWNER);
+const pngFile = () => new File([new Uint8Array(PNG)], 'logo.png', { type: 'image/png' });
+async function freshDomain(w: World): Promise<string> {
+  const domain = `${uniq('d')}.example.org`;
+  await ok(owner(w).post('/realm/domains', { form: { domain, allow_subdomains: 'false' } }));
+  return domain;
+}
 /** Zulip's require_member_or_admin (every user-group endpoint): guests and bots are refused first. */
 const membersOnly = (then: Outcome | ((r: RoleName) => Outcome)) => (r: RoleName): Outcome =>
   r === 'guest' ? NOT_FOR_GUESTS : r === 'bot' ? NOT_FOR_BOTS : typeof then === 'function' ? then(r) : then;
@@ -602,6 +610,45 @@ export const rows: Row[] = [
       return { path: `/scheduled_messages/${made.scheduled_message_id}` };
     },
     expect: (_r, c) => (c === 'own' ? OK : err(404, 'BAD_REQUEST', 'Scheduled message does not exist')),
+  },
+
+  // Running the organization (settings, domains, icon and logos, deactivation).
+  { method: 'PATCH', path: '/realm', request: () => ({ path: '/realm', form: { default_code_block_language: uniq('lang') } }), expect: adminsOnly() },
+  {
+    label: 'owner-only setting', method: 'PATCH', path: '/realm',
+    request: () => ({ path: '/realm', form: { waiting_period_threshold: '0' } }),
+    expect: (r) => (r === 'owner' ? OK : r === 'admin' ? MUST_BE_OWNER : MUST_BE_ADMIN),
+  },
+  {
+    // The owner passes the permission check and is stopped by the validation after it (the world must live on).
+    method: 'POST', path: '/realm/deactivate',
+    request: () => ({ path: '/realm/deactivate', form: { deletion_delay_days: '1' } }),
+    expect: only(['owner'], bad('Data deletion time must be at least 14 days in the future.'), MUST_BE_OWNER),
+  },
+  { method: 'GET', path: '/realm/domains', request: () => ({ path: '/realm/domains' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/realm/domains',
+    request: () => ({ path: '/realm/domains', form: { domain: `${uniq('d')}.example.com`, allow_subdomains: 'false' } }),
+    expect: ownersOnly,
+  },
+  {
+    method: 'PATCH', path: '/realm/domains/{domain}',
+    request: async (w) => ({ path: `/realm/domains/${await freshDomain(w)}`, form: { allow_subdomains: 'true' } }),
+    expect: ownersOnly,
+  },
+  { method: 'DELETE', path: '/realm/domains/{domain}', request: async (w) => ({ path: `/realm/domains/${await freshDomain(w)}` }), expect: ownersOnly },
+  { method: 'POST', path: '/realm/icon', request: () => ({ path: '/realm/icon', multipart: { file: pngFile() } }), expect: adminsOnly(), lock: 'branding' },
+  { method: 'DELETE', path: '/realm/icon', request: () => ({ path: '/realm/icon' }), expect: adminsOnly(), lock: 'branding' },
+  { method: 'POST', path: '/realm/logo', request: () => ({ path: '/realm/logo', query: { night: 'true' }, multipart: { file: pngFile() } }), expect: adminsOnly(), lock: 'branding' },
+  { method: 'DELETE', path: '/realm/logo', request: () => ({ path: '/realm/logo', query: { night: 'true' } }), expect: adminsOnly(), lock: 'branding' },
+  {
+    method: 'GET', path: '/user_avatars/{realm_id}/realm/{file_name}', lock: 'branding',
+    request: async (w) => {
+      await ok(owner(w).post('/realm/logo', { multipart: { file: pngFile() } }));
+      const reg = await ok(owner(w).post('/register', { form: { event_types: '["realm"]' } }));
+      return { path: (reg.realm_logo_url as string).split('?')[0]!, root: true };
+    },
+    expect: ALL_OK,
   },
 
   // The server's own endpoints: no realm, no user.
