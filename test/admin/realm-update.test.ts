@@ -267,3 +267,33 @@ test.serial('spectator access: turned on, an unauthenticated register succeeds; 
   t.is(after.status, 401);
   t.like(after.json, { code: 'UNAUTHORIZED' });
 });
+
+test.serial('name_changes_disabled: members may no longer rename themselves, administrators still may', async (t) => {
+  t.is((await patch(s.owner, { name_changes_disabled: 'true' })).status, 200);
+  const refused = await s.client.as(member).patch('/settings', { form: { full_name: 'Someone Else' } });
+  t.like(refused.json, { result: 'error', code: 'BAD_REQUEST', msg: 'Name changes are disabled in this organization.' });
+  t.is((await s.client.as(admin).patch('/settings', { form: { full_name: 'Admin Renamed' } })).status, 200);
+  t.is((await patch(s.owner, { name_changes_disabled: 'false' })).status, 200);
+  t.is((await s.client.as(member).patch('/settings', { form: { full_name: 'Member Renamed' } })).status, 200);
+});
+
+test.serial('require_unique_names: a name another user has is refused, case aside', async (t) => {
+  t.is((await patch(s.owner, { require_unique_names: 'true', emails_restricted_to_domains: 'false' })).status, 200);
+  const taken = await s.client.as(member).patch('/settings', { form: { full_name: 'admin RENAMED' } });
+  t.like(taken.json, { code: 'BAD_REQUEST', msg: 'Unique names required in this organization.' });
+  const created = await s.client.as(s.owner).post('/users', { form: { email: 'twin@test.example', password: 'a-long-password-123', full_name: 'Member Renamed' } });
+  t.like(created.json, { msg: 'Unique names required in this organization.' });
+  t.is((await patch(s.owner, { require_unique_names: 'false' })).status, 200);
+});
+
+test.serial('emails_restricted_to_domains: new accounts need an address of one of the realm domains', async (t) => {
+  t.is((await s.client.as(s.owner).post('/realm/domains', { form: { domain: 'allowed.example', allow_subdomains: 'true' } })).status, 200);
+  t.is((await patch(s.owner, { emails_restricted_to_domains: 'true' })).status, 200);
+  const create = (email: string) => s.client.as(s.owner).post('/users', { form: { email, password: 'a-long-password-123', full_name: `New ${email.length}` } });
+  t.like((await create('someone@elsewhere.example')).json, { msg: "Email 'someone@elsewhere.example' not allowed in this organization" });
+  t.like((await create('some+one@allowed.example')).json, { msg: 'Email addresses containing + are not allowed.' });
+  t.is((await create('someone@allowed.example')).status, 200);
+  t.is((await create('someone@team.allowed.example')).status, 200);
+  t.is((await patch(s.owner, { emails_restricted_to_domains: 'false' })).status, 200);
+  t.is((await create('someone@elsewhere.example')).status, 200);
+});

@@ -27,6 +27,20 @@ export function domainProblem(domain: string): string | null {
 /** A domain as the API shows it (GET /realm/domains, register, events). */
 export const formatDomain = (d: RealmDomain): RealmDomain => ({ domain: d.domain, allow_subdomains: d.allow_subdomains });
 
+/**
+ * The reference's email_allowed_for_realm, for the organization's domain restriction: with emails_restricted_to_domains
+ * on, the address's domain must be one of the realm's domains (or below one that allows subdomains) and its local
+ * part has no `+`. The reason it is refused, else null.
+ */
+export function emailRefusal(state: RealmState, email: string): string | null {
+  if (!realmSetting(state, 'emails_restricted_to_domains')) return null;
+  const at = email.lastIndexOf('@');
+  if (email.slice(0, at).includes('+')) return 'Email addresses containing + are not allowed.';
+  const domain = email.slice(at + 1).toLowerCase();
+  const allowed = state.realm.domains.some((d) => d.domain === domain || (d.allow_subdomains && domain.endsWith(`.${d.domain}`)));
+  return allowed ? null : `Email '${email}' not allowed in this organization`;
+}
+
 function existing(state: RealmState, domain: string): StoredRealmDomain {
   const d = state.realm.domains.find((x) => x.domain === domain);
   if (!d) throw errors.noSuchDomain(domain);
