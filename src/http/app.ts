@@ -4,7 +4,7 @@ import type { ObservedRequest } from '../operators/requests.js';
 import { authenticate } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
-import { ApiError } from './errors.js';
+import { ApiError, errors } from './errors.js';
 import { requireOperatorToken } from './operator-auth.js';
 import { htmlErrorPage } from './pages.js';
 import { errorReply, type Connection, type IncomingRequest, type Reply } from './respond.js';
@@ -57,6 +57,8 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       user = authenticate(realm.state, authorization);
       observed.userId = user.id;
     }
+    // A deactivated organization serves nobody, spectators included.
+    else if (realm && endpoint.auth === 'optional' && realm.state.realm.deactivated) throw errors.realmDeactivated();
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
     const raw = endpoint.body === 'stream' ? Buffer.alloc(0) : await request.body.readAll();
     const params = await readParams(request.query, request.headers['content-type'] ?? '', raw);

@@ -22,6 +22,8 @@ test('administrators are refused, a bad deletion delay is refused, then an owner
   const soon = await s.client.as(s.owner).post('/realm/deactivate', { form: { deletion_delay_days: '3' } });
   t.like(soon.json, { code: 'BAD_REQUEST', msg: 'Data deletion time must be at least 14 days in the future.' });
 
+  t.is((await s.client.as(s.owner).patch('/realm', { form: { enable_spectator_access: 'true' } })).status, 200);
+  t.is((await s.client.post('/register', { form: {} })).status, 200);
   const queue = (await s.client.as(member).post('/register', { form: { event_types: '["realm"]' } })).json;
   const parked = s.client.as(member).get('/events', { query: { queue_id: queue.queue_id, last_event_id: '-1' } });
   const done = await s.client.as(s.owner).post('/realm/deactivate');
@@ -34,6 +36,9 @@ test('administrators are refused, a bad deletion delay is refused, then an owner
     t.is(r.status, 401);
     t.like(r.json, { result: 'error', code: 'REALM_DEACTIVATED', msg: 'This organization has been deactivated' });
   }
+  const spectator = await s.client.post('/register', { form: {} });
+  t.is(spectator.status, 401);
+  t.like(spectator.json, { code: 'REALM_DEACTIVATED' });
   const poll = await s.client.as(member).get('/events', { query: { queue_id: queue.queue_id, last_event_id: '0', dont_block: 'true' } });
   t.like(poll.json, { code: 'REALM_DEACTIVATED' });
 });
