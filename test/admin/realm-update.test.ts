@@ -128,6 +128,24 @@ test.serial('every permission group setting: changed with {new}, as update_dict 
   }
 });
 
+test.serial('a member viewing: the own permission fields of register follow the permission groups', async (t) => {
+  for (const [name, group] of [
+    ['can_create_public_channel_group', 'role:administrators'],
+    ['can_create_private_channel_group', 'role:administrators'],
+    ['can_add_subscribers_group', 'role:moderators'],
+    ['can_invite_users_group', 'role:nobody'],
+    ['can_create_public_channel_group', 'role:members'],
+    ['can_invite_users_group', 'role:members'],
+  ] as const) {
+    await verifyAction(t, s, member, async () => {
+      const r = await patch(s.owner, { [name]: JSON.stringify({ new: groupIds[group] }) });
+      t.is(r.status, 200, r.text);
+    });
+  }
+  const reg = (await s.client.as(member).post('/register', { form: { event_types: '["realm_user"]' } })).json;
+  t.like(reg, { can_create_public_streams: true, can_create_private_streams: false, can_subscribe_other_users: false, can_invite_others_to_realm: true });
+});
+
 test.serial('reference event shapes: update for plain settings, update_dict for message editing and topics_policy', async (t) => {
   const events = await verifyAction(t, s, s.owner, async () => {
     await patch(s.owner, { enable_read_receipts: 'true', allow_message_editing: 'true', topics_policy: 'allow_empty_topic', message_content_edit_limit_seconds: 'unlimited' });
@@ -142,6 +160,14 @@ test.serial('reference event shapes: update for plain settings, update_dict for 
       { type: 'realm', op: 'update_dict', property: 'default', data: { message_content_edit_limit_seconds: null } },
     ]),
   );
+});
+
+test.serial('jitsi_server_url: JSON-encoded as the reference takes it, "default" for the server default', async (t) => {
+  const events = await verifyAction(t, s, s.owner, async () => {
+    t.is((await patch(s.owner, { jitsi_server_url: JSON.stringify('https://meet.example.org') })).status, 200);
+    t.is((await patch(s.owner, { jitsi_server_url: JSON.stringify('default') })).status, 200);
+  });
+  t.deepEqual(events.map((e) => e.value), ['https://meet.example.org', null]);
 });
 
 test.serial('an anonymous group value and the old value check', async (t) => {

@@ -65,6 +65,25 @@ const channel = (opts: { mustBePrivate?: boolean } = {}): PropertyDef => ({
   },
 });
 
+/** A string the reference takes JSON-encoded (Json[str]); a bare one is accepted too. */
+function jsonEncodedString(maxLength: number): ParamType<string> {
+  const base = str({ maxLength });
+  return {
+    fromRaw: (raw, name) => {
+      if (raw.startsWith('"')) {
+        try {
+          const v: unknown = JSON.parse(raw);
+          if (typeof v === 'string') return base.fromJson(v, name);
+        } catch {
+          // Not JSON: the bare string itself.
+        }
+      }
+      return base.fromRaw(raw, name);
+    },
+    fromJson: base.fromJson,
+  };
+}
+
 function jitsiUrl(_s: RealmState, v: string): string | null {
   if (v === 'default') return null;
   let ok = v.length <= JITSI_SERVER_URL_MAX_LENGTH;
@@ -104,7 +123,7 @@ export const REALM_PROPERTIES = {
   inline_image_preview: boolean,
   inline_url_embed_preview: boolean,
   invite_required: { type: bool(), ownerOnly: true },
-  jitsi_server_url: { type: str({ maxLength: 1000 }), parse: jitsiUrl },
+  jitsi_server_url: { type: jsonEncodedString(1000), parse: jitsiUrl },
   message_content_allowed_in_email_notifications: boolean,
   message_content_delete_limit_seconds: timeLimit('message_content_delete_limit_seconds'),
   message_content_edit_limit_seconds: timeLimit('message_content_edit_limit_seconds'),
