@@ -1,9 +1,8 @@
 // Running the organization: PATCH /realm, its email domains, its icon and logos, and POST /realm/deactivate.
 import { randomBytes } from 'node:crypto';
-import { fileReply } from '../../files/download.js';
+import { imageReply } from '../../files/download.js';
 import { storeImage } from '../../files/image-upload.js';
 import { receiveSingleFile } from '../../files/multipart.js';
-import { contentTypeFor } from '../../files/names.js';
 import { brandingData, brandingKey, currentBrandingFile, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB } from '../../realm/admin/branding.js';
 import { formatDomain } from '../../realm/admin/domains.js';
 import { REALM_GROUP_PROPERTIES, type GroupSettingRequest } from '../../realm/admin/group-properties.js';
@@ -104,6 +103,8 @@ export const removeRealmDomain = endpoint({
   },
 });
 
+const urlOf = (ctx: RequestContext<'user'>) => realmUrl(ctx.services.config, ctx.realm.state.realm.stringId);
+
 /** Streams an uploaded icon or logo to storage and makes it the realm's. */
 async function uploadBranding(ctx: RequestContext<'user'>, image: BrandingImage): Promise<void> {
   requireAdmin(ctx.user);
@@ -125,7 +126,7 @@ async function uploadBranding(ctx: RequestContext<'user'>, image: BrandingImage)
   });
   let replaced: string | null;
   try {
-    ({ replaced } = await ctx.realm.dispatch<{ replaced: string | null }>('realm.branding', { actorId: ctx.user.id, image, file, realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId) }));
+    ({ replaced } = await ctx.realm.dispatch<{ replaced: string | null }>('realm.branding', { actorId: ctx.user.id, image, file, realmUrl: urlOf(ctx) }));
   } catch (err) {
     await files.storage.delete(brandingKey(realmId, file)).catch(() => undefined);
     throw err;
@@ -137,11 +138,11 @@ async function uploadBranding(ctx: RequestContext<'user'>, image: BrandingImage)
 async function resetBranding(ctx: RequestContext<'user'>, image: BrandingImage): Promise<void> {
   requireAdmin(ctx.user);
   // The file stays: a cached URL may still point at it, and the next upload replaces it.
-  await ctx.realm.dispatch('realm.branding', { actorId: ctx.user.id, image, file: null, realmUrl: realmUrl(ctx.services.config, ctx.realm.state.realm.stringId) });
+  await ctx.realm.dispatch('realm.branding', { actorId: ctx.user.id, image, file: null, realmUrl: urlOf(ctx) });
 }
 
 const iconUrl = (ctx: RequestContext<'user'>) => ({
-  icon_url: brandingData(ctx.realm.state, realmUrl(ctx.services.config, ctx.realm.state.realm.stringId), 'icon').icon_url,
+  icon_url: brandingData(ctx.realm.state, urlOf(ctx), 'icon').icon_url,
 });
 
 export const uploadIcon = endpoint({
@@ -201,11 +202,9 @@ export const brandingImage = endpoint({
   async handle(ctx, p) {
     const state = ctx.realm.state;
     const known = String(state.realm.id) === p.realm_id && currentBrandingFile(state, p.file_name);
-    const key = brandingKey(state.realm.id, p.file_name);
-    const size = known ? await ctx.services.files.storage.size(key) : null;
-    if (size === null) throw errors.notFound('File not found');
-    const file = { key, size, contentType: contentTypeFor(p.file_name, undefined), name: p.file_name };
-    return new RawReply(fileReply(ctx.services.files.storage, file, ctx.request.headers.range));
+    const reply = known ? await imageReply(ctx.services.files.storage, brandingKey(state.realm.id, p.file_name), p.file_name, ctx.request.headers.range) : null;
+    if (!reply) throw errors.notFound('File not found');
+    return new RawReply(reply);
   },
 });
 
