@@ -23,8 +23,11 @@ export interface ReceiveOptions<T> {
   wrongFileCount?: () => ApiError;
 }
 
-/** The stored result and the file's name and type as the client sent them. */
-export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: ReceiveOptions<T>): Promise<{ result: T; filename: string; mimeType: string }> {
+/** The stored result, the file's name and type as the client sent them, and the body's other (small) fields. */
+export async function receiveSingleFile<T>(
+  body: AsyncIterable<Buffer>,
+  o: ReceiveOptions<T>,
+): Promise<{ result: T; filename: string; mimeType: string; fields: Map<string, string> }> {
   let bb: busboy.Busboy;
   try {
     bb = busboy({
@@ -53,6 +56,8 @@ export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: Recei
     stream.on('error', () => undefined);
     file = { stream, filename: info.filename ?? '', mimeType: info.mimeType, stored };
   });
+  const fields = new Map<string, string>();
+  bb.on('field', (name, value) => fields.set(name, value));
   bb.on('filesLimit', () => fail(o.wrongFileCount?.() ?? errors.badRequest('You may only upload one file at a time')));
   bb.on('fieldsLimit', () => fail(errors.malformedBody('too many fields')));
   const finished = new Promise<void>((resolve) => {
@@ -85,5 +90,5 @@ export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: Recei
     throw failure;
   }
   if (!f || result === undefined) throw o.wrongFileCount?.() ?? errors.badRequest('You must specify a file to upload');
-  return { result, filename: f.filename, mimeType: f.mimeType };
+  return { result, filename: f.filename, mimeType: f.mimeType, fields };
 }

@@ -118,9 +118,10 @@ test.serial('an administrator uploads and removes the icon; the URL serves the i
 
 test.serial('day and night logos are uploaded and removed separately', async (t) => {
   const events = await verifyAction(t, s, s.owner, async () => {
-    t.is((await s.client.as(s.owner).post('/realm/logo', { query: { night: 'true' }, multipart: { file: png() } })).status, 200);
-    t.is((await s.client.as(s.owner).post('/realm/logo', { multipart: { file: png() } })).status, 200);
-    t.is((await s.client.as(s.owner).delete('/realm/logo', { query: { night: 'false' } })).status, 200);
+    // night as a field of the multipart body (as the reference's clients send it), or in the query string.
+    t.is((await s.client.as(s.owner).post('/realm/logo', { multipart: { night: 'true', file: png() } })).status, 200);
+    t.is((await s.client.as(s.owner).post('/realm/logo', { query: { night: 'false' }, multipart: { file: png() } })).status, 200);
+    t.is((await s.client.as(s.owner).delete('/realm/logo', { form: { night: 'false' } })).status, 200);
   });
   t.deepEqual(events.map((e) => [e.property, Object.values(e.data).at(-1)]), [['night_logo', 'U'], ['logo', 'U'], ['logo', 'D']]);
   const reg = (await s.client.as(member).post('/register', { form: { event_types: '["realm"]' } })).json;
@@ -131,13 +132,17 @@ test.serial('day and night logos are uploaded and removed separately', async (t)
 
 test('icon and logo: members are refused, bad uploads are refused', async (t) => {
   for (const path of ['/realm/icon', '/realm/logo']) {
-    const r = await s.client.as(member).post(path, { multipart: { file: png() } });
+    const r = await s.client.as(member).post(path, { query: { night: 'false' }, multipart: { file: png() } });
     t.like(r.json, { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
-    t.like((await s.client.as(member).delete(path)).json, { msg: 'Must be an organization administrator' });
+    t.like((await s.client.as(member).delete(path, { query: { night: 'false' } })).json, { msg: 'Must be an organization administrator' });
   }
   const none = await s.client.as(admin).post('/realm/icon', { multipart: { note: 'no file here' } });
   t.like(none.json, { code: 'BAD_REQUEST', msg: 'You must upload exactly one icon.' });
-  const two = await s.client.as(admin).post('/realm/logo', { multipart: { a: png(), b: png() } });
+  const two = await s.client.as(admin).post('/realm/logo', { multipart: { night: 'false', a: png(), b: png() } });
+  const noNight = await s.client.as(admin).post('/realm/logo', { multipart: { file: png() } });
+  t.like(noNight.json, { code: 'REQUEST_VARIABLE_MISSING', msg: "Missing 'night' argument" });
+  const badNight = await s.client.as(admin).post('/realm/logo', { multipart: { night: 'dark', file: png() } });
+  t.like(badNight.json, { code: 'BAD_REQUEST', msg: 'night is not a boolean' });
   t.like(two.json, { code: 'BAD_REQUEST', msg: 'You must upload exactly one logo.' });
   const text = await s.client.as(admin).post('/realm/icon', { multipart: { file: new File(['not an image'], 'x.png') } });
   t.like(text.json, { code: 'BAD_REQUEST', msg: 'Invalid image format' });

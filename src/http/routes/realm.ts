@@ -13,7 +13,7 @@ import { requireAdmin } from '../../realm/people/access.js';
 import type { BrandingImage } from '../../realm/types.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
-import { bool, int, nullable, optional, required, str, withDefault, type Field } from '../params.js';
+import { bool, int, nullable, optional, required, str, type Field } from '../params.js';
 import { realmUrl } from '../urls.js';
 import { MULTIPART_OVERHEAD } from './uploads.js';
 
@@ -106,26 +106,28 @@ export const removeRealmDomain = endpoint({
 const urlOf = (ctx: RequestContext<'user'>) => realmUrl(ctx.services.config, ctx.realm.state.realm.stringId);
 
 /** Streams an uploaded icon or logo to storage and makes it the realm's. */
-async function uploadBranding(ctx: RequestContext<'user'>, image: BrandingImage): Promise<void> {
+async function uploadBranding(ctx: RequestContext<'user'>, which: BrandingImage | ((fields: Map<string, string>) => BrandingImage)): Promise<void> {
   requireAdmin(ctx.user);
   const { files } = ctx.services;
   const realmId = ctx.realm.state.realm.id;
-  const mib = image === 'icon' ? MAX_ICON_FILE_SIZE_MIB : MAX_LOGO_FILE_SIZE_MIB;
+  const kind = which === 'icon' ? 'icon' : 'logo';
+  const mib = kind === 'icon' ? MAX_ICON_FILE_SIZE_MIB : MAX_LOGO_FILE_SIZE_MIB;
   const limitBytes = mib * 1024 * 1024;
   const tooLarge = () => errors.fileTooLarge(mib);
   ctx.request.body.limit(limitBytes + MULTIPART_OVERHEAD, tooLarge);
   // A name of its own for every upload: concurrent uploads never write over each other.
-  const base = `${image}-${randomBytes(8).toString('hex')}`;
-  const { result: file } = await receiveSingleFile(ctx.request.body, {
+  const base = `${kind}-${randomBytes(8).toString('hex')}`;
+  const { result: file, fields } = await receiveSingleFile(ctx.request.body, {
     contentType: ctx.request.headers['content-type'] ?? '',
     limitBytes,
     tooLarge,
-    wrongFileCount: () => errors.uploadExactlyOne(image === 'icon' ? 'icon' : 'logo'),
+    wrongFileCount: () => errors.uploadExactlyOne(kind),
     store: async (f) => `${base}.${await storeImage(files.storage, f.chunks, brandingKey(realmId, `${base}.upload`), (ext) => brandingKey(realmId, `${base}.${ext}`))}`,
     discard: (stored) => files.storage.delete(brandingKey(realmId, stored)),
   });
   let replaced: string | null;
   try {
+    const image = typeof which === 'function' ? which(fields) : which;
     ({ replaced } = await ctx.realm.dispatch<{ replaced: string | null }>('realm.branding', { actorId: ctx.user.id, image, file, realmUrl: urlOf(ctx) }));
   } catch (err) {
     await files.storage.delete(brandingKey(realmId, file)).catch(() => undefined);
@@ -168,15 +170,22 @@ export const deleteIcon = endpoint({
   },
 });
 
-// `night` comes in the query string (the body is the image).
+const nightParam = bool();
+
+/** `night` (required, as in the reference) as a field of the multipart body or in the query string. */
 export const uploadLogo = endpoint({
   method: 'POST',
   path: '/realm/logo',
   auth: 'user',
   body: 'stream',
-  params: { night: withDefault(bool(), false) },
+  params: { night: optional(nightParam) },
   async handle(ctx, p) {
-    await uploadBranding(ctx, p.night ? 'night_logo' : 'logo');
+    await uploadBranding(ctx, (fields) => {
+      const field = fields.get('night');
+      const night = field !== undefined ? nightParam.fromRaw(field, 'night') : p.night;
+      if (night === undefined) throw errors.missingArgument('night');
+      return night ? 'night_logo' : 'logo';
+    });
     return {};
   },
 });
@@ -185,7 +194,7 @@ export const deleteLogo = endpoint({
   method: 'DELETE',
   path: '/realm/logo',
   auth: 'user',
-  params: { night: withDefault(bool(), false) },
+  params: { night: required(bool()) },
   async handle(ctx, p) {
     await resetBranding(ctx, p.night ? 'night_logo' : 'logo');
     return {};

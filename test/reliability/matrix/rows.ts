@@ -644,7 +644,7 @@ export const rows: Row[] = [
   {
     method: 'GET', path: '/user_avatars/{realm_id}/realm/{file_name}', lock: 'branding',
     request: async (w) => {
-      await ok(owner(w).post('/realm/logo', { multipart: { file: pngFile() } }));
+      await ok(owner(w).post('/realm/logo', { multipart: { night: 'false', file: pngFile() } }));
       const reg = await ok(owner(w).post('/register', { form: { event_types: '["realm"]' } }));
       return { path: (reg.realm_logo_url as string).split('?')[0]!, root: true };
     },
