@@ -1,6 +1,7 @@
 // The organization's email domains (/realm/domains) and its icon and logos (/realm/icon, /realm/logo) over HTTP:
 // success with events that keep register consistent, validation errors and permission refusals.
 import test from 'ava';
+import sharp from 'sharp';
 import { ROLE } from '../../src/realm/types.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
@@ -17,8 +18,17 @@ test.before(async () => {
 });
 test.after.always(() => s?.close());
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR tiny image')]);
+let PNG: Buffer;
+test.before(async () => {
+  PNG = await sharp({ create: { width: 1600, height: 400, channels: 3, background: 'teal' } }).png().toBuffer();
+});
 const png = () => new File([new Uint8Array(PNG)], 'icon.png', { type: 'image/png' });
+/** The served image's format and size. */
+async function served(url: string) {
+  const r = await fetch(`http://127.0.0.1:${s.port}${url}`);
+  const { format, width, height } = await sharp(Buffer.from(await r.arrayBuffer())).metadata();
+  return { format, width, height };
+}
 const domains = async () => (await s.client.as(member).get('/realm/domains')).json.domains;
 
 test.serial('an owner adds, changes and removes a domain; register stays consistent', async (t) => {
@@ -99,9 +109,11 @@ test.serial('an administrator uploads and removes the icon; the URL serves the i
   t.is(reply.status, 200, reply.text);
   t.regex(reply.json.icon_url, /^\/user_avatars\/\d+\/realm\/icon-[0-9a-f]{16}\.png\?version=2$/);
   t.deepEqual(events.map(({ id: _id, ...e }) => e), [{ type: 'realm', op: 'update_dict', property: 'icon', data: { icon_url: reply.json.icon_url, icon_source: 'U' } }]);
-  const served = await s.client.get(reply.json.icon_url.split('?')[0], { root: true });
-  t.is(served.status, 200);
-  t.is(served.headers['content-type'], 'image/png');
+  const got = await s.client.get(reply.json.icon_url.split('?')[0], { root: true });
+  t.is(got.status, 200);
+  t.is(got.headers['content-type'], 'image/png');
+  // The reference's icon: 100×100 PNG, whatever was uploaded.
+  t.deepEqual(await served(reply.json.icon_url), { format: 'png', width: 100, height: 100 });
   // A new upload replaces the file: the old URL is gone, the new one serves.
   const again = await s.client.as(admin).post('/realm/icon', { multipart: { file: png() } });
   t.regex(again.json.icon_url, /version=3$/);
@@ -127,7 +139,8 @@ test.serial('day and night logos are uploaded and removed separately', async (t)
   const reg = (await s.client.as(member).post('/register', { form: { event_types: '["realm"]' } })).json;
   t.is(reg.realm_night_logo_source, 'U');
   t.is(reg.realm_logo_source, 'D');
-  t.is((await s.client.get(reg.realm_night_logo_url.split('?')[0], { root: true })).status, 200);
+  // The reference's logo: within 800×100, proportions kept.
+  t.deepEqual(await served(reg.realm_night_logo_url), { format: 'png', width: 400, height: 100 });
 });
 
 test('icon and logo: members are refused, bad uploads are refused', async (t) => {
@@ -145,7 +158,7 @@ test('icon and logo: members are refused, bad uploads are refused', async (t) =>
   t.like(badNight.json, { code: 'BAD_REQUEST', msg: 'night is not a boolean' });
   t.like(two.json, { code: 'BAD_REQUEST', msg: 'You must upload exactly one logo.' });
   const text = await s.client.as(admin).post('/realm/icon', { multipart: { file: new File(['not an image'], 'x.png') } });
-  t.like(text.json, { code: 'BAD_REQUEST', msg: 'Invalid image format' });
+  t.like(text.json, { code: 'BAD_REQUEST', msg: 'Could not decode image; did you upload an image file?' });
   const big = await s.client.as(admin).post('/realm/icon', { multipart: { file: new File([new Uint8Array(PNG), new Uint8Array(5 * 1024 * 1024)], 'big.png') } });
   t.is(big.status, 413);
   t.like(big.json, { msg: 'Uploaded file is larger than the allowed limit of 5 MiB' });

@@ -1,7 +1,8 @@
 // Running the organization: PATCH /realm, its email domains, its icon and logos, and POST /realm/deactivate.
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { imageReply } from '../../files/download.js';
-import { storeImage } from '../../files/image-upload.js';
+import { realmImage } from '../../files/image-codec.js';
 import { receiveSingleFile } from '../../files/multipart.js';
 import { brandingData, brandingKey, currentBrandingFile, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB } from '../../realm/admin/branding.js';
 import { formatDomain } from '../../realm/admin/domains.js';
@@ -122,7 +123,17 @@ async function uploadBranding(ctx: RequestContext<'user'>, which: BrandingImage 
     limitBytes,
     tooLarge,
     wrongFileCount: () => errors.uploadExactlyOne(kind),
-    store: async (f) => `${base}.${await storeImage(files.storage, f.chunks, brandingKey(realmId, `${base}.upload`), (ext) => brandingKey(realmId, `${base}.${ext}`))}`,
+    async store(f) {
+      // At most `limitBytes` (busboy stops the file there); sized down to the reference's dimensions on libvips'
+      // threads, stored as PNG.
+      const parts: Buffer[] = [];
+      for await (const c of f.chunks) parts.push(c);
+      const png = await realmImage(Buffer.concat(parts), kind);
+      if (!png) throw errors.badRequest('Could not decode image; did you upload an image file?');
+      const name = `${base}.png`;
+      await files.storage.put(brandingKey(realmId, name), Readable.from([png]));
+      return name;
+    },
     discard: (stored) => files.storage.delete(brandingKey(realmId, stored)),
   });
   let replaced: string | null;

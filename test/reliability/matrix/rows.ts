@@ -1,6 +1,7 @@
 // The permission matrix's table: one row per endpoint of the route table, saying how to call it as each role
 // (for each object case) and what each active role must get. Deactivated users, users of another realm and
 // spectators are checked for every row from the endpoint's auth mode (see expectFor in the test).
+import sharp from 'sharp';
 import type { RequestOptions } from '../../helpers/http.js';
 import { addUser } from '../../helpers/users.js';
 import {
@@ -73,7 +74,9 @@ const messageByContent = (role: RoleName, c: string) => (contentAccess(active(ro
 const adminsOnly = (no: Outcome = MUST_BE_ADMIN) => only(ADMINS, OK, no);
 const MUST_BE_OWNER = err(400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 const ownersOnly = only(['owner'], OK, MUST_BE_OWNER);
-const pngFile = () => new File([new Uint8Array(PNG)], 'logo.png', { type: 'image/png' });
+/** A real image (icons and logos are decoded and resized). */
+const LOGO = sharp({ create: { width: 40, height: 10, channels: 3, background: 'white' } }).png().toBuffer();
+const pngFile = async () => new File([new Uint8Array(await LOGO)], 'logo.png', { type: 'image/png' });
 async function freshDomain(w: World): Promise<string> {
   const domain = `${uniq('d')}.example.org`;
   await ok(owner(w).post('/realm/domains', { form: { domain, allow_subdomains: 'false' } }));
@@ -637,14 +640,14 @@ export const rows: Row[] = [
     expect: ownersOnly,
   },
   { method: 'DELETE', path: '/realm/domains/{domain}', request: async (w) => ({ path: `/realm/domains/${await freshDomain(w)}` }), expect: ownersOnly },
-  { method: 'POST', path: '/realm/icon', request: () => ({ path: '/realm/icon', multipart: { file: pngFile() } }), expect: adminsOnly(), lock: 'branding' },
+  { method: 'POST', path: '/realm/icon', request: async () => ({ path: '/realm/icon', multipart: { file: await pngFile() } }), expect: adminsOnly(), lock: 'branding' },
   { method: 'DELETE', path: '/realm/icon', request: () => ({ path: '/realm/icon' }), expect: adminsOnly(), lock: 'branding' },
-  { method: 'POST', path: '/realm/logo', request: () => ({ path: '/realm/logo', query: { night: 'true' }, multipart: { file: pngFile() } }), expect: adminsOnly(), lock: 'branding' },
+  { method: 'POST', path: '/realm/logo', request: async () => ({ path: '/realm/logo', query: { night: 'true' }, multipart: { file: await pngFile() } }), expect: adminsOnly(), lock: 'branding' },
   { method: 'DELETE', path: '/realm/logo', request: () => ({ path: '/realm/logo', query: { night: 'true' } }), expect: adminsOnly(), lock: 'branding' },
   {
     method: 'GET', path: '/user_avatars/{realm_id}/realm/{file_name}', lock: 'branding',
     request: async (w) => {
-      await ok(owner(w).post('/realm/logo', { multipart: { night: 'false', file: pngFile() } }));
+      await ok(owner(w).post('/realm/logo', { multipart: { night: 'false', file: await pngFile() } }));
       const reg = await ok(owner(w).post('/register', { form: { event_types: '["realm"]' } }));
       return { path: (reg.realm_logo_url as string).split('?')[0]!, root: true };
     },
