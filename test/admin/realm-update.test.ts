@@ -323,3 +323,13 @@ test.serial('emails_restricted_to_domains: new accounts need an address of one o
   t.is((await patch(s.owner, { emails_restricted_to_domains: 'false' })).status, 200);
   t.is((await create('someone@elsewhere.example')).status, 200);
 });
+
+test.serial('editing policy takes effect: with message editing off, a member cannot edit their message', async (t) => {
+  const sent = await s.client.as(member).post('/messages', { form: { type: 'stream', to: 'announcements', topic: 'edits', content: 'first' } });
+  t.is(sent.status, 200, sent.text);
+  t.is((await patch(s.owner, { allow_message_editing: 'false' })).status, 200);
+  const refused = await s.client.as(member).patch(`/messages/${sent.json.id}`, { form: { content: 'second' } });
+  t.like(refused.json, { result: 'error', msg: 'Your organization has turned off message editing' });
+  t.is((await patch(s.owner, { allow_message_editing: 'true', message_content_edit_limit_seconds: 'unlimited' })).status, 200);
+  t.is((await s.client.as(member).patch(`/messages/${sent.json.id}`, { form: { content: 'second' } })).status, 200);
+});
