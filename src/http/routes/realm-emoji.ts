@@ -1,6 +1,5 @@
 // Custom emoji: list them, add one (an image streamed to storage), deactivate one, and serve their images.
 import { imageReply } from '../../files/download.js';
-import { storeImage } from '../../files/image-upload.js';
 import { receiveSingleFile } from '../../files/multipart.js';
 import { emojiKey } from '../../files/service.js';
 import { checkCanAddEmoji } from '../../realm/files/emoji.commands.js';
@@ -9,6 +8,15 @@ import { endpoint, RawReply } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { required, str } from '../params.js';
 import { MULTIPART_OVERHEAD } from './uploads.js';
+
+/** The image formats custom emoji may have, by their first bytes. */
+function imageExtension(head: Buffer): string | null {
+  if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (head.subarray(0, 4).toString('latin1') === 'GIF8') return 'gif';
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpg';
+  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'webp';
+  return null;
+}
 
 export const getRealmEmoji = endpoint({
   method: 'GET',
@@ -38,9 +46,23 @@ export const addRealmEmoji = endpoint({
       limitBytes,
       tooLarge,
       async store(file) {
+        let head = Buffer.alloc(0);
+        const tapped = (async function* () {
+          for await (const c of file.chunks) {
+            if (head.length < 12) head = Buffer.concat([head, c.subarray(0, 12 - head.length)]);
+            yield c;
+          }
+        })();
         const temp = files.newEmojiFileName('upload');
-        const ext = await storeImage(files.storage, file.chunks, emojiKey(realmId, temp), (e) => emojiKey(realmId, temp.replace(/\.upload$/, `.${e}`)));
-        return temp.replace(/\.upload$/, `.${ext}`);
+        await files.storage.put(emojiKey(realmId, temp), tapped);
+        const ext = imageExtension(head);
+        if (!ext) {
+          await files.storage.delete(emojiKey(realmId, temp));
+          throw errors.badRequest('Invalid image format');
+        }
+        const fileName = temp.replace(/\.upload$/, `.${ext}`);
+        await files.storage.move(emojiKey(realmId, temp), emojiKey(realmId, fileName));
+        return fileName;
       },
       discard: (fileName) => files.storage.delete(emojiKey(realmId, fileName)),
     });

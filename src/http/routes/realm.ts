@@ -16,16 +16,11 @@ import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, int, nullable, optional, required, str, type Field } from '../params.js';
 import { realmUrl } from '../urls.js';
+import { sentSettings } from './settings.js';
 import { MULTIPART_OVERHEAD } from './uploads.js';
 
 const propertyFields = Object.fromEntries(Object.entries(REALM_PROPERTIES).map(([n, d]) => [n, optional(d.type)]));
 const groupFields = Object.fromEntries(Object.keys(REALM_GROUP_PROPERTIES).map((n) => [n, optional(groupSettingUpdateParam())]));
-
-function sent<T>(names: string[], p: Record<string, unknown>): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const n of names) if (p[n] !== undefined) out[n] = p[n] as T;
-  return out;
-}
 
 export const updateRealm = endpoint({
   method: 'PATCH',
@@ -36,8 +31,8 @@ export const updateRealm = endpoint({
     requireAdmin(ctx.user);
     const plan = await ctx.realm.dispatch<UpdateRealmPlan>('realm.update', {
       actorId: ctx.user.id,
-      properties: sent(Object.keys(REALM_PROPERTIES), p),
-      groups: sent<GroupSettingRequest>(Object.keys(REALM_GROUP_PROPERTIES), p),
+      properties: sentSettings(Object.keys(REALM_PROPERTIES), p),
+      groups: sentSettings(Object.keys(REALM_GROUP_PROPERTIES), p) as Record<string, GroupSettingRequest>,
     });
     return updateRealmReply(plan);
   },
