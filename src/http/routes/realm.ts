@@ -4,7 +4,8 @@ import { Readable } from 'node:stream';
 import { imageReply } from '../../files/download.js';
 import { realmImage } from '../../files/image-codec.js';
 import { receiveSingleFile } from '../../files/multipart.js';
-import { brandingData, brandingKey, currentBrandingFile, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB } from '../../realm/admin/branding.js';
+import { LIMITS } from '../../limits.js';
+import { brandingData, brandingKey, currentBrandingFile } from '../../realm/admin/branding.js';
 import { formatDomain } from '../../realm/admin/domains.js';
 import { REALM_GROUP_PROPERTIES, type GroupSettingRequest } from '../../realm/admin/group-properties.js';
 import { REALM_PROPERTIES } from '../../realm/admin/properties.js';
@@ -107,7 +108,7 @@ async function uploadBranding(ctx: RequestContext<'user'>, which: BrandingImage 
   const { files } = ctx.services;
   const realmId = ctx.realm.state.realm.id;
   const kind = which === 'icon' ? 'icon' : 'logo';
-  const mib = kind === 'icon' ? MAX_ICON_FILE_SIZE_MIB : MAX_LOGO_FILE_SIZE_MIB;
+  const mib = kind === 'icon' ? LIMITS.max_icon_file_size_mib : LIMITS.max_logo_file_size_mib;
   const limitBytes = mib * 1024 * 1024;
   const tooLarge = () => errors.fileTooLarge(mib);
   ctx.request.body.limit(limitBytes + MULTIPART_OVERHEAD, tooLarge);

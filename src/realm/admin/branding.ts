@@ -5,9 +5,6 @@ import { actor, activeUserIds, requireAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import type { BrandingImage, RealmBranding } from '../types.js';
 
-export const MAX_ICON_FILE_SIZE_MIB = 5;
-export const MAX_LOGO_FILE_SIZE_MIB = 5;
-
 /** Where an uploaded image is kept in file storage. */
 export const brandingKey = (realmId: number, file: string) => `realm/${realmId}/${file}`;
 

@@ -8,10 +8,10 @@ import type { RealmDomain, StoredRealmDomain } from '../types.js';
 import { requireOwner } from './realm.commands.js';
 
 /** Domains kept per realm; the list lives with the realm row and is sent whole in register. */
-export const MAX_REALM_DOMAINS = 500;
+const MAX_REALM_DOMAINS = 500;
 
 /** The reference's validate_domain, on a trimmed, lower-cased domain; the reason it is invalid, else null. */
-export function domainProblem(domain: string): string | null {
+function domainProblem(domain: string): string | null {
   if (domain.length === 0) return "Domain can't be empty.";
   if (!domain.includes('.')) return 'Domain must have at least one dot (.)';
   if (domain.length > 255) return 'Domain is too long';

@@ -57,7 +57,7 @@ export interface GroupSettingRequest {
 }
 
 /** The realm's current value of a permission setting. */
-export function currentGroupProperty(state: RealmState, name: string): GroupSettingValue {
+function currentGroupProperty(state: RealmState, name: string): GroupSettingValue {
   return state.realm.groupSettings[name] ?? state.systemGroup(REALM_GROUP_SETTING_DEFAULTS[name]!).id;
 }
 

@@ -9,9 +9,9 @@ import { REALM_SETTING_DEFAULTS, type RealmSettingName } from '../realm-settings
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 
-export const MAX_REALM_NAME_LENGTH = 40;
-export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
-export const MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH = 8000;
+const MAX_REALM_NAME_LENGTH = 40;
+const MAX_REALM_DESCRIPTION_LENGTH = 1000;
+const MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH = 8000;
 const JITSI_SERVER_URL_MAX_LENGTH = 200;
 
 /** The reference's OrgTypeEnum values. */
