@@ -262,6 +262,13 @@ export const errors = {
   // cannot be had (upstream error, not an image, too large, too slow, a refused address).
   imageProxyBadSignature: () => new ApiError('BAD_REQUEST', 'Bad signature', 403),
   imageProxyFailed: (msg: string) => new ApiError('NOT_FOUND', msg, 404),
+
+  // Running the organization: PATCH /realm, its email domains, icon and logos.
+  systemGroupRequired: (setting: string) => new ApiError('BAD_REQUEST', `'${setting}' must be a system user group.`, 400),
+  invalidDomain: (reason: string) => new ApiError('BAD_REQUEST', `Invalid domain: ${reason}`, 400),
+  domainExists: (domain: string) => new ApiError('BAD_REQUEST', `The domain ${domain} is already a part of your organization.`, 400),
+  noSuchDomain: (domain: string) => new ApiError('BAD_REQUEST', `No entry found for domain ${domain}.`, 400),
+  uploadExactlyOne: (what: 'icon' | 'logo') => new ApiError('BAD_REQUEST', `You must upload exactly one ${what}.`, 400),
 } as const;
 
 export interface ErrorReply {
