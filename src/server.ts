@@ -133,7 +133,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
     serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, onUnexpected }, inFlight);
-    const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log });
+    const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
     const listenSocket = await new Promise<unknown>((resolve, reject) =>
       app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`)))),
     );

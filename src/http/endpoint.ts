@@ -40,6 +40,8 @@ export interface EndpointDef<S extends Schema, A extends AuthMode> {
   errorFormat?: 'json' | 'html';
   /** Counted against the rate limits (default); long-polls are not. */
   rateLimited?: boolean;
+  /** The path holds a secret (an invitation or confirmation key): the request log shows the route instead. */
+  secretPath?: boolean;
   /** `stream`: the body is not parsed into parameters; the handler reads `ctx.request.body` chunk by chunk. */
   body?: 'stream';
   auth: A;
@@ -57,6 +59,7 @@ export interface Endpoint {
   root: boolean;
   errorFormat: 'json' | 'html';
   rateLimited: boolean;
+  secretPath: boolean;
   body: 'params' | 'stream';
   auth: AuthMode;
   /** The declared parameters (names, types, required), for introspection. */
@@ -85,6 +88,7 @@ export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<
     root: def.root ?? false,
     errorFormat: def.errorFormat ?? 'json',
     rateLimited: def.rateLimited ?? true,
+    secretPath: def.secretPath ?? false,
     body: def.body ?? 'params',
     auth: def.auth,
     schema: def.params,

@@ -19,7 +19,9 @@ export const peopleSections: Record<string, Section> = {
     return { presences, server_timestamp: Date.now() / 1000, presence_last_update_id: lastUpdateId };
   },
 
-  user_status: ({ state }) => {
+  // Spectators get no statuses (as in the reference).
+  user_status: ({ state, user }) => {
+    if (!user) return { user_status: {} };
     const out: Record<string, unknown> = {};
     for (const u of state.usersById.values()) {
       if (!u.isActive) continue;

@@ -46,6 +46,7 @@ export const updateSettings = endpoint({
     if (params.new_password !== undefined) {
       if (params.old_password === undefined) throw errors.missingArgument('old_password');
       const cost = ctx.services.config.passwordHashCost;
+      ctx.services.rateLimiter.passwordAttempt(ctx.request.remoteAddress);
       if (!(await verifyPassword(params.old_password, ctx.user.passwordHash, cost))) throw errors.badRequest('Wrong password!');
       if (params.new_password === '') throw errors.badRequest('The password is too weak.');
       passwordHash = await hashPassword(params.new_password, cost);

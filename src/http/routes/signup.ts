@@ -45,6 +45,7 @@ export const signupPage = endpoint({
   root: true,
   errorFormat: 'html',
   auth: 'none',
+  secretPath: true,
   params: { key: required(str({ maxLength: 100 })) },
   async handle(ctx, p) {
     const invite = await findInvite(ctx, p.key);
@@ -58,6 +59,7 @@ export const signupSubmit = endpoint({
   root: true,
   errorFormat: 'html',
   auth: 'none',
+  secretPath: true,
   params: {
     key: required(str({ maxLength: 100 })),
     email: optional(str({ maxLength: 254 })),
