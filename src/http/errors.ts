@@ -245,6 +245,10 @@ export const errors = {
   busy: (msg: string, retryAfterSeconds: number) =>
     new ApiError('SERVICE_UNAVAILABLE', msg, 503, {}, { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => new ApiError('INTERNAL_SERVER_ERROR', 'Internal server error', 500),
+
+  // Accounts and permissions (issue #17).
+  passwordTooWeak: () => new ApiError('BAD_REQUEST', 'The password is too weak.', 400),
+  cannotAccessRecipients: () => new ApiError('BAD_REQUEST', 'You do not have permission to access some of the recipients.', 400),
 } as const;
 
 export interface ErrorReply {

@@ -1,5 +1,5 @@
 // Users: list and fetch user records, create accounts, change role and name, deactivate and reactivate.
-import { hashPassword } from '../../auth/secrets.js';
+import { hashNewPassword } from '../../auth/password-policy.js';
 import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
 import { checkNewAccount } from '../../realm/people/users.commands.js';
 import { ROLES, type User } from '../../realm/types.js';
@@ -70,8 +70,7 @@ export const createUserEndpoint = endpoint({
     requireAdmin(ctx.user);
     if (!ctx.user.canCreateUsers) throw errors.badRequest('User not authorized to create users');
     checkNewAccount(ctx.realm.state, p.email, p.full_name);
-    if (p.password === '') throw errors.badRequest('The password is too weak.');
-    const passwordHash = await hashPassword(p.password, ctx.services.config.passwordHashCost);
+    const passwordHash = await hashNewPassword(p.password, ctx.services.config.passwordHashCost);
     const created = await ctx.realm.dispatch<{ user: User }>('users.create', {
       actorId: ctx.user.id,
       email: p.email,
