@@ -33,7 +33,6 @@ class Estimator {
 
   private start(): Worker {
     const w = new Worker(new URL('./password-strength.worker.js', import.meta.url));
-    w.unref();
     w.on('message', ({ id, guesses }: { id: number; guesses: number }) => {
       if (this.current?.job.id !== id) return;
       clearTimeout(this.current.timer);
@@ -60,11 +59,16 @@ class Estimator {
     this.next();
   }
 
+  /** Starts the next estimate; the worker keeps the process alive only while it has one (listeners ref it). */
   private next(): void {
     if (this.current) return;
     const job = this.queue.shift();
-    if (!job) return;
+    if (!job) {
+      this.worker?.unref();
+      return;
+    }
     const w = (this.worker ??= this.start());
+    w.ref();
     const timer = setTimeout(() => {
       this.fail(w, errors.passwordTooWeak());
       void w.terminate();
