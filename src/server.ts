@@ -99,6 +99,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         commands: realmCommands,
         realmObserver: operators.metrics.realm,
         directory: await db.realms.directory(),
+        rootDomain: config.rootDomain,
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
       },

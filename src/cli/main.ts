@@ -8,7 +8,7 @@ import { findRunningEmbedded, startEmbedded, type EmbeddedDatabase } from '../pe
 import { migrate } from '../persistence/migrate.js';
 import { createRealm, createUser, isValidEmail, STRING_ID_RE } from '../realm/provision.js';
 import { ROLE, ROLES, type Role } from '../realm/types.js';
-import { formatUser } from '../realm/user-format.js';
+import { formatUser, realmEmailDomain } from '../realm/user-format.js';
 import { realmUrl } from '../http/urls.js';
 import { CheckFailed, parseCredentials, runCheck, type CheckCredentials } from './check.js';
 
@@ -179,8 +179,10 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       });
     }
     case 'list-users': {
-      const users = await db.users.forRealm(await realmId(db, values.realm ?? ''));
-      return { users: users.map((u) => formatUser(u, { includeDeliveryEmail: true })) };
+      const subdomain = values.realm ?? '';
+      const users = await db.users.forRealm(await realmId(db, subdomain));
+      const emailDomain = realmEmailDomain(subdomain, config.rootDomain);
+      return { users: users.map((u) => formatUser(u, { includeDeliveryEmail: true, emailDomain })) };
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);

@@ -43,7 +43,7 @@ export const getUserPresence = endpoint({
   params: { user_id: required(str({ maxLength: 254 })) },
   async handle(ctx, p) {
     const state = ctx.realm.state;
-    const user = targetUserByIdOrEmail(state, p.user_id);
+    const user = targetUserByIdOrEmail(state, ctx.user, p.user_id);
     if (user.isBot) throw errors.badRequest('Presence is not supported for bot users.');
     const record = await ctx.services.presence.of(ctx.realm, user.id);
     if (!record || record.lastConnected === 0 || !presenceVisible(state, user)) {

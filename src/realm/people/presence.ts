@@ -65,7 +65,7 @@ export function presenceResponse(
     const user = state.usersById.get(p.userId);
     if (!presenceVisible(state, user)) continue;
     if (q.modern) presences[String(user.id)] = modernPresence(user, p);
-    else presences[user.email] = legacyPresence(user, p);
+    else presences[state.apiEmailOf(user)] = legacyPresence(user, p);
     max = Math.max(max, p.lastUpdateId);
   }
   return { presences, lastUpdateId: max };
@@ -88,7 +88,7 @@ const announce: CommandDef<Announcement, Announcement | null, Announcement | nul
         // Clients without simplified_presence_events get the legacy form.
         legacy: {
           simplified_presence_events: [
-            { type: 'presence', user_id: user.id, email: user.email, server_timestamp: presence.serverTimestamp, presence: { website: legacy } },
+            { type: 'presence', user_id: user.id, email: state.apiEmailOf(user), server_timestamp: presence.serverTimestamp, presence: { website: legacy } },
           ],
         },
       },

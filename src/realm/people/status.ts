@@ -97,7 +97,7 @@ const updateStatus: CommandDef<StatusInput, StatusPlan, StatusPlan> = {
     if (change.text !== undefined) event.status_text = change.text;
     if (change.emoji) Object.assign(event, { emoji_name: change.emoji.emojiName, emoji_code: change.emoji.emojiCode, reaction_type: change.emoji.reactionType });
     const out: RealmEvent[] = [{ event, users: activeUserIds(state) }];
-    if (change.away !== undefined) out.push(...userSettingEvents(state.usersById.get(userId)!, 'presence_enabled', !change.away));
+    if (change.away !== undefined) out.push(...userSettingEvents(state, state.usersById.get(userId)!, 'presence_enabled', !change.away));
     return out;
   },
 };

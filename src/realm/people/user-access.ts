@@ -1,5 +1,6 @@
 // Which users a user may see (the realm's can_access_all_users_group), and the "Unknown user" record clients
 // without the user_list_incomplete capability get in place of a user they cannot see.
+import type { Repos } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../types.js';
 
@@ -19,6 +20,16 @@ export function accessibleUserIds(state: RealmState, viewer: User, directPartner
     for (const id of state.channels.subscriberIds(sub.channelId)) ids.add(id);
   }
   return ids;
+}
+
+/**
+ * The users a viewer can see, or null when the realm does not restrict them; direct-message partners are asked
+ * of the database (the viewer's 1000 most recent conversations).
+ */
+export async function accessibleUsersOf(db: Repos, state: RealmState, viewer: User | null): Promise<Set<number> | null> {
+  if (!accessRestricted(state, viewer)) return null;
+  const rows = await db.userMessages.recentDirectConversations(viewer.id, 1000);
+  return accessibleUserIds(state, viewer, rows.flatMap((r) => r.members));
 }
 
 /** Whether `viewer` can see `target` by subscriptions alone (a user who just joined has no conversations yet). */
@@ -57,11 +68,11 @@ export const UNKNOWN_USER_AVATAR = '/static/images/unknown-user-avatar.png';
 
 /** The reference's placeholder for an inaccessible user: the usual format, nothing but the ID varies (the
  *  avatar is a path on the server, like the reference's static URL). */
-export function unknownUser(userId: number): Record<string, unknown> {
+export function unknownUser(userId: number, emailDomain: string): Record<string, unknown> {
   return {
     user_id: userId,
     delivery_email: null,
-    email: `user${userId}@unknown.invalid`,
+    email: `user${userId}@${emailDomain}`,
     full_name: UNKNOWN_USER_NAME,
     date_joined: new Date(0).toISOString(),
     is_active: true,
