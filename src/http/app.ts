@@ -1,7 +1,7 @@
 // The request pipeline: observe → route → realm by host → authenticate → parameters → handler → envelope.
 import type { RealmHandle } from '../actors/realms.js';
 import type { ObservedRequest } from '../operators/requests.js';
-import { authenticate } from './auth.js';
+import { authenticate, basicUsername } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
 import { ApiError, errors } from './errors.js';
@@ -48,15 +48,16 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
   }
 
   /**
-   * Checks a credential under the password-attempt limit of the address: refused (429) while failures have spent
-   * it, and each failure (`failed` tells which errors are wrong guesses) spends one attempt.
+   * Checks a credential under the password-attempt limit of an address (and account):
+   * refused (429) while failures have spent it, and each failure (`failed` tells which errors are wrong guesses)
+   * spends one attempt.
    */
-  function guarded<T>(address: string, check: () => T, failed: (err: ApiError) => boolean): T {
-    services.rateLimiter.credentialCheck(address);
+  function guarded<T>(address: string, account: string, check: () => T, failed: (err: ApiError) => boolean): T {
+    services.rateLimiter.credentialCheck(address, account);
     try {
       return check();
     } catch (err) {
-      if (err instanceof ApiError && failed(err)) services.rateLimiter.credentialFailed(address);
+      if (err instanceof ApiError && failed(err)) services.rateLimiter.credentialFailed(address, account);
       throw err;
     }
   }
@@ -65,14 +66,15 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
     const authorization = request.headers.authorization;
     const address = request.remoteAddress;
     if (endpoint.auth === 'operator') {
-      guarded(address, () => requireOperatorToken(services.config.operatorToken, authorization), (e) => e.message === errors.invalidOperatorToken().message);
+      guarded(address, '', () => requireOperatorToken(services.config.operatorToken, authorization), (e) => e.message === errors.invalidOperatorToken().message);
     }
     const forServer = endpoint.auth === 'operator' || endpoint.auth === 'public';
     const realm = forServer ? null : await services.realms.forHost(request.headers.host);
     observed.realmId = realm?.id ?? null;
     let user = null;
     if (realm && (endpoint.auth === 'user' || (endpoint.auth === 'optional' && authorization !== undefined))) {
-      user = guarded(address, () => authenticate(realm.state, authorization), (e) => e.code === 'INVALID_API_KEY');
+      // API keys are guessed per account: failures lock that account out from this address, not the address.
+      user = guarded(address, basicUsername(authorization) ?? '', () => authenticate(realm.state, authorization), (e) => e.code === 'INVALID_API_KEY');
       observed.userId = user.id;
     }
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;

@@ -100,6 +100,10 @@ class Buckets {
   }
 }
 
+function credentialKey(address: string, account: string): string {
+  return account === '' ? address : `${address} ${account.slice(0, 254)}`;
+}
+
 export class RateLimiter {
   private readonly user: Buckets;
   private readonly ip: Buckets;
@@ -126,20 +130,27 @@ export class RateLimiter {
   }
 
   /**
-   * Before checking a credential that is not a password (an API key, the operator token): refused while the
-   * address has spent its password-attempt budget on failures, so guesses stay bounded; a success costs nothing.
+   * Before checking a credential that is not a password (an API key per `account`, the operator token): refused
+   * while the address (and account) has spent its password-attempt budget on failures, so guesses stay bounded
+   * whether they are right or wrong; a success costs nothing.
    */
-  credentialCheck(address: string): void {
-    if (this.config.enabled) this.password.check(address);
+  credentialCheck(address: string, account = ''): void {
+    if (this.config.enabled) this.password.check(credentialKey(address, account));
   }
 
-  /** A credential that did not match: spends one password attempt of the address (the refusal is the caller's). */
-  credentialFailed(address: string): void {
+  /**
+   * A credential that did not match: spends one password attempt of the address (and account), and one request of
+   * the address's unauthenticated budget, which bounds the failures (and so the buckets) one address can make.
+   * The refusal is the caller's.
+   */
+  credentialFailed(address: string, account = ''): void {
     if (!this.config.enabled) return;
-    try {
-      this.password.take(address);
-    } catch {
-      // Already empty: credentialCheck refuses the next attempt.
+    for (const [buckets, key] of [[this.password, credentialKey(address, account)], [this.ip, address]] as const) {
+      try {
+        buckets.take(key);
+      } catch {
+        // Already empty: the next check refuses.
+      }
     }
   }
 
