@@ -249,6 +249,11 @@ export const errors = {
   // Accounts and permissions (issue #17).
   passwordTooWeak: () => new ApiError('BAD_REQUEST', 'The password is too weak.', 400),
   cannotAccessRecipients: () => new ApiError('BAD_REQUEST', 'You do not have permission to access some of the recipients.', 400),
+
+  // The image proxy (/external_content/): like camo, 403 for a URL this server did not sign, 404 when the image
+  // cannot be had (upstream error, not an image, too large, too slow, a refused address).
+  imageProxyBadSignature: () => new ApiError('BAD_REQUEST', 'Bad signature', 403),
+  imageProxyFailed: (msg: string) => new ApiError('NOT_FOUND', msg, 404),
 } as const;
 
 export interface ErrorReply {
