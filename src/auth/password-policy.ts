@@ -1,12 +1,13 @@
 // The reference's password policy: at least password_min_length and at most password_max_length characters,
 // and at least password_min_guesses guesses by the zxcvbn estimator. Estimates run in one worker thread, one at
-// a time, each within a time budget (a worker past it is replaced); at most MAX_WAITING wait for it.
+// a time, each within a time budget counted from when the worker has loaded its dictionaries (a worker past it
+// is replaced, and that check answers 503); at most MAX_WAITING wait for it.
 import { Worker } from 'node:worker_threads';
 import { errors } from '../http/errors.js';
 import { LIMITS } from '../limits.js';
 import { hashPassword } from './secrets.js';
 
-/** An estimate taking longer than this is abandoned (the password is refused as unverifiable). */
+/** An estimate taking longer than this is abandoned (503: the password could not be checked). */
 export const ESTIMATE_BUDGET_MS = 5_000;
 const MAX_WAITING = 64;
 
@@ -19,6 +20,8 @@ interface Pending {
 
 class Estimator {
   private worker: Worker | null = null;
+  /** The worker has loaded its dictionaries. */
+  private ready = false;
   private queue: Pending[] = [];
   private current: { job: Pending; timer: NodeJS.Timeout } | null = null;
   private nextId = 1;
@@ -33,7 +36,13 @@ class Estimator {
 
   private start(): Worker {
     const w = new Worker(new URL('./password-strength.worker.js', import.meta.url));
-    w.on('message', ({ id, guesses }: { id: number; guesses: number }) => {
+    w.on('message', (m: { ready?: true; id?: number; guesses?: number }) => {
+      if (m.ready) {
+        this.ready = true;
+        this.next();
+        return;
+      }
+      const { id, guesses } = m as { id: number; guesses: number };
       if (this.current?.job.id !== id) return;
       clearTimeout(this.current.timer);
       const { job } = this.current;
@@ -46,31 +55,35 @@ class Estimator {
     return w;
   }
 
-  /** The worker died or overran: the job it had fails, a new worker takes the rest. */
+  /** The worker died or overran: the job it had fails, a new worker takes the rest (all fail if it never loaded). */
   private fail(w: Worker, err: unknown): void {
     if (this.worker !== w) return;
+    const loaded = this.ready;
     this.worker = null;
+    this.ready = false;
     const cur = this.current;
     this.current = null;
     if (cur) {
       clearTimeout(cur.timer);
       cur.job.reject(err);
     }
+    if (!loaded) for (const job of this.queue.splice(0)) job.reject(err);
     this.next();
   }
 
   /** Starts the next estimate; the worker keeps the process alive only while it has one (listeners ref it). */
   private next(): void {
     if (this.current) return;
-    const job = this.queue.shift();
-    if (!job) {
+    if (this.queue.length === 0) {
       this.worker?.unref();
       return;
     }
     const w = (this.worker ??= this.start());
     w.ref();
+    if (!this.ready) return;
+    const job = this.queue.shift()!;
     const timer = setTimeout(() => {
-      this.fail(w, errors.passwordTooWeak());
+      this.fail(w, errors.unavailable('The password could not be checked in time; try again'));
       void w.terminate();
     }, ESTIMATE_BUDGET_MS);
     timer.unref();

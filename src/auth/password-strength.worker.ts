@@ -12,6 +12,8 @@ const estimator = new ZxcvbnFactory({
   translations: en.translations,
 });
 
+// Loaded: estimates may start (their time budget does not include loading the dictionaries).
+parentPort!.postMessage({ ready: true });
 parentPort!.on('message', ({ id, password }: { id: number; password: string }) => {
   parentPort!.postMessage({ id, guesses: estimator.check(password).guesses });
 });

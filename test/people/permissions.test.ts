@@ -125,6 +125,13 @@ test.serial('can_access_all_users_group: placeholders in GET /users, refusals fo
     t.is(refused.status, 400);
     t.deepEqual(refused.json, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
     t.is((await s.client.as(guest).get(`/users/${encodeURIComponent(fake(stranger))}`)).json.msg, 'Insufficient permission');
+    // Nor their status, in register or alone.
+    t.is((await s.client.as(stranger).post('/users/me/status', { form: { status_text: 'secret plans' } })).status, 200);
+    t.is((await s.client.as(colleague).post('/users/me/status', { form: { status_text: 'in the shared room' } })).status, 200);
+    const statuses = (await register(s, guest, { fetch_event_types: '["user_status"]' })).user_status;
+    t.is(statuses[String(colleague.id)].status_text, 'in the shared room');
+    t.false(String(stranger.id) in statuses);
+    t.is((await s.client.as(guest).get(`/users/${stranger.id}/status`)).json.msg, 'Insufficient permission');
 
     const send = (to: TestUser) => s.client.as(guest).post('/messages', { form: { type: 'direct', to: JSON.stringify([to.id]), content: 'hello' } });
     const denied = await send(stranger);

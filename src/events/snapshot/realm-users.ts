@@ -110,11 +110,20 @@ function listJson(realmKey: RealmState, key: string, plan: ListPlan): RawJson {
   return json;
 }
 
+const accessByContext = new WeakMap<SnapshotContext, Promise<Set<number> | null>>();
+
+/** The users this register's viewer can see (null: everyone), asked of the database once per snapshot. */
+export function snapshotAccess(ctx: SnapshotContext): Promise<Set<number> | null> {
+  let known = accessByContext.get(ctx);
+  if (!known) accessByContext.set(ctx, (known = accessibleUsersOf(ctx.services.db, ctx.state, ctx.user)));
+  return known;
+}
+
 /** realm_users and realm_non_active_users, as JSON spliced into the register response. */
 export async function realmUserLists(ctx: SnapshotContext): Promise<{ realm_users: RawJson; realm_non_active_users: RawJson }> {
   const { state, user: viewer, registration } = ctx;
   const caps = registration.capabilities;
-  const accessible = await accessibleUsersOf(ctx.services.db, state, viewer);
+  const accessible = await snapshotAccess(ctx);
   const idle = caps.user_avatar_url_field_optional ? await idleUsers(ctx) : null;
   const base = registration.clientGravatar ? CLIENT_GRAVATAR : 0;
   const active: ListPlan = { users: [], forms: [] };

@@ -1,7 +1,7 @@
 // Users: list and fetch user records, create accounts, change role and name, deactivate and reactivate.
 import { hashNewPassword } from '../../auth/password-policy.js';
 import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
-import { accessibleUsersOf, unknownUser } from '../../realm/people/user-access.js';
+import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/people/user-access.js';
 import { checkNewAccount } from '../../realm/people/users.commands.js';
 import { ROLES, type User } from '../../realm/types.js';
 import { formatUser } from '../../realm/user-format.js';
@@ -63,8 +63,7 @@ export const getUser = endpoint({
   async handle(ctx, p) {
     const state = ctx.realm.state;
     const user = targetUserByIdOrEmail(state, ctx.user, p.user_id, { allowDeactivated: true });
-    const accessible = await accessibleUsersOf(ctx.services.db, state, ctx.user);
-    if (accessible && !accessible.has(user.id)) throw errors.insufficientPermission();
+    await requireUserAccess(ctx.services.db, state, ctx.user, user);
     return { user: formatUser(user, { viewer: ctx.user, clientGravatar: p.client_gravatar, emailDomain: state.emailDomain }) };
   },
 });

@@ -41,6 +41,8 @@ export function legacyPresence(user: User, p: PresenceTimes): Record<string, Rec
 }
 
 export interface PresenceQuery {
+  /** The users a restricted viewer can see (can_access_all_users_group); null or absent: everyone. */
+  accessible?: Set<number> | null;
   /** The client's last_update_id; undefined when it sent none. */
   lastUpdateId?: number;
   historyDays?: number;
@@ -63,7 +65,7 @@ export function presenceResponse(
   for (const p of all) {
     if (p.lastUpdateId <= fetched || p.lastConnected < cutoff) continue;
     const user = state.usersById.get(p.userId);
-    if (!presenceVisible(state, user)) continue;
+    if (!presenceVisible(state, user) || (q.accessible && !q.accessible.has(user.id))) continue;
     if (q.modern) presences[String(user.id)] = modernPresence(user, p);
     else presences[state.apiEmailOf(user)] = legacyPresence(user, p);
     max = Math.max(max, p.lastUpdateId);

@@ -1,5 +1,6 @@
 // Which users a user may see (the realm's can_access_all_users_group), and the "Unknown user" record clients
 // without the user_list_incomplete capability get in place of a user they cannot see.
+import { errors } from '../../http/errors.js';
 import type { Repos } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../types.js';
@@ -30,6 +31,13 @@ export async function accessibleUsersOf(db: Repos, state: RealmState, viewer: Us
   if (!accessRestricted(state, viewer)) return null;
   const rows = await db.userMessages.recentDirectConversations(viewer.id, 1000);
   return accessibleUserIds(state, viewer, rows.flatMap((r) => r.members));
+}
+
+/** The reference's refusal ("Insufficient permission") when the realm keeps `target` from `viewer`. */
+export async function requireUserAccess(db: Repos, state: RealmState, viewer: User | null, target: User): Promise<void> {
+  if (viewer && canAccessBySubscriptions(state, viewer, target)) return;
+  const accessible = await accessibleUsersOf(db, state, viewer);
+  if (accessible && !accessible.has(target.id)) throw errors.insufficientPermission();
 }
 
 /** Whether `viewer` can see `target` by subscriptions alone (a user who just joined has no conversations yet). */
