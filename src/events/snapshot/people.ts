@@ -3,8 +3,8 @@
 import { formatGroup } from '../../realm/people/groups.js';
 import { presenceResponse } from '../../realm/people/presence.js';
 import { formatStatus } from '../../realm/people/status.js';
-import { snapshotAccess } from './realm-users.js';
 import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/people/user-settings.js';
+import { snapshotAccess } from './realm-users.js';
 import type { Section } from './types.js';
 
 export const peopleSections: Record<string, Section> = {
