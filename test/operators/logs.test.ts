@@ -90,6 +90,13 @@ test.serial('actor lifecycle at debug level: a queue is reported started and end
   t.like(lines.find((l) => l.msg === 'actor ended' && l.actor === actor), { level: 20, kind: 'eventQueue', state: 'expired' });
 });
 
+test('secret fields are redacted wherever a line carries them', (t) => {
+  const out: Record<string, any>[] = [];
+  const log = createLogger('info', 'json', { write: (line) => out.push(JSON.parse(line)) });
+  log.info({ user: { id: 1, passwordHash: 'scrypt$hash', apiKey: 'k3y', email: 'a@b.c' }, old_password: 'pw1', token: 't0k', authorization: 'Basic x' }, 'x');
+  t.like(out[0], { user: { id: 1, passwordHash: '[redacted]', apiKey: '[redacted]', email: 'a@b.c' }, old_password: '[redacted]', token: '[redacted]', authorization: '[redacted]' });
+});
+
 test('readable lines for a terminal: time, level, message, fields, and the stack below', (t) => {
   let out = '';
   const log = createLogger('info', 'pretty', { write: (line) => (out += line) });
