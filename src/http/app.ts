@@ -78,6 +78,8 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       observed.userId = user.id;
     }
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
+    const bodyLimit = endpoint.maxBodyBytes;
+    if (bodyLimit !== undefined) request.body.limit(bodyLimit, () => errors.bodyTooLarge(bodyLimit));
     const raw = endpoint.body === 'stream' ? Buffer.alloc(0) : await request.body.readAll();
     const params = await readParams(request.query, request.headers['content-type'] ?? '', raw);
     for (const [k, v] of Object.entries(pathParams)) params.fields.set(k, v);
