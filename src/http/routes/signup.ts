@@ -20,6 +20,18 @@ const ROLE_NAMES: Record<number, string> = { 100: 'Owner', 200: 'Administrator',
 /** The reference's CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS. */
 const CONFIRMATION_VALID_HOURS = 24;
 
+/** Pages people open, outside the API, without credentials; their keys are secrets kept out of the log. */
+const SIGNUP_PAGE = { root: true, errorFormat: 'html', auth: 'none', secretPath: true } as const;
+
+/** The sign-up form: the realm's heading, the error of the last try, `fields` and the submit button. */
+function signupForm(state: RealmState, fields: string, submit: string, error?: string): string {
+  return `<h1>Join ${escapeHtml(state.realm.name)}</h1>
+${error ? `<p class="error" id="form-error">${escapeHtml(error)}</p>` : ''}
+${fields}
+<button type="submit" id="submit">${submit}</button>
+</form>`;
+}
+
 const problemPage = (title: string, text: string, status: number, advice = '') =>
   new RawReply(page(title, `<h1 class="error" id="link-error">${text}</h1>${advice}`, status));
 
@@ -42,21 +54,15 @@ async function findInvite(ctx: RequestContext, key: string): Promise<MultiuseInv
 }
 
 function emailForm(state: RealmState, email: string, error?: string): string {
-  return `<h1>Join ${escapeHtml(state.realm.name)}</h1>
-${error ? `<p class="error" id="form-error">${escapeHtml(error)}</p>` : ''}
-<form method="post">
-<label for="email">Email address</label><input id="email" name="email" type="email" required value="${escapeHtml(email)}">
-<button type="submit" id="submit">Sign up</button>
-</form>`;
+  const fields = `<form method="post">
+<label for="email">Email address</label><input id="email" name="email" type="email" required value="${escapeHtml(email)}">`;
+  return signupForm(state, fields, 'Sign up', error);
 }
 
 export const signupPage = endpoint({
   method: 'GET',
   path: '/join/{key}',
-  root: true,
-  errorFormat: 'html',
-  auth: 'none',
-  secretPath: true,
+  ...SIGNUP_PAGE,
   params: { key: required(str({ maxLength: 100 })) },
   async handle(ctx, p) {
     const state = ctx.realm.state;
@@ -68,10 +74,7 @@ export const signupPage = endpoint({
 export const signupSubmit = endpoint({
   method: 'POST',
   path: '/join/{key}',
-  root: true,
-  errorFormat: 'html',
-  auth: 'none',
-  secretPath: true,
+  ...SIGNUP_PAGE,
   params: { key: required(str({ maxLength: 100 })), email: optional(str({ maxLength: 254 })) },
   async handle(ctx, p) {
     const state = ctx.realm.state;
@@ -123,23 +126,17 @@ async function findConfirmation(ctx: RequestContext, key: string): Promise<{ con
 }
 
 function accountForm(state: RealmState, email: string, fullName: string, error?: string): string {
-  return `<h1>Join ${escapeHtml(state.realm.name)}</h1>
-${error ? `<p class="error" id="form-error">${escapeHtml(error)}</p>` : ''}
-<p>Email address: <strong id="email">${escapeHtml(email)}</strong></p>
+  const fields = `<p>Email address: <strong id="email">${escapeHtml(email)}</strong></p>
 <form method="post">
 <label for="full_name">Full name</label><input id="full_name" name="full_name" required value="${escapeHtml(fullName)}">
-<label for="password">Password</label><input id="password" name="password" type="password" required>
-<button type="submit" id="submit">Create account</button>
-</form>`;
+<label for="password">Password</label><input id="password" name="password" type="password" required>`;
+  return signupForm(state, fields, 'Create account', error);
 }
 
 export const confirmPage = endpoint({
   method: 'GET',
   path: '/accounts/do_confirm/{key}',
-  root: true,
-  errorFormat: 'html',
-  auth: 'none',
-  secretPath: true,
+  ...SIGNUP_PAGE,
   params: { key: required(str({ maxLength: 100 })) },
   async handle(ctx, p) {
     const found = await findConfirmation(ctx, p.key);
@@ -152,10 +149,7 @@ export const confirmPage = endpoint({
 export const confirmSubmit = endpoint({
   method: 'POST',
   path: '/accounts/do_confirm/{key}',
-  root: true,
-  errorFormat: 'html',
-  auth: 'none',
-  secretPath: true,
+  ...SIGNUP_PAGE,
   params: {
     key: required(str({ maxLength: 100 })),
     full_name: optional(str({ maxLength: 1000 })),

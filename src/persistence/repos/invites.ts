@@ -40,10 +40,12 @@ function toConfirmation(r: Record<string, any>): SignupConfirmation {
     key: r.confirmation_key,
     email: r.email,
     inviteId: r.invite_id,
-    expiresAt: Math.floor((r.expires_at as Date).getTime() / 1000),
+    expiresAt: seconds(r.expires_at),
     used: r.used,
   };
 }
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
 function toInvite(r: Record<string, any>): MultiuseInvite {
   return {
@@ -56,8 +58,8 @@ function toInvite(r: Record<string, any>): MultiuseInvite {
     groupIds: r.group_ids,
     includeRealmDefaultSubscriptions: r.include_realm_default_subscriptions,
     welcomeMessageCustomText: r.welcome_message_custom_text,
-    createdAt: Math.floor((r.created_at as Date).getTime() / 1000),
-    expiresAt: r.expires_at ? Math.floor((r.expires_at as Date).getTime() / 1000) : null,
+    createdAt: seconds(r.created_at),
+    expiresAt: r.expires_at ? seconds(r.expires_at) : null,
     revoked: r.revoked,
   };
 }
