@@ -68,9 +68,16 @@ export class RealmState {
     this.groupsByName.set(g.name, g);
   }
 
-  /** The domain of the users' fake addresses (realmEmailDomain). */
+  private domainOf: { stringId: string; rootDomain: string; domain: string } | null = null;
+
+  /** The domain of the users' fake addresses (realmEmailDomain), remembered while the realm's host stays. */
   get emailDomain(): string {
-    return realmEmailDomain(this.realm.stringId, this.rootDomain);
+    const { stringId } = this.realm;
+    const known = this.domainOf;
+    if (known && known.stringId === stringId && known.rootDomain === this.rootDomain) return known.domain;
+    const domain = realmEmailDomain(stringId, this.rootDomain);
+    this.domainOf = { stringId, rootDomain: this.rootDomain, domain };
+    return domain;
   }
 
   /** The address the API shows for a user (apiEmail): real, or fake when their email_address_visibility hides it. */

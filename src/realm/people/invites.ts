@@ -51,7 +51,7 @@ export function inviteState(state: RealmState, i: MultiuseInvite, now = Math.flo
 }
 
 /** invites_changed, to the administrators and the invitation's creator. */
-export function invitesChanged(state: RealmState, invite: Pick<MultiuseInvite, 'referredBy'>): RealmEvent[] {
+function invitesChanged(state: RealmState, invite: MultiuseInvite): RealmEvent[] {
   return [{ event: { type: 'invites_changed' }, users: [...new Set([...activeAdminIds(state), invite.referredBy])] }];
 }
 
