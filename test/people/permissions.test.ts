@@ -125,9 +125,12 @@ test.serial('can_access_all_users_group: placeholders in GET /users, refusals fo
     t.is(refused.status, 400);
     t.deepEqual(refused.json, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
     t.is((await s.client.as(guest).get(`/users/${encodeURIComponent(fake(stranger))}`)).json.msg, 'Insufficient permission');
-    // Nor their status, in register or alone.
+    // Nor their status: in events, in register, or alone.
+    const queue = (await register(s, guest, { event_types: '["user_status"]' })).queue_id;
     t.is((await s.client.as(stranger).post('/users/me/status', { form: { status_text: 'secret plans' } })).status, 200);
     t.is((await s.client.as(colleague).post('/users/me/status', { form: { status_text: 'in the shared room' } })).status, 200);
+    const heard = (await events(s, guest, queue)).filter((e) => e.type === 'user_status').map((e) => e.user_id);
+    t.deepEqual(heard, [colleague.id]);
     const statuses = (await register(s, guest, { fetch_event_types: '["user_status"]' })).user_status;
     t.is(statuses[String(colleague.id)].status_text, 'in the shared room');
     t.false(String(stranger.id) in statuses);

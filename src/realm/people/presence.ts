@@ -6,7 +6,7 @@ import type { CommandDef } from '../commands.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
-import { activeUserIds } from './access.js';
+import { audienceOf } from './user-access.js';
 import { userSetting } from './user-settings.js';
 
 export const DEFAULT_HISTORY_DAYS = 14;
@@ -86,7 +86,7 @@ const announce: CommandDef<Announcement, Announcement | null, Announcement | nul
     return [
       {
         event: { type: 'presence', presences: { [String(user.id)]: modernPresence(user, presence) } },
-        users: activeUserIds(state),
+        users: audienceOf(state, user),
         // Clients without simplified_presence_events get the legacy form.
         legacy: {
           simplified_presence_events: [

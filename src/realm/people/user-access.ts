@@ -71,6 +71,14 @@ export function userAccessTest(state: RealmState, target: User): (viewer: User) 
   return (viewer) => canAccessBySubscriptions(state, viewer, target) || (partners ??= knownDirectPartners(state, target.id)).has(viewer.id);
 }
 
+/** The active users who may hear about `target` (its presence, status): everyone the realm lets see them. */
+export function audienceOf(state: RealmState, target: User): number[] {
+  const canAccess = userAccessTest(state, target);
+  const ids: number[] = [];
+  for (const u of state.usersById.values()) if (u.isActive && canAccess(u)) ids.push(u.id);
+  return ids;
+}
+
 export const UNKNOWN_USER_NAME = 'Unknown user';
 export const UNKNOWN_USER_AVATAR = '/static/images/unknown-user-avatar.png';
 
