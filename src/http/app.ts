@@ -77,6 +77,8 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       user = guarded(address, basicUsername(authorization) ?? '', () => authenticate(realm.state, authorization), (e) => e.code === 'INVALID_API_KEY');
       observed.userId = user.id;
     }
+    // Credentials nobody checked do not buy a place in the authenticated body budget.
+    if (user === null && endpoint.auth !== 'operator') request.body.anonymous();
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
     const bodyLimit = endpoint.maxBodyBytes;
     if (bodyLimit !== undefined) request.body.limit(bodyLimit, () => errors.bodyTooLarge(bodyLimit));
