@@ -82,6 +82,8 @@ export const errors = {
   invitationRevoked: () => new ApiError('BAD_REQUEST', 'Invitation has already been revoked', 400),
   pushServiceNotConfigured: () =>
     new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
+  // Video calls: no BigBlueButton server is configured.
+  bigBlueButtonNotConfigured: () => new ApiError('BAD_REQUEST', 'BigBlueButton is not configured.', 400),
 
   // Channels, subscriptions, folders and topics.
   invalidChannelId: () => new ApiError('BAD_REQUEST', 'Invalid channel ID', 400),
