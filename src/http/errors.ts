@@ -103,7 +103,6 @@ export const errors = {
   privateChannelNotDefault: () => new ApiError('BAD_REQUEST', 'Private channels cannot be made default.', 400),
   archivedChannelNotDefault: () => new ApiError('BAD_REQUEST', 'Archived channels cannot be made default.', 400),
   webPublicChannelPrivate: () => new ApiError('BAD_REQUEST', 'A web-public channel cannot be private.', 400),
-  publicChannelHistory: () => new ApiError('BAD_REQUEST', 'Public channels must have history public to subscribers.', 400),
   emptyTopicOnlyNeedsEmptyTopic: () =>
     new ApiError(
       'BAD_REQUEST',
