@@ -1,8 +1,9 @@
 // Validates success responses against the reference's OpenAPI document (../shared/spec/reference-openapi.yaml).
 // test/helpers/http.ts runs every 2xx JSON answer under /api/v1 through `checkResponse`; a mismatch fails the test.
 //
-// The document is loaded once per test process and each operation's schema compiled on first use. Before
-// compiling, schemas are made plain JSON Schema the way the reference's own test suite reads them:
+// The document is parsed once (a JSON copy in the temporary directory serves the other test processes) and each
+// operation's schema compiled on first use (the generated code is kept under node_modules/.cache for the other
+// processes; a large schema takes seconds to compile). Before compiling, schemas are made plain JSON Schema the way the reference's own test suite reads them:
 // - `$ref`s are inlined and `allOf` branches merged into one object schema (properties and `required` joined,
 //   closed when any branch says `additionalProperties: false`), so a closed branch does not reject the base's fields;
 // - OpenAPI's `nullable: true` becomes "or null"; `oneOf` becomes `anyOf` (one documented shape must match);
@@ -13,13 +14,18 @@
 // OPENAPI_VALIDATION=off skips the check; OPENAPI_VALIDATION=report:<file> appends mismatches to <file> (one JSON
 // line each) instead of failing, to survey the whole suite at once. Without the document (no ../shared, or
 // REFERENCE_OPENAPI pointing nowhere) the check is skipped.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { parse } from 'yaml';
+import standaloneModule from 'ajv/dist/standalone/index.js';
+import { load } from 'js-yaml';
 import { packageRoot } from '../../src/paths.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
+const standaloneCode = standaloneModule.default ?? standaloneModule;
 
 /** Where the reference schema and the reference server disagree, or a test sends what no server would: mismatches
  *  whose line (as in the failure message: pointer, complaint, value) matches `match` are not failures. */
@@ -61,14 +67,67 @@ interface Operation {
 
 let doc: Json | null | undefined;
 let operations: Operation[] = [];
-const compiled = new Map<string, ValidateFunction | null>();
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
+interface Validators {
+  /** Stops at the first mismatch: the cheap check every answer gets. */
+  fast: ValidateFunction;
+  /** Every mismatch, compiled only when an answer fails, for the message. */
+  full?: ValidateFunction;
+  schema: Json;
+}
+const compiled = new Map<string, Validators | null>();
+const ajvFast = new Ajv({ strict: false, allErrors: false, validateFormats: false, logger: false, code: { source: true } });
+const ajvFull = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
+
+/** Where compiled validators are kept between test processes (inside node_modules, so that the generated code's
+ *  `require("ajv/dist/runtime/…")` resolves). */
+const validatorCache = path.join(packageRoot, 'node_modules', '.cache', 'palaver-openapi');
+const requireCached = createRequire(import.meta.url);
+
+/** Writes `text` to `file` whole or not at all (test processes share the file). */
+function writeWhole(file: string, text: string): void {
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, text);
+  renameSync(partial, file);
+}
+
+/** The fast validator of a schema: compiled once for all test processes (a large schema takes seconds), then
+ *  loaded from its generated code. */
+function compileFast(schema: Json): ValidateFunction {
+  const key = createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 24);
+  const file = path.join(validatorCache, `${key}.cjs`);
+  if (existsSync(file)) {
+    try {
+      return requireCached(file) as ValidateFunction;
+    } catch {
+      // An unreadable copy is compiled again below.
+    }
+  }
+  const validate = ajvFast.compile(schema);
+  mkdirSync(validatorCache, { recursive: true });
+  writeWhole(file, standaloneCode(ajvFast, validate));
+  return validate;
+}
+
+/** The YAML document parsed, through a JSON copy in the temporary directory shared by the test processes
+ *  (parsing the YAML takes about a second; each test file runs in its own process). */
+function parseReference(): Json {
+  const st = statSync(referencePath);
+  const key = createHash('sha256').update(`${path.resolve(referencePath)} ${st.size} ${st.mtimeMs}`).digest('hex').slice(0, 16);
+  const cache = path.join(tmpdir(), `palaver-reference-openapi-${key}.json`);
+  try {
+    return JSON.parse(readFileSync(cache, 'utf8'));
+  } catch {
+    const parsed = load(readFileSync(referencePath, 'utf8'));
+    writeWhole(cache, JSON.stringify(parsed));
+    return parsed;
+  }
+}
 
 /** The reference document, or null when it is not there. */
 export function referenceDocument(): Json | null {
   if (doc !== undefined) return doc;
   if (process.env.OPENAPI_VALIDATION === 'off' || !existsSync(referencePath)) return (doc = null);
-  doc = parse(readFileSync(referencePath, 'utf8'), { maxAliasCount: -1 });
+  doc = parseReference();
   operations = [];
   for (const [template, item] of Object.entries<Json>(doc.paths)) {
     const names: string[] = [];
@@ -188,12 +247,13 @@ function responseSchema(op: Operation, status: number): Json | undefined {
   return r?.content?.['application/json']?.schema;
 }
 
-function validatorFor(op: Operation, status: number): ValidateFunction | null {
+function validatorsFor(op: Operation, status: number): Validators | null {
   const key = `${op.id} ${status}`;
   let v = compiled.get(key);
   if (v === undefined) {
-    const schema = responseSchema(op, status);
-    v = schema ? ajv.compile(normalize(schema)) : null;
+    const raw = responseSchema(op, status);
+    const schema = raw ? normalize(raw) : undefined;
+    v = schema ? { fast: compileFast(schema), schema } : null;
     compiled.set(key, v);
   }
   return v;
@@ -234,17 +294,19 @@ export function checkResponse(method: string, fullPath: string, status: number, 
   const apiPath = fullPath.slice('/api/v1'.length).split('?')[0]!;
   const op = findOperation(method, apiPath);
   if (!op) return;
-  const validate = validatorFor(op, status);
-  if (!validate) return;
+  const validators = validatorsFor(op, status);
+  if (!validators) return;
   let body: Json;
   try {
     body = asReference(JSON.parse(text));
   } catch {
     return;
   }
-  if (validate(body)) return;
+  if (validators.fast(body)) return;
+  validators.full ??= ajvFull.compile(validators.schema);
+  validators.full(body);
   const exceptions = SCHEMA_EXCEPTIONS.filter((x) => x.operation === op.id);
-  const lines = (validate.errors ?? []).map((e) => describe(e, body)).filter((l) => !exceptions.some((x) => x.match.test(l)));
+  const lines = (validators.full.errors ?? []).map((e) => describe(e, body)).filter((l) => !exceptions.some((x) => x.match.test(l)));
   if (lines.length === 0) return;
   const shown = lines.slice(0, 8).map((l) => `  ${l}`);
   if (lines.length > 8) shown.push(`  … ${lines.length - 8} more`);
