@@ -3,7 +3,7 @@
 //
 // The document is parsed once (a JSON copy in the temporary directory serves the other test processes) and each
 // operation's schema compiled on first use (the generated code is kept under node_modules/.cache for the other
-// processes; a large schema takes seconds to compile). Before compiling, schemas are made plain JSON Schema the way the reference's own test suite reads them:
+// processes: a large schema takes seconds to compile). Before compiling, schemas are made plain JSON Schema:
 // - `$ref`s are inlined and `allOf` branches merged into one object schema (properties and `required` joined,
 //   closed when any branch says `additionalProperties: false`), so a closed branch does not reject the base's fields;
 // - OpenAPI's `nullable: true` becomes "or null"; `oneOf` becomes `anyOf` (one documented shape must match);
