@@ -100,6 +100,12 @@ for (let segments = 1; segments <= 8; segments++) {
 export const rows: Row[] = [
   // Server and authentication.
   { method: 'GET', path: '/server_settings', request: () => ({ path: '/server_settings' }), expect: ALL_OK },
+  { method: 'GET', path: '/static/generated/emoji/emoji_api.json', request: () => ({ path: '/static/generated/emoji/emoji_api.json', root: true }), expect: ALL_OK },
+  {
+    method: 'GET', path: '/calls/bigbluebutton/create',
+    request: () => ({ path: '/calls/bigbluebutton/create', query: { meeting_name: 'standup' } }),
+    expect: () => err(400, 'BAD_REQUEST', 'BigBlueButton is not configured.'),
+  },
   {
     method: 'POST', path: '/fetch_api_key',
     request: (w) => ({ path: '/fetch_api_key', form: { username: w.users.owner.email, password: w.s.config.ownerPassword! } }),
