@@ -31,6 +31,7 @@ import { Operators } from './operators/index.js';
 import { registerActorKinds } from './operators/kinds.js';
 import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
+import { configureRenderPool } from './render-pool/index.js';
 
 export interface RunningServer {
   port: number;
@@ -63,6 +64,7 @@ async function migrateWithoutTimeout(config: Config, db: Database['db']): Promis
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const { uws } = loadUws(config.allowUwsFallback);
+  configureRenderPool(config.render);
 
   const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
   // Before the database, so its metrics observe every query.
@@ -125,7 +127,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const rateLimiter = new RateLimiter(config.rateLimits);
     const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
-    files.start();
+    await files.start();
     operators.connect({ db, hub, queues, longPolls, scheduled });
     const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
 

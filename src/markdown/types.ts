@@ -1,4 +1,6 @@
 // Types shared by the Markdown renderer: the caller's lookups, the result, and the per-render env.
+import type { RE2JS } from 're2js';
+import type { ImageRenderData } from './images.js';
 
 export interface RenderContext {
   /** Lookups supplied by the caller (the realm's in-memory state); all synchronous. */
@@ -11,6 +13,8 @@ export interface RenderContext {
   /** e.g. http://127.0.0.1:9991; links into the realm are rendered relative. */
   realmUrl: string;
   emptyTopicDisplayName?: string;
+  /** Inline image previews: the realm's setting, the proxy's signing key and the linked uploads' thumbnails. */
+  images?: ImageRenderData;
 }
 
 export interface RenderResult {
@@ -30,7 +34,9 @@ export interface RenderResult {
 /** A linkifier that passed validation and compiled. */
 export interface CompiledLinkifier {
   id: number;
-  re: RegExp;
+  /** The pattern on RE2: matching is linear in the text. */
+  re: RE2JS;
+  groupNames: string[];
   urlTemplate: string;
   /** Work still allowed for this linkifier in the current message. */
   budget: { chars: number; matches: number };

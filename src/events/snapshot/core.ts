@@ -1,4 +1,5 @@
 // Snapshot sections the foundation owns: the realm and its settings, users, groups, and the user's own record.
+import { serverThumbnailFormats } from '../../files/thumbnail-formats.js';
 import { realmUrl } from '../../http/urls.js';
 import { EMOJI_DATA_PATH } from '../../markdown/emoji.js';
 import { escapeHtml } from '../../markdown/escape.js';
@@ -72,6 +73,7 @@ export const coreSections: Record<string, Section> = {
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
       server_inline_image_preview: true,
+      server_thumbnail_formats: serverThumbnailFormats(),
       server_inline_url_embed_preview: false,
       server_needs_upgrade: false,
       server_presence_ping_interval_seconds: 60,
@@ -93,7 +95,6 @@ export const coreSections: Record<string, Section> = {
       server_generation: SERVER_GENERATION,
       password_min_guesses: 10000,
       giphy_rating_options: GIPHY_RATING_OPTIONS,
-      server_thumbnail_formats: [],
       server_emoji_data_url: `${url}${EMOJI_DATA_PATH}`,
       server_can_summarize_topics: false,
       server_supported_permission_settings: serverSupportedPermissionSettings(),
