@@ -50,7 +50,15 @@ const REALM_EVERYONE_ALLOWED = new Set([
   'direct_message_initiator_group', 'direct_message_permission_group',
 ]);
 
-export function serverSupportedPermissionSettings(): Record<'realm' | 'stream' | 'group', Record<string, PermissionSetting>> {
+type SupportedPermissionSettings = Record<'realm' | 'stream' | 'group', Record<string, PermissionSetting>>;
+let supported: SupportedPermissionSettings | undefined;
+
+/** The same for every realm and register: built once. */
+export function serverSupportedPermissionSettings(): SupportedPermissionSettings {
+  return (supported ??= buildSupportedPermissionSettings());
+}
+
+function buildSupportedPermissionSettings(): SupportedPermissionSettings {
   const realm = Object.fromEntries(
     Object.entries(REALM_GROUP_SETTING_DEFAULTS).map(([name, group]) => [
       name,
