@@ -7,7 +7,7 @@ import { packageRoot } from './paths.js';
 export const FEATURE_LEVEL = 419;
 
 /** The reference release whose API (FEATURE_LEVEL) this server speaks. */
-export const REFERENCE_RELEASE = '11.0';
+const REFERENCE_RELEASE = '11.0';
 
 const pkg = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string };
 /** `<reference release>-palaver-<our version>`, e.g. `11.0-palaver-0.1.0`: clients read a major (and minor) version
