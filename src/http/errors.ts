@@ -103,6 +103,7 @@ export const errors = {
   privateChannelNotDefault: () => new ApiError('BAD_REQUEST', 'Private channels cannot be made default.', 400),
   archivedChannelNotDefault: () => new ApiError('BAD_REQUEST', 'Archived channels cannot be made default.', 400),
   webPublicChannelPrivate: () => new ApiError('BAD_REQUEST', 'A web-public channel cannot be private.', 400),
+  nothingToDoForSubscriptions: () => new ApiError('BAD_REQUEST', 'Nothing to do. Specify at least one of "add" or "delete".', 400),
   emptyTopicOnlyNeedsEmptyTopic: () =>
     new ApiError(
       'BAD_REQUEST',

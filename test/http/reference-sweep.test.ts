@@ -38,7 +38,6 @@ const ALLOWED_MISSING: Record<string, string> = {
   'POST /export/realm': 'issue #16 (administration), not started',
   'GET /export/realm/consents': 'issue #16 (administration), not started',
   'POST /realm/test_welcome_bot_custom_message': 'issue #16 (administration), not started',
-  'PATCH /users/me/subscriptions': 'not built: clients subscribe and unsubscribe separately',
   'GET /user_uploads/{realm_id_str}/{filename}': 'not built: files are fetched with credentials instead',
   'POST /dev_fetch_api_key': 'development environment only in the reference',
   'POST /mobile_push/e2ee/test_notification': 'feature level 420, above ours',

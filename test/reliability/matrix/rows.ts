@@ -470,6 +470,15 @@ export const rows: Row[] = [
     expect: (r, c) => (c === 'privSub' || c === 'webPublic' || (c !== 'privUnsub' && r !== 'guest') ? OK : bad(/^Unable to access channel \(fresh \w+ \d+\)\.$/)),
   },
   {
+    method: 'PATCH', path: '/users/me/subscriptions', cases: VISIBILITIES,
+    request: async (w, _r, c) => {
+      const id = await freshChannel(w, vis(c));
+      const ch = await ok(owner(w).get(`/streams/${id}`));
+      return { path: '/users/me/subscriptions', form: { add: json([{ name: ch.stream.name }]) } };
+    },
+    expect: (r, c) => (c === 'privSub' || c === 'webPublic' || (c !== 'privUnsub' && r !== 'guest') ? OK : bad(/^Unable to access channel \(fresh \w+ \d+\)\.$/)),
+  },
+  {
     method: 'DELETE', path: '/users/me/subscriptions', cases: VISIBILITIES,
     request: async (w, _r, c) => {
       const id = await freshChannel(w, vis(c));
