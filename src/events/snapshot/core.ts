@@ -2,8 +2,9 @@
 import { serverThumbnailFormats } from '../../files/thumbnail-formats.js';
 import { realmUrl } from '../../http/urls.js';
 import { EMOJI_DATA_PATH } from '../../markdown/emoji.js';
-import { escapeHtml } from '../../markdown/escape.js';
 import { deprecatedRealmPolicies, serverSupportedPermissionSettings } from '../../realm/permission-settings.js';
+import { registerBranding } from '../../realm/admin/branding.js';
+import { renderedRealmDescription } from '../../realm/admin/properties.js';
 import { allRealmSettings } from '../../realm/realm-settings.js';
 import { ROLE, type UserGroup } from '../../realm/types.js';
 import { gravatarUrl } from '../../realm/user-format.js';
@@ -48,16 +49,11 @@ export const coreSections: Record<string, Section> = {
     return {
       ...out,
       realm_name: realm.name,
-      realm_description: realm.description === '' ? '' : `<p>${escapeHtml(realm.description)}</p>`,
+      realm_description: renderedRealmDescription(realm.description),
       realm_url: url,
       realm_uri: url,
       realm_date_created: realm.dateCreated,
-      realm_icon_url: `${url}/static/images/logo/palaver-icon.png`,
-      realm_icon_source: 'G',
-      realm_logo_url: '',
-      realm_logo_source: 'D',
-      realm_night_logo_url: '',
-      realm_night_logo_source: 'D',
+      ...registerBranding(state, url),
       realm_mandatory_topics: out.realm_topics_policy === 'disable_empty_topic',
       realm_allow_edit_history: out.realm_message_edit_history_visibility_policy !== 'none',
       realm_is_zephyr_mirror_realm: false,
@@ -93,7 +89,6 @@ export const coreSections: Record<string, Section> = {
       server_jitsi_server_url: null,
       jitsi_server_url: out.realm_jitsi_server_url ?? '',
       server_generation: SERVER_GENERATION,
-      password_min_guesses: 10000,
       giphy_rating_options: GIPHY_RATING_OPTIONS,
       server_emoji_data_url: `${url}${EMOJI_DATA_PATH}`,
       server_can_summarize_topics: false,
@@ -107,7 +102,7 @@ export const coreSections: Record<string, Section> = {
     if (user) {
       Object.assign(me, {
         user_id: user.id,
-        email: user.email,
+        email: state.apiEmailOf(user),
         delivery_email: user.email,
         full_name: user.fullName,
         is_admin: user.role <= ROLE.ADMINISTRATOR,
@@ -116,8 +111,8 @@ export const coreSections: Record<string, Section> = {
         is_guest: user.role === ROLE.GUEST,
         avatar_source: 'G',
         // The user's own avatar is always a URL, client_gravatar or not (as in the reference).
-        avatar_url: gravatarUrl(user.email),
-        avatar_url_medium: gravatarUrl(user.email),
+        avatar_url: gravatarUrl(state.apiEmailOf(user)),
+        avatar_url_medium: gravatarUrl(state.apiEmailOf(user)),
         can_create_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group') || state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),
         can_create_public_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group'),
         can_create_private_streams: state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),

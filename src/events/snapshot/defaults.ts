@@ -6,8 +6,6 @@ import type { Section } from './types.js';
 export const defaultSections: Record<string, Section> = {
   // No onboarding tours or one-time notices, and no navigation tour video.
   onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
-  // Sign-up is not restricted to email domains.
-  realm_domains: () => ({ realm_domains: [] }),
   default_stream_groups: () => ({ realm_default_stream_groups: [] }),
   // Full-text search uses the 'simple' configuration: it drops no words.
   stop_words: () => ({ stop_words: [] }),

@@ -9,6 +9,7 @@ import { filesSections } from './files.js';
 import { legacySections } from './legacy.js';
 import { messageSections } from './messages.js';
 import { peopleSections } from './people.js';
+import { realmAdminSections } from './realm-admin.js';
 import type { Section } from './types.js';
 
 export type { Section, SnapshotContext } from './types.js';
@@ -22,6 +23,7 @@ export const snapshotSections: Record<string, Section> = {
   ...filesSections,
   ...messageSections,
   ...peopleSections,
+  ...realmAdminSections,
   ...botSections,
   ...legacySections,
   // The reference documents the channel folders section under both names.

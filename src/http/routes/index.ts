@@ -36,6 +36,7 @@ import { scheduledMessageEndpoints } from './scheduled-messages.js';
 import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
+import { realmAdminEndpoints } from './realm.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
@@ -77,4 +78,5 @@ export const endpoints: Endpoint[] = [
   ...healthEndpoints,
   ...operatorEndpoints,
   ...dashboardEndpoints,
+  ...realmAdminEndpoints,
 ];
