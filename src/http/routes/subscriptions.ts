@@ -41,6 +41,9 @@ export const getSubscriptions = endpoint({
 /** Channels to subscribe to by name (created when missing). */
 const channelSpecs = list(object({ name: required(str()), description: optional(str()) }), { maxItems: REQUEST_LIMITS.subscribeChannels });
 
+/** Channels to unsubscribe from, by name. */
+const channelNames = list(str(), { maxItems: REQUEST_LIMITS.subscribeChannels });
+
 /** User IDs or emails. */
 const principals = optional(list(oneOf(int(), str()), { maxItems: REQUEST_LIMITS.principals }));
 
@@ -79,7 +82,7 @@ export const unsubscribe = endpoint({
   method: 'DELETE',
   path: '/users/me/subscriptions',
   auth: 'user',
-  params: { subscriptions: required(list(str(), { maxItems: REQUEST_LIMITS.subscribeChannels })), principals },
+  params: { subscriptions: required(channelNames), principals },
   async handle(ctx, p) {
     const input: UnsubscribeInput = { actorId: ctx.user.id, names: p.subscriptions, principals: p.principals ?? null };
     const r = await ctx.realm.dispatch<Unsubscribed>('unsubscribe', input);
@@ -93,7 +96,7 @@ export const updateSubscriptions = endpoint({
   method: 'PATCH',
   path: '/users/me/subscriptions',
   auth: 'user',
-  params: { add: withDefault(channelSpecs, []), delete: withDefault(list(str()), []) },
+  params: { add: withDefault(channelSpecs, []), delete: withDefault(channelNames, []) },
   async handle(ctx, p) {
     if (p.add.length === 0 && p.delete.length === 0) throw errors.nothingToDoForSubscriptions();
     const add: SubscribeInput | null = p.add.length === 0 ? null : {
