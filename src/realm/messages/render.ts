@@ -9,6 +9,7 @@ import { userSetting } from '../people/user-settings.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
+import { topicPermalinkLookups } from './topic-permalinks.js';
 
 const mentionable = (u: User): MentionableUser => ({ id: u.id, fullName: u.fullName, isActive: u.isActive });
 
@@ -70,9 +71,12 @@ export function renderContent(state: RealmState, author: User | null, realmUrl: 
   return withMe(content, renderMarkdown(content, renderContext(state, author, realmUrl)));
 }
 
-/** Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"). */
+/**
+ * Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"); topic
+ * links get their `/with/` permalinks from the database (topic-permalinks.ts).
+ */
 export async function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Promise<Rendered> {
-  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images)));
+  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author)));
 }
 
 /** A rendering made before its command reached the realm actor (the command's prepare), with what it rendered. */
