@@ -10,8 +10,8 @@ import { endpoints } from './http/routes/index.js';
 import { InFlight, serve } from './http/respond.js';
 import type { Services } from './http/services.js';
 import { createLogger, type Logger } from './log.js';
-import { createDatabase, type Database } from './persistence/db.js';
-import { EMBEDDED_MAX_CONNECTIONS, startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js';
+import { createDatabase, type Connection } from './persistence/db.js';
+import { startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js';
 import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
 import { realmCommands } from './realm/registry.js';
@@ -49,10 +49,8 @@ export interface StartOptions {
 }
 
 /** Migrations may legitimately run longer than the query timeout (indexes on large tables): they get a connection of their own. */
-async function migrateWithoutTimeout(config: Config, db: Database['db']): Promise<string[]> {
-  // The embedded database has no query timeout.
-  if (!config.databaseUrl) return migrate(db);
-  const own = createDatabase(config.databaseUrl, { max: 1 });
+async function migrateWithoutTimeout(connection: Connection): Promise<string[]> {
+  const own = createDatabase(connection, { max: 1 });
   try {
     return await migrate(own.db);
   } finally {
@@ -69,16 +67,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const operators = new Operators(log, { logRequests: config.logRequests });
   const observer = operators.metrics.db;
   let embedded: EmbeddedDatabase | null = null;
-  let database: Database;
-  if (config.databaseUrl) {
-    database = createDatabase(config.databaseUrl, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs });
-  } else {
-    embedded = await startEmbedded(config.dataDir);
-    // PGlite runs one query at a time; a few connections suffice and leave the rest for the admin CLI.
-    // No query timeout: the embedded database cannot be partitioned away, and its one session queues every query.
-    database = createDatabase(embedded.connection, { max: Math.min(4, EMBEDDED_MAX_CONNECTIONS), onIdleError, observer });
-    log.info({ dataDir: config.dataDir }, 'embedded database started');
+  if (!config.databaseUrl) {
+    embedded = await startEmbedded(config.dataDir, { ...config.embeddedDb, log });
+    log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }
+  const connection = config.databaseUrl ?? embedded!.connection;
+  const database = createDatabase(connection, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs });
   const { db } = database;
   const closeDatabase = async () => {
     await database.close();
@@ -87,7 +81,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   let root;
   try {
-    const applied = await migrateWithoutTimeout(config, db);
+    const applied = await migrateWithoutTimeout(connection);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();

@@ -4,6 +4,7 @@
 // `cutAfterCommit` lets the next COMMIT reach the database but drops the connection before its answer comes back
 // (the one moment a client cannot know whether its transaction committed).
 import net from 'node:net';
+import { socketOf } from '../helpers/database.js';
 
 export type ProxyMode = 'up' | 'down' | 'stall';
 
@@ -26,16 +27,14 @@ function holdsCommit(chunk: Buffer): boolean {
 }
 
 export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
-  const target = new URL(targetUrl);
-  const host = target.hostname;
-  const port = Number(target.port || 5432);
+  const target = socketOf(targetUrl);
   let mode: ProxyMode = 'up';
   let commitCutArmed = false;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket | null }>();
   const held: net.Socket[] = [];
 
   const connect = (client: net.Socket) => {
-    const upstream = net.connect({ host, port });
+    const upstream = net.connect(target);
     const pair = { client, upstream };
     pairs.add(pair);
     for (const s of [client, upstream]) s.on('error', () => undefined);
