@@ -42,7 +42,8 @@ async function lookup(name: string): Promise<Account | null> {
   }
 }
 
-/** A process's identity that survives PID reuse: its start time (Linux), or 0 where /proc is missing; null when gone. */
+/** A process's identity that survives PID reuse: its start time (Linux), or 0 where /proc is missing; null when gone
+ *  (a zombie too: an exited process its parent has not reaped yet). */
 export function processStart(pid: number): number | null {
   try {
     process.kill(pid, 0);
@@ -51,8 +52,9 @@ export function processStart(pid: number): number | null {
   }
   try {
     // Field 22 of /proc/<pid>/stat, after the parenthesized command name (which may hold spaces).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ...rest] = fields.slice(fields.lastIndexOf(')') + 2).split(' ');
+    return state === 'Z' ? null : Number(rest[18]);
   } catch {
     return 0;
   }

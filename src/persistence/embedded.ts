@@ -26,8 +26,6 @@ export interface EmbeddedDatabase {
 
 export interface EmbeddedOptions extends Partial<Config['embeddedDb']> {
   log?: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
-  /** The running postgres does not keep this process alive (the tests stop theirs when the process is done). */
-  unref?: boolean;
 }
 
 const INFO_FILE = 'embedded-db.json';
@@ -93,16 +91,15 @@ export function embeddedConnection(dataDir: string): EmbeddedConnection | null {
   return info && { host: info.host, port: info.port, user: info.user, database: info.database };
 }
 
-/** Whether a live process other than this one runs (or is starting) the embedded database of `dataDir`. */
+/** Whether a live process runs (or is starting) the embedded database of `dataDir`. */
 export function embeddedInUse(dataDir: string): boolean {
   return liveOwner(dataDir) !== null;
 }
 
-/** The process that runs the database of `dataDir`, if it is alive and not this one. */
+/** The process that runs the database of `dataDir`, if it is alive. */
 function liveOwner(dataDir: string): number | null {
   const owner = readInfo(dataDir)?.owner;
-  if (!owner || owner.pid === process.pid) return null;
-  return processStart(owner.pid) === owner.start ? owner.pid : null;
+  return owner && processStart(owner.pid) === owner.start ? owner.pid : null;
 }
 
 export class PgliteDataError extends Error {}
@@ -123,7 +120,7 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
   const pgdata = path.join(dataDir, PGDATA);
   if (existsSync(path.join(dataDir, PGLITE_DIR)) && !existsSync(pgdata)) throw new PgliteDataError(pgliteMessage(dataDir));
   const busy = liveOwner(dataDir);
-  if (busy) throw new Error(`the embedded database in ${dataDir} is in use by process ${busy} (another Palaver server or admin command)`);
+  if (busy !== null) throw new Error(`the embedded database in ${dataDir} is in use by process ${busy} (another Palaver server or admin command)`);
   const account = await databaseAccount(opts.osUser ?? 'palaver-db');
   const bins = await pgBinaries();
   if (!existsSync(path.join(pgdata, 'PG_VERSION'))) await initialise(bins, pgdata, account);
@@ -137,7 +134,7 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
   const args = postgresArgs(pgdata, account, opts.tcp ? { listen_addresses: '127.0.0.1', port: String(port) } : {});
   let child: ChildProcess;
   try {
-    child = await launchWithRetries(bins, pgdata, account, args, opts.unref);
+    child = await launchWithRetries(bins, pgdata, account, args);
     if (opts.tcp) await setPassword(connection, opts.tcp.password);
   } catch (err) {
     rmSync(infoPath(dataDir), { force: true });
@@ -155,7 +152,7 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
       for (let delayMs = 200; ; delayMs = Math.min(delayMs * 2, 10_000)) {
         try {
           await sleep(delayMs, undefined, { signal: stopping.signal });
-          child = await launch(bins, pgdata, account, args, opts.unref);
+          child = await launch(bins, pgdata, account, args);
           if (stopping.signal.aborted) return;
           opts.log?.info({ pid: child.pid }, 'embedded PostgreSQL started again');
           break;
@@ -260,10 +257,10 @@ function socketDirectory(pgdata: string, port: number): { host: string; remove()
 }
 
 /** The first start may meet a postgres that is still shutting down, or backends of a killed one still exiting. */
-async function launchWithRetries(bins: PgBinaries, pgdata: string, account: Account | null, args: string[], unref = false): Promise<ChildProcess> {
+async function launchWithRetries(bins: PgBinaries, pgdata: string, account: Account | null, args: string[]): Promise<ChildProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(bins, pgdata, account, args, unref);
+      return await launch(bins, pgdata, account, args);
     } catch (err) {
       if (attempt >= 5) throw err;
       await sleep(500 * attempt);
@@ -271,7 +268,7 @@ async function launchWithRetries(bins: PgBinaries, pgdata: string, account: Acco
   }
 }
 
-async function launch(bins: PgBinaries, pgdata: string, account: Account | null, args: string[], unref = false): Promise<ChildProcess> {
+async function launch(bins: PgBinaries, pgdata: string, account: Account | null, args: string[]): Promise<ChildProcess> {
   await clearLeftovers(pgdata);
   const child = spawnAs(bins.postgres, args, pgdata, account);
   let output = '';
@@ -287,10 +284,6 @@ async function launch(bins: PgBinaries, pgdata: string, account: Account | null,
   // From here postgres logs to its own files; the pipes only need draining.
   child.stdout!.off('data', collect).resume();
   child.stderr!.off('data', collect).resume();
-  if (unref) {
-    child.unref();
-    for (const pipe of [child.stdout, child.stderr] as unknown as net.Socket[]) pipe.unref();
-  }
   return child;
 }
 

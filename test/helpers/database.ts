@@ -1,36 +1,49 @@
-// A throwaway database per test file: a fresh database on DATABASE_URL's server, or, with no DATABASE_URL, on an
-// embedded PostgreSQL started for this test file (this process) on first use and stopped when the process is done.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+// A throwaway database per test file: a fresh database on DATABASE_URL's server, or, with no DATABASE_URL, on the
+// embedded PostgreSQL that the test files of one ava run share (database-keeper.ts runs it; the first file to need
+// it starts the keeper).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import type net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createScratchDatabase, type ScratchDatabase } from '../../bench/lib/database.js';
-import { embeddedInUse, startEmbedded, type EmbeddedDatabase } from '../../src/persistence/embedded.js';
+import { embeddedInUse, findRunningEmbedded, type EmbeddedConnection } from '../../src/persistence/embedded.js';
 
 export type TestDatabase = ScratchDatabase;
 
 const PREFIX = 'palaver-testdb-';
-let embedded: Promise<EmbeddedDatabase> | null = null;
+const KEEPER = new URL('./database-keeper.js', import.meta.url);
+let shared: Promise<EmbeddedConnection> | null = null;
 
 /** The URL of the server the test databases are made on. */
 async function serverUrl(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  embedded ??= startTestServer();
-  const { host, port, user, database } = (await embedded).connection;
+  shared ??= sharedServer();
+  const { host, port, user, database } = await shared;
   return `postgres://${user}@${encodeURIComponent(host)}:${port}/${database}`;
 }
 
-async function startTestServer(): Promise<EmbeddedDatabase> {
+/** Test files run in processes of their own, children of ava's main process: one server per main process. */
+async function sharedServer(): Promise<EmbeddedConnection> {
   removeAbandoned();
-  const dir = mkdtempSync(path.join(tmpdir(), PREFIX));
-  const server = await startEmbedded(dir, { unref: true });
-  // After the file's own after.always hooks, which still use it; a process that is killed instead leaves its
-  // postgres to stop by itself (setpriv --pdeathsig) and its directory to removeAbandoned.
-  process.once('beforeExit', () => void server.stop().finally(() => rmSync(dir, { recursive: true, force: true })));
-  return server;
+  const dir = path.join(tmpdir(), `${PREFIX}${process.ppid}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+    spawn(process.execPath, [KEEPER.pathname, dir, String(process.ppid)], { detached: true, stdio: 'ignore' }).unref();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(100)) {
+    const running = await findRunningEmbedded(dir);
+    if (running) return running;
+    const failed = path.join(dir, 'failed');
+    if (existsSync(failed)) throw new Error(`the tests' embedded PostgreSQL did not start: ${readFileSync(failed, 'utf8')}`);
+  }
+  throw new Error(`the tests' embedded PostgreSQL in ${dir} did not start within two minutes`);
 }
 
-/** Directories of test servers whose processes died an hour ago or more. */
+/** Directories of test servers whose keepers died (killed) an hour ago or more. */
 function removeAbandoned(): void {
   for (const name of readdirSync(tmpdir())) {
     if (!name.startsWith(PREFIX)) continue;

@@ -35,7 +35,7 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
 
   const connect = (client: net.Socket) => {
     const upstream = net.connect(target);
-    const pair = { client, upstream };
+    const pair = { client, upstream, cut: false };
     pairs.add(pair);
     for (const s of [client, upstream]) s.on('error', () => undefined);
     client.pipe(upstream);
@@ -44,6 +44,8 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     client.on('data', (chunk: Buffer) => {
       if (!commitCutArmed || !holdsCommit(chunk)) return;
       commitCutArmed = false;
+      // The COMMIT still reaches the database: the upstream is closed only later.
+      pair.cut = true;
       upstream.unpipe(client);
       client.resetAndDestroy();
       setTimeout(() => upstream.destroy(), 500);
@@ -51,7 +53,7 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     const end = () => {
       pairs.delete(pair);
       client.destroy();
-      upstream.destroy();
+      if (!pair.cut) upstream.destroy();
     };
     client.on('close', end);
     upstream.on('close', end);
