@@ -132,16 +132,18 @@ export async function startEmbedded(dataDir: string, opts: EmbeddedOptions = {})
   writeFileSync(infoPath(dataDir), JSON.stringify({ ...connection, owner: { pid: process.pid, start } } satisfies Info), { mode: 0o600 });
 
   const args = postgresArgs(pgdata, account, opts.tcp ? { listen_addresses: '127.0.0.1', port: String(port) } : {});
-  let child: ChildProcess;
+  let started: ChildProcess | undefined;
   try {
-    child = await launchWithRetries(bins, pgdata, account, args);
+    started = await launchWithRetries(bins, pgdata, account, args);
     if (opts.tcp) await setPassword(connection, opts.tcp.password);
   } catch (err) {
+    if (started) await shutDown(started);
     rmSync(infoPath(dataDir), { force: true });
     link.remove();
     throw err;
   }
 
+  let child = started;
   // Supervision: a postgres that dies is started again, sooner at first; requests fail (503) meanwhile.
   const stopping = new AbortController();
   const supervised = (async () => {
