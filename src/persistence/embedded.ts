@@ -187,10 +187,10 @@ function exitOf(child: ChildProcess): Promise<string> {
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(`exit code ${code}, signal ${signal}`)));
 }
 
-/** The connection of a server's embedded database that is running now, or null. */
+/** The connection of a server's embedded database that is running and ready now, or null. */
 export async function findRunningEmbedded(dataDir: string): Promise<EmbeddedConnection | null> {
   const info = embeddedConnection(dataDir);
-  if (!info || !liveOwner(dataDir)) return null;
+  if (!info || !liveOwner(dataDir) || readPidFile(path.join(dataDir, PGDATA))?.[7]?.trim() !== 'ready') return null;
   const reachable = await new Promise<boolean>((resolve) => {
     const s = net.connect({ path: path.join(info.host, `.s.PGSQL.${info.port}`) });
     s.once('connect', () => {

@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createDatabase } from '../../src/persistence/db.js';
+import { createDatabase, type Connection } from '../../src/persistence/db.js';
 import { pgBinaries } from '../../src/persistence/embedded-binaries.js';
 import { processStart } from '../../src/persistence/embedded-host.js';
-import { findRunningEmbedded, PgliteDataError, startEmbedded, type EmbeddedConnection } from '../../src/persistence/embedded.js';
+import { findRunningEmbedded, PgliteDataError, startEmbedded } from '../../src/persistence/embedded.js';
 
 const run = promisify(execFile);
 
@@ -19,7 +19,7 @@ function scratchDir(t: { teardown(fn: () => void): void }): string {
   return dir;
 }
 
-async function query<T>(connection: EmbeddedConnection, fn: (db: ReturnType<typeof createDatabase>['db']) => Promise<T>): Promise<T> {
+async function query<T>(connection: Connection, fn: (db: ReturnType<typeof createDatabase>['db']) => Promise<T>): Promise<T> {
   const database = createDatabase(connection, { max: 8 });
   try {
     return await fn(database.db);
@@ -130,4 +130,20 @@ test('a data directory of the PGlite version is left untouched, with a message s
   t.regex(err!.message, /pg_dump -h .* -p 5432 -U postgres/);
   t.regex(err!.message, /move .*pglite elsewhere/);
   t.false(existsSync(path.join(dir, 'postgres')));
+});
+
+test('EMBEDDED_DB_PORT: also on 127.0.0.1, for the postgres user with its password only', async (t) => {
+  const dir = scratchDir(t);
+  const password = 'a-long-enough-secret';
+  // A port of this suite's own range (10800-10899): two runs of this test at once would collide.
+  const port = 10850;
+  const pg = await startEmbedded(dir, { tcp: { port, password } });
+  try {
+    t.is(await query(pg.connection, (db) => db.one('SHOW listen_addresses', [], (r) => r.listen_addresses)), '127.0.0.1');
+    const over = (pw: string) => query(`postgres://postgres:${pw}@127.0.0.1:${port}/postgres`, (db) => db.one('SELECT 1 AS one', [], (r) => r.one));
+    t.is(await over(password), 1);
+    await t.throwsAsync(over('wrong-password-here'), { message: /password authentication failed/ });
+  } finally {
+    await pg.stop();
+  }
 });
