@@ -44,7 +44,7 @@ const SETTINGS: Record<string, string> = {
   fsync: 'on',
   synchronous_commit: 'on',
   full_page_writes: 'on',
-  max_connections: '50',
+  max_connections: '100',
   shared_buffers: '64MB',
   work_mem: '4MB',
   maintenance_work_mem: '32MB',
