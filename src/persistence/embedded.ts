@@ -206,10 +206,11 @@ function socketDirectory(pgdata: string, port: number): { host: string; remove()
 }
 
 async function setPassword(connection: EmbeddedConnection, password: string): Promise<void> {
-  const pgp = pgPromise();
+  const db = pgPromise()(connection);
   try {
-    await pgp(connection).none('ALTER ROLE $1:name PASSWORD $2', [SUPERUSER, password]);
+    await db.none('ALTER ROLE $1:name PASSWORD $2', [SUPERUSER, password]);
   } finally {
-    pgp.end();
+    // Not pgp.end(): that would close every pg-promise pool of the process.
+    await db.$pool.end();
   }
 }
