@@ -31,6 +31,7 @@ import { Operators } from './operators/index.js';
 import { registerActorKinds } from './operators/kinds.js';
 import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
+import { configureRenderPool } from './render-pool/index.js';
 
 export interface RunningServer {
   port: number;
@@ -61,6 +62,7 @@ async function migrateWithoutTimeout(connection: Connection): Promise<string[]> 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const { uws } = loadUws(config.allowUwsFallback);
+  configureRenderPool(config.render);
 
   const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
   // Before the database, so its metrics observe every query.
