@@ -26,8 +26,8 @@ async function serverUrl(): Promise<string> {
 
 /** Test files run in processes of their own, children of ava's main process: one server per main process. */
 async function sharedServer(): Promise<EmbeddedConnection> {
-  removeAbandoned();
   const dir = path.join(tmpdir(), `${PREFIX}${process.ppid}`);
+  removeAbandoned(dir);
   try {
     mkdirSync(dir, { mode: 0o700 });
     spawn(process.execPath, [KEEPER.pathname, dir, String(process.ppid)], { detached: true, stdio: 'ignore' }).unref();
@@ -43,13 +43,15 @@ async function sharedServer(): Promise<EmbeddedConnection> {
   throw new Error(`the tests' embedded PostgreSQL in ${dir} did not start within two minutes`);
 }
 
-/** Directories of test servers whose keepers died (killed) an hour ago or more. */
-function removeAbandoned(): void {
+/** Directories of test servers whose keepers died (killed) an hour ago or more; `own` (named after this run's PID,
+ *  which an earlier run may have had) after two minutes, longer than a keeper takes to record itself. */
+function removeAbandoned(own: string): void {
   for (const name of readdirSync(tmpdir())) {
     if (!name.startsWith(PREFIX)) continue;
     const dir = path.join(tmpdir(), name);
     try {
-      if (!embeddedInUse(dir) && Date.now() - statSync(dir).mtimeMs > 3600_000) rmSync(dir, { recursive: true, force: true });
+      const ageMs = Date.now() - statSync(dir).mtimeMs;
+      if (!embeddedInUse(dir) && ageMs > (dir === own ? 120_000 : 3600_000)) rmSync(dir, { recursive: true, force: true });
     } catch {
       // Another account's, or already gone.
     }
