@@ -31,6 +31,8 @@ export async function openDb(): Promise<TestDb> {
   const scratch = await createTestDatabase();
   const pgp = (await import('pg-promise')).default();
   const pool = pgp(scratch.url);
+  // Dropping the database at close terminates backends whose clients may not have closed yet: no error here.
+  pool.$pool.on('error', () => undefined);
   const conn = await pool.connect();
   // One query at a time on the one connection; tests in a file run concurrently.
   let queue: Promise<unknown> = Promise.resolve();
@@ -43,7 +45,8 @@ export async function openDb(): Promise<TestDb> {
       return run;
     },
     close: async () => {
-      conn.done();
+      conn.client.on('error', () => undefined);
+      conn.done(true);
       await pool.$pool.end();
       await scratch.drop();
     },
