@@ -18,3 +18,23 @@ export const LIMITS = {
 
 /** Clients time out a GET /events after this; above the heartbeat interval. */
 export const EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS = 90;
+
+/** Items one request may carry where the reference sets no limit of its own (issue #17); beyond them the request is
+ *  refused with a 400 envelope. */
+export const REQUEST_LIMITS = {
+  /** Recipients of one direct message (or draft). */
+  directRecipients: 1000,
+  /** Channels named in one subscribe or unsubscribe call, and of those, channels one call may create. */
+  subscribeChannels: 500,
+  createdChannels: 100,
+  /** Users named as principals (or subscribers of a new channel), and subscriptions one call may write (users × channels). */
+  principals: 10_000,
+  subscriptionPairs: 100_000,
+  /** Property changes in one POST /users/me/subscriptions/properties, drafts in one POST /drafts, IDs in a reorder. */
+  propertyChanges: 1000,
+  drafts: 1000,
+  reorderIds: 10_000,
+  /** Characters of a navigation view's fragment and name. */
+  navigationViewFragment: 1000,
+  navigationViewName: 100,
+} as const;

@@ -57,6 +57,10 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       user = authenticate(realm.state, authorization);
       observed.userId = user.id;
     }
+    // A deactivated organization serves nobody, spectators included.
+    else if (realm && endpoint.auth === 'optional' && realm.state.realm.deactivated) throw errors.realmDeactivated();
+    // Credentials nobody checked do not buy a place in the authenticated body budget.
+    if (user === null && endpoint.auth !== 'operator') request.body.anonymous();
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
     const bodyLimit = endpoint.maxBodyBytes;
     if (bodyLimit !== undefined) request.body.limit(bodyLimit, () => errors.bodyTooLarge(bodyLimit));

@@ -10,7 +10,8 @@ function catalogueFields(names: string[]): Record<string, Field<unknown>> {
   return Object.fromEntries(names.map((n) => [n, optional(USER_SETTINGS[n]!.type)]));
 }
 
-function sentSettings(names: string[], p: Record<string, unknown>): Record<string, unknown> {
+/** The parameters of `names` a request sent. */
+export function sentSettings(names: string[], p: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const n of names) if (p[n] !== undefined) out[n] = p[n];
   return out;

@@ -1,6 +1,7 @@
 // Who a message is addressed to: `to` in every form clients send it (name, ID, JSON, list, comma list),
 // resolved against the working set with Zulip's errors.
 import { errors } from '../../http/errors.js';
+import { REQUEST_LIMITS } from '../../limits.js';
 import { hasMetadataAccess } from '../channels/access.js';
 import type { Channel } from '../channels/types.js';
 import type { RealmState } from '../state.js';
@@ -43,6 +44,7 @@ export function directIndicators(raw: RawTo): string[] | number[] {
   }
   if (!Array.isArray(data)) throw errors.invalidRecipientsType();
   if (data.length === 0) return [];
+  if (data.length > REQUEST_LIMITS.directRecipients) throw errors.tooManyItems('recipients', REQUEST_LIMITS.directRecipients);
   if (typeof data[0] === 'string') {
     if (!data.every((x) => typeof x === 'string')) throw errors.mixedRecipients();
     return [...new Set((data as string[]).map((e) => e.trim()))].filter((e) => e !== '');

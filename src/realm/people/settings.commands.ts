@@ -2,7 +2,9 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { CommandDef } from '../commands.js';
 import { dropDraftsIfSyncTurnedOff } from '../drafts/drafts.commands.js';
-import { actor, activeUserIds, checkFullName, requireAdmin } from './access.js';
+import { errors } from '../../http/errors.js';
+import { realmSetting } from '../realm-settings.js';
+import { actor, activeUserIds, checkFullName, isAdmin, requireAdmin } from './access.js';
 import { realmUserUpdate, userSettingEvents } from './events.js';
 import { userSetting } from './user-settings.js';
 
@@ -26,7 +28,11 @@ const updateSettings: CommandDef<UpdateSettingsInput, SettingsPlan, SettingsPlan
     }
     const plan: SettingsPlan = { userId: user.id, settings: changed, passwordHash: input.passwordHash };
     if (input.fullName !== undefined) {
-      const name = checkFullName(input.fullName);
+      const name = checkFullName(input.fullName, state, user.id);
+      // Administrators may always change their name (the reference's name_changes_disabled).
+      if (name !== user.fullName && realmSetting(state, 'name_changes_disabled') && !isAdmin(user)) {
+        throw errors.badRequest('Name changes are disabled in this organization.');
+      }
       if (name !== user.fullName) plan.fullName = name;
     }
     if (input.timezone !== undefined && input.timezone !== user.timezone) plan.timezone = input.timezone;

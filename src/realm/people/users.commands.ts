@@ -9,6 +9,7 @@ import { roleGroup } from '../system-groups.js';
 import { ROLE, type Role, type User } from '../types.js';
 import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSubscriptions, type NewSubscription } from '../channels/subscribing.js';
 import type { Subscription } from '../channels/types.js';
+import { emailRefusal } from '../admin/domains.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
 import { inviteState } from './invites.js';
@@ -43,7 +44,9 @@ export function checkNewAccount(state: RealmState, email: string, fullName: stri
   const trimmed = email.trim();
   if (!isValidEmail(trimmed)) throw errors.badRequest(`Invalid email address '${trimmed}'`);
   if (state.userByEmail(trimmed)) throw errors.emailInUse();
-  return { email: trimmed, fullName: checkFullName(fullName) };
+  const refusal = emailRefusal(state, trimmed);
+  if (refusal) throw errors.badRequest(refusal);
+  return { email: trimmed, fullName: checkFullName(fullName, state) };
 }
 
 export function applyCreatedUser(state: RealmState, created: CreatedUser): void {
@@ -201,7 +204,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       plan.role = { from: target.role, to: input.role };
     }
     if (input.fullName !== undefined) {
-      const name = checkFullName(input.fullName);
+      const name = checkFullName(input.fullName, state, target.id);
       if (name !== target.fullName) plan.fullName = name;
     }
     return plan;
