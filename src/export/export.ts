@@ -58,6 +58,7 @@ export async function exportRealm(db: Db, storage: FileStorage, opts: ExportOpti
         if (rows.length === 0) break;
         for (const row of rows) {
           for (const c of drop) delete row[c];
+          table.scrub?.(row, opts.type);
           if (table.name === 'attachments') fileKeys.push(attachmentKey(String(row.path_id)));
           if (table.name === 'realm_emoji') fileKeys.push(emojiKey(opts.realmId, String(row.file_name)));
         }

@@ -24,6 +24,8 @@ export interface TableSpec {
    *  insert, then updated with `remapLate`. */
   late?: string[];
   remapLate?(row: Row, m: IdMaps): void;
+  /** Removes what this export type must not carry (in place). */
+  scrub?(row: Row, type: ExportType): void;
 }
 
 /** Tables deliberately left out: per-server or transient state, and secrets of links and devices. */
@@ -119,6 +121,13 @@ export const TABLES: TableSpec[] = [
     id: 'id',
     select: () => 'SELECT * FROM users t WHERE t.realm_id = $1',
     remap: realmRow,
+    // Credentials travel only in a full (operator's) export; the importer makes new API keys for the others.
+    scrub(row, type) {
+      if (type !== 'full') {
+        delete row.api_key;
+        delete row.password_hash;
+      }
+    },
     late: ['bot_owner_id'],
     remapLate(row, m) {
       row.bot_owner_id = m.opt('users', row.bot_owner_id);

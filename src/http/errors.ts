@@ -247,6 +247,12 @@ export const errors = {
   tooManyItems: (what: string, limit: number) => new ApiError('BAD_REQUEST', `Too many ${what} in one request (limit: ${limit})`, 400),
   duplicateHost: () => new ApiError('BAD_REQUEST', 'Request has more than one Host header', 400),
 
+  // Realm exports (#16, export lane).
+  exportRateLimited: () => new ApiError('BAD_REQUEST', 'Exceeded rate limit.', 400),
+  invalidExportId: () => new ApiError('BAD_REQUEST', 'Invalid data export ID', 400),
+  exportAlreadyDeleted: () => new ApiError('BAD_REQUEST', 'Export already deleted', 400),
+  exportFailed: () => new ApiError('BAD_REQUEST', 'Export failed, nothing to delete', 400),
+  exportInProgress: () => new ApiError('BAD_REQUEST', 'Export still in progress', 400),
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter }),
   unavailable: (msg = 'Service temporarily unavailable') => new ApiError('SERVICE_UNAVAILABLE', msg, 503),

@@ -26,6 +26,7 @@ import { DraftsRepository } from './repos/drafts.js';
 import { NavigationViewsRepository } from './repos/navigation-views.js';
 import { SavedSnippetsRepository } from './repos/saved-snippets.js';
 import { ScheduledMessagesRepository } from './repos/scheduled-messages.js';
+import { RealmExportsRepository } from './repos/realm-exports.js';
 
 export interface Repos {
   realms: RealmsRepository;
@@ -53,6 +54,7 @@ export interface Repos {
   savedSnippets: SavedSnippetsRepository;
   navigationViews: NavigationViewsRepository;
   scheduledMessages: ScheduledMessagesRepository;
+  realmExports: RealmExportsRepository;
 }
 
 export type Db = IDatabase<Repos> & Repos;
@@ -136,6 +138,7 @@ export function createDatabase(
       obj.savedSnippets = new SavedSnippetsRepository(obj, pgp);
       obj.navigationViews = new NavigationViewsRepository(obj, pgp);
       obj.scheduledMessages = new ScheduledMessagesRepository(obj, pgp);
+      obj.realmExports = new RealmExportsRepository(obj, pgp);
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;

@@ -35,6 +35,7 @@ import { scheduledMessageEndpoints } from './scheduled-messages.js';
 import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
+import { realmExportEndpoints } from './realm-exports.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
@@ -47,6 +48,7 @@ export const endpoints: Endpoint[] = [
   externalContent,
   ...tusEndpoints,
   ...realmEmojiEndpoints,
+  ...realmExportEndpoints,
   ...settingsEndpoints,
   ...inviteEndpoints,
   ...messageEndpoints,
