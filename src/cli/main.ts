@@ -11,6 +11,7 @@ import { ROLE, ROLES, type Role } from '../realm/types.js';
 import { formatUser } from '../realm/user-format.js';
 import { realmUrl } from '../http/urls.js';
 import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { LocalDiskStorage } from '../files/storage.js';
 import { exportRealm } from '../export/export.js';
 import { importRealm } from '../export/import.js';
@@ -194,8 +195,15 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
     case 'export': {
       const out = need(values, 'out');
       const id = await realmId(db, values.realm ?? '');
-      const summary = await exportRealm(db, new LocalDiskStorage(config.files.dir), { realmId: id, type: 'full' }, createWriteStream(out, { flags: 'wx' }));
-      return { realm_id: id, out, ...summary };
+      const file = createWriteStream(out, { flags: 'wx' });
+      try {
+        const summary = await exportRealm(db, new LocalDiskStorage(config.files.dir), { realmId: id, type: 'full' }, file);
+        return { realm_id: id, out, ...summary };
+      } catch (err) {
+        // Not an existing file (wx refused it): a partial archive of ours.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await rm(out, { force: true });
+        throw err;
+      }
     }
     case 'import': {
       const file = need(values, 'file');

@@ -12,6 +12,7 @@
 //
 // The importer remaps every ID (src/export/import.ts), so the same archive can be loaded into any server.
 import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip, createGzip } from 'node:zlib';
@@ -41,17 +42,22 @@ export type ArchiveLine = { table: string; rows: Row[] } | { file: string; data:
 /** Writes lines through gzip into `out`, waiting for the stream to drain (the export never buffers the realm). */
 export class ArchiveWriter {
   private gzip = createGzip();
-  private done: Promise<unknown>;
+  private done: Promise<void>;
+  private failure: unknown = null;
   rows = 0;
   files = 0;
   bytes = 0;
 
   constructor(out: Writable) {
-    this.gzip.pipe(out);
-    this.done = once(out, 'finish');
+    // A failing destination destroys gzip too, so a writer waiting for 'drain' is woken by the error.
+    this.done = pipeline(this.gzip, out);
+    this.done.catch((err: unknown) => {
+      this.failure = err;
+    });
   }
 
   async line(value: ArchiveHeader | ArchiveLine): Promise<void> {
+    if (this.failure || this.gzip.destroyed) throw this.failure ?? new Error('archive destination closed');
     if (!this.gzip.write(JSON.stringify(value) + '\n')) await once(this.gzip, 'drain');
   }
 

@@ -98,8 +98,11 @@ test.serial('a public export: pending at first, then a realm_export event, an ad
 });
 
 test.serial('a standard export carries the private data of consenting users only; consents list them', async (t) => {
+  const reg = (await admin.post('/register', { form: { event_types: JSON.stringify(['realm_export_consent']) } })).json;
   const patch = await as(alice).patch('/settings', { form: { allow_private_data_export: 'true' } });
   t.is(patch.status, 200, patch.text);
+  const events = (await admin.get('/events', { query: { queue_id: reg.queue_id, last_event_id: '-1', dont_block: 'true' } })).json.events as Record<string, any>[];
+  t.like(events.find((e) => e.type === 'realm_export_consent'), { user_id: alice.id, consented: true });
   const consents = (await admin.get('/export/realm/consents')).json.export_consents as { user_id: number; consented: boolean }[];
   t.deepEqual(consents.find((c) => c.user_id === alice.id), { user_id: alice.id, consented: true });
   t.deepEqual(consents.find((c) => c.user_id === bob.id), { user_id: bob.id, consented: false });

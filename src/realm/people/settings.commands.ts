@@ -2,7 +2,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { CommandDef } from '../commands.js';
 import { dropDraftsIfSyncTurnedOff } from '../drafts/drafts.commands.js';
-import { actor, activeUserIds, checkFullName, requireAdmin } from './access.js';
+import { activeAdminIds, actor, activeUserIds, checkFullName, requireAdmin } from './access.js';
 import { realmUserUpdate, userSettingEvents } from './events.js';
 import { userSetting } from './user-settings.js';
 
@@ -54,6 +54,10 @@ const updateSettings: CommandDef<UpdateSettingsInput, SettingsPlan, SettingsPlan
     const user = state.usersById.get(plan.userId)!;
     const out: RealmEvent[] = [];
     for (const [name, value] of Object.entries(plan.settings)) out.push(...userSettingEvents(user, name, value));
+    if ('allow_private_data_export' in plan.settings) {
+      // Administrators follow consents for data exports (the reference's realm_export_consent).
+      out.push({ event: { type: 'realm_export_consent', user_id: user.id, consented: plan.settings.allow_private_data_export === true }, users: activeAdminIds(state) });
+    }
     if (plan.fullName !== undefined) {
       out.push(realmUserUpdate(state, { user_id: user.id, full_name: plan.fullName }));
     }
