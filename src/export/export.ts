@@ -10,7 +10,8 @@ import { TABLES } from './tables.js';
 
 const { isolationLevel, TransactionMode } = pgPromise.txMode;
 const SNAPSHOT = new TransactionMode({ tiLevel: isolationLevel.repeatableRead, readOnly: true });
-export const EXPORT_BATCH_ROWS = 1000;
+/** Rows per FETCH and per archive line: a few MB of JSON at most for the event loop to build at once. */
+export const EXPORT_BATCH_ROWS = 250;
 
 export interface ExportOptions {
   realmId: number;

@@ -62,9 +62,12 @@ export async function requestExport(deps: ExportDeps, state: RealmState, realmUr
   });
   await notify(deps, state, realmUrl);
   const consenting = exportType === 2 ? consentingUserIds(state) : [];
-  void build(deps, state, realmUrl, id, exportType, consenting);
+  // One archive at a time per server: each holds a database connection in a long snapshot transaction.
+  building = building.then(() => build(deps, state, realmUrl, id, exportType, consenting));
   return id;
 }
+
+let building: Promise<void> = Promise.resolve();
 
 async function build(deps: ExportDeps, state: RealmState, realmUrl: string, id: number, exportType: 1 | 2, consenting: number[]): Promise<void> {
   const token = randomBytes(18).toString('base64url');
