@@ -7,7 +7,8 @@
 //                                                     the source server's IDs
 //   then        {"file":KEY,"data":BASE64}            a stored file's bytes, in chunks; consecutive lines with the
 //                                                     same KEY append (KEY is the source storage key:
-//                                                     files/<path_id> or emoji/<realm_id>/<file_name>)
+//                                                     files/<path_id>, emoji/<realm_id>/<file_name> or
+//                                                     realm/<realm_id>/<icon or logo file>)
 //   last line   {"end":true,"rows":N,"files":N,"bytes":N}   absent when the archive is truncated
 //
 // The importer remaps every ID (src/export/import.ts), so the same archive can be loaded into any server.

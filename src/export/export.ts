@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import pgPromise from 'pg-promise';
 import type { FileStorage } from '../files/storage.js';
 import { attachmentKey, emojiKey } from '../files/service.js';
+import { brandingKey } from '../realm/admin/branding.js';
 import type { Db } from '../persistence/db.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveWriter, type ExportType, type Row } from './archive.js';
 import { TABLES } from './tables.js';
@@ -38,6 +39,12 @@ async function generatedColumns(db: Db): Promise<Map<string, string[]>> {
   return out;
 }
 
+/** The realm's uploaded icon and logos (every file named, current or replaced-by-default). */
+function brandingFiles(realm: Row): string[] {
+  const branding = (realm.branding ?? {}) as Record<string, { file?: unknown }>;
+  return [...new Set(Object.values(branding).map((b) => b.file).filter((f): f is string => typeof f === 'string' && f !== ''))];
+}
+
 export async function exportRealm(db: Db, storage: FileStorage, opts: ExportOptions, out: Writable): Promise<ExportSummary> {
   const writer = new ArchiveWriter(out);
   const realm = await db.one<{ id: number; string_id: string }>('SELECT id, string_id FROM realms WHERE id = $1', [opts.realmId]);
@@ -62,6 +69,7 @@ export async function exportRealm(db: Db, storage: FileStorage, opts: ExportOpti
           table.scrub?.(row, opts.type);
           if (table.name === 'attachments') fileKeys.push(attachmentKey(String(row.path_id)));
           if (table.name === 'realm_emoji') fileKeys.push(emojiKey(opts.realmId, String(row.file_name)));
+          if (table.name === 'realms') fileKeys.push(...brandingFiles(row).map((f) => brandingKey(opts.realmId, f)));
         }
         await writer.rowsOf(table.name, rows);
       }

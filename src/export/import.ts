@@ -100,8 +100,8 @@ async function writeLate(t: Tx, spec: TableSpec, columns: Map<string, Column>, r
 /** The storage key of a file in the new realm. */
 function newFileKey(key: string, m: IdMaps): string {
   if (key.startsWith('files/')) return 'files/' + remapPathId(key.slice('files/'.length), m);
-  const emoji = /^emoji\/\d+\/([^/]+)$/.exec(key);
-  if (emoji) return `emoji/${m.newRealmId}/${emoji[1]}`;
+  const perRealm = /^(emoji|realm)\/\d+\/([^/]+)$/.exec(key);
+  if (perRealm) return `${perRealm[1]}/${m.newRealmId}/${perRealm[2]}`;
   throw new ArchiveError(`unexpected file ${key} in the archive`);
 }
 

@@ -261,13 +261,25 @@ export const errors = {
     new ApiError('SERVICE_UNAVAILABLE', msg, 503, {}, { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => new ApiError('INTERNAL_SERVER_ERROR', 'Internal server error', 500),
 
+  // Accounts and permissions (issue #17).
+  passwordTooWeak: () => new ApiError('BAD_REQUEST', 'The password is too weak.', 400),
+  cannotAccessRecipients: () => new ApiError('BAD_REQUEST', 'You do not have permission to access some of the recipients.', 400),
+
   // Markdown rendering on the worker pool: a render past its time limit (or failing) is abandoned, as Zulip's is.
   renderFailed: () => new ApiError('BAD_REQUEST', 'Unable to render message', 400),
   renderQueueFull: () => new ApiError('SERVICE_UNAVAILABLE', 'Too many messages are being rendered; try again shortly', 503, {}, { 'Retry-After': '1' }),
+
   // The image proxy (/external_content/): like camo, 403 for a URL this server did not sign, 404 when the image
   // cannot be had (upstream error, not an image, too large, too slow, a refused address).
   imageProxyBadSignature: () => new ApiError('BAD_REQUEST', 'Bad signature', 403),
   imageProxyFailed: (msg: string) => new ApiError('NOT_FOUND', msg, 404),
+
+  // Running the organization: PATCH /realm, its email domains, icon and logos.
+  systemGroupRequired: (setting: string) => new ApiError('BAD_REQUEST', `'${setting}' must be a system user group.`, 400),
+  invalidDomain: (reason: string) => new ApiError('BAD_REQUEST', `Invalid domain: ${reason}`, 400),
+  domainExists: (domain: string) => new ApiError('BAD_REQUEST', `The domain ${domain} is already a part of your organization.`, 400),
+  noSuchDomain: (domain: string) => new ApiError('BAD_REQUEST', `No entry found for domain ${domain}.`, 400),
+  uploadExactlyOne: (what: 'icon' | 'logo') => new ApiError('BAD_REQUEST', `You must upload exactly one ${what}.`, 400),
 } as const;
 
 export interface ErrorReply {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pgPromise from 'pg-promise';
+import sharp from 'sharp';
 import { createTestDatabase } from '../helpers/database.js';
 import { Client, type Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -81,6 +82,8 @@ interface View {
   streams: unknown;
   messages: Record<string, unknown[]>;
   uploads: Record<string, string>;
+  /** Custom emoji by name, and the organization icon: the served bytes. */
+  images: Record<string, string>;
   names: Names;
 }
 
@@ -109,6 +112,16 @@ async function view(s: TestServer, viewers: Record<string, Credentials>): Promis
       uploads[canon(url, names) as string] = Buffer.from(r.text, 'latin1').toString('base64');
     }
   }
+  const bytes = async (url: string) => {
+    const r = await fetch(`http://127.0.0.1:${s.port}${new URL(url, 'http://x').pathname}`);
+    if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
+    return Buffer.from(await r.arrayBuffer()).toString('base64');
+  };
+  const images: Record<string, string> = {};
+  for (const e of Object.values((await owner.get('/realm/emoji')).json.emoji as Record<string, { name: string; source_url: string }>)) {
+    images[`emoji:${e.name}`] = await bytes(e.source_url);
+  }
+  images.icon = await bytes((await owner.post('/register', { form: { fetch_event_types: JSON.stringify(['realm']) } })).json.realm_icon_url);
   const by = <T,>(key: keyof T) => (a: T, b: T) => String(a[key]).localeCompare(String(b[key]));
   return {
     // Sorted by natural key: the listing's order is not part of the API's promise.
@@ -116,6 +129,7 @@ async function view(s: TestServer, viewers: Record<string, Credentials>): Promis
     streams: canon([...streams].sort(by('name')), names),
     messages: Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, canon(v, names) as unknown[]])),
     uploads,
+    images,
     names,
   };
 }
@@ -153,6 +167,11 @@ test('export then import into an empty database reproduces users, channels, mess
   await ok(s.client.as(alice).post(`/messages/${first.id}/reactions`, { form: { emoji_name: 'smile' } }));
   await ok(s.client.as(bob).post(`/messages/${first.id}/reactions`, { form: { emoji_name: 'octopus' } }));
   await ok(s.client.as(alice).post('/messages/flags', { form: { messages: JSON.stringify([first.id]), op: 'add', flag: 'starred' } }));
+  const icon = await sharp({ create: { width: 64, height: 64, channels: 3, background: 'teal' } }).png().toBuffer();
+  const png = (name: string) => new File([new Uint8Array(icon)], name, { type: 'image/png' });
+  const emoji = await owner.post('/realm/emoji/party_parrot', { multipart: { file: png('parrot.png') } });
+  t.is(emoji.status, 200, emoji.text);
+  t.is((await owner.post('/realm/icon', { multipart: { file: png('icon.png') } })).status, 200);
   const viewers = { owner: s.owner, alice: { email: alice.email, apiKey: alice.apiKey }, bob: { email: bob.email, apiKey: bob.apiKey } };
   const before = await view(s, viewers);
   t.is(Object.keys(before.uploads).length, 1);
@@ -161,7 +180,7 @@ test('export then import into an empty database reproduces users, channels, mess
   try {
     const archive = path.join(dir, 'realm.jsonl.gz');
     const exported = await cli(cliEnv(s.dataDir, s.databaseUrl!), 'export', '--realm', '', '--out', archive);
-    t.is(exported.files, 1);
+    t.is(exported.files, 3, 'the upload, the emoji and the icon');
     t.deepEqual(exported.missingFiles, []);
 
     // An empty database whose sequences are past the source's, so no imported row can keep its ID.
@@ -177,7 +196,7 @@ test('export then import into an empty database reproduces users, channels, mess
     const imported = await cli(env, 'import', '--file', archive);
     t.is(imported.subdomain, '');
     t.true(imported.realm_id > 1000);
-    t.is(imported.files, 1);
+    t.is(imported.files, 3);
     const again = await run('bin/palaver', ['import', '--file', archive], { env }).catch((e) => e);
     t.is(again.code, 1, 'a taken subdomain is refused');
 
@@ -188,6 +207,8 @@ test('export then import into an empty database reproduces users, channels, mess
     t.deepEqual(after.streams, before.streams);
     t.deepEqual(after.messages, before.messages);
     t.deepEqual(after.uploads, before.uploads);
+    t.deepEqual(after.images, before.images);
+    t.deepEqual(Object.keys(after.images).sort(), ['emoji:party_parrot', 'icon']);
     t.is(before.names.messages.size, 8);
     t.is(before.messages.alice.length, 8);
     t.is(before.messages.owner.length, 3, 'what the owner sent or received');

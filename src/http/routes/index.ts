@@ -35,6 +35,7 @@ import { scheduledMessageEndpoints } from './scheduled-messages.js';
 import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
+import { realmAdminEndpoints } from './realm.js';
 import { realmExportEndpoints } from './realm-exports.js';
 
 export const endpoints: Endpoint[] = [
@@ -76,4 +77,5 @@ export const endpoints: Endpoint[] = [
   ...healthEndpoints,
   ...operatorEndpoints,
   ...dashboardEndpoints,
+  ...realmAdminEndpoints,
 ];
