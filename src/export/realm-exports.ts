@@ -3,6 +3,7 @@
 // at each change (the reference's notify_realm_export).
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
+import type { RealmHandle } from '../actors/realms.js';
 import type { EventHub } from '../events/hub.js';
 import { errors } from '../http/errors.js';
 import type { Logger } from '../log.js';
@@ -47,52 +48,54 @@ export function consentingUserIds(state: RealmState): number[] {
   return [...state.usersById.values()].filter((u) => u.isActive && userSetting(u, 'allow_private_data_export') === true).map((u) => u.id);
 }
 
-async function notify(deps: ExportDeps, state: RealmState, realmUrl: string): Promise<void> {
+/** The realm's exports, to its administrators of now (the realm's state is read when the event is sent). */
+async function notify(deps: ExportDeps, realm: RealmHandle, realmUrl: string): Promise<void> {
+  const state = realm.state;
   const rows = await deps.db.realmExports.forRealm(state.realm.id);
   deps.hub.publishEvents(state.realm.id, [{ event: { type: 'realm_export', exports: rows.map((r) => formatExport(r, realmUrl)) }, users: activeAdminIds(state) }]);
 }
 
 /** Records the request and starts building the archive; its ID. The caller checked the actor is an administrator. */
-export async function requestExport(deps: ExportDeps, state: RealmState, realmUrl: string, actingUserId: number, exportType: 1 | 2): Promise<number> {
-  const realmId = state.realm.id;
+export async function requestExport(deps: ExportDeps, realm: RealmHandle, realmUrl: string, actingUserId: number, exportType: 1 | 2): Promise<number> {
+  const realmId = realm.id;
   const id = await deps.db.tx(async (t) => {
     await t.one('SELECT pg_advisory_xact_lock(hashtext($1), $2)', ['realm_export', realmId]);
     if ((await t.realmExports.countSince(realmId, new Date(Date.now() - WEEK_MS))) >= EXPORTS_PER_WEEK) throw errors.exportRateLimited();
     return t.realmExports.add(realmId, actingUserId, exportType);
   });
-  await notify(deps, state, realmUrl);
-  const consenting = exportType === 2 ? consentingUserIds(state) : [];
+  await notify(deps, realm, realmUrl);
+  const consenting = exportType === 2 ? consentingUserIds(realm.state) : [];
   // One archive at a time per server: each holds a database connection in a long snapshot transaction.
-  building = building.then(() => build(deps, state, realmUrl, id, exportType, consenting));
+  building = building.then(() => build(deps, realm, realmUrl, id, exportType, consenting));
   return id;
 }
 
 let building: Promise<void> = Promise.resolve();
 
-async function build(deps: ExportDeps, state: RealmState, realmUrl: string, id: number, exportType: 1 | 2, consenting: number[]): Promise<void> {
+async function build(deps: ExportDeps, realm: RealmHandle, realmUrl: string, id: number, exportType: 1 | 2, consenting: number[]): Promise<void> {
   const token = randomBytes(18).toString('base64url');
-  const key = `exports/${state.realm.id}/${token}/palaver-export-${token.slice(0, 8)}.jsonl.gz`;
+  const key = `exports/${realm.id}/${token}/palaver-export-${token.slice(0, 8)}.jsonl.gz`;
   try {
     const pass = new PassThrough();
     const stored = deps.storage.put(key, pass);
     const type = exportType === 1 ? 'public' : 'full_with_consent';
-    const [, size] = await Promise.all([exportRealm(deps.db, deps.storage, { realmId: state.realm.id, type, consentingUserIds: consenting }, pass), stored]);
+    const [, size] = await Promise.all([exportRealm(deps.db, deps.storage, { realmId: realm.id, type, consentingUserIds: consenting }, pass), stored]);
     await deps.db.realmExports.succeeded(id, key, size);
   } catch (err) {
     deps.log.warn({ err, exportId: id }, 'realm export failed');
     await deps.storage.delete(key).catch(() => undefined);
     await deps.db.realmExports.failed(id).catch(() => undefined);
   }
-  await notify(deps, state, realmUrl).catch((err) => deps.log.warn({ err }, 'realm export event failed'));
+  await notify(deps, realm, realmUrl).catch((err) => deps.log.warn({ err }, 'realm export event failed'));
 }
 
-export async function deleteExport(deps: ExportDeps, state: RealmState, realmUrl: string, id: number): Promise<void> {
-  const row = await deps.db.realmExports.byId(state.realm.id, id);
+export async function deleteExport(deps: ExportDeps, realm: RealmHandle, realmUrl: string, id: number): Promise<void> {
+  const row = await deps.db.realmExports.byId(realm.id, id);
   if (!row) throw errors.invalidExportId();
   if (row.deleted) throw errors.exportAlreadyDeleted();
   if (row.failed) throw errors.exportFailed();
   if (!row.succeeded) throw errors.exportInProgress();
   await deps.db.realmExports.deleted(id);
   if (row.storageKey) await deps.storage.delete(row.storageKey);
-  await notify(deps, state, realmUrl);
+  await notify(deps, realm, realmUrl);
 }

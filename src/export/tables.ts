@@ -43,6 +43,12 @@ export function visibleMessage(type: ExportType, m: string): string {
   return `(${publicChannel} OR EXISTS (SELECT 1 FROM user_messages cu WHERE cu.message_id = ${m}.id AND cu.user_id = ANY($2)))`;
 }
 
+/** Which uploads the export type includes: all in a full export, else those a included message links. */
+function exportedAttachment(type: ExportType, a: string): string {
+  if (type === 'full') return 'true';
+  return `EXISTS (SELECT 1 FROM attachment_messages am JOIN messages m ON m.id = am.message_id WHERE am.attachment_id = ${a}.id AND ${visibleMessage(type, 'm')})`;
+}
+
 /** A user's own data: everyone's in a full export, the consenting users' with consent, nobody's in a public one. */
 function personal(type: ExportType, sql: string, userColumn = 't.user_id'): string | null {
   if (type === 'public') return null;
@@ -256,10 +262,7 @@ export const TABLES: TableSpec[] = [
   {
     name: 'attachments',
     id: 'id',
-    select: (type) =>
-      type === 'full'
-        ? 'SELECT * FROM attachments t WHERE t.realm_id = $1'
-        : `SELECT * FROM attachments t WHERE t.realm_id = $1 AND EXISTS (SELECT 1 FROM attachment_messages am JOIN messages m ON m.id = am.message_id WHERE am.attachment_id = t.id AND ${visibleMessage(type, 'm')})`,
+    select: (type) => `SELECT * FROM attachments t WHERE t.realm_id = $1 AND ${exportedAttachment(type, 't')}`,
     remap(row, m) {
       realmRow(row, m);
       row.owner_id = m.get('users', row.owner_id);
@@ -277,7 +280,7 @@ export const TABLES: TableSpec[] = [
   {
     name: 'image_attachments',
     // Thumbnails are not carried: the importing server makes them again (an empty list is "pending").
-    select: () => `SELECT t.* FROM image_attachments t WHERE t.realm_id = $1`,
+    select: (type) => `SELECT t.* FROM image_attachments t JOIN attachments a ON a.path_id = t.path_id WHERE t.realm_id = $1 AND ${exportedAttachment(type, 'a')}`,
     remap(row, m) {
       realmRow(row, m);
       row.path_id = remapPathId(String(row.path_id), m);

@@ -4,6 +4,7 @@
 import test from 'ava';
 import { Readable } from 'node:stream';
 import { readArchive, type ArchiveHeader, type Row } from '../../src/export/archive.js';
+import { importRealm } from '../../src/export/import.js';
 import { EXPORTS_PER_WEEK } from '../../src/export/realm-exports.js';
 import type { Client, Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -90,6 +91,16 @@ test.serial('a public export: pending at first, then a realm_export event, an ad
   t.deepEqual(contents, ['public words'], 'no private channel or direct messages');
   t.false(rows.users.some((u) => 'api_key' in u || 'password_hash' in u));
   t.false('drafts' in rows);
+
+  // A public archive loads as an organization of its own (here beside the original, under a new subdomain), its
+  // users with fresh API keys.
+  const loaded = await importRealm(s.server.services.db, s.server.services.files.storage, Readable.from([body]), { subdomain: 'copy' });
+  t.is(loaded.subdomain, 'copy');
+  t.is(loaded.rows.messages, 1);
+  const copied = await s.server.services.db.users.byEmail(loaded.realm_id, alice.email);
+  t.regex(copied!.apiKey, /^[A-Za-z0-9]{32}$/);
+  t.not(copied!.apiKey, alice.apiKey);
+  t.is(copied!.passwordHash, null);
 
   const member = await download(as(alice), done.export_url);
   t.is(member.status, 400);

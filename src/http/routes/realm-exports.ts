@@ -22,7 +22,7 @@ const createExport = endpoint({
   params: { export_type: withDefault(intEnum([1, 2] as const), 1) },
   async handle(ctx, p) {
     requireAdmin(ctx.user);
-    return { id: await requestExport(deps(ctx), ctx.realm.state, url(ctx), ctx.user.id, p.export_type) };
+    return { id: await requestExport(deps(ctx), ctx.realm, url(ctx), ctx.user.id, p.export_type) };
   },
 });
 
@@ -45,7 +45,7 @@ const removeExport = endpoint({
   params: { export_id: required(int()) },
   async handle(ctx, p) {
     requireAdmin(ctx.user);
-    await deleteExport(deps(ctx), ctx.realm.state, url(ctx), p.export_id);
+    await deleteExport(deps(ctx), ctx.realm, url(ctx), p.export_id);
     return {};
   },
 });
