@@ -101,6 +101,10 @@ export async function* readArchive(input: Readable | string): AsyncGenerator<Arc
   const source = typeof input === 'string' ? createReadStream(input) : input;
   const gunzip = createGunzip();
   source.on('error', (err: Error) => gunzip.destroy(err));
+  // zlib's own errors ("incorrect header check") say the file is not a gzip archive.
+  gunzip.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code?.startsWith('Z_')) err.message = `not a Palaver realm export (${err.message})`;
+  });
   const lines = createInterface({ input: source.pipe(gunzip), crlfDelay: Infinity });
   let first = true;
   let ended = false;

@@ -147,7 +147,9 @@ export async function importRealm(db: Db, storage: FileStorage, source: Readable
       if (m.newRealmId === 0) throw new ArchiveError('the archive holds no realm');
       for (const spec of TABLES) {
         const rows = lateRows.get(spec.name);
-        if (rows?.length) await writeLate(t, spec, columns.get(spec.name)!, rows.map((r) => (spec.remapLate!(r, m), r)));
+        if (!rows?.length) continue;
+        for (const r of rows) spec.remapLate!(r, m);
+        await writeLate(t, spec, columns.get(spec.name)!, rows);
       }
       await t.changes.record(null);
       return { realm_id: m.newRealmId, subdomain, source_realm_id: header.realm.id, export_type: header.export_type, rows: counts, files: sizes.size, bytes };
@@ -168,6 +170,7 @@ async function loadRows(
   header: ArchiveHeader,
   lateRows: Map<string, Row[]>,
 ): Promise<void> {
+  if (rows.length === 0) return;
   if (spec.id) {
     const ids = await t.map(`SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id FROM generate_series(1, $2)`, [spec.name, rows.length], (r) => Number(r.id));
     rows.forEach((row, i) => m.set(spec.name, Number(row.id), ids[i]));

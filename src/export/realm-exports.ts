@@ -26,7 +26,7 @@ export interface ExportDeps {
   log: Logger;
 }
 
-export const exportUrlPath = (storageKey: string) => `/user_avatars/${storageKey}`;
+const exportUrlPath = (storageKey: string) => `/user_avatars/${storageKey}`;
 const seconds = (d: Date | null) => (d ? d.getTime() / 1000 : null);
 
 export function formatExport(r: RealmExportRow, realmUrl: string): Record<string, unknown> {
