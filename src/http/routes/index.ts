@@ -34,6 +34,12 @@ import { scheduledMessageEndpoints } from './scheduled-messages.js';
 import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
+import { botStorageEndpoints } from './bot-storage.js';
+import { channelEmailAddress } from './channel-email.js';
+import { mutedUserEndpoints } from './muted-users.js';
+import { playgroundEndpoints } from './playgrounds.js';
+import { profileFieldEndpoints } from './profile-fields.js';
+import { readReceipts } from './read-receipts.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
@@ -72,4 +78,10 @@ export const endpoints: Endpoint[] = [
   ...healthEndpoints,
   ...operatorEndpoints,
   ...dashboardEndpoints,
+  ...profileFieldEndpoints,
+  ...mutedUserEndpoints,
+  readReceipts,
+  ...playgroundEndpoints,
+  channelEmailAddress,
+  ...botStorageEndpoints,
 ];

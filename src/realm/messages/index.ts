@@ -5,6 +5,7 @@ import { deleteMessage } from './delete.js';
 import { editMessage } from './edit.js';
 import { markAsRead, updateFlags } from './flags.js';
 import { changeLinkifiers } from './linkifiers.js';
+import { playgroundCommands } from './playgrounds.js';
 import { changeReaction } from './reactions.js';
 import { sendMessage } from './send.js';
 
@@ -17,4 +18,5 @@ export const messageCommands: CommandRegistry = {
   changeReaction,
   changeAlertWords,
   changeLinkifiers,
+  ...playgroundCommands,
 };

@@ -11,6 +11,7 @@ import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSu
 import type { Subscription } from '../channels/types.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
+import { applyProfileChanges, planProfileChanges, profileChangeEvents, writeProfileChanges, type ProfileChange } from './profile-fields.commands.js';
 import { inviteState } from './invites.js';
 import { deactivationNotice } from '../../mail/templates.js';
 import { settingsForNewUser } from './user-settings.js';
@@ -144,6 +145,7 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   async write(t, plan, state) {
     for (const id of plan.ids) await t.users.setActive(id, false);
     await t.people.removePushDevices(plan.ids);
+    await t.pushTokens.removeForUsers(plan.ids);
     if (plan.notify) await t.outbox.enqueue({ realmId: state.realm.id, ...plan.notify });
     return plan;
   },
@@ -180,11 +182,15 @@ interface UpdateUserInput {
   userId: number;
   role?: Role;
   fullName?: string;
+  /** Custom profile field values; a null value removes one. */
+  profileData?: { id: number; value: unknown }[];
+  realmUrl?: string;
 }
 interface UpdateUserPlan {
   userId: number;
   role?: { from: Role; to: Role };
   fullName?: string;
+  profile: ProfileChange[];
 }
 
 const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
@@ -192,7 +198,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
     const caller = actor(state, input.actorId);
     requireAdmin(caller);
     const target = targetUser(state, input.userId, { allowDeactivated: true });
-    const plan: UpdateUserPlan = { userId: target.id };
+    const plan: UpdateUserPlan = { userId: target.id, profile: [] };
     if (input.role !== undefined && input.role !== target.role) {
       if ((input.role === ROLE.OWNER || target.role === ROLE.OWNER) && caller.role !== ROLE.OWNER) throw errors.mustBeOwner();
       if (target.role === ROLE.OWNER && target.isActive && activeOwnerCount(state) === 1) {
@@ -204,6 +210,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       const name = checkFullName(input.fullName);
       if (name !== target.fullName) plan.fullName = name;
     }
+    if (input.profileData) plan.profile = planProfileChanges(state, caller, target, input.profileData, input.realmUrl ?? '');
     return plan;
   },
   async write(t, plan, state) {
@@ -213,6 +220,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       await t.groups.addMember(state.systemGroup(roleGroup(plan.role.to)).id, plan.userId);
     }
     if (plan.fullName !== undefined) await t.users.setFullName(plan.userId, plan.fullName);
+    await writeProfileChanges(t, plan.userId, plan.profile);
     return plan;
   },
   apply(state, plan) {
@@ -222,6 +230,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       state.systemGroup(roleGroup(plan.role.to)).directMembers.add(u.id);
     }
     state.putUser({ ...u, role: plan.role?.to ?? u.role, fullName: plan.fullName ?? u.fullName });
+    applyProfileChanges(state, plan.userId, plan.profile);
   },
   events(state, plan) {
     const out: RealmEvent[] = [];
@@ -231,6 +240,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       out.push(groupMembership(state, 'add_members', state.systemGroup(roleGroup(plan.role.to)).id, [plan.userId]));
     }
     if (plan.fullName !== undefined) out.push(realmUserUpdate(state, { user_id: plan.userId, full_name: plan.fullName }));
+    out.push(...profileChangeEvents(state, plan.userId, plan.profile));
     return out;
   },
 };
