@@ -376,6 +376,12 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
     }
   },
 
+  reminders(state, e) {
+    if (!state.reminders) return;
+    if (e.op === 'add') state.reminders.push(...e.reminders);
+    else if (e.op === 'remove') state.reminders = removeBy(state.reminders, 'reminder_id', [e.reminder_id]);
+  },
+
   muted_users(state, e) {
     if ('muted_users' in state) state.muted_users = e.muted_users;
   },

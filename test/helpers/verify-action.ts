@@ -8,7 +8,7 @@ import type { TestServer } from './server.js';
 /** Fields that differ between any two registers, whatever happened in between. */
 const VOLATILE = ['queue_id', 'last_event_id', 'server_timestamp', 'presence_last_update_id'];
 
-const ID_KEYS = ['user_id', 'stream_id', 'id', 'fragment', 'scheduled_message_id', 'other_user_id', 'user_ids_string'];
+const ID_KEYS = ['user_id', 'stream_id', 'id', 'fragment', 'scheduled_message_id', 'reminder_id', 'other_user_id', 'user_ids_string'];
 
 /** Orders lists of records by their ID so that order alone never makes two snapshots differ. */
 function normalize(value: unknown): unknown {

@@ -36,10 +36,12 @@ import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
 import { botStorageEndpoints } from './bot-storage.js';
 import { channelEmailAddress } from './channel-email.js';
+import { reportMessage } from './message-reports.js';
 import { mutedUserEndpoints } from './muted-users.js';
 import { playgroundEndpoints } from './playgrounds.js';
 import { profileFieldEndpoints } from './profile-fields.js';
 import { readReceipts } from './read-receipts.js';
+import { reminderEndpoints } from './reminders.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
@@ -81,7 +83,9 @@ export const endpoints: Endpoint[] = [
   ...profileFieldEndpoints,
   ...mutedUserEndpoints,
   readReceipts,
+  reportMessage,
   ...playgroundEndpoints,
   channelEmailAddress,
   ...botStorageEndpoints,
+  ...reminderEndpoints,
 ];

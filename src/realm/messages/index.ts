@@ -6,6 +6,7 @@ import { editMessage } from './edit.js';
 import { markAsRead, updateFlags } from './flags.js';
 import { changeLinkifiers } from './linkifiers.js';
 import { playgroundCommands } from './playgrounds.js';
+import { reportCommands } from './report.js';
 import { changeReaction } from './reactions.js';
 import { sendMessage } from './send.js';
 
@@ -19,4 +20,5 @@ export const messageCommands: CommandRegistry = {
   changeAlertWords,
   changeLinkifiers,
   ...playgroundCommands,
+  ...reportCommands,
 };

@@ -5,13 +5,20 @@ import type { RealmEvent } from '../../events/hub.js';
 import { ApiError, errors } from '../../http/errors.js';
 import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import type { CommandDef } from '../commands.js';
+import type { RealmState } from '../state.js';
 import { sendMessage, type SendResult } from '../messages/send.js';
 import { scheduledRemoved, scheduledUpdated } from './format.js';
+import { reminderSendInput } from './reminders.js';
 import { sendInputOf } from './validate.js';
 
 /** An error that refuses this message for good (the rules say no), as opposed to a failure worth retrying. */
 export function isRefusal(err: unknown): err is ApiError {
   return err instanceof ApiError && err.status < 500;
+}
+
+/** What is sent: the message itself, or for a reminder the notification bot's direct message to its sender. */
+function deliveryInput(state: RealmState, m: ScheduledMessage, realmUrl: string) {
+  return m.deliveryType === 'remind' ? reminderSendInput(state, m, realmUrl) : sendInputOf(m, realmUrl);
 }
 
 export interface DeliverInput {
@@ -34,7 +41,7 @@ const deliverScheduled: CommandDef<DeliverInput, DeliverPlan, DeliverResult> = {
   check(state, { message, realmUrl }) {
     try {
       if (state.realm.deactivated) throw errors.realmDeactivated();
-      return { message, kind: 'send', plan: sendMessage.check(state, sendInputOf(message, realmUrl)) };
+      return { message, kind: 'send', plan: sendMessage.check(state, deliveryInput(state, message, realmUrl)) };
     } catch (err) {
       if (isRefusal(err)) return { message, kind: 'fail', reason: err.message };
       throw err;
@@ -53,9 +60,9 @@ const deliverScheduled: CommandDef<DeliverInput, DeliverPlan, DeliverResult> = {
   },
   events(state, r) {
     if (r.kind === 'skipped') return [];
-    if (r.kind === 'failed') return [scheduledUpdated(r.message)];
+    if (r.kind === 'failed') return scheduledUpdated(r.message);
     const out: RealmEvent[] = sendMessage.events!(state, r.send);
-    out.push(scheduledRemoved(r.message.senderId, r.message.id));
+    out.push(scheduledRemoved(r.message));
     return out;
   },
 };
@@ -74,7 +81,7 @@ const failScheduled: CommandDef<FailInput, FailInput, DeliverResult> = {
     if (!claimed) return { kind: 'skipped' };
     return { kind: 'failed', message: await t.scheduledMessages.markFailed(claimed.id, p.reason), reason: p.reason };
   },
-  events: (_state, r) => (r.kind === 'failed' ? [scheduledUpdated(r.message)] : []),
+  events: (_state, r) => (r.kind === 'failed' ? scheduledUpdated(r.message) : []),
 };
 
 export const deliveryCommands = {
