@@ -76,6 +76,11 @@ export interface Config {
   /** The From address of outgoing email. */
   mailFrom: string;
   rateLimits: RateLimitConfig;
+  /** Inline image previews. IMAGE_PROXY_KEY: the secret signing /external_content/ URLs (unset: one is made once and
+   *  kept in the database). The proxy's fetches: IMAGE_PROXY_MAX_BYTES per image, IMAGE_PROXY_TIMEOUT_MS for the
+   *  whole fetch, IMAGE_PROXY_MAX_REDIRECTS, and IMAGE_PROXY_ALLOW_PRIVATE (refused by default: loopback, private,
+   *  link-local and other special-use addresses). */
+  images: { proxyKey: string | undefined; proxyMaxBytes: number; proxyTimeoutMs: number; proxyMaxRedirects: number; proxyAllowPrivate: boolean };
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -155,6 +160,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       user: parseRule(env.RATE_LIMIT_USER, { limit: 200, windowSeconds: 60 }),
       ip: parseRule(env.RATE_LIMIT_IP, { limit: 100, windowSeconds: 60 }),
       passwordAttempts: parseRule(env.RATE_LIMIT_PASSWORD, { limit: 10, windowSeconds: 600 }),
+    },
+    images: {
+      proxyKey: env.IMAGE_PROXY_KEY || undefined,
+      proxyMaxBytes: int(env, 'IMAGE_PROXY_MAX_BYTES', 5 * 1024 * 1024),
+      proxyTimeoutMs: int(env, 'IMAGE_PROXY_TIMEOUT_MS', 4000),
+      proxyMaxRedirects: int(env, 'IMAGE_PROXY_MAX_REDIRECTS', 4),
+      proxyAllowPrivate: flag(env, 'IMAGE_PROXY_ALLOW_PRIVATE'),
     },
   };
 }

@@ -37,6 +37,9 @@ export function isPathId(s: string): boolean {
 }
 
 /** The URL of an upload, relative to the realm: each path segment percent-encoded. */
+/** The storage key of an upload's bytes. */
+export const attachmentKey = (pathId: string) => `files/${pathId}`;
+
 export function uploadUrl(pathId: string): string {
   return '/user_uploads/' + pathId.split('/').map(encodeURIComponent).join('/');
 }

@@ -7,8 +7,10 @@ import { errors } from '../http/errors.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
 import type { Removed } from '../realm/files/attachments.commands.js';
-import { contentTypeFor, newPathId, storedName, uploadUrl } from './names.js';
+import { attachmentKey, contentTypeFor, newPathId, storedName, uploadUrl } from './names.js';
 import { LocalDiskStorage, type FileStorage } from './storage.js';
+import { ImageProxy } from './image-proxy.js';
+import { Thumbnailer } from './thumbnailer.js';
 import { TusUploads } from './tus.js';
 
 const MIB = 1024 * 1024;
@@ -22,12 +24,15 @@ export interface StoredUpload {
   filename: string;
 }
 
-export const attachmentKey = (pathId: string) => `files/${pathId}`;
+export { attachmentKey };
 export const emojiKey = (realmId: number, fileName: string) => `emoji/${realmId}/${fileName}`;
 
 export class Files {
   readonly storage: FileStorage;
   readonly tus: TusUploads;
+  readonly thumbnailer: Thumbnailer;
+  /** Fetches external images for /external_content/. */
+  readonly imageProxy: ImageProxy;
   readonly maxUploadBytes: number;
   private timer: NodeJS.Timeout | null = null;
 
@@ -40,11 +45,18 @@ export class Files {
     this.storage = new LocalDiskStorage(config.files.dir);
     this.maxUploadBytes = config.files.maxUploadMib * MIB;
     this.tus = new TusUploads(this.storage);
+    this.thumbnailer = new Thumbnailer(db, this.storage, realms, log);
+    const { proxyMaxBytes: maxBytes, proxyTimeoutMs: timeoutMs, proxyMaxRedirects: maxRedirects, proxyAllowPrivate: allowPrivate } = config.images;
+    this.imageProxy = new ImageProxy({ maxBytes, timeoutMs, maxRedirects, allowPrivate });
   }
 
   tooLarge = () => errors.fileTooLarge(this.config.files.maxUploadMib);
 
-  start(): void {
+  /** Loads the image proxy's key (IMAGE_PROXY_KEY, else one made once and kept in the database), queues again the
+   *  thumbnails an earlier run left pending, and starts the periodic sweep. */
+  async start(): Promise<void> {
+    this.thumbnailer.proxyKey = this.config.images.proxyKey ?? (await this.db.imageAttachments.secret('image_proxy_key', randomBytes(32).toString('hex')));
+    await this.thumbnailer.start();
     this.timer = setInterval(() => {
       this.sweep().catch((err) => this.log.warn({ err }, 'file sweep failed'));
     }, SWEEP_INTERVAL_MS);
@@ -52,6 +64,7 @@ export class Files {
   }
 
   stop(): void {
+    this.thumbnailer.stop();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
@@ -71,6 +84,8 @@ export class Files {
       await this.storage.delete(attachmentKey(pathId)).catch(() => undefined);
       throw err;
     }
+    const contentType = contentTypeFor(name, declaredType);
+    await this.thumbnailer.noteUpload(realm.id, pathId, contentType).catch((err) => this.log.warn({ err, pathId }, 'could not read an image header'));
     const url = uploadUrl(pathId);
     return { url, uri: url, filename: name };
   }
@@ -82,7 +97,10 @@ export class Files {
 
   /** Removes the stored files of deleted attachment rows. */
   async removeStored(removed: Removed): Promise<void> {
-    for (const d of removed.deleted) await this.storage.delete(attachmentKey(d.pathId)).catch(() => undefined);
+    for (const d of removed.deleted) {
+      await this.storage.delete(attachmentKey(d.pathId)).catch(() => undefined);
+      await this.thumbnailer.removeStored(d.pathId);
+    }
   }
 
   /** Removes attachments no message links once older than the grace period, and expired resumable uploads. */

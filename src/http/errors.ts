@@ -265,6 +265,11 @@ export const errors = {
   busy: (msg: string, retryAfterSeconds: number) =>
     new ApiError('SERVICE_UNAVAILABLE', msg, 503, {}, { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => new ApiError('INTERNAL_SERVER_ERROR', 'Internal server error', 500),
+
+  // The image proxy (/external_content/): like camo, 403 for a URL this server did not sign, 404 when the image
+  // cannot be had (upstream error, not an image, too large, too slow, a refused address).
+  imageProxyBadSignature: () => new ApiError('BAD_REQUEST', 'Bad signature', 403),
+  imageProxyFailed: (msg: string) => new ApiError('NOT_FOUND', msg, 404),
 } as const;
 
 export interface ErrorReply {

@@ -11,6 +11,8 @@ import type { RenderContext, RenderEnv, RenderResult } from './types.js';
 import { escapeText, isSafeUrl } from './urls.js';
 
 export type { RenderContext, RenderResult } from './types.js';
+export type { ImageRenderData, UploadPreview } from './images.js';
+export { pendingUploadPreviews, rewriteUploadPreviews } from './images.js';
 export { validateLinkifierPattern, validateUrlTemplate } from './linkifiers.js';
 export { defaultEmojiLookup, emojiByName, emojiCodeIsValid, emojiNameForCode } from './emoji.js';
 

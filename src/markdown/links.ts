@@ -1,5 +1,6 @@
-// Links after parsing: realm-relative hrefs, empty link text, result flags, uploaded-image previews.
+// Links after parsing: realm-relative hrefs, empty link text, result flags, inline image previews (src/markdown/images.ts).
 import type { StateCore, Token } from 'markdown-it';
+import { imagePreview, INLINE_PREVIEW_LIMIT_PER_MESSAGE } from './images.js';
 import type { RenderEnv } from './types.js';
 import { escapeAttr, isUploadedImage, isUploadUrl, relativizeRealmUrl } from './urls.js';
 
@@ -16,21 +17,17 @@ function closeOf(kids: Token[], open: number): number {
   return kids.length;
 }
 
-function previewHtml(href: string, title: string | undefined): string {
-  const h = escapeAttr(href);
-  const t = title === undefined ? '' : ` title="${escapeAttr(title)}"`;
-  return `<div class="message_inline_image"><a href="${h}"${t}><img src="${h}"></a></div>`;
-}
-
 /** Whether a paragraph's content is nothing but one auto-linked URL. */
 function onlyAutoLink(kids: Token[]): boolean {
   const solid = kids.filter((t) => !(t.type === 'softbreak' || (t.type === 'text' && t.content.trim() === '')));
   return solid.length === 3 && solid[0]!.type === 'link_open' && solid[0]!.markup === 'linkify';
 }
 
-/** Processes the links of one inline token; returns preview markup for its uploaded images. */
-function processInline(block: Token, env: RenderEnv, make: (type: string) => Token, preview: boolean): string[] {
+/** Processes the links of one inline token; returns preview markup for its images, and whether a bare link's
+ *  paragraph gives way to its preview (the link's text is its href, like the reference's url == text). */
+function processInline(block: Token, env: RenderEnv, make: (type: string) => Token, preview: boolean): { previews: string[]; bare: boolean } {
   const previews: string[] = [];
+  let bare = false;
   const kids = block.children!;
   for (let k = 0; k < kids.length; k++) {
     const open = kids[k]!;
@@ -49,17 +46,33 @@ function processInline(block: Token, env: RenderEnv, make: (type: string) => Tok
     }
     env.result.hasLink = true;
     if (isUploadUrl(href)) env.result.hasAttachment = true;
-    if (isUploadedImage(href)) {
-      env.result.hasImage = true;
-      if (preview && !env.previewed.has(href)) {
+    if (isUploadedImage(href)) env.result.hasImage = true;
+    if (preview && !env.previewed.has(href)) {
+      const label = inner.map((t) => (t.type === 'text' ? t.content : '')).join('').trim();
+      const named = label !== '' && label !== href;
+      const html = imagePreview(href, named ? label : undefined, env.ctx.images);
+      if (html !== null) {
         env.previewed.add(href);
-        const label = inner.map((t) => (t.type === 'text' ? t.content : '')).join('').trim();
-        const named = label !== '' && label !== href && label !== original;
-        previews.push(previewHtml(href, named ? label : undefined));
+        env.result.hasImage = true;
+        previews.push(html);
+        if (!named) bare = true;
       }
     }
   }
-  return previews;
+  return { previews, bare };
+}
+
+/** Distinct links outside quotes: above the reference's limit, a message gets no previews. */
+function tooManyPreviewable(tokens: Token[], realmUrl: string): boolean {
+  const hrefs = new Set<string>();
+  let quoteDepth = 0;
+  for (const block of tokens) {
+    if (block.type === 'blockquote_open') quoteDepth++;
+    if (block.type === 'blockquote_close') quoteDepth--;
+    if (block.type !== 'inline' || !block.children || quoteDepth > 0) continue;
+    for (const t of block.children) if (t.type === 'link_open') hrefs.add(relativizeRealmUrl(t.attrGet('href') ?? '', realmUrl));
+  }
+  return hrefs.size > INLINE_PREVIEW_LIMIT_PER_MESSAGE;
 }
 
 export function linkPass(state: StateCore): void {
@@ -68,6 +81,7 @@ export function linkPass(state: StateCore): void {
   const out: Token[] = [];
   const tokens = state.tokens;
   let quoteDepth = 0;
+  const previewing = !tooManyPreviewable(tokens, env.ctx.realmUrl);
   for (let i = 0; i < tokens.length; i++) {
     const block = tokens[i]!;
     out.push(block);
@@ -76,13 +90,13 @@ export function linkPass(state: StateCore): void {
     if (block.type !== 'inline' || !block.children) continue;
     // Like Zulip: previews for paragraphs, but not for quoted ones.
     const inParagraph = tokens[i - 1]?.type === 'paragraph_open' && tokens[i + 1]?.type === 'paragraph_close';
-    const previews = processInline(block, env, make, inParagraph && quoteDepth === 0);
+    const { previews, bare } = processInline(block, env, make, previewing && inParagraph && quoteDepth === 0);
     if (previews.length === 0) continue;
     const preview = new state.Token(PREVIEW_TOKEN, 'div', 0);
     preview.block = true;
     preview.content = previews.join('');
     preview.level = block.level - 1;
-    if (onlyAutoLink(block.children)) {
+    if (bare && onlyAutoLink(block.children)) {
       out.splice(out.length - 2, 2, preview); // a bare image URL: the preview replaces the paragraph
     } else {
       out.push(tokens[i + 1]!, preview);

@@ -1,4 +1,5 @@
 // Types shared by the Markdown renderer: the caller's lookups, the result, and the per-render env.
+import type { ImageRenderData } from './images.js';
 
 export interface RenderContext {
   /** Lookups supplied by the caller (the realm's in-memory state); all synchronous. */
@@ -11,6 +12,8 @@ export interface RenderContext {
   /** e.g. http://127.0.0.1:9991; links into the realm are rendered relative. */
   realmUrl: string;
   emptyTopicDisplayName?: string;
+  /** Inline image previews: the realm's setting, the proxy's signing key and the linked uploads' thumbnails. */
+  images?: ImageRenderData;
 }
 
 export interface RenderResult {

@@ -1,6 +1,7 @@
 // The database: pg-promise with one repository per aggregate attached to every connection and transaction.
 import pgPromise, { type IDatabase, type IMain, type ITask } from 'pg-promise';
 import { AttachmentsRepository } from './repos/attachments.js';
+import { ImageAttachmentsRepository } from './repos/image-attachments.js';
 import { ChangesRepository } from './repos/changes.js';
 import { RealmEmojiRepository } from './repos/realm-emoji.js';
 import { ChannelFoldersRepository } from './repos/channel-folders.js';
@@ -37,6 +38,7 @@ export interface Repos {
   groups: GroupsRepository;
   changes: ChangesRepository;
   attachments: AttachmentsRepository;
+  imageAttachments: ImageAttachmentsRepository;
   realmEmoji: RealmEmojiRepository;
   channels: ChannelsRepository;
   subscriptions: SubscriptionsRepository;
@@ -117,6 +119,7 @@ export function createDatabase(
       obj.groups = new GroupsRepository(obj, pgp);
       obj.changes = new ChangesRepository(obj, pgp);
       obj.attachments = new AttachmentsRepository(obj, pgp);
+      obj.imageAttachments = new ImageAttachmentsRepository(obj, pgp);
       obj.realmEmoji = new RealmEmojiRepository(obj, pgp);
       obj.channels = new ChannelsRepository(obj, pgp);
       obj.subscriptions = new SubscriptionsRepository(obj, pgp);

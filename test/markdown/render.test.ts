@@ -61,8 +61,9 @@ const cases: [name: string, input: string, html: string][] = [
   ['no image syntax', '![cat](https://example.com/cat.png)', `<p>!${A('https://example.com/cat.png', 'cat')}</p>`],
   ['uploaded image preview', '[cat.png](/user_uploads/2/ab/cat.png)',
     `<p>${A('/user_uploads/2/ab/cat.png', 'cat.png')}</p>\n<div class="message_inline_image"><a href="/user_uploads/2/ab/cat.png" title="cat.png"><img src="/user_uploads/2/ab/cat.png"></a></div>`],
-  ['bare uploaded image URL is only a preview', 'http://127.0.0.1:9991/user_uploads/2/ab/dog.jpg',
-    '<div class="message_inline_image"><a href="/user_uploads/2/ab/dog.jpg"><img src="/user_uploads/2/ab/dog.jpg"></a></div>'],
+  // Like the reference: the link's text (the absolute URL) differs from its relative href, so it is kept and titles the preview.
+  ['absolute uploaded image URL keeps its link', 'http://127.0.0.1:9991/user_uploads/2/ab/dog.jpg',
+    `<p>${A('/user_uploads/2/ab/dog.jpg', 'http://127.0.0.1:9991/user_uploads/2/ab/dog.jpg')}</p>\n<div class="message_inline_image"><a href="/user_uploads/2/ab/dog.jpg" title="http://127.0.0.1:9991/user_uploads/2/ab/dog.jpg"><img src="/user_uploads/2/ab/dog.jpg"></a></div>`],
   ['uploaded image preview in a tight list', '* Look: [a](/user_uploads/2/a.png)\n* b',
     `<ul>\n<li>Look: ${A('/user_uploads/2/a.png', 'a')}<div class="message_inline_image"><a href="/user_uploads/2/a.png" title="a"><img src="/user_uploads/2/a.png"></a></div></li>\n<li>b</li>\n</ul>`],
   ['no uploaded image preview in a quote', '> [a](/user_uploads/2/a.png)', `<blockquote>\n<p>${A('/user_uploads/2/a.png', 'a')}</p>\n</blockquote>`],

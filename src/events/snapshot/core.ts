@@ -1,4 +1,5 @@
 // Snapshot sections the foundation owns: the realm and its settings, users, groups, and the user's own record.
+import { serverThumbnailFormats } from '../../files/thumbnail-formats.js';
 import { realmUrl } from '../../http/urls.js';
 import { escapeHtml } from '../../markdown/escape.js';
 import { allRealmSettings } from '../../realm/realm-settings.js';
@@ -58,6 +59,7 @@ export const coreSections: Record<string, Section> = {
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
       server_inline_image_preview: true,
+      server_thumbnail_formats: serverThumbnailFormats(),
       server_inline_url_embed_preview: false,
       server_needs_upgrade: false,
       server_presence_ping_interval_seconds: 60,

@@ -20,6 +20,7 @@ import { presenceEndpoints } from './presence.js';
 import { realmEmojiEndpoints } from './realm-emoji.js';
 import { tusEndpoints } from './tus.js';
 import { uploadEndpoints } from './uploads.js';
+import { externalContent } from './external-content.js';
 import { pushEndpoints } from './push.js';
 import { settingsEndpoints } from './settings.js';
 import { signupEndpoints } from './signup.js';
@@ -51,6 +52,7 @@ export const endpoints: Endpoint[] = [
   ...statusEndpoints,
   ...presenceEndpoints,
   ...uploadEndpoints,
+  externalContent,
   ...tusEndpoints,
   ...realmEmojiEndpoints,
   ...settingsEndpoints,

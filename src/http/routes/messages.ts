@@ -12,7 +12,7 @@ import { presentRows, reactionsByMessage, searchWords } from '../../realm/messag
 import { renderContent } from '../../realm/messages/render.js';
 import { accessWebPublicMessage, SPECTATOR_FLAGS } from '../../realm/messages/spectator.js';
 import type { SendResult } from '../../realm/messages/send.js';
-import { endpoint, type Endpoint } from '../endpoint.js';
+import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { withFetchSlot } from '../large-fetches.js';
 import { bool, enumOf, int, json, list, optional, required, str, withDefault } from '../params.js';
@@ -31,6 +31,11 @@ export function checkedRange(
   return { anchor: parseAnchor(anchor, useFirstUnread), numBefore, numAfter, includeAnchor };
 }
 
+/** Image-preview data for rendering `content` in the request's realm (see Thumbnailer.renderData). */
+function imageRenderData(ctx: RequestContext<'user'>, content: string) {
+  return ctx.services.files.thumbnailer.renderData(ctx.realm.id, realmSetting(ctx.realm.state, 'inline_image_preview') === true, content);
+}
+
 const sendMessage = endpoint({
   method: 'POST',
   path: '/messages',
@@ -45,6 +50,7 @@ const sendMessage = endpoint({
     read_by_sender: optional(bool()),
   },
   async handle(ctx, p) {
+    const images = await imageRenderData(ctx, p.content);
     const result = await ctx.realm.dispatch<SendResult>('sendMessage', {
       senderId: ctx.user.id,
       type: p.type === 'direct' || p.type === 'private' ? 'direct' : 'stream',
@@ -56,7 +62,9 @@ const sendMessage = endpoint({
       queueId: p.queue_id,
       localId: p.local_id,
       realmUrl: requestRealmUrl(ctx),
+      images,
     });
+    ctx.services.files.thumbnailer.refreshPending(ctx.realm.id, images);
     const out: Record<string, unknown> = { id: result.message.id };
     if (result.visibility) out.automatic_new_visibility_policy = result.visibility.policy;
     return out;
@@ -147,8 +155,9 @@ const renderMessage = endpoint({
   path: '/messages/render',
   auth: 'user',
   params: { content: required(str({ allowNul: true })) },
-  handle(ctx, p) {
-    return { rendered: renderContent(ctx.realm.state, ctx.user, requestRealmUrl(ctx), p.content).html };
+  async handle(ctx, p) {
+    const images = await imageRenderData(ctx, p.content);
+    return { rendered: renderContent(ctx.realm.state, ctx.user, requestRealmUrl(ctx), p.content, images).html };
   },
 });
 
@@ -196,6 +205,7 @@ const editMessage = endpoint({
     stream_id: optional(int()),
   },
   async handle(ctx, p) {
+    const images = p.content === undefined ? undefined : await imageRenderData(ctx, p.content);
     await ctx.realm.dispatch('editMessage', {
       userId: ctx.user.id,
       messageId: p.message_id,
@@ -205,7 +215,9 @@ const editMessage = endpoint({
       streamId: p.stream_id,
       propagateMode: p.propagate_mode,
       realmUrl: requestRealmUrl(ctx),
+      images,
     });
+    ctx.services.files.thumbnailer.refreshPending(ctx.realm.id, images);
     return {};
   },
 });

@@ -6,7 +6,7 @@ import { attachmentKey } from '../../files/service.js';
 import type { Removed } from '../../realm/files/attachments.commands.js';
 import { attachmentRecord } from '../../realm/files/attachments.commands.js';
 import { canDownload } from '../../realm/files/access.js';
-import { endpoint, RawReply } from '../endpoint.js';
+import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { int, required, str } from '../params.js';
 
@@ -38,20 +38,44 @@ export const uploadFile = endpoint({
   },
 });
 
+const PATH_PARAMS = { realm_id: required(str()), bucket: required(str()), random: required(str()), name: required(str()) };
+
+/** The upload named by the path's four parts, when the user may download it; "File not found" otherwise. */
+async function downloadable(ctx: RequestContext<'user'>, p: { realm_id: string; bucket: string; random: string; name: string }) {
+  const pathId = `${p.realm_id}/${p.bucket}/${p.random}/${p.name}`;
+  const { db } = ctx.services;
+  const state = ctx.realm.state;
+  const attachment = isPathId(pathId) ? await db.attachments.byPathId(state.realm.id, pathId) : null;
+  // Someone who may not see a file learns nothing about it, not even that it exists.
+  if (!attachment || !(await canDownload(db, state, ctx.user, attachment))) throw errors.notFound('File not found');
+  return { pathId, attachment };
+}
+
 export const downloadFile = endpoint({
   method: 'GET',
   path: '/user_uploads/{realm_id}/{bucket}/{random}/{name}',
   root: true,
   auth: 'user',
-  params: { realm_id: required(str()), bucket: required(str()), random: required(str()), name: required(str()) },
+  params: PATH_PARAMS,
   async handle(ctx, p) {
-    const pathId = `${p.realm_id}/${p.bucket}/${p.random}/${p.name}`;
-    const { db, files } = ctx.services;
-    const state = ctx.realm.state;
-    const attachment = isPathId(pathId) ? await db.attachments.byPathId(state.realm.id, pathId) : null;
-    // Someone who may not see a file learns nothing about it, not even that it exists.
-    if (!attachment || !(await canDownload(db, state, ctx.user, attachment))) throw errors.notFound('File not found');
+    const { pathId, attachment } = await downloadable(ctx, p);
     const file = { key: attachmentKey(pathId), size: attachment.size, contentType: attachment.contentType, name: attachment.name };
+    return new RawReply(fileReply(ctx.services.files.storage, file, ctx.request.headers.range));
+  },
+});
+
+/** The reference's thumbnail URL of an uploaded image, served to exactly those who may download the upload. */
+export const downloadThumbnail = endpoint({
+  method: 'GET',
+  path: '/user_uploads/thumbnail/{realm_id}/{bucket}/{random}/{name}/{format}',
+  root: true,
+  auth: 'user',
+  params: { ...PATH_PARAMS, format: required(str({ maxLength: 40 })) },
+  async handle(ctx, p) {
+    const { pathId } = await downloadable(ctx, p);
+    const files = ctx.services.files;
+    const file = await files.thumbnailer.thumbnailFile(ctx.realm.id, pathId, p.format);
+    if (!file) throw errors.notFound('File not found');
     return new RawReply(fileReply(files.storage, file, ctx.request.headers.range));
   },
 });
@@ -83,4 +107,4 @@ export const deleteAttachment = endpoint({
   },
 });
 
-export const uploadEndpoints = [uploadFile, downloadFile, getAttachments, deleteAttachment];
+export const uploadEndpoints = [uploadFile, downloadFile, downloadThumbnail, getAttachments, deleteAttachment];

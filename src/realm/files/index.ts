@@ -2,6 +2,7 @@
 import type { CommandRegistry } from '../commands.js';
 import { attachmentCommands } from './attachments.commands.js';
 import { emojiCommands } from './emoji.commands.js';
+import { thumbnailCommands } from './thumbnails.commands.js';
 
 export { canDownload, linkAttachments } from './access.js';
 export { checkEmoji, customEmojiById, customEmojiByName, emojiForName } from './emoji.js';
@@ -9,4 +10,5 @@ export { checkEmoji, customEmojiById, customEmojiByName, emojiForName } from './
 export const filesCommands: CommandRegistry = {
   ...attachmentCommands,
   ...emojiCommands,
+  ...thumbnailCommands,
 };

@@ -2,6 +2,7 @@
 // (with propagate_mode), a move to another channel; edit history, row changes for a move, and the events.
 import { createHash } from 'node:crypto';
 import type { RealmEvent } from '../../events/hub.js';
+import type { ImageRenderData } from '../../markdown/index.js';
 import { errors } from '../../http/errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
@@ -33,6 +34,8 @@ export interface EditInput {
   streamId?: number;
   propagateMode: PropagateMode;
   realmUrl: string;
+  /** Inline image previews for new content (see SendInput.images). */
+  images?: ImageRenderData;
 }
 
 export interface EditResult {
@@ -55,9 +58,9 @@ export interface EditResult {
 const CONTENT_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.has_alert_word;
 
 /** New content: rendered as its sender, mention and alert flags recomputed for everyone holding a row. */
-async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessage, raw: string, realmUrl: string) {
+async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessage, raw: string, realmUrl: string, images?: ImageRenderData) {
   const content = normalizeContent(raw);
-  const r = renderContent(state, user, realmUrl, content);
+  const r = renderContent(state, user, realmUrl, content, images);
   const rows = await t.userMessages.rowsFor([m.id]);
   const holders = rows.map((x) => x.userId);
   const mentioned = mentionedUsers(state, r, holders);
@@ -125,7 +128,7 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
     if (topic !== undefined && !isResolveToggle(m.topic, topic)) checkMoveTimeLimit(state, p.user, m, moved, 'topic', p.propagateMode, now);
     if (newChannel) checkMoveTimeLimit(state, p.user, m, moved, 'channel', p.propagateMode, now);
 
-    const content = p.content === undefined ? undefined : await editContent(t, state, p.user, m, p.content, p.realmUrl);
+    const content = p.content === undefined ? undefined : await editContent(t, state, p.user, m, p.content, p.realmUrl, p.images);
     const editTime = new Date(now * 1000);
     const movedIds = moved.map((x) => x.id).sort((a, b) => a - b);
     const isMove = newChannel !== undefined || (topic !== undefined && !isResolveToggle(m.topic, topic));

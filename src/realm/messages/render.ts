@@ -1,15 +1,15 @@
 // Rendering a message in its realm: the Markdown context from the working set, /me detection, topic links and
 // alert-word hits.
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
-import { defaultEmojiLookup, renderMarkdown, type RenderContext, type RenderResult } from '../../markdown/index.js';
+import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type RenderContext, type RenderResult } from '../../markdown/index.js';
 import { hasMetadataAccess } from '../channels/access.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 
-/** The Markdown renderer's lookups for a realm, as seen by the author. */
-export function renderContext(state: RealmState, author: User | null, realmUrl: string): RenderContext {
+/** The Markdown renderer's lookups for a realm, as seen by the author; `images` for inline image previews. */
+export function renderContext(state: RealmState, author: User | null, realmUrl: string, images?: ImageRenderData): RenderContext {
   return {
     userByName(name) {
       const wanted = name.toLowerCase();
@@ -37,6 +37,7 @@ export function renderContext(state: RealmState, author: User | null, realmUrl: 
     linkifiers: state.messages.linkifiers,
     realmUrl,
     emptyTopicDisplayName: realmSetting(state, 'empty_topic_display_name'),
+    images,
   };
 }
 
@@ -44,8 +45,8 @@ export interface Rendered extends RenderResult {
   isMeMessage: boolean;
 }
 
-export function renderContent(state: RealmState, author: User | null, realmUrl: string, content: string): Rendered {
-  const r = renderMarkdown(content, renderContext(state, author, realmUrl));
+export function renderContent(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Rendered {
+  const r = renderMarkdown(content, renderContext(state, author, realmUrl, images));
   return { ...r, isMeMessage: content.startsWith('/me ') && r.html.startsWith('<p>/me ') };
 }
 

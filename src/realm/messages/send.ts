@@ -2,6 +2,7 @@
 // inserting the message and its recipients' rows (for a whole batch of sends: one for all of them), then the
 // message event with each one's flags.
 import type { RealmEvent } from '../../events/hub.js';
+import type { ImageRenderData } from '../../markdown/index.js';
 import { ApiError, errors } from '../../http/errors.js';
 import { LIMITS } from '../../limits.js';
 import { FLAG_BITS } from '../../narrow/index.js';
@@ -46,6 +47,8 @@ export interface SendInput {
   queueId?: string;
   localId?: string;
   realmUrl: string;
+  /** Inline image previews (the caller reads the linked uploads' thumbnails first); none without. */
+  images?: ImageRenderData;
 }
 
 interface SendPlan {
@@ -200,7 +203,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
     const sender = actor(state, input.senderId);
     const content = normalizeContent(input.content);
     const to = address(state, sender, input);
-    const rendered = renderContent(state, sender, input.realmUrl, content);
+    const rendered = renderContent(state, sender, input.realmUrl, content, input.images);
     const canMentionMany = state.userHasRealmPermission(sender.id, 'can_mention_many_users_group');
     if (to.kind === 'stream' && rendered.wildcards.stream && !canMentionMany && to.recipients.length > WILDCARD_MENTION_THRESHOLD) {
       throw errors.streamWildcardNotAllowed();

@@ -221,6 +221,16 @@ export const rows: Row[] = [
     request: (w, _r, c) => ({ path: w.channels[vis(c)].uploadUrl, root: true }),
     expect: (r, c) => (contentAccess(active(r), vis(c)) ? OK : FILE_NOT_FOUND),
   },
+  {
+    method: 'GET', path: '/user_uploads/thumbnail/{realm_id}/{bucket}/{random}/{name}/{format}', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: `${w.channels[vis(c)].uploadUrl.replace('/user_uploads/', '/user_uploads/thumbnail/')}/840x560.webp`, root: true }),
+    expect: (r, c) => (contentAccess(active(r), vis(c)) ? OK : FILE_NOT_FOUND),
+  },
+  {
+    method: 'GET', path: '/external_content/{digest}/{url}',
+    request: () => ({ path: `/external_content/${'0'.repeat(40)}/${Buffer.from('http://example.com/a.png').toString('hex')}`, root: true }),
+    expect: () => err(403, 'BAD_REQUEST', 'Bad signature'),
+  },
   { method: 'GET', path: '/attachments', request: () => ({ path: '/attachments' }), expect: ALL_OK },
   {
     method: 'DELETE', path: '/attachments/{attachment_id}', cases: ['own', 'others'],

@@ -1,6 +1,7 @@
 // The permission matrix's world, built once: one user per role (plus a bot, a deactivated user, a user of
 // another realm and a spectator), and one channel per visibility, each holding a message in its own topic
 // that links an upload made for it alone.
+import sharp from 'sharp';
 import { createRealm, createUser } from '../../../src/realm/provision.js';
 import { ROLE } from '../../../src/realm/types.js';
 import { Client, type Credentials } from '../../helpers/http.js';
@@ -97,13 +98,15 @@ export async function buildWorld(): Promise<World> {
     const id = made.json.id as number;
     const secret = `zebra${vis.toLowerCase()}word`;
     const topic = `${vis} topic`;
-    const up = await keeper.post('/user_uploads', { multipart: { file: new File([`${vis} file`], `${vis}.txt`) } });
+    // An image, so that its thumbnail route is in the matrix too.
+    const image = await sharp({ create: { width: 8, height: 6, channels: 3, background: 'white' } }).png().toBuffer();
+    const up = await keeper.post('/user_uploads', { multipart: { file: new File([new Uint8Array(image)], `${vis}.png`, { type: 'image/png' }) } });
     if (up.status !== 200) throw new Error(`upload: ${up.text}`);
     const sent = await keeper.post('/messages', {
-      form: { type: 'channel', to: String(id), topic, content: `the ${secret} is here: [${vis}.txt](${up.json.url})` },
+      form: { type: 'channel', to: String(id), topic, content: `the ${secret} is here: [${vis}.png](${up.json.url})` },
     });
     if (sent.status !== 200) throw new Error(`send to ${name}: ${sent.text}`);
-    const att = (await keeper.get('/attachments')).json.attachments.find((a: { path_id: string; name: string }) => a.name === `${vis}.txt`);
+    const att = (await keeper.get('/attachments')).json.attachments.find((a: { path_id: string; name: string }) => a.name === `${vis}.png`);
     channels[vis] = { id, name, topic, secret, messageId: sent.json.id, uploadUrl: up.json.url, attachmentId: att.id };
   }
   const archived = await s.client.as(users.owner).delete(`/streams/${channels.archived.id}`);

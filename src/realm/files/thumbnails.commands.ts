@@ -1,0 +1,65 @@
+// Realm command run when an upload's thumbnails are done (or failed): the messages still showing its placeholder
+// get the thumbnail (or lose the preview), each with a rendering-only update_message event, like the reference's
+// thumbnail worker.
+import type { RealmEvent } from '../../events/hub.js';
+import { uploadPreview } from '../../files/thumbnail-formats.js';
+import { rewriteUploadPreviews } from '../../markdown/index.js';
+import type { StoredThumbnail } from '../../persistence/repos/image-attachments.js';
+import type { CommandDef } from '../commands.js';
+import { changeAudience } from '../messages/access.js';
+import { flagNames } from '../messages/format.js';
+
+interface FinishInput {
+  pathId: string;
+  /** The full list after new thumbnails were made; null when the image could not be thumbnailed at all; absent
+   *  when nothing new was made (the messages are still brought up to date). */
+  thumbnails?: StoredThumbnail[] | null;
+}
+
+interface Rerendered {
+  editTime: number;
+  messages: { id: number; content: string; renderedContent: string; audience: { id: number; flags: string[] }[] }[];
+}
+
+const finishThumbnails: CommandDef<FinishInput, FinishInput & { realmId: number }, Rerendered> = {
+  batchable: true,
+  check: (state, input) => ({ ...input, realmId: state.realm.id }),
+  async write(t, p, state) {
+    const editTime = Math.floor(Date.now() / 1000);
+    if (p.thumbnails === null) await t.imageAttachments.delete(p.pathId);
+    else if (p.thumbnails) await t.imageAttachments.setThumbnails(p.pathId, p.thumbnails);
+    const img = p.thumbnails === null ? null : await t.imageAttachments.byPathId(p.pathId);
+    if (img !== null && (img.realmId !== p.realmId || img.thumbnails.length === 0)) return { editTime, messages: [] };
+    const preview = img && uploadPreview(img);
+    const changed: { id: number; streamId: number | null; content: string; renderedContent: string }[] = [];
+    for (const m of await t.imageAttachments.placeholderMessages(p.realmId, p.pathId)) {
+      const html = rewriteUploadPreviews(m.renderedContent, p.pathId, preview);
+      if (html === null) continue;
+      await t.imageAttachments.setRenderedContent(m.id, html);
+      changed.push({ ...m, renderedContent: html });
+    }
+    const rows = await t.userMessages.rowsFor(changed.map((m) => m.id));
+    const messages = changed.map((m) => {
+      const flagsOf = new Map(rows.filter((r) => r.messageId === m.id).map((r) => [r.userId, r.flags]));
+      const audience = changeAudience(state, flagsOf.keys(), m.streamId).map((id) => ({ id, flags: flagNames(flagsOf.get(id) ?? 0) }));
+      return { id: m.id, content: m.content, renderedContent: m.renderedContent, audience };
+    });
+    return { editTime, messages };
+  },
+  events: (_state, r) =>
+    r.messages.map((m): RealmEvent => ({
+      event: {
+        type: 'update_message',
+        user_id: null,
+        edit_timestamp: r.editTime,
+        message_id: m.id,
+        message_ids: [m.id],
+        content: m.content,
+        rendered_content: m.renderedContent,
+        rendering_only: true,
+      },
+      users: m.audience.map((a) => ({ id: a.id, fields: { flags: a.flags } })),
+    })),
+};
+
+export const thumbnailCommands = { finish_thumbnails: finishThumbnails };
