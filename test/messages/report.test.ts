@@ -2,6 +2,7 @@
 // request channel in the reference's format; refusals in the reference's order.
 import test from 'ava';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { expectError } from '../helpers/errors.js';
 import { addUser } from '../helpers/users.js';
 import { dm, events, makeChannel, post, register, setRealm, uniqueName } from './helpers.js';
 
@@ -17,10 +18,7 @@ test.serial('a report goes to the moderation request channel, from the notificat
   const moderator = await addUser(s, { role: 300, fullName: 'Mod Erator' });
   const reporter = await addUser(s, { fullName: 'Rep Orter' });
   const offender = await addUser(s, { fullName: 'Off Ender' });
-  const err = (r: any, msg: string) => {
-    t.is(r.status, 400, r.text);
-    t.like(r.json, { result: 'error', code: 'BAD_REQUEST', msg });
-  };
+  const err = (r: any, msg: string) => expectError(t, r, msg);
   const name = uniqueName('general');
   await makeChannel(s, name, [reporter.id, offender.id]);
   // Fences that do not start a line do not lengthen the quoting fence (the reference's get_unused_fence).

@@ -4,6 +4,7 @@
 import test from 'ava';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
+import { expectError } from '../helpers/errors.js';
 import { verifyAction } from '../helpers/verify-action.js';
 import { dm, makeChannel, post, register, setRealm, uniqueName } from '../messages/helpers.js';
 
@@ -65,10 +66,7 @@ test('mute errors: self, unknown user, twice; unmute of a user not muted; bots a
   const me = await addUser(s);
   const other = await addUser(s);
   const bot = await addUser(s, { isBot: true });
-  const err = (r: any, msg: string) => {
-    t.is(r.status, 400);
-    t.like(r.json, { result: 'error', code: 'BAD_REQUEST', msg });
-  };
+  const err = (r: any, msg: string) => expectError(t, r, msg);
   err(await mute(me, me.id), 'Cannot mute self');
   err(await mute(me, 999_999), 'No such user');
   err(await unmute(me, 999_999), 'No such user');
@@ -104,15 +102,11 @@ test.serial('read receipts: a message the caller cannot see is "Invalid message(
   const partner = await addUser(s);
   const outsider = await addUser(s);
   const id = await dm(s, sender, [partner.id], 'private');
-  const r = await receipts(outsider, id);
-  t.is(r.status, 400);
-  t.like(r.json, { code: 'BAD_REQUEST', msg: 'Invalid message(s)' });
+  expectError(t, await receipts(outsider, id), 'Invalid message(s)');
   t.is((await receipts(partner, 999_999_999)).json.msg, 'Invalid message(s)');
   await setRealm(s, { enable_read_receipts: false });
   try {
-    const off = await receipts(partner, id);
-    t.is(off.status, 400);
-    t.like(off.json, { code: 'BAD_REQUEST', msg: 'Read receipts are disabled in this organization.' });
+    expectError(t, await receipts(partner, id), 'Read receipts are disabled in this organization.');
   } finally {
     await setRealm(s, { enable_read_receipts: true });
   }

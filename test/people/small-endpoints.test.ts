@@ -3,6 +3,7 @@
 import test from 'ava';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
+import { expectError } from '../helpers/errors.js';
 import { verifyAction } from '../helpers/verify-action.js';
 import { dm, events, makeChannel, post, register, uniqueName } from '../messages/helpers.js';
 
@@ -15,10 +16,6 @@ test.before(async () => {
 test.after.always(() => s?.close());
 
 const json = (x: unknown) => JSON.stringify(x);
-function expectError(t: any, r: { status: number; json: any }, msg: string, code = 'BAD_REQUEST', status = 400) {
-  t.is(r.status, status, JSON.stringify(r.json));
-  t.like(r.json, { result: 'error', code, msg });
-}
 
 test.serial('code playgrounds: administrators add and remove them; realm_playgrounds events keep register consistent', async (t) => {
   const member = await addUser(s);

@@ -3,6 +3,7 @@
 // events keep the register's reminders consistent; scheduled messages and reminders stay apart.
 import test from 'ava';
 import { addUser } from '../helpers/users.js';
+import { expectError } from '../helpers/errors.js';
 import { verifyAction } from '../helpers/verify-action.js';
 import { dm, makeChannel, post, uniqueName } from '../messages/helpers.js';
 import { scheduledList, startClockedServer, type ClockedServer } from './helpers.js';
@@ -64,9 +65,7 @@ test.serial('a reminder about a direct message; cancelled reminders are never de
   t.true(listed.content.includes(`/#narrow/dm/${[user.id, friend.id].sort((a, b) => a - b).join(',')}-dm/near/${messageId}`));
   const removed = await verifyAction(t, c.s, user, () => c.s.client.as(user).delete(`/reminders/${r.json.reminder_id}`), { eventTypes: ['reminders'] });
   t.like(removed[0], { type: 'reminders', op: 'remove', reminder_id: r.json.reminder_id });
-  const again = await c.s.client.as(user).delete(`/reminders/${r.json.reminder_id}`);
-  t.is(again.status, 404);
-  t.like(again.json, { code: 'BAD_REQUEST', msg: 'Reminder does not exist' });
+  expectError(t, await c.s.client.as(user).delete(`/reminders/${r.json.reminder_id}`), 'Reminder does not exist', 'BAD_REQUEST', 404);
   await c.advance(60);
   const sent = await c.s.server.services.db.any("SELECT id FROM messages WHERE content LIKE 'You requested a reminder%' AND $1 = ANY(direct_recipients)", [user.id]);
   t.deepEqual(sent, []);
@@ -77,10 +76,7 @@ test.serial('reminder errors: past times, messages the user cannot see, long not
   const other = await addUser(c.s);
   const private_ = await dm(c.s, other, [await addUser(c.s).then((u) => u.id)], 'secret');
   const visible = await dm(c.s, other, [user.id], 'hello');
-  const err = (r: any, msg: string, status = 400) => {
-    t.is(r.status, status, r.text);
-    t.like(r.json, { result: 'error', code: 'BAD_REQUEST', msg });
-  };
+  const err = (r: any, msg: string, status = 400) => expectError(t, r, msg, 'BAD_REQUEST', status);
   err(await remind(user, { message_id: String(visible), scheduled_delivery_timestamp: String(c.now()) }), 'Scheduled delivery time must be in the future.');
   err(await remind(user, { message_id: String(private_), scheduled_delivery_timestamp: String(c.now() + 60) }), 'Invalid message(s)');
   err(
