@@ -10,7 +10,8 @@ import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import { silentMention, truncateContent, unusedFence } from './quoting.js';
+import { silentMention, unusedFence } from './quoting.js';
+import { truncate } from './topic-rules.js';
 
 export const REPORT_REASONS = {
   spam: 'Spam',
@@ -57,7 +58,7 @@ function reportContent(state: RealmState, reporter: { id: number; fullName: stri
     header = `${silentMention(reporter)} reported #**${channel.name}>${m.topic}@${m.id}** sent by ${silentMention(reported)}.`;
   }
   const context = `\n- Reason: **${REPORT_REASONS[type]}**\n- Notes:\n\`\`\`quote\n${description}\n\`\`\``;
-  const quoted = truncateContent(m.content, MAX_SNIPPET_LENGTH, '\n[message truncated]');
+  const quoted = truncate(m.content, MAX_SNIPPET_LENGTH, '\n[message truncated]');
   const fence = unusedFence(quoted);
   const preview = `\n${fence} spoiler **Message sent by ${silentMention(reported)}**\n${quoted}\n${fence}\n`;
   return header + context + preview;

@@ -88,7 +88,7 @@ function cappedString(name: string, value: unknown, max: number): string {
 }
 
 /** Django's URLValidator, near enough: http(s)/ftp(s), a host, no whitespace. */
-export function isUrl(s: string): boolean {
+function isUrl(s: string): boolean {
   if (/\s/.test(s) || s.length > 2048) return false;
   try {
     const u = new URL(s);

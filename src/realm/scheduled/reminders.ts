@@ -8,7 +8,8 @@ import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/re
 import { NOTIFICATION_BOT_EMAIL, notificationBot } from '../channels/notices.js';
 import type { CommandDef } from '../commands.js';
 import type { SendInput } from '../messages/send.js';
-import { silentMention, truncateContent, unusedFence } from '../messages/quoting.js';
+import { silentMention, unusedFence } from '../messages/quoting.js';
+import { truncate } from '../messages/topic-rules.js';
 import { realmUserAdd } from '../people/events.js';
 import { actor } from '../people/access.js';
 import { applyCreatedUser } from '../people/users.commands.js';
@@ -47,7 +48,7 @@ export function reminderContent(state: RealmState, m: StoredMessage, note: strin
   content += `${sender} [said](${url}):\n`;
   const fence = unusedFence(content);
   const room = LIMITS.max_message_length - [...`${content}${fence}quote\n\n${fence}`].length;
-  return content + `${fence}quote\n${truncateContent(m.content, room, '\n[message truncated]')}\n${fence}`;
+  return content + `${fence}quote\n${truncate(m.content, room, '\n[message truncated]')}\n${fence}`;
 }
 
 /** The reference's normalize_note_text: trailing space and leading newlines go; at most max_reminder_note_length. */
