@@ -1,8 +1,7 @@
 // Custom profile fields: list, create, change, delete and reorder the realm's fields (administrators), and set or
 // remove the user's own values.
-import { profileFieldCommands } from '../../realm/people/profile-fields.commands.js';
-import { formatFields, MAX_SELECT_OPTIONS } from '../../realm/people/profile-fields.js';
-import { endpoint, type RequestContext } from '../endpoint.js';
+import { formatFields } from '../../realm/people/profile-fields.js';
+import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, dict, int, list, object, oneOf, optional, required, str, withDefault } from '../params.js';
 import { requestRealmUrl } from './channels.js';
@@ -10,13 +9,6 @@ import { requestRealmUrl } from './channels.js';
 /** field_data: options {"key": {"text", "order"}} or an external account {"subtype", "url_pattern"}. */
 const fieldData = dict(oneOf(dict(str({ maxLength: 1000 })), str({ maxLength: 1000 })));
 const text = (max: number) => str({ maxLength: max });
-
-type Command = keyof typeof profileFieldCommands;
-const dispatch = (ctx: RequestContext<'user'>, kind: Command, input: Record<string, unknown>) => ctx.realm.dispatch<unknown>(kind, input);
-
-function checkDataSize(data: Record<string, unknown> | undefined): void {
-  if (data && Object.keys(data).length > MAX_SELECT_OPTIONS) throw errors.badRequest(`field_data has too many choices (limit: ${MAX_SELECT_OPTIONS})`);
-}
 
 export const listProfileFields = endpoint({
   method: 'GET',
@@ -40,8 +32,7 @@ export const createProfileField = endpoint({
     editable_by_user: withDefault(bool(), true),
   },
   async handle(ctx, p) {
-    checkDataSize(p.field_data);
-    const f = (await dispatch(ctx, 'profileFields.create', {
+    const f = await ctx.realm.dispatch<{ id: number }>('profileFields.create', {
       actorId: ctx.user.id,
       name: p.name,
       hint: p.hint,
@@ -50,7 +41,7 @@ export const createProfileField = endpoint({
       displayInProfileSummary: p.display_in_profile_summary,
       required: p.required,
       editableByUser: p.editable_by_user,
-    })) as { id: number };
+    });
     return { id: f.id };
   },
 });
@@ -61,7 +52,7 @@ export const reorderProfileFields = endpoint({
   auth: 'user',
   params: { order: required(list(int(), { maxItems: 10_000 })) },
   async handle(ctx, p) {
-    await dispatch(ctx, 'profileFields.reorder', { actorId: ctx.user.id, order: p.order });
+    await ctx.realm.dispatch('profileFields.reorder', { actorId: ctx.user.id, order: p.order });
     return {};
   },
 });
@@ -80,8 +71,7 @@ export const updateProfileField = endpoint({
     editable_by_user: optional(bool()),
   },
   async handle(ctx, p) {
-    checkDataSize(p.field_data);
-    await dispatch(ctx, 'profileFields.update', {
+    await ctx.realm.dispatch('profileFields.update', {
       actorId: ctx.user.id,
       id: p.field_id,
       name: p.name,
@@ -101,7 +91,7 @@ export const deleteProfileField = endpoint({
   auth: 'user',
   params: { field_id: required(int()) },
   async handle(ctx, p) {
-    await dispatch(ctx, 'profileFields.delete', { actorId: ctx.user.id, id: p.field_id });
+    await ctx.realm.dispatch('profileFields.delete', { actorId: ctx.user.id, id: p.field_id });
     return {};
   },
 });
@@ -116,7 +106,7 @@ export const updateOwnProfileData = endpoint({
   params: { data: required(list(object({ id: required(int()), value: required(profileValue) }), { maxItems: 1000 })) },
   async handle(ctx, p) {
     if (ctx.user.isBot) throw errors.notForBots();
-    await dispatch(ctx, 'profileData.update', { userId: ctx.user.id, entries: p.data, realmUrl: requestRealmUrl(ctx) });
+    await ctx.realm.dispatch('profileData.update', { userId: ctx.user.id, entries: p.data, realmUrl: requestRealmUrl(ctx) });
     return {};
   },
 });
@@ -129,7 +119,7 @@ export const removeOwnProfileData = endpoint({
   async handle(ctx, p) {
     if (ctx.user.isBot) throw errors.notForBots();
     const entries = p.data.map((id) => ({ id, value: null }));
-    await dispatch(ctx, 'profileData.update', { userId: ctx.user.id, entries, realmUrl: requestRealmUrl(ctx) });
+    await ctx.realm.dispatch('profileData.update', { userId: ctx.user.id, entries, realmUrl: requestRealmUrl(ctx) });
     return {};
   },
 });

@@ -1,9 +1,9 @@
 // Push devices: POST /mobile_push/register (E13) for end-to-end encrypted push notifications, and the legacy token
 // endpoints.
 import type { PushTokenKind } from '../../persistence/repos/push-tokens.js';
-import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
+import { endpoint, type Endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
-import { enumOf, int, optional, required, str } from '../params.js';
+import { enumOf, int, required, str } from '../params.js';
 
 export const registerPushDevice = endpoint({
   method: 'POST',
@@ -32,37 +32,17 @@ export const registerPushDevice = endpoint({
 
 
 // The legacy (not end-to-end encrypted) registrations: POST/DELETE /users/me/apns_device_token and
-// /users/me/android_gcm_reg_id. Human users only; tokens are stored whether or not a push service is configured.
-
-const APNS_APP_ID = /^[.a-zA-Z0-9-]+$/;
-
-/** The reference's validate_token: 1–4096 characters; APNs tokens must decode as base64 (lenient, as Python's). */
-function checkToken(token: string, kind: PushTokenKind): void {
-  if (token === '' || token.length > 4096) throw errors.pushTokenLength();
-  if (kind === 'apns') {
-    // Python's lenient b64decode: other characters are skipped; the data must be padded to whole quanta.
-    const n = token.replace(/[^A-Za-z0-9+/]/g, '').length;
-    const padding = token.replace(/[^=]/g, '').length;
-    if (n % 4 === 1 || (n % 4 !== 0 && padding < 4 - (n % 4))) throw errors.invalidApnsToken();
-  }
-}
-
-function humanUser(ctx: RequestContext<'user'>) {
-  if (ctx.user.isBot) throw errors.notForBots();
-  return ctx.user;
-}
-
+// /users/me/android_gcm_reg_id (human users only).
 function legacyTokenEndpoints(path: string, kind: PushTokenKind): Endpoint[] {
+  const token = required(str({ maxLength: 10_000 }));
   const add = endpoint({
     method: 'POST',
     path,
     auth: 'user',
-    params: { token: required(str({ maxLength: 10_000 })), appid: kind === 'apns' ? required(str({ maxLength: 1000 })) : optional(str({ maxLength: 1000 })) },
+    params: kind === 'apns' ? { token, appid: required(str({ maxLength: 1000 })) } : { token },
     async handle(ctx, p) {
-      const user = humanUser(ctx);
-      checkToken(p.token, kind);
-      if (kind === 'apns' && !APNS_APP_ID.test(p.appid!)) throw errors.badRequest('appid has invalid format');
-      await ctx.services.db.pushTokens.add(user.id, kind, p.token, kind === 'apns' ? p.appid! : null);
+      const appId = 'appid' in p ? (p.appid as string) : undefined;
+      await ctx.realm.dispatch('push.addToken', { userId: ctx.user.id, kind, token: p.token, appId });
       return {};
     },
   });
@@ -70,11 +50,9 @@ function legacyTokenEndpoints(path: string, kind: PushTokenKind): Endpoint[] {
     method: 'DELETE',
     path,
     auth: 'user',
-    params: { token: required(str({ maxLength: 10_000 })) },
+    params: { token },
     async handle(ctx, p) {
-      const user = humanUser(ctx);
-      checkToken(p.token, kind);
-      if (!(await ctx.services.db.pushTokens.remove(user.id, kind, p.token))) throw errors.pushTokenMissing();
+      await ctx.realm.dispatch('push.removeToken', { userId: ctx.user.id, kind, token: p.token });
       return {};
     },
   });
