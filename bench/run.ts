@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { login } from './lib/client.js';
 import { machine, svg, table, writeResults } from './lib/report.js';
 import { sampleProcess, startTarget } from './lib/server.js';
+import { attack } from './scenarios/attack.js';
 import { httpCeiling } from './scenarios/ceilings.js';
 import { fanout } from './scenarios/fanout.js';
 import { history } from './scenarios/history.js';
@@ -15,7 +16,7 @@ import { register } from './scenarios/register.js';
 import { send } from './scenarios/send.js';
 import type { Scenario, ScenarioContext } from './scenarios/types.js';
 
-const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed };
+const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed, attack };
 
 const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet']);
 

@@ -1,4 +1,5 @@
 // Server configuration, read once from the environment.
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { LIMITS } from './limits.js';
 import { parseRule, type RateLimitConfig } from './http/rate-limit.js';
@@ -76,6 +77,9 @@ export interface Config {
   /** The From address of outgoing email. */
   mailFrom: string;
   rateLimits: RateLimitConfig;
+  /** Markdown rendering on worker threads: RENDER_THREADS at most, RENDER_TIME_LIMIT_MS per render (then it is
+   *  abandoned: "Unable to render message"), RENDER_QUEUE renders waiting at most (beyond: 503). */
+  render: { threads: number; timeLimitMs: number; maxQueue: number };
   /** Inline image previews. IMAGE_PROXY_KEY: the secret signing /external_content/ URLs (unset: one is made once and
    *  kept in the database). The proxy's fetches: IMAGE_PROXY_MAX_BYTES per image, IMAGE_PROXY_TIMEOUT_MS for the
    *  whole fetch, IMAGE_PROXY_MAX_REDIRECTS, and IMAGE_PROXY_ALLOW_PRIVATE (refused by default: loopback, private,
@@ -105,7 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 9991);
   if (port < 0 || port > 65535) throw new Error(`PORT out of range: ${port}`);
   const dataDir = path.resolve(env.DATA_DIR || './data');
-  for (const name of ['LARGE_FETCH_SLOTS', 'LARGE_FETCH_PER_USER', 'WRITE_STALL_MS', 'PENDING_REPLY_BYTES']) {
+  for (const name of ['LARGE_FETCH_SLOTS', 'LARGE_FETCH_PER_USER', 'WRITE_STALL_MS', 'PENDING_REPLY_BYTES', 'RENDER_THREADS', 'RENDER_TIME_LIMIT_MS']) {
     if (int(env, name, 1) < 1) throw new Error(`${name} must be at least 1`);
   }
   return {
@@ -131,6 +135,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowUwsFallback: flag(env, 'PALAVER_ALLOW_UWS_FALLBACK'),
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 5000),
+    render: {
+      threads: int(env, 'RENDER_THREADS', Math.max(1, availableParallelism() - 1)),
+      timeLimitMs: int(env, 'RENDER_TIME_LIMIT_MS', 5000),
+      maxQueue: int(env, 'RENDER_QUEUE', 1000),
+    },
     webPublicStreamsEnabled: flagDefaultOn(env, 'WEB_PUBLIC_STREAMS_ENABLED'),
     topicDeletionBatchSize: int(env, 'TOPIC_DELETION_BATCH_SIZE', 1000),
     topicDeletionTimeBudgetMs: int(env, 'TOPIC_DELETION_TIME_BUDGET_MS', 50_000),

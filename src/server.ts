@@ -31,6 +31,7 @@ import { Operators } from './operators/index.js';
 import { registerActorKinds } from './operators/kinds.js';
 import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
+import { configureRenderPool } from './render-pool/index.js';
 
 export interface RunningServer {
   port: number;
@@ -63,6 +64,7 @@ async function migrateWithoutTimeout(config: Config, db: Database['db']): Promis
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const { uws } = loadUws(config.allowUwsFallback);
+  configureRenderPool(config.render);
 
   const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
   // Before the database, so its metrics observe every query.

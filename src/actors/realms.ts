@@ -5,16 +5,44 @@ import type { RealmState } from '../realm/state.js';
 import type { RealmEntry } from '../realm/types.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
 
+/** Per realm and order key: settles once the last prepared command dispatched with that key entered the mailbox. */
+type Lanes = Map<string, Promise<void>>;
+
 export class RealmHandle {
-  constructor(readonly id: number, private ref: RealmRef) {}
+  constructor(readonly id: number, private ref: RealmRef, private lanes: Lanes) {}
 
   /** The realm's working set: read it synchronously, never mutate it. */
   get state(): RealmState {
     return this.ref.getSnapshot().context.state!;
   }
 
-  /** Sends a command to the realm actor; resolves after its write committed. */
-  dispatch<R = unknown>(kind: string, input?: unknown): Promise<R> {
+  /**
+   * Sends a command to the realm actor; resolves after its write committed. A command with a prepare step (see
+   * CommandDef) is prepared first, outside the actor, and enters the mailbox after the earlier commands of its
+   * order key did.
+   */
+  async dispatch<R = unknown>(kind: string, input?: unknown): Promise<R> {
+    const def = this.ref.getSnapshot().context.commands[kind];
+    if (!def?.prepare) return this.enqueue<R>(kind, input);
+    const key = `${this.id}:${def.orderKey?.(input) ?? kind}`;
+    const prepared = def.prepare(this.state, input);
+    const before = this.lanes.get(key);
+    // Nothing to prepare and nothing of this key ahead of it: into the mailbox now, in dispatch order.
+    if (!(prepared instanceof Promise) && !before) return this.enqueue<R>(kind, prepared);
+    if (prepared instanceof Promise) prepared.catch(() => undefined); // awaited below, after the turn of those ahead
+    let release!: () => void;
+    const lane = new Promise<void>((r) => (release = r));
+    this.lanes.set(key, lane);
+    try {
+      await before;
+      return this.enqueue<R>(kind, await prepared);
+    } finally {
+      release();
+      if (this.lanes.get(key) === lane) this.lanes.delete(key);
+    }
+  }
+
+  private enqueue<R>(kind: string, input: unknown): Promise<R> {
     // A stopped actor drops events silently; answer for it rather than leave the caller hanging.
     if (this.ref.getSnapshot().status !== 'active') return Promise.reject(errors.unavailable('The server is shutting down'));
     return new Promise<R>((resolve, reject) => {
@@ -24,6 +52,8 @@ export class RealmHandle {
 }
 
 export class Realms {
+  private readonly lanes: Lanes = new Map();
+
   constructor(private root: Actor<typeof rootMachine>, private rootDomain: string) {}
 
   get directory(): RealmEntry[] {
@@ -54,7 +84,7 @@ export class Realms {
     }
     const snap = await waitFor(ref, (s) => s.value !== 'loading', { timeout: 30_000 });
     if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
-    return new RealmHandle(realmId, ref);
+    return new RealmHandle(realmId, ref, this.lanes);
   }
 
   async forHost(hostHeader: string | undefined): Promise<RealmHandle> {

@@ -4,7 +4,7 @@ import type { ObservedRequest } from '../operators/requests.js';
 import { authenticate } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
-import { ApiError } from './errors.js';
+import { ApiError, errors } from './errors.js';
 import { requireOperatorToken } from './operator-auth.js';
 import { htmlErrorPage } from './pages.js';
 import { errorReply, type Connection, type IncomingRequest, type Reply } from './respond.js';
@@ -58,6 +58,8 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       observed.userId = user.id;
     }
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
+    const bodyLimit = endpoint.maxBodyBytes;
+    if (bodyLimit !== undefined) request.body.limit(bodyLimit, () => errors.bodyTooLarge(bodyLimit));
     const raw = endpoint.body === 'stream' ? Buffer.alloc(0) : await request.body.readAll();
     const params = await readParams(request.query, request.headers['content-type'] ?? '', raw);
     for (const [k, v] of Object.entries(pathParams)) params.fields.set(k, v);

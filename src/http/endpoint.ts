@@ -42,6 +42,8 @@ export interface EndpointDef<S extends Schema, A extends AuthMode> {
   rateLimited?: boolean;
   /** `stream`: the body is not parsed into parameters; the handler reads `ctx.request.body` chunk by chunk. */
   body?: 'stream';
+  /** A body limit below the server's (MAX_BODY_BYTES) where no valid request comes near it: refused (413) unread. */
+  maxBodyBytes?: number;
   auth: A;
   params: S;
   handle(ctx: RequestContext<A>, params: ParamsOf<S>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
@@ -58,6 +60,7 @@ export interface Endpoint {
   errorFormat: 'json' | 'html';
   rateLimited: boolean;
   body: 'params' | 'stream';
+  maxBodyBytes?: number;
   auth: AuthMode;
   /** The declared parameters (names, types, required), for introspection. */
   schema: Schema;
@@ -86,6 +89,7 @@ export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<
     errorFormat: def.errorFormat ?? 'json',
     rateLimited: def.rateLimited ?? true,
     body: def.body ?? 'params',
+    maxBodyBytes: def.maxBodyBytes,
     auth: def.auth,
     schema: def.params,
     parse: compileSchema(def.params) as ParamParser<Record<string, unknown>>,

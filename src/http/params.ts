@@ -12,7 +12,8 @@ const NUL = '\u0000';
 function checkString(s: string, name: string, opts: StrOptions): string {
   if (!opts.allowNul && s.includes(NUL)) throw errors.invalidParam(`${name} contains NULL (0x00) characters.`);
   if (opts.trim) s = s.trim();
-  if (opts.maxLength !== undefined && [...s].length > opts.maxLength) {
+  // Code points, as Python counts; a string of more than twice the limit in UTF-16 units is too long without counting.
+  if (opts.maxLength !== undefined && s.length > opts.maxLength && (s.length > 2 * opts.maxLength || [...s].length > opts.maxLength)) {
     throw errors.invalidParam(`${name} is too long (limit: ${opts.maxLength} characters)`);
   }
   if (opts.minLength !== undefined && [...s].length < opts.minLength) {

@@ -1,5 +1,6 @@
-// Linkifiers: validation of user patterns and URL templates, guarded compilation and bounded matching.
-import { analyzeRegex } from './regex-safety.js';
+// Linkifiers: validation of user patterns and URL templates, compilation on RE2 (linear-time matching, as the
+// reference does) and bounded matching.
+import { RE2JS, RE2JSSyntaxException } from 're2js';
 import type { CompiledLinkifier } from './types.js';
 import { encodeTemplateValue, isSafeUrl } from './urls.js';
 
@@ -12,61 +13,55 @@ export const MAX_TEXT_PER_APPLICATION = 5_000;
 /** Links one linkifier may produce per message. */
 export const MAX_MATCHES_PER_MESSAGE = 100;
 
-const SYNTAX_CHARS = '^$\\.*+?()[]{}|/';
+// RE2's own words for its parse errors (what the reference reports), by the description re2js gives.
+const RE2_ERROR_TEXT: Record<string, string> = {
+  'invalid character class range': 'invalid character class range',
+  'invalid escape sequence': 'invalid escape sequence',
+  'invalid named capture': 'invalid named capture group',
+  'duplicate capture group name': 'invalid named capture group',
+  'invalid or unsupported Perl syntax': 'invalid perl operator',
+  'invalid nested repetition operator': 'bad repetition operator',
+  'invalid repeat count': 'bad repetition operator',
+  'missing closing ]': 'missing ]',
+  'missing closing )': 'missing )',
+  'missing argument to repetition operator': 'no argument for repetition operator',
+  'trailing backslash at end of expression': 'trailing \\',
+  'unexpected )': 'unexpected )',
+  'expression too large': 'pattern too large - compile failed',
+  'expression nests too deeply': 'pattern too large - compile failed',
+};
 
-/**
- * Zulip stores patterns in Python syntax; rewrites `(?P<name>` to JS `(?<name>`.
- * Returns an error text for Python-only constructs JS would misread.
- */
-export function toJsPattern(pattern: string): { js: string } | { error: string } {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\') {
-      // Python accepts escapes like \# or \- that JS's 'u' mode refuses; they mean the bare character.
-      const next = pattern[i + 1] ?? '';
-      const keep = /[A-Za-z0-9_]/.test(next) || SYNTAX_CHARS.includes(next) || (inClass && next === '-');
-      out += keep || next === '' ? c + next : next;
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-    } else if (c === '[') {
-      inClass = true;
-    } else if (pattern.startsWith('(?P<', i)) {
-      out += '(?<';
-      i += 3;
-      continue;
-    } else if (pattern.startsWith('(?P=', i)) {
-      return { error: 'Backreferences are not allowed.' };
-    }
-    out += c;
-  }
-  return { js: out };
+/** Zulip's text for a pattern RE2 refuses: "Bad regular expression: <RE2's error>". */
+function re2Error(e: unknown): string {
+  if (!(e instanceof RE2JSSyntaxException)) return 'Unknown regular expression error';
+  const description = e.getDescription();
+  let text = RE2_ERROR_TEXT[description] ?? description;
+  let arg = e.getPattern();
+  // RE2 names lookbehinds as such; re2js takes them for a named group.
+  if (arg && /^\(\?<[=!]/.test(arg)) [text, arg] = ['invalid perl operator', arg.slice(0, 4)];
+  return `Bad regular expression: ${arg ? `${text}: ${arg}` : text}`;
 }
 
-function compileOrError(pattern: string): { js: string; names: string[] } | { error: string } {
+interface Checked {
+  re: RE2JS;
+  /** The pattern's named groups. */
+  names: string[];
+}
+
+/** Compiles a pattern as RE2 does (Python's `(?P<name>…)` is RE2 syntax); lookarounds and backreferences are refused. */
+function compileOrError(pattern: string): Checked | { error: string } {
   if (pattern.length === 0) return { error: 'Pattern is empty.' };
   if (pattern.length > MAX_PATTERN_LENGTH) {
     return { error: `Pattern is too long (at most ${MAX_PATTERN_LENGTH} characters).` };
   }
-  const converted = toJsPattern(pattern);
-  if ('error' in converted) return converted;
-  let re: RegExp;
+  let re: RE2JS;
   try {
-    re = new RegExp(converted.js, 'u');
+    re = RE2JS.compile(pattern);
   } catch (e) {
-    return { error: (e as Error).message };
+    return { error: re2Error(e) };
   }
-  const shape = analyzeRegex(converted.js);
-  if (shape.error) return { error: `Pattern refused: ${shape.error}.` };
-  // Safe to run now: the shape check passed.
-  if (re.test('') || new RegExp(`^(?:${converted.js})$`, 'u').test('')) {
-    return { error: 'Pattern must not match an empty string.' };
-  }
-  return { js: converted.js, names: shape.names };
+  if (re.matcher('').find()) return { error: 'Pattern must not match an empty string.' };
+  return { re, names: Object.keys(re.namedGroups()) };
 }
 
 /** Checks a linkifier pattern; returns an error text, or null when acceptable. */
@@ -137,17 +132,17 @@ export function expandUrlTemplate(template: string, groups: Record<string, strin
   return template.replace(/\{([^}]*)\}/g, (_, name: string) => encodeTemplateValue(groups[name] ?? ''));
 }
 
-/** Validation outcome per (pattern, template): the JS source to run, or why it is refused. */
-const checked = new Map<string, { js: string } | { error: string }>();
+/** Validation outcome per (pattern, template): the compiled pattern, or why it is refused. */
+const checked = new Map<string, Checked | { error: string }>();
 const MAX_CHECKED = 2_000;
 
-function checkLinkifier(pattern: string, urlTemplate: string): { js: string } | { error: string } {
+function checkLinkifier(pattern: string, urlTemplate: string): Checked | { error: string } {
   const key = `${pattern}\u0000${urlTemplate}`;
   let outcome = checked.get(key);
   if (!outcome) {
     const r = compileOrError(pattern);
     const err = 'error' in r ? r.error : validateUrlTemplate(urlTemplate, pattern);
-    outcome = err !== null ? { error: err } : { js: (r as { js: string }).js };
+    outcome = err !== null ? { error: err } : r;
     if (checked.size >= MAX_CHECKED) checked.clear();
     checked.set(key, outcome);
   }
@@ -166,16 +161,13 @@ export function compileLinkifiers(
       errors.push(`linkifier ${l.id}: ${outcome.error}`);
       continue;
     }
-    try {
-      compiled.push({
-        id: l.id,
-        re: new RegExp(outcome.js, 'gu'),
-        urlTemplate: l.urlTemplate,
-        budget: { chars: MAX_SCAN_CHARS_PER_MESSAGE, matches: MAX_MATCHES_PER_MESSAGE },
-      });
-    } catch (e) {
-      errors.push(`linkifier ${l.id}: ${(e as Error).message}`);
-    }
+    compiled.push({
+      id: l.id,
+      re: outcome.re,
+      groupNames: outcome.names,
+      urlTemplate: l.urlTemplate,
+      budget: { chars: MAX_SCAN_CHARS_PER_MESSAGE, matches: MAX_MATCHES_PER_MESSAGE },
+    });
   }
   return { compiled, errors };
 }
@@ -194,29 +186,31 @@ export interface LinkifierMatch {
 /**
  * The first acceptable match of `l` in `text` at or after `from`, charging the linkifier's
  * per-message budget. Matches failing the boundary rule or producing an unsafe URL are skipped.
+ * RE2 finds each match in time linear in the text; the budget bounds the searches a message may start.
  */
 export function findLinkifierMatch(l: CompiledLinkifier, text: string, from: number): LinkifierMatch | null {
   const limit = Math.min(text.length, MAX_TEXT_PER_APPLICATION);
-  const scanned = limit === text.length ? text : text.slice(0, limit);
+  const matcher = l.re.matcher(limit === text.length ? text : text.slice(0, limit));
   let start = from;
   while (start < limit && l.budget.matches > 0 && l.budget.chars > 0) {
-    l.re.lastIndex = start;
-    const m = l.re.exec(scanned);
-    const end = m ? m.index + m[0].length : limit;
-    // Charge the text this search went over (patterns passed the backtracking checks).
+    const found = matcher.find(start);
+    const index = found ? matcher.start() : limit;
+    const end = found ? matcher.end() : limit;
     l.budget.chars -= Math.max(1, end - start);
-    if (!m) return null;
-    const before = m.index === 0 ? '' : text[m.index - 1]!;
+    if (!found) return null;
+    const before = index === 0 ? '' : text[index - 1]!;
     const after = end < text.length ? String.fromCodePoint(text.codePointAt(end)!) : '';
     const bounded = (before === '' || BEFORE_OK.test(before)) && !AFTER_BAD.test(after);
-    if (m[0].length > 0 && bounded) {
-      const url = expandUrlTemplate(l.urlTemplate, m.groups ?? {});
+    if (end > index && bounded) {
+      const groups: Record<string, string | undefined> = {};
+      for (const name of l.groupNames) groups[name] = matcher.group(name) ?? undefined;
+      const url = expandUrlTemplate(l.urlTemplate, groups);
       if (isSafeUrl(url)) {
         l.budget.matches--;
-        return { index: m.index, text: m[0], url };
+        return { index, text: text.slice(index, end), url };
       }
     }
-    start = m.index + 1;
+    start = index + 1;
   }
   return null;
 }

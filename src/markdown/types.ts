@@ -1,4 +1,5 @@
 // Types shared by the Markdown renderer: the caller's lookups, the result, and the per-render env.
+import type { RE2JS } from 're2js';
 import type { ImageRenderData } from './images.js';
 
 export interface RenderContext {
@@ -33,7 +34,9 @@ export interface RenderResult {
 /** A linkifier that passed validation and compiled. */
 export interface CompiledLinkifier {
   id: number;
-  re: RegExp;
+  /** The pattern on RE2: matching is linear in the text. */
+  re: RE2JS;
+  groupNames: string[];
   urlTemplate: string;
   /** Work still allowed for this linkifier in the current message. */
   budget: { chars: number; matches: number };

@@ -7,6 +7,16 @@ import { RealmState } from './state.js';
 export interface CommandDef<I = any, P = any, R = any> {
   /** Batchable commands share a transaction with others (group commit); the rest run alone. */
   batchable?: boolean;
+  /**
+   * CPU-heavy work done before the command enters the mailbox, off the actor (Markdown rendering on the worker
+   * pool): its result is the input `check` gets; the input itself, synchronously, when there is nothing to do. It
+   * reads the working set but never changes it; it may reject with ApiError to refuse. Commands of one `orderKey`
+   * enter the mailbox in the order they were dispatched (a user's sends stay in order), whatever their
+   * preparations take.
+   */
+  prepare?(state: RealmState, input: I): I | Promise<I>;
+  /** Whose order prepared commands keep (default: the command's kind). */
+  orderKey?(input: I): string;
   /** Validates against the working set and plans the write; throws ApiError to refuse. */
   check(state: RealmState, input: I): P;
   /** Absent for commands that only publish (typing, presence): they never open a transaction; the plan is the result. */
@@ -22,6 +32,9 @@ export interface CommandDef<I = any, P = any, R = any> {
   /** The events this command's committed result produces. */
   events?(state: RealmState, result: R): RealmEvent[];
 }
+
+/** Prepared commands of one user enter the realm actor in the order the user dispatched them. */
+export const byUser = (userId: number): string => `user:${userId}`;
 
 /** A command's result after the batch's commit: its value, or why it was refused or failed. */
 export type Outcome<R = unknown> = { ok: true; value: R } | { ok: false; error: unknown };

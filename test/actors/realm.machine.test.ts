@@ -90,7 +90,7 @@ function tagCommands(log: { txids: string[]; applied: string[]; writes: string[]
 function startRealm(commands: CommandRegistry, hub = new EventHub(), observer?: RealmBatchObserver) {
   const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands, observer } });
   actor.start();
-  const handle = new RealmHandle(realmId, actor);
+  const handle = new RealmHandle(realmId, actor, new Map());
   const dispatch = (kind: string, input: unknown) => handle.dispatch(kind, input);
   return { actor, dispatch, hub };
 }

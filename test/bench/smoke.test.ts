@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const SCENARIOS = ['send', 'fanout', 'idle', 'register', 'history', 'mixed'];
+const SCENARIOS = ['send', 'fanout', 'idle', 'register', 'history', 'mixed', 'attack'];
 
 interface Summary {
   count: number;
@@ -83,6 +83,12 @@ async function smoke(t: import('ava').ExecutionContext, database: 'external' | '
     for (const op of ['register', 'fetch', 'presence', 'send']) ordered(t, mix.breakdown[op], `mixed ${op}`);
     t.true(mix.figures.events_received > 0);
     t.is(mix.figures.error_percent, 0);
+    // attack: the mixed model measured alone and under the heavy requests, which were sent and answered.
+    const att = records.attack.result;
+    t.true(att.figures.mixed_p99_ms_alone > 0 && att.figures.mixed_p99_ms_under_attack > 0);
+    ordered(t, att.breakdown['mixed under attack'], 'attack: mixed under attack');
+    t.regex(att.figures['attack render-worst answers'], /× 200/);
+    t.regex(att.figures['attack render-8mb answers'], /× (413|closed)/);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

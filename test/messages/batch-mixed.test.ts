@@ -9,7 +9,7 @@ import type { SendResult } from '../../src/realm/messages/send.js';
 import type { Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
-import { batchesOf, events, makeCast, makeChannel, post, realmOf, register, uniqueName } from './helpers.js';
+import { batchesOf, events, makeCast, makeChannel, post, prepared, realmOf, register, uniqueName } from './helpers.js';
 
 let s: TestServer;
 test.before(async () => {
@@ -21,13 +21,14 @@ test.after.always(() => s?.close());
 type Command = [kind: string, input: Record<string, unknown>];
 
 /**
- * Dispatches commands to the realm actor in one synchronous burst: the first starts a write at once, the others
+ * Dispatches prepared commands to the realm actor in one burst: the first starts a write at once, the others
  * wait in the mailbox for it and then go together. Asserts that they did (two transactions in all).
  */
 async function burst(t: { is(a: unknown, b: unknown, m?: string): void }, commands: Command[]) {
   const realm = await realmOf(s);
   const before = batchesOf(realm);
-  const settled = await Promise.allSettled(commands.map(([kind, input]) => realm.dispatch(kind, input)));
+  const inputs = await Promise.all(commands.map(([kind, input]) => prepared(realm, kind, input)));
+  const settled = await Promise.allSettled(commands.map(([kind], i) => realm.dispatch(kind, inputs[i])));
   t.is(batchesOf(realm) - before, 2, 'the first command alone, then all the others in one transaction');
   return settled;
 }

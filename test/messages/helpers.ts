@@ -1,6 +1,7 @@
 // Fixtures for the messages tests: users of every role, channels made through the realm's own commands,
 // sending over HTTP, and event queues read with dont_block.
 import type { RealmHandle } from '../../src/actors/realms.js';
+import { realmCommands } from '../../src/realm/registry.js';
 import type { Credentials } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
@@ -144,6 +145,15 @@ export async function getMessages(s: TestServer, as: Credentials, query: Record<
 }
 
 /** Write transactions the realm actor has committed so far (group-commit tests count them). */
+/**
+ * A command's input after its prepare step (rendering on the worker pool), so that dispatching it again enters the
+ * mailbox at once: a burst of prepared commands reaches the actor in one go, as group commit under load does.
+ */
+export async function prepared(realm: RealmHandle, kind: string, input: unknown): Promise<unknown> {
+  const def = realmCommands[kind];
+  return def?.prepare ? await def.prepare(realm.state, input) : input;
+}
+
 export function batchesOf(realm: RealmHandle): number {
   return realm['ref'].getSnapshot().context.batches;
 }

@@ -6,7 +6,7 @@ import test from 'ava';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
-import { batchesOf, dm, events, getMessages, makeCast, makeChannel, post, realmOf, register, send, setRealm, systemGroupId, uniqueName } from './helpers.js';
+import { batchesOf, dm, events, getMessages, makeCast, makeChannel, post, prepared, realmOf, register, send, setRealm, systemGroupId, uniqueName } from './helpers.js';
 
 let s: TestServer;
 test.before(async () => {
@@ -18,17 +18,16 @@ test.after.always(() => s?.close());
 type SendForm = { type: 'stream' | 'direct'; to: string | number[]; topic?: string; content: string };
 
 /**
- * Dispatches sends to the realm actor in one synchronous burst: the first starts a write at once, the others
+ * Dispatches prepared sends to the realm actor in one burst: the first starts a write at once, the others
  * wait in the mailbox for it and then go together. Asserts that they did (two transactions in all).
  */
 async function burst(t: { is(a: unknown, b: unknown, m?: string): void }, sends: [number, SendForm][]) {
   const realm = await realmOf(s);
   const before = batchesOf(realm);
-  const settled = await Promise.allSettled(
-    sends.map(([senderId, form]) =>
-      realm.dispatch<SendResult>('sendMessage', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form }),
-    ),
+  const inputs = await Promise.all(
+    sends.map(([senderId, form]) => prepared(realm, 'sendMessage', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form })),
   );
+  const settled = await Promise.allSettled(inputs.map((input) => realm.dispatch<SendResult>('sendMessage', input)));
   t.is(batchesOf(realm) - before, 2, 'the first send alone, then all the others in one transaction');
   return settled;
 }

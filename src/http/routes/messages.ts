@@ -1,6 +1,7 @@
 // Messages: send (POST /messages), read (GET /messages, GET /messages/{id}), render, matches_narrow and
 // edit history.
 import { clientNameFrom } from '../../events/registration.js';
+import { LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
 import { accessMessage } from '../../realm/messages/access.js';
 import { editHistoryForClient } from '../../realm/messages/edit-history.js';
@@ -9,7 +10,7 @@ import { fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH, parseAnchor, type Ran
 import { matchingMessages } from '../../realm/messages/matches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { presentRows, reactionsByMessage, searchWords } from '../../realm/messages/present.js';
-import { renderContent } from '../../realm/messages/render.js';
+import { renderAs } from '../../realm/messages/render.js';
 import { accessWebPublicMessage, SPECTATOR_FLAGS } from '../../realm/messages/spectator.js';
 import type { SendResult } from '../../realm/messages/send.js';
 import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
@@ -150,14 +151,20 @@ const getMessage = endpoint({
   },
 });
 
+/** The longest valid render request: the content's code points as 4 UTF-8 bytes, each percent-encoded, and room. */
+const RENDER_BODY_BYTES = LIMITS.max_message_length * 4 * 3 + 4096;
+
 const renderMessage = endpoint({
   method: 'POST',
   path: '/messages/render',
   auth: 'user',
-  params: { content: required(str({ allowNul: true })) },
+  // Bounded like a message (Zulip: max_length=MAX_MESSAGE_LENGTH), and rendered on the worker pool. A body
+  // larger than the longest content percent-encoded is refused before it is read or parsed.
+  maxBodyBytes: RENDER_BODY_BYTES,
+  params: { content: required(str({ allowNul: true, maxLength: LIMITS.max_message_length })) },
   async handle(ctx, p) {
     const images = await imageRenderData(ctx, p.content);
-    return { rendered: renderContent(ctx.realm.state, ctx.user, requestRealmUrl(ctx), p.content, images).html };
+    return { rendered: (await renderAs(ctx.realm.state, ctx.user, requestRealmUrl(ctx), p.content, images)).html };
   },
 });
 

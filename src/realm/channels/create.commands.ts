@@ -3,7 +3,8 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import type { NewChannel } from '../../persistence/repos/channels.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
+import { prerenderDescriptions, type RenderedDescriptions } from './render.js';
 import { actor, targetUser } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
@@ -23,6 +24,8 @@ export interface CreateChannelInput {
   announce: boolean;
   settings: NewChannelSettings;
   server: ServerContext;
+  /** The description rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 
 interface Plan {
@@ -59,6 +62,8 @@ export function createdEvents(state: RealmState, r: CreatedChannels): RealmEvent
 }
 
 const createChannel: CommandDef<CreateChannelInput, Plan, CreatedChannels> = {
+  prepare: (state, input) => prerenderDescriptions(state, input, [input.description], input.server.realmUrl),
+  orderKey: (input) => byUser(input.actorId),
   check(state, input) {
     const creator = actor(state, input.actorId);
     const name = checkChannelName(input.name);
@@ -67,7 +72,7 @@ const createChannel: CommandDef<CreateChannelInput, Plan, CreatedChannels> = {
     if (subscribers.some((u) => u.id !== creator.id) && !state.userHasRealmPermission(creator.id, 'can_add_subscribers_group')) {
       throw errors.insufficientPermission();
     }
-    const [row] = planNewChannels(state, creator, [{ name, description: input.description }], input.settings, input.server);
+    const [row] = planNewChannels(state, creator, [{ name, description: input.description }], input.settings, input.server, input.renderedDescriptions);
     return { row: row!, subscribers, announce: input.announce, isDefault: input.settings.isDefault, realmUrl: input.server.realmUrl };
   },
   async write(t, plan, state) {

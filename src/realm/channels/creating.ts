@@ -8,7 +8,7 @@ import { webPublicAllowed } from './access.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type GroupSettingValue, type User } from '../types.js';
 import { checkChannelGroupSetting, defaultChannelGroupSettings } from './group-settings.js';
-import { renderDescription } from './render.js';
+import { renderDescription, type RenderedDescriptions } from './render.js';
 import { CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy } from './types.js';
 import { checkChannelName, checkDescription, parseRetention } from './validate.js';
 
@@ -63,6 +63,7 @@ export function planNewChannels(
   specs: { name: string; description: string }[],
   s: NewChannelSettings,
   server: ServerContext,
+  rendered: RenderedDescriptions | undefined,
 ): NewChannel[] {
   if (specs.length === 0) return [];
   if (creator.role === ROLE.GUEST) throw errors.insufficientPermission();
@@ -93,7 +94,7 @@ export function planNewChannels(
       realmId: state.realm.id,
       name,
       description,
-      renderedDescription: renderDescription(state, description, server.realmUrl),
+      renderedDescription: renderDescription(description, rendered),
       inviteOnly: s.inviteOnly,
       isWebPublic: s.isWebPublic,
       historyPublicToSubscribers: history,

@@ -2,11 +2,11 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import type { FolderChanges } from '../../persistence/repos/channel-folders.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
 import { activeUserIds, actor, requireAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import { formatFolder } from './format.js';
-import { renderDescription } from './render.js';
+import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from './render.js';
 import { LIMITS } from '../../limits.js';
 import type { ChannelFolder } from './types.js';
 
@@ -31,9 +31,13 @@ export interface CreateFolderInput {
   name: string;
   description: string;
   realmUrl: string;
+  /** The description rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 
 const createChannelFolder: CommandDef<CreateFolderInput, Omit<ChannelFolder, 'id' | 'dateCreated' | 'isArchived'>, ChannelFolder> = {
+  prepare: (state, input) => prerenderDescriptions(state, input, [input.description], input.realmUrl),
+  orderKey: (input) => byUser(input.actorId),
   check(state, input) {
     requireAdmin(actor(state, input.actorId));
     const name = checkFolderName(state, input.name);
@@ -42,7 +46,7 @@ const createChannelFolder: CommandDef<CreateFolderInput, Omit<ChannelFolder, 'id
       realmId: state.realm.id,
       name,
       description: input.description,
-      renderedDescription: renderDescription(state, input.description, input.realmUrl),
+      renderedDescription: renderDescription(input.description, input.renderedDescriptions),
       order: orders.length === 0 ? 0 : Math.max(...orders) + 1,
       creatorId: input.actorId,
     };
@@ -59,9 +63,13 @@ export interface UpdateFolderInput {
   description?: string;
   isArchived?: boolean;
   realmUrl: string;
+  /** The new description rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 
 const updateChannelFolder: CommandDef<UpdateFolderInput, { id: number; changes: FolderChanges }, { folder: ChannelFolder; changes: FolderChanges }> = {
+  prepare: (state, input) => prerenderDescriptions(state, input, [input.description], input.realmUrl),
+  orderKey: (input) => byUser(input.actorId),
   check(state, input) {
     requireAdmin(actor(state, input.actorId));
     const folder = state.channels.folders.get(input.folderId);
@@ -74,7 +82,7 @@ const updateChannelFolder: CommandDef<UpdateFolderInput, { id: number; changes: 
     }
     if (input.description !== undefined && input.description !== folder.description) {
       changes.description = input.description;
-      changes.renderedDescription = renderDescription(state, input.description, input.realmUrl);
+      changes.renderedDescription = renderDescription(input.description, input.renderedDescriptions);
     }
     if (input.isArchived !== undefined && input.isArchived !== folder.isArchived) {
       const inUse = [...state.channels.byId.values()].some((c) => c.folderId === folder.id && !c.isArchived);

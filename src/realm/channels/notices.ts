@@ -5,7 +5,7 @@ import type { Tx } from '../../persistence/db.js';
 import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import { eventMessage, flagNames } from '../messages/format.js';
 import { silentMention } from '../messages/quoting.js';
-import { renderContent } from '../messages/render.js';
+import { renderContent, type Rendered } from '../messages/render.js';
 import { applyCreatedUser } from '../people/users.commands.js';
 import { realmUserAdd } from '../people/events.js';
 import { createUser } from '../provision.js';
@@ -70,14 +70,17 @@ export async function postAnnouncement(t: Tx, state: RealmState, ch: Channel, su
   return postNotice(t, state, { channel, topic, content, recipients, realmUrl });
 }
 
-/** Posts a message of the notification bot to a channel's topic, received by `recipients` (its subscribers). */
+/**
+ * Posts a message of the notification bot to a channel's topic, received by `recipients` (its subscribers).
+ * Content that quotes what users wrote comes `rendered` on the worker pool; the bot's own short texts render here.
+ */
 export async function postNotice(
   t: Tx,
   state: RealmState,
-  n: { channel: Channel; topic: string; content: string; recipients: number[]; realmUrl: string },
+  n: { channel: Channel; topic: string; content: string; recipients: number[]; realmUrl: string; rendered?: Rendered },
 ): Promise<Notice> {
   const { bot, created } = await notificationBot(t, state);
-  const rendered = renderContent(state, bot, n.realmUrl, n.content);
+  const rendered = n.rendered ?? renderContent(state, bot, n.realmUrl, n.content);
   const message: NewMessage = {
     realmId: state.realm.id,
     senderId: bot.id,

@@ -1,5 +1,7 @@
-// Renders channel and channel folder descriptions (service-flavored Markdown) against the realm's working set.
-import { defaultEmojiLookup, renderMarkdown, type RenderContext } from '../../markdown/index.js';
+// Renders channel and channel folder descriptions (service-flavored Markdown) against the realm's working set, on
+// the worker pool in the prepare step of the commands that store them.
+import { defaultEmojiLookup, type RenderContext } from '../../markdown/index.js';
+import { renderOffLoop } from '../../render-pool/index.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 
@@ -27,7 +29,33 @@ export function renderContext(state: RealmState, realmUrl: string, renamed?: { i
   };
 }
 
-/** A description as HTML; the empty description renders as the empty string. */
-export function renderDescription(state: RealmState, text: string, realmUrl: string, renamed?: { id: number; name: string }): string {
-  return text === '' ? '' : renderMarkdown(text, renderContext(state, realmUrl, renamed)).html;
+/** Descriptions rendered on the worker pool before their command reached the realm actor: text → HTML. */
+export type RenderedDescriptions = Map<string, string>;
+
+/**
+ * A command's prepare step for descriptions: each text (those given) rendered on the pool into
+ * `input.renderedDescriptions`; the input itself, at once, when nothing is left to render.
+ */
+export function prerenderDescriptions<I extends { renderedDescriptions?: RenderedDescriptions }>(
+  state: RealmState,
+  input: I,
+  texts: (string | undefined)[],
+  realmUrl: string,
+  renamed?: { id: number; name: string },
+): I | Promise<I> {
+  const todo = [...new Set(texts)].filter((t): t is string => t !== undefined && t !== '' && !input.renderedDescriptions?.has(t));
+  if (todo.length === 0) return input;
+  const ctx = renderContext(state, realmUrl, renamed);
+  return Promise.all(todo.map(async (t) => [t, (await renderOffLoop(t, ctx)).html] as const)).then((pairs) => ({
+    ...input,
+    renderedDescriptions: new Map([...(input.renderedDescriptions ?? []), ...pairs]),
+  }));
+}
+
+/** A description as HTML, as its command's prepare rendered it; the empty description renders as the empty string. */
+export function renderDescription(text: string, rendered: RenderedDescriptions | undefined): string {
+  if (text === '') return '';
+  const html = rendered?.get(text);
+  if (html === undefined) throw new Error('a description reached the realm actor unrendered (no prepare step rendered it)');
+  return html;
 }

@@ -1,7 +1,8 @@
 // Subscribing (creating missing channels by name) and unsubscribing users: POST and DELETE /users/me/subscriptions.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
+import { prerenderDescriptions, type RenderedDescriptions } from './render.js';
 import { actor, targetUserByIdOrEmail } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
@@ -34,6 +35,8 @@ export interface SubscribeInput {
   announce: boolean;
   settings: NewChannelSettings;
   server: ServerContext;
+  /** Descriptions of channels it may create, rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 
 interface SubscribePlan {
@@ -52,6 +55,8 @@ export interface Subscribed extends CreatedChannels {
 }
 
 const subscribe: CommandDef<SubscribeInput, SubscribePlan, Subscribed> = {
+  prepare: (state, input) => prerenderDescriptions(state, input, input.channels.map((c) => c.description), input.server.realmUrl),
+  orderKey: (input) => byUser(input.actorId),
   check(state, input) {
     const caller = actor(state, input.actorId);
     const users = principalUsers(state, caller, input.principals);
@@ -76,7 +81,7 @@ const subscribe: CommandDef<SubscribeInput, SubscribePlan, Subscribed> = {
     if (toCreate.size > 0 && others && !state.userHasRealmPermission(caller.id, 'can_add_subscribers_group')) {
       throw errors.insufficientPermission();
     }
-    const newRows = planNewChannels(state, caller, [...toCreate.values()], input.settings, input.server);
+    const newRows = planNewChannels(state, caller, [...toCreate.values()], input.settings, input.server, input.renderedDescriptions);
     return { users, existing, newRows, unauthorized, input };
   },
   async write(t, plan, state) {

@@ -3,7 +3,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import type { ChannelChanges } from '../../persistence/repos/channels.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
 import { actor, isAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type GroupSettingValue, type User } from '../types.js';
@@ -12,7 +12,7 @@ import { checkFolder, checkTopicsPolicyPermission, type ServerContext } from './
 import { archiveEvents, defaultStreamsEvent, streamCreate, streamDelete, streamUpdate } from './events.js';
 import { activeSubscriberIds, streamPostPolicy } from './format.js';
 import { CHANNEL_GROUP_SETTINGS, checkChannelGroupSetting, groupSettingEquals } from './group-settings.js';
-import { renderDescription } from './render.js';
+import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from './render.js';
 import { CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy } from './types.js';
 import { checkChannelName, checkDescription, checkNameAvailable, parseRetention } from './validate.js';
 
@@ -32,6 +32,19 @@ export interface UpdateChannelInput {
   topicsPolicy?: TopicsPolicy;
   groupSettings?: Partial<Record<ChannelGroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }>>;
   server: ServerContext;
+  /** The new description rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
+}
+
+/** The channel as a description may link it, renamed by the same request (an invalid name: the check refuses it). */
+function renamedChannel(state: RealmState, input: UpdateChannelInput): { id: number; name: string } | undefined {
+  const ch = state.channels.byId.get(input.channelId);
+  if (!ch) return undefined;
+  try {
+    return { id: ch.id, name: input.newName === undefined ? ch.name : checkChannelName(input.newName) };
+  } catch {
+    return { id: ch.id, name: ch.name };
+  }
 }
 
 interface Plan {
@@ -83,10 +96,12 @@ function checkGroupSettings(state: RealmState, user: User, ch: Channel, input: U
 }
 
 const updateChannel: CommandDef<UpdateChannelInput, Plan, Result> = {
+  prepare: (state, input) => prerenderDescriptions(state, input, [input.description], input.server.realmUrl, renamedChannel(state, input)),
+  orderKey: (input) => byUser(input.actorId),
   check(state, input) {
     const user = actor(state, input.actorId);
     const ch = visibleChannel(state, user, input.channelId, 'metadata');
-    const given = Object.entries(input).filter(([k, v]) => !['actorId', 'channelId', 'server'].includes(k) && v !== undefined);
+    const given = Object.entries(input).filter(([k, v]) => !['actorId', 'channelId', 'server', 'renderedDescriptions'].includes(k) && v !== undefined);
     if (given.length === 0 || (input.groupSettings && given.length === 1 && Object.keys(input.groupSettings).length === 0)) {
       throw errors.noNewValues();
     }
@@ -103,7 +118,7 @@ const updateChannel: CommandDef<UpdateChannelInput, Plan, Result> = {
       const description = checkDescription(input.description);
       if (description !== ch.description) {
         changes.description = description;
-        changes.renderedDescription = renderDescription(state, description, input.server.realmUrl, { id: ch.id, name: changes.name ?? ch.name });
+        changes.renderedDescription = renderDescription(description, input.renderedDescriptions);
       }
     }
     checkPrivacyChange(state, user, ch, input, changes);

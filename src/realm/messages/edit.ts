@@ -10,7 +10,7 @@ import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/me
 import { visibleChannel } from '../channels/access.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import type { Channel } from '../channels/types.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
@@ -20,8 +20,8 @@ import { accessMessage, canReadChannelHistory, changeAudience } from './access.j
 import { checkChannelMove, checkContentEdit, checkMoveTimeLimit, checkPayload, checkTopicChange, isResolveToggle, type PropagateMode } from './edit-rules.js';
 import { flagNames } from './format.js';
 import { checkCanPost } from './recipients.js';
-import { alertedUsers, mentionedUsers, renderContent, topicLinks } from './render.js';
-import { normalizeContent, WILDCARD_MENTION_THRESHOLD } from './send.js';
+import { alertedUsers, mentionedUsers, prerendered, topicLinks, type Prerendered } from './render.js';
+import { normalizeContent, prerender, WILDCARD_MENTION_THRESHOLD } from './send.js';
 import { checkTopicPolicy, cleanTopic, effectiveTopicsPolicy } from './topic-rules.js';
 
 export interface EditInput {
@@ -36,6 +36,8 @@ export interface EditInput {
   realmUrl: string;
   /** Inline image previews for new content (see SendInput.images). */
   images?: ImageRenderData;
+  /** The new content rendered on the worker pool (the command's prepare), as the editor sees the realm. */
+  rendered?: Prerendered;
 }
 
 export interface EditResult {
@@ -58,9 +60,9 @@ export interface EditResult {
 const CONTENT_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.has_alert_word;
 
 /** New content: rendered as its sender, mention and alert flags recomputed for everyone holding a row. */
-async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessage, raw: string, realmUrl: string, images?: ImageRenderData) {
+async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessage, raw: string, rendering: Prerendered | undefined) {
   const content = normalizeContent(raw);
-  const r = renderContent(state, user, realmUrl, content, images);
+  const r = prerendered(rendering, content);
   const rows = await t.userMessages.rowsFor([m.id]);
   const holders = rows.map((x) => x.userId);
   const mentioned = mentionedUsers(state, r, holders);
@@ -96,6 +98,8 @@ async function movedMessages(t: Tx, state: RealmState, user: User, m: StoredMess
 }
 
 export const editMessage: CommandDef<EditInput, EditInput & { user: User }, EditResult> = {
+  prepare: (state, input) => (input.content === undefined ? input : prerender(state, input, input.userId, input.realmUrl, input.content)),
+  orderKey: (input) => byUser(input.userId),
   check(state, input) {
     return { ...input, user: actor(state, input.userId) };
   },
@@ -128,7 +132,7 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
     if (topic !== undefined && !isResolveToggle(m.topic, topic)) checkMoveTimeLimit(state, p.user, m, moved, 'topic', p.propagateMode, now);
     if (newChannel) checkMoveTimeLimit(state, p.user, m, moved, 'channel', p.propagateMode, now);
 
-    const content = p.content === undefined ? undefined : await editContent(t, state, p.user, m, p.content, p.realmUrl, p.images);
+    const content = p.content === undefined ? undefined : await editContent(t, state, p.user, m, p.content, p.rendered);
     const editTime = new Date(now * 1000);
     const movedIds = moved.map((x) => x.id).sort((a, b) => a - b);
     const isMove = newChannel !== undefined || (topic !== undefined && !isResolveToggle(m.topic, topic));

@@ -1,33 +1,37 @@
-// Rendering a message in its realm: the Markdown context from the working set, /me detection, topic links and
-// alert-word hits.
+// Rendering a message in its realm: the Markdown context from the working set (on the worker pool for what users
+// write), /me detection, topic links and alert-word hits.
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
 import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type RenderContext, type RenderResult } from '../../markdown/index.js';
+import { renderOffLoop } from '../../render-pool/index.js';
 import { hasMetadataAccess } from '../channels/access.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 
-/** The Markdown renderer's lookups for a realm, as seen by the author; `images` for inline image previews. */
+/**
+ * The Markdown renderer's lookups for a realm, as seen by the author; `images` for inline image previews. Each
+ * lookup answers only what the renderer reads (answers travel to the render pool's workers).
+ */
 export function renderContext(state: RealmState, author: User | null, realmUrl: string, images?: ImageRenderData): RenderContext {
   return {
     userByName(name) {
       const wanted = name.toLowerCase();
-      for (const u of state.usersById.values()) if (u.isActive && u.fullName.toLowerCase() === wanted) return u;
+      for (const u of state.usersById.values()) if (u.isActive && u.fullName.toLowerCase() === wanted) return { id: u.id, fullName: u.fullName };
       return undefined;
     },
     userById: (id) => {
       const u = state.usersById.get(id);
-      return u?.isActive ? u : undefined;
+      return u?.isActive ? { id: u.id, fullName: u.fullName } : undefined;
     },
     groupByName(name) {
       const g = state.groupsByName.get(name);
-      return g && !g.deactivated ? g : undefined;
+      return g && !g.deactivated ? { id: g.id, name: g.name } : undefined;
     },
     channelByName(name) {
       const c = state.channels.channelByName(name);
       if (!c || (author && !hasMetadataAccess(state, author, c))) return undefined;
-      return c;
+      return { id: c.id, name: c.name };
     },
     emoji(name) {
       const custom = customEmojiByName(state, name);
@@ -45,9 +49,30 @@ export interface Rendered extends RenderResult {
   isMeMessage: boolean;
 }
 
-export function renderContent(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Rendered {
-  const r = renderMarkdown(content, renderContext(state, author, realmUrl, images));
+function withMe(content: string, r: RenderResult): Rendered {
   return { ...r, isMeMessage: content.startsWith('/me ') && r.html.startsWith('<p>/me ') };
+}
+
+/** Renders on the event loop: only for what the server writes itself (notices), short and of known shape. */
+export function renderContent(state: RealmState, author: User | null, realmUrl: string, content: string): Rendered {
+  return withMe(content, renderMarkdown(content, renderContext(state, author, realmUrl)));
+}
+
+/** Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"). */
+export async function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Promise<Rendered> {
+  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images)));
+}
+
+/** A rendering made before its command reached the realm actor (the command's prepare), with what it rendered. */
+export interface Prerendered {
+  content: string;
+  rendered: Rendered;
+}
+
+/** In a command's check or write: the rendering its prepare made of exactly this content. */
+export function prerendered(p: Prerendered | undefined, content: string): Rendered {
+  if (p?.content !== content) throw new Error('message content reached the realm actor unrendered (no prepare step rendered it)');
+  return p.rendered;
 }
 
 /** Users whose mention (directly or through a group, not silent) the rendering found. */

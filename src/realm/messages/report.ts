@@ -3,7 +3,7 @@
 import { errors } from '../../http/errors.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import { LIMITS } from '../../limits.js';
-import { applyNotice, noticeEvents, postNotice, type Notice } from '../channels/notices.js';
+import { applyNotice, NOTIFICATION_BOT_EMAIL, noticeEvents, postNotice, type Notice } from '../channels/notices.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import type { Channel } from '../channels/types.js';
 import type { CommandDef } from '../commands.js';
@@ -11,6 +11,7 @@ import { actor } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { silentMention, unusedFence } from './quoting.js';
+import { renderAs, type Rendered } from './render.js';
 import { truncate } from './topic-rules.js';
 
 export const REPORT_REASONS = {
@@ -40,9 +41,11 @@ export interface ReportInput {
   reportType: ReportType;
   description: string;
   realmUrl: string;
+  /** The report's text and its rendering, made by the command's prepare (rendered on the worker pool). */
+  prepared?: { content: string; rendered: Rendered };
 }
 
-type ReportPlan = { channel: Channel; topic: string; content: string; recipients: number[]; realmUrl: string };
+type ReportPlan = { channel: Channel; topic: string; content: string; recipients: number[]; realmUrl: string; rendered: Rendered };
 
 function reportContent(state: RealmState, reporter: { id: number; fullName: string }, m: StoredMessage, type: ReportType, description: string): string {
   const reported = state.usersById.get(m.senderId)!;
@@ -65,14 +68,22 @@ function reportContent(state: RealmState, reporter: { id: number; fullName: stri
 }
 
 const reportMessage: CommandDef<ReportInput, ReportPlan, Notice> = {
+  // The report quotes the message: rendered on the worker pool, as the notification bot (when it exists yet).
+  async prepare(state, input) {
+    const content = reportContent(state, actor(state, input.userId), input.message, input.reportType, input.description);
+    const bot = state.userByEmail(NOTIFICATION_BOT_EMAIL) ?? null;
+    return { ...input, prepared: { content, rendered: await renderAs(state, bot, input.realmUrl, content) } };
+  },
   check(state, input) {
-    const reporter = actor(state, input.userId);
+    actor(state, input.userId);
     const channel = moderationChannel(state);
     const reported = state.usersById.get(input.message.senderId)!;
+    if (!input.prepared) throw new Error('a report reached the realm actor without its prepare step');
     return {
       channel,
       topic: `${reported.fullName}'s moderation requests`,
-      content: reportContent(state, reporter, input.message, input.reportType, input.description),
+      content: input.prepared.content,
+      rendered: input.prepared.rendered,
       recipients: activeSubscriberIds(state, channel.id),
       realmUrl: input.realmUrl,
     };

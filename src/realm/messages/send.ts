@@ -9,7 +9,7 @@ import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
 import type { InsertedMessage, NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
-import type { CommandDef, Outcome } from '../commands.js';
+import { byUser, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import { linkAttachments } from '../files/index.js';
 import { actor } from '../people/access.js';
@@ -17,7 +17,7 @@ import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
-import { alertedUsers, mentionedUsers, renderContent } from './render.js';
+import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
 import { applyAutomaticVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
 
@@ -49,6 +49,8 @@ export interface SendInput {
   realmUrl: string;
   /** Inline image previews (the caller reads the linked uploads' thumbnails first); none without. */
   images?: ImageRenderData;
+  /** The content rendered on the worker pool before the command reached the actor (its prepare). */
+  rendered?: Prerendered;
 }
 
 interface SendPlan {
@@ -77,6 +79,30 @@ export function normalizeContent(content: string): string {
   if (body.includes('\u0000')) throw errors.messageNullBytes();
   return truncate(body, LIMITS.max_message_length, '\n[message truncated]');
 }
+
+/**
+ * A command's prepare step for message content: the content as it will be stored, rendered on the worker pool as
+ * its author sees the realm, into `input.rendered`. The input itself, at once, when nothing is left to render: it
+ * was rendered already, or the check will refuse the content.
+ */
+export function prerender<I extends { rendered?: Prerendered; images?: ImageRenderData }>(
+  state: RealmState,
+  input: I,
+  authorId: number,
+  realmUrl: string,
+  raw: string,
+): I | Promise<I> {
+  let content: string;
+  try {
+    content = normalizeContent(raw);
+  } catch {
+    return input;
+  }
+  if (input.rendered?.content === content) return input;
+  const author = state.usersById.get(authorId) ?? null;
+  return renderAs(state, author, realmUrl, content, input.images).then((rendered) => ({ ...input, rendered: { content, rendered } }));
+}
+
 
 function checkDirectPermissions(state: RealmState, sender: User, participants: number[]): boolean {
   const others = participants.filter((id) => id !== sender.id);
@@ -199,11 +225,13 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
 
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
+  prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content),
+  orderKey: (input) => byUser(input.senderId),
   check(state, input) {
     const sender = actor(state, input.senderId);
     const content = normalizeContent(input.content);
     const to = address(state, sender, input);
-    const rendered = renderContent(state, sender, input.realmUrl, content, input.images);
+    const rendered = prerendered(input.rendered, content);
     const canMentionMany = state.userHasRealmPermission(sender.id, 'can_mention_many_users_group');
     if (to.kind === 'stream' && rendered.wildcards.stream && !canMentionMany && to.recipients.length > WILDCARD_MENTION_THRESHOLD) {
       throw errors.streamWildcardNotAllowed();

@@ -5,14 +5,14 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../persistence/repos/profile-fields.js';
-import { renderDescription } from '../channels/render.js';
-import type { CommandDef } from '../commands.js';
+import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from '../channels/render.js';
+import { byUser, type CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { activeUserIds, actor, isAdmin, requireAdmin } from './access.js';
 import { realmUserUpdate } from './events.js';
 import {
-  DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS, checkDefinition, checkValue, fieldById, formatFields, formatValue,
+  DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS, MAX_TEXT_VALUE_LENGTH, checkDefinition, checkValue, fieldById, formatFields, formatValue,
   isDefaultExternal, isRenderable, parseFieldData,
 } from './profile-fields.js';
 
@@ -199,12 +199,39 @@ export interface ProfileChange {
   value: ProfileValue | null;
 }
 
+/** Values given for this command: a null value removes one. */
+export type ProfileEntry = { id: number; value: unknown };
+
+/**
+ * A prepare step for commands that set values: the text values of text fields rendered on the worker pool (as
+ * channel descriptions are, the reference's rendering of these values) into `input.renderedDescriptions`.
+ */
+export function prerenderProfileValues<I extends { renderedDescriptions?: RenderedDescriptions }>(
+  state: RealmState,
+  input: I,
+  entries: ProfileEntry[] | undefined,
+  realmUrl: string,
+): I | Promise<I> {
+  const texts = (entries ?? []).map((e) => {
+    const field = state.people.profileFields.find((f) => f.id === e.id);
+    // Only values the check will accept: text of a text field within its length.
+    return field && isRenderable(field.type) && typeof e.value === 'string' && e.value.length <= MAX_TEXT_VALUE_LENGTH ? e.value : undefined;
+  });
+  return prerenderDescriptions(state, input, texts, realmUrl);
+}
+
 /**
  * Checks values for `target` set by `acting` (the user or an administrator): each field must exist and, for
  * non-administrators, be editable by users; each value is checked by its field's type. A null value removes the
  * value; unchanged values are left out.
  */
-export function planProfileChanges(state: RealmState, acting: User, target: User, entries: { id: number; value: unknown }[], realmUrl: string): ProfileChange[] {
+export function planProfileChanges(
+  state: RealmState,
+  acting: User,
+  target: User,
+  entries: ProfileEntry[],
+  rendered: RenderedDescriptions | undefined,
+): ProfileChange[] {
   const out: ProfileChange[] = [];
   for (const e of entries) {
     const field = fieldById(state, e.id);
@@ -218,7 +245,7 @@ export function planProfileChanges(state: RealmState, acting: User, target: User
     }
     const value = checkValue(state, field, e.value);
     if (current?.value === value) continue;
-    const renderedValue = isRenderable(field.type) ? renderDescription(state, value, realmUrl) : null;
+    const renderedValue = isRenderable(field.type) ? renderDescription(value, rendered) : null;
     out.push({ fieldId: field.id, value: { value, renderedValue } });
   }
   return out;
@@ -255,8 +282,10 @@ export function profileChangeEvents(state: RealmState, userId: number, changes: 
 export interface ProfileDataInput {
   userId: number;
   /** Values to set (PATCH /users/me/profile_data); null values are removed (DELETE). */
-  entries: { id: number; value: unknown }[];
+  entries: ProfileEntry[];
   realmUrl: string;
+  /** Text values rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 
 type ProfileDataPlan = { userId: number; changes: ProfileChange[] };
@@ -264,9 +293,11 @@ type ProfileDataPlan = { userId: number; changes: ProfileChange[] };
 /** The user's own values (human users only; checked by the route). */
 const updateOwnProfileData: CommandDef<ProfileDataInput, ProfileDataPlan, ProfileDataPlan> = {
   batchable: true,
+  prepare: (state, input) => prerenderProfileValues(state, input, input.entries, input.realmUrl),
+  orderKey: (input) => byUser(input.userId),
   check(state, input) {
     const user = actor(state, input.userId);
-    return { userId: user.id, changes: planProfileChanges(state, user, user, input.entries, input.realmUrl) };
+    return { userId: user.id, changes: planProfileChanges(state, user, user, input.entries, input.renderedDescriptions) };
   },
   async write(t, plan) {
     await writeProfileChanges(t, plan.userId, plan.changes);

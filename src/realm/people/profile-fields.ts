@@ -44,6 +44,8 @@ export const HINT_MAX_LENGTH = 80;
 export const MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS = 2;
 const SHORT_STRING_MAX = 50;
 const LONG_STRING_MAX = 500;
+/** The longest text value a field accepts (long text). */
+export const MAX_TEXT_VALUE_LENGTH = LONG_STRING_MAX;
 /** Options of a list-of-options field and their texts (bounds the stored JSON). */
 export const MAX_SELECT_OPTIONS = 1000;
 

@@ -11,7 +11,10 @@ import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSu
 import type { Subscription } from '../channels/types.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
-import { applyProfileChanges, planProfileChanges, profileChangeEvents, writeProfileChanges, type ProfileChange } from './profile-fields.commands.js';
+import {
+  applyProfileChanges, planProfileChanges, prerenderProfileValues, profileChangeEvents, writeProfileChanges, type ProfileChange, type ProfileEntry,
+} from './profile-fields.commands.js';
+import type { RenderedDescriptions } from '../channels/render.js';
 import { inviteState } from './invites.js';
 import { deactivationNotice } from '../../mail/templates.js';
 import { settingsForNewUser } from './user-settings.js';
@@ -183,8 +186,10 @@ interface UpdateUserInput {
   role?: Role;
   fullName?: string;
   /** Custom profile field values; a null value removes one. */
-  profileData?: { id: number; value: unknown }[];
+  profileData?: ProfileEntry[];
   realmUrl?: string;
+  /** Text values rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 interface UpdateUserPlan {
   userId: number;
@@ -194,6 +199,7 @@ interface UpdateUserPlan {
 }
 
 const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
+  prepare: (state, input) => prerenderProfileValues(state, input, input.profileData, input.realmUrl ?? ''),
   check(state, input) {
     const caller = actor(state, input.actorId);
     requireAdmin(caller);
@@ -210,7 +216,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       const name = checkFullName(input.fullName);
       if (name !== target.fullName) plan.fullName = name;
     }
-    if (input.profileData) plan.profile = planProfileChanges(state, caller, target, input.profileData, input.realmUrl ?? '');
+    if (input.profileData) plan.profile = planProfileChanges(state, caller, target, input.profileData, input.renderedDescriptions);
     return plan;
   },
   async write(t, plan, state) {

@@ -4,9 +4,10 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { ApiError, errors } from '../../http/errors.js';
 import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
+import type { Prerendered } from '../messages/render.js';
+import { prerender, sendMessage, type SendResult } from '../messages/send.js';
 import type { RealmState } from '../state.js';
-import { sendMessage, type SendResult } from '../messages/send.js';
 import { scheduledRemoved, scheduledUpdated } from './format.js';
 import { reminderSendInput } from './reminders.js';
 import { sendInputOf } from './validate.js';
@@ -25,6 +26,8 @@ export interface DeliverInput {
   /** The row as the delivery actor read it; only this version is delivered. */
   message: ScheduledMessage;
   realmUrl: string;
+  /** The content rendered on the worker pool (the command's prepare). */
+  rendered?: Prerendered;
 }
 
 type SendPlan = ReturnType<typeof sendMessage.check>;
@@ -38,10 +41,13 @@ export type DeliverResult =
 
 const deliverScheduled: CommandDef<DeliverInput, DeliverPlan, DeliverResult> = {
   batchable: true,
-  check(state, { message, realmUrl }) {
+  // Rendered as its sender will send it (a reminder: the notification bot).
+  prepare: (state, input) => prerender(state, input, deliveryInput(state, input.message, input.realmUrl).senderId, input.realmUrl, input.message.content),
+  orderKey: (input) => byUser(input.message.senderId),
+  check(state, { message, realmUrl, rendered }) {
     try {
       if (state.realm.deactivated) throw errors.realmDeactivated();
-      return { message, kind: 'send', plan: sendMessage.check(state, deliveryInput(state, message, realmUrl)) };
+      return { message, kind: 'send', plan: sendMessage.check(state, { ...deliveryInput(state, message, realmUrl), rendered }) };
     } catch (err) {
       if (isRefusal(err)) return { message, kind: 'fail', reason: err.message };
       throw err;

@@ -6,8 +6,9 @@ import { channelNarrowUrl } from '../../markdown/urls.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import { NOTIFICATION_BOT_EMAIL, notificationBot } from '../channels/notices.js';
-import type { CommandDef } from '../commands.js';
-import type { SendInput } from '../messages/send.js';
+import { byUser, type CommandDef } from '../commands.js';
+import type { Prerendered } from '../messages/render.js';
+import { prerender, type SendInput } from '../messages/send.js';
 import { silentMention, unusedFence } from '../messages/quoting.js';
 import { truncate } from '../messages/topic-rules.js';
 import { realmUserAdd } from '../people/events.js';
@@ -67,17 +68,27 @@ export interface CreateReminderInput {
   scheduledAt: number;
   client: string;
   realmUrl: string;
+  /** The reminder's text and its rendering, made by the command's prepare (rendered on the worker pool). */
+  content?: string;
+  rendered?: Prerendered;
 }
 
 type CreatePlan = NewScheduledMessage;
 type CreateResult = { reminder: ScheduledMessage; createdBot: User | null };
 
 const createReminder: CommandDef<CreateReminderInput, CreatePlan, CreateResult> = {
+  prepare(state, input) {
+    const content = reminderContent(state, input.message, input.note ? normalizeNote(input.note) : '', input.realmUrl);
+    return prerender(state, { ...input, content }, input.userId, input.realmUrl, content);
+  },
+  orderKey: (input) => byUser(input.userId),
   check(state, input) {
     actor(state, input.userId);
-    const content = reminderContent(state, input.message, input.note ? normalizeNote(input.note) : '', input.realmUrl);
+    const content = input.content;
+    if (content === undefined) throw new Error('a reminder reached the realm actor without its prepare step');
     // Checked as the user's message to themself, as the reference does.
-    const checked = checkScheduled(state, input.userId, { type: 'private', to: [input.userId], content }, input.client, input.realmUrl);
+    const draft = { type: 'private' as const, to: [input.userId], content };
+    const checked = checkScheduled(state, input.userId, draft, input.client, input.realmUrl, input.rendered);
     return {
       ...newScheduled(state, input.userId, checked, input.scheduledAt, false, input.client),
       deliveryType: 'remind',

@@ -1,7 +1,9 @@
 // Realm commands on scheduled messages: create, edit (content, topic, recipient, delivery time), cancel.
 import { errors } from '../../http/errors.js';
 import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
-import type { CommandDef } from '../commands.js';
+import { byUser, type CommandDef } from '../commands.js';
+import type { Prerendered } from '../messages/render.js';
+import { prerender } from '../messages/send.js';
 import { actor } from '../people/access.js';
 import { scheduledAdded, scheduledRemoved, scheduledUpdated } from './format.js';
 import { checkScheduled, newScheduled, resolveReadBySender, type ScheduledDraft, type ScheduledType } from './validate.js';
@@ -15,14 +17,18 @@ export interface CreateScheduledInput extends ScheduledDraft {
   realmUrl: string;
   /** Seconds: the server's clock at the request. */
   now: number;
+  /** The content rendered on the worker pool (the command's prepare). */
+  rendered?: Prerendered;
 }
 
 const createScheduled: CommandDef<CreateScheduledInput, NewScheduledMessage, ScheduledMessage> = {
   batchable: true,
+  prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content),
+  orderKey: (input) => byUser(input.senderId),
   check(state, input) {
     actor(state, input.senderId);
     if (input.scheduledAt <= input.now) throw errors.scheduledTimeInPast();
-    const checked = checkScheduled(state, input.senderId, input, input.client, input.realmUrl);
+    const checked = checkScheduled(state, input.senderId, input, input.client, input.realmUrl, input.rendered);
     const readBySender = resolveReadBySender(input.readBySender, input.client, input.senderId, checked);
     return newScheduled(state, input.senderId, checked, input.scheduledAt, readBySender, input.client);
   },
@@ -42,6 +48,8 @@ export interface EditScheduledInput {
   client: string;
   realmUrl: string;
   now: number;
+  /** The content as it will be sent (new or current), rendered on the worker pool (the command's prepare). */
+  rendered?: Prerendered;
 }
 
 type EditPlan = { current: ScheduledMessage; changes: Partial<ScheduledMessage> };
@@ -50,6 +58,8 @@ export type EditResult = { stale: true } | { stale: false; message: ScheduledMes
 
 const editScheduled: CommandDef<EditScheduledInput, EditPlan, EditResult> = {
   batchable: true,
+  prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content ?? input.current.content),
+  orderKey: (input) => byUser(input.senderId),
   check(state, input) {
     actor(state, input.senderId);
     const cur = input.current;
@@ -68,7 +78,7 @@ const editScheduled: CommandDef<EditScheduledInput, EditPlan, EditResult> = {
       content: content ?? cur.content,
     };
     // The whole message is checked again, as it will be sent: a permission may have changed since.
-    const c = checkScheduled(state, input.senderId, draft, cur.sendingClient, input.realmUrl);
+    const c = checkScheduled(state, input.senderId, draft, cur.sendingClient, input.realmUrl, input.rendered);
     const changes: Partial<ScheduledMessage> = { content: c.content, renderedContent: c.renderedContent, topic: c.topic };
     if (type !== undefined || to !== undefined) Object.assign(changes, { type: c.type, streamId: c.streamId, userIds: c.userIds });
     if (scheduledAt !== undefined) changes.scheduledAt = scheduledAt;

@@ -2,6 +2,7 @@
 // content and topic rules, rendering), with the scheduling rules on top: IDs only, a time in the future.
 import { errors } from '../../http/errors.js';
 import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
+import type { Prerendered } from '../messages/render.js';
 import { defaultReadBySender, sendMessage, type SendInput } from '../messages/send.js';
 import type { RealmState } from '../state.js';
 
@@ -62,15 +63,22 @@ export interface CheckedScheduled {
 }
 
 /** Runs the send command's check on the message as it would be sent now; throws its errors. */
-export function checkScheduled(state: RealmState, senderId: number, d: ScheduledDraft, client: string, realmUrl: string): CheckedScheduled {
+export function checkScheduled(
+  state: RealmState,
+  senderId: number,
+  d: ScheduledDraft,
+  client: string,
+  realmUrl: string,
+  rendered: Prerendered | undefined,
+): CheckedScheduled {
   if (d.type === 'stream') {
     const streamId = channelId(d.to);
-    const plan = sendMessage.check(state, { senderId, type: 'stream', to: streamId, topic: d.topic, content: d.content, client, realmUrl });
+    const plan = sendMessage.check(state, { senderId, type: 'stream', to: streamId, topic: d.topic, content: d.content, client, realmUrl, rendered });
     const m = plan.message;
     return { type: 'stream', streamId, userIds: null, topic: m.topic, content: m.content, renderedContent: m.renderedContent };
   }
   const ids = userIds(d.to);
-  const plan = sendMessage.check(state, { senderId, type: 'direct', to: ids, content: d.content, client, realmUrl });
+  const plan = sendMessage.check(state, { senderId, type: 'direct', to: ids, content: d.content, client, realmUrl, rendered });
   const others = plan.message.directRecipients.filter((id) => id !== senderId);
   const m = plan.message;
   return { type: 'private', streamId: null, userIds: others.length > 0 ? others : [senderId], topic: '', content: m.content, renderedContent: m.renderedContent };

@@ -1,0 +1,69 @@
+// Render jobs for worker threads. A RenderContext's synchronous lookups (users, groups, channels, emoji, and any the
+// renderer gains) cannot cross into a worker, so each becomes a table of answers sent with the job: the worker
+// records the keys its tables lack, the main thread answers them from the realm's memory, and the job runs again.
+import type { RenderContext, RenderResult } from '../markdown/index.js';
+
+type Lookup = (key: unknown) => unknown;
+
+/** Answers per lookup name, key → value (`undefined`: known to have none). */
+export type LookupTables = Record<string, Map<unknown, unknown>>;
+
+/** Keys per lookup name that a render asked for and its tables lacked. */
+export type MissedKeys = Record<string, unknown[]>;
+
+export interface RenderJob {
+  content: string;
+  /** The context's plain values (linkifiers, realmUrl, …): sent as they are. */
+  data: Record<string, unknown>;
+  tables: LookupTables;
+  /** The last round: keys still lacking are answered "none" instead of being recorded. */
+  final: boolean;
+  /** One Int32 the worker sets (and notifies) when it starts the render: the time limit runs from then. */
+  started: SharedArrayBuffer;
+}
+
+/** A round's outcome, and how long the worker spent rendering (ms). */
+export type RenderReply = ({ result: RenderResult } | { missed: MissedKeys }) & { ms: number };
+
+/** Splits a context into its lookups (every function) and its plain values. */
+export function splitContext(ctx: RenderContext): { lookups: Record<string, Lookup>; data: Record<string, unknown> } {
+  const lookups: Record<string, Lookup> = {};
+  const data: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(ctx)) {
+    if (typeof value === 'function') lookups[name] = value as Lookup;
+    else data[name] = value;
+  }
+  return { lookups, data };
+}
+
+/** Empty answer tables, one per lookup: the first round learns which keys the content needs. */
+export function emptyTables(lookups: Record<string, Lookup>): LookupTables {
+  return Object.fromEntries(Object.keys(lookups).map((name) => [name, new Map()]));
+}
+
+/** Answers the keys a round lacked from the real lookups (on the main thread, where the realm's memory is). */
+export function answerMissed(lookups: Record<string, Lookup>, tables: LookupTables, missed: MissedKeys): void {
+  for (const [name, keys] of Object.entries(missed)) {
+    const lookup = lookups[name];
+    const table = tables[name];
+    if (!lookup || !table) continue;
+    for (const key of keys) table.set(key, lookup(key));
+  }
+}
+
+/** The worker's side: a context whose lookups read the job's tables and note what they lack into `missed`. */
+export function tableContext(job: RenderJob, missed: MissedKeys): RenderContext {
+  const ctx: Record<string, unknown> = { ...job.data };
+  for (const [name, table] of Object.entries(job.tables)) {
+    ctx[name] = (key: unknown) => {
+      if (table.has(key)) return table.get(key);
+      if (!job.final) {
+        const keys = (missed[name] ??= []);
+        keys.push(key);
+      }
+      table.set(key, undefined); // asked once per round
+      return undefined;
+    };
+  }
+  return ctx as unknown as RenderContext;
+}
