@@ -35,6 +35,7 @@ import { scheduledMessageEndpoints } from './scheduled-messages.js';
 import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
+import { realmAdminEndpoints } from './realm.js';
 import { botStorageEndpoints } from './bot-storage.js';
 import { channelEmailAddress } from './channel-email.js';
 import { reportMessage } from './message-reports.js';
@@ -82,6 +83,7 @@ export const endpoints: Endpoint[] = [
   ...healthEndpoints,
   ...operatorEndpoints,
   ...dashboardEndpoints,
+  ...realmAdminEndpoints,
   ...profileFieldEndpoints,
   ...mutedUserEndpoints,
   readReceipts,
