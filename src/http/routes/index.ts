@@ -9,7 +9,8 @@ import { subscriptionEndpoints } from './subscriptions.js';
 import { topicEndpoints } from './topics.js';
 import { userTopicEndpoints } from './user-topics.js';
 import { deleteQueue, getEvents, register } from './events.js';
-import { serverSettings } from './server.js';
+import { emojiDataFile, serverSettings } from './server.js';
+import { createBigBlueButtonCall } from './calls.js';
 import { inviteEndpoints } from './invites.js';
 import { alertWordEndpoints } from './alert-words.js';
 import { linkifierEndpoints } from './linkifiers.js';
@@ -47,6 +48,8 @@ import { reminderEndpoints } from './reminders.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
+  emojiDataFile,
+  createBigBlueButtonCall,
   fetchApiKey,
   ...userEndpoints,
   ...userGroupEndpoints,
