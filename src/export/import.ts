@@ -43,6 +43,16 @@ class Maps implements IdMaps {
     return this.byTable.get(table)?.get(Number(oldId)) ?? null;
   }
 
+  private marks = new Set<string>();
+
+  mark(kind: string, oldId: unknown): void {
+    this.marks.add(`${kind}:${String(oldId)}`);
+  }
+
+  marked(kind: string, oldId: unknown): boolean {
+    return this.marks.has(`${kind}:${String(oldId)}`);
+  }
+
   get(table: string, oldId: unknown): number {
     const id = this.opt(table, oldId);
     if (id === null) throw new ArchiveError(`the archive refers to ${table} ${String(oldId)}, which it does not hold`);
@@ -183,8 +193,8 @@ async function loadRows(
   if (spec.name === 'users') for (const row of rows) if (typeof row.api_key !== 'string') row.api_key = generateApiKey();
   const late: Row[] = [];
   for (const row of rows) {
-    if (spec.id) row.id = m.get(spec.name, row.id);
     spec.remap(row, m);
+    if (spec.id) row.id = m.get(spec.name, row.id);
     if (spec.late) {
       const kept: Row = { id: row.id };
       for (const c of spec.late) {

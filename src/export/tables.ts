@@ -9,6 +9,9 @@ export interface IdMaps {
   opt(table: string, oldId: unknown): number | null;
   oldRealmId: number;
   newRealmId: number;
+  /** Notes a row's old ID as being of some kind (e.g. a profile field whose values are user IDs). */
+  mark(kind: string, oldId: unknown): void;
+  marked(kind: string, oldId: unknown): boolean;
 }
 
 export interface TableSpec {
@@ -18,7 +21,7 @@ export interface TableSpec {
   /** SQL selecting the realm's rows of this export type (`t` the table; $1 realm ID, $2 consenting user IDs);
    *  null: not exported in this type. */
   select(type: ExportType): string | null;
-  /** Rewrites a row's references to other tables (in place) before it is inserted. */
+  /** Rewrites a row's references to other tables (in place) before it is inserted; `row.id` is still the old one. */
   remap(row: Row, m: IdMaps): void;
   /** Columns written after every table is loaded (they may reference rows inserted later): set to their default at
    *  insert, then updated with `remapLate`. */
@@ -31,7 +34,7 @@ export interface TableSpec {
 /** Tables deliberately left out: per-server or transient state, and secrets of links and devices. */
 export const NOT_EXPORTED = [
   'external_changes', 'event_queue_dumps', 'email_outbox', 'server_secrets', 'user_presence', 'push_devices',
-  'multiuse_invites', 'signup_confirmations', 'realm_exports', 'schema_migrations',
+  'multiuse_invites', 'signup_confirmations', 'push_device_tokens', 'realm_exports', 'schema_migrations',
 ];
 
 /** Which messages the export type includes: every message (full), public channels only (public), or also the
@@ -54,6 +57,9 @@ function personal(type: ExportType, sql: string, userColumn = 't.user_id'): stri
   if (type === 'public') return null;
   return type === 'full' ? sql : `${sql} AND ${userColumn} = ANY($2)`;
 }
+
+/** custom_profile_fields.field_type of a field whose values are user IDs. */
+const USERS_FIELD = 6;
 
 const sortedIds = (ids: number[]) => [...ids].sort((a, b) => a - b);
 const userIds = (v: unknown, m: IdMaps) => (Array.isArray(v) ? v.map((id) => m.get('users', id)) : v);
@@ -303,6 +309,47 @@ export const TABLES: TableSpec[] = [
     remap: realmRow,
   },
   {
+    name: 'custom_profile_fields',
+    id: 'id',
+    select: () => 'SELECT * FROM custom_profile_fields t WHERE t.realm_id = $1',
+    remap(row, m) {
+      if (row.field_type === USERS_FIELD) m.mark('users_field', row.id);
+      realmRow(row, m);
+    },
+  },
+  {
+    name: 'custom_profile_field_values',
+    select: () => 'SELECT t.* FROM custom_profile_field_values t JOIN custom_profile_fields f ON f.id = t.field_id WHERE f.realm_id = $1',
+    remap(row, m) {
+      // A users field holds a JSON list of user IDs.
+      if (m.marked('users_field', row.field_id)) row.value = JSON.stringify((JSON.parse(String(row.value)) as number[]).map((id) => m.get('users', id)));
+      row.user_id = m.get('users', row.user_id);
+      row.field_id = m.get('custom_profile_fields', row.field_id);
+      if (typeof row.rendered_value === 'string') row.rendered_value = remapContent(row.rendered_value, m);
+    },
+  },
+  {
+    name: 'realm_playgrounds',
+    id: 'id',
+    select: () => 'SELECT * FROM realm_playgrounds t WHERE t.realm_id = $1',
+    remap: realmRow,
+  },
+  {
+    name: 'muted_users',
+    select: (type) => personal(type, 'SELECT t.* FROM muted_users t JOIN users u ON u.id = t.user_id WHERE u.realm_id = $1'),
+    remap(row, m) {
+      row.user_id = m.get('users', row.user_id);
+      row.muted_user_id = m.get('users', row.muted_user_id);
+    },
+  },
+  {
+    name: 'bot_storage',
+    select: (type) => personal(type, 'SELECT t.* FROM bot_storage t JOIN users u ON u.id = t.user_id WHERE u.realm_id = $1'),
+    remap(row, m) {
+      row.user_id = m.get('users', row.user_id);
+    },
+  },
+  {
     name: 'user_statuses',
     select: () => 'SELECT t.* FROM user_statuses t JOIN users u ON u.id = t.user_id WHERE u.realm_id = $1',
     remap(row, m) {
@@ -341,6 +388,7 @@ export const TABLES: TableSpec[] = [
       row.stream_id = m.opt('channels', row.stream_id);
       if (Array.isArray(row.user_ids)) row.user_ids = sortedIds(userIds(row.user_ids, m) as number[]);
       row.delivered_message_id = m.opt('messages', row.delivered_message_id);
+      row.reminder_target_message_id = m.opt('messages', row.reminder_target_message_id);
       row.content = remapContent(String(row.content), m);
       row.rendered_content = remapContent(String(row.rendered_content), m);
     },

@@ -82,6 +82,8 @@ export const errors = {
   invitationRevoked: () => new ApiError('BAD_REQUEST', 'Invitation has already been revoked', 400),
   pushServiceNotConfigured: () =>
     new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
+  // Video calls: no BigBlueButton server is configured.
+  bigBlueButtonNotConfigured: () => new ApiError('BAD_REQUEST', 'BigBlueButton is not configured.', 400),
 
   // Channels, subscriptions, folders and topics.
   invalidChannelId: () => new ApiError('BAD_REQUEST', 'Invalid channel ID', 400),
@@ -101,7 +103,7 @@ export const errors = {
   privateChannelNotDefault: () => new ApiError('BAD_REQUEST', 'Private channels cannot be made default.', 400),
   archivedChannelNotDefault: () => new ApiError('BAD_REQUEST', 'Archived channels cannot be made default.', 400),
   webPublicChannelPrivate: () => new ApiError('BAD_REQUEST', 'A web-public channel cannot be private.', 400),
-  publicChannelHistory: () => new ApiError('BAD_REQUEST', 'Public channels must have history public to subscribers.', 400),
+  nothingToDoForSubscriptions: () => new ApiError('BAD_REQUEST', 'Nothing to do. Specify at least one of "add" or "delete".', 400),
   emptyTopicOnlyNeedsEmptyTopic: () =>
     new ApiError(
       'BAD_REQUEST',
@@ -246,6 +248,26 @@ export const errors = {
     new ApiError('SERVICE_UNAVAILABLE', `The search took longer than ${ms / 1000} seconds and was cancelled; try a narrower search`, 503, {}, { 'Retry-After': '5' }),
   tooManyItems: (what: string, limit: number) => new ApiError('BAD_REQUEST', `Too many ${what} in one request (limit: ${limit})`, 400),
   duplicateHost: () => new ApiError('BAD_REQUEST', 'Request has more than one Host header', 400),
+
+  // Endpoints real clients call (custom profile fields, muted users, read receipts, reports, reminders,
+  // playgrounds, bot storage, legacy push tokens).
+  notForBots: () => new ApiError('BAD_REQUEST', 'This endpoint does not accept bot requests.', 400),
+  mustBeBot: () => new ApiError('BAD_REQUEST', 'Must be a bot user', 400),
+  cannotMuteSelf: () => new ApiError('BAD_REQUEST', 'Cannot mute self', 400),
+  alreadyMuted: () => new ApiError('BAD_REQUEST', 'User already muted', 400),
+  notMuted: () => new ApiError('BAD_REQUEST', 'User is not muted', 400),
+  readReceiptsDisabled: () => new ApiError('BAD_REQUEST', 'Read receipts are disabled in this organization.', 400),
+  reportNeedsExplanation: () => new ApiError('BAD_REQUEST', 'An explanation is required.', 400),
+  reportingDisabled: () => new ApiError('BAD_REQUEST', 'Moderation request channel must be specified to enable message reporting.', 400),
+  reminderNotFound: () => new ApiError('BAD_REQUEST', 'Reminder does not exist', 404),
+  reminderNoteTooLong: (max: number) => new ApiError('BAD_REQUEST', `Maximum reminder note length: ${max} characters`, 400),
+  invalidPlayground: () => new ApiError('BAD_REQUEST', 'Invalid playground', 400),
+  playgroundInvalid: (field: 'name' | 'pygments_language' | 'url_template' | '__all__', msg: string) =>
+    new ApiError('BAD_REQUEST', msg, 400, { errors: { [field]: [msg] } }),
+  botStorage: (msg: string) => new ApiError('BAD_REQUEST', msg, 400),
+  pushTokenLength: () => new ApiError('BAD_REQUEST', 'Empty or invalid length token', 400),
+  invalidApnsToken: () => new ApiError('BAD_REQUEST', 'Invalid APNS token', 400),
+  pushTokenMissing: () => new ApiError('BAD_REQUEST', 'Token does not exist', 400),
 
   // Realm exports (#16, export lane).
   exportRateLimited: () => new ApiError('BAD_REQUEST', 'Exceeded rate limit.', 400),

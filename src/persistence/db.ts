@@ -26,6 +26,11 @@ import { DraftsRepository } from './repos/drafts.js';
 import { NavigationViewsRepository } from './repos/navigation-views.js';
 import { SavedSnippetsRepository } from './repos/saved-snippets.js';
 import { ScheduledMessagesRepository } from './repos/scheduled-messages.js';
+import { BotStorageRepository } from './repos/bot-storage.js';
+import { MutedUsersRepository } from './repos/muted-users.js';
+import { PlaygroundsRepository } from './repos/playgrounds.js';
+import { ProfileFieldsRepository } from './repos/profile-fields.js';
+import { PushTokensRepository } from './repos/push-tokens.js';
 import { RealmExportsRepository } from './repos/realm-exports.js';
 
 export interface Repos {
@@ -54,6 +59,11 @@ export interface Repos {
   savedSnippets: SavedSnippetsRepository;
   navigationViews: NavigationViewsRepository;
   scheduledMessages: ScheduledMessagesRepository;
+  profileFields: ProfileFieldsRepository;
+  mutedUsers: MutedUsersRepository;
+  playgrounds: PlaygroundsRepository;
+  botStorage: BotStorageRepository;
+  pushTokens: PushTokensRepository;
   realmExports: RealmExportsRepository;
 }
 
@@ -138,6 +148,11 @@ export function createDatabase(
       obj.savedSnippets = new SavedSnippetsRepository(obj, pgp);
       obj.navigationViews = new NavigationViewsRepository(obj, pgp);
       obj.scheduledMessages = new ScheduledMessagesRepository(obj, pgp);
+      obj.profileFields = new ProfileFieldsRepository(obj, pgp);
+      obj.mutedUsers = new MutedUsersRepository(obj, pgp);
+      obj.playgrounds = new PlaygroundsRepository(obj, pgp);
+      obj.botStorage = new BotStorageRepository(obj, pgp);
+      obj.pushTokens = new PushTokensRepository(obj, pgp);
       obj.realmExports = new RealmExportsRepository(obj, pgp);
     },
   });

@@ -32,6 +32,7 @@ interface Names {
   channels: Map<number, string>;
   groups: Map<number, string>;
   messages: Map<number, string>;
+  fields: Map<number, string>;
 }
 
 /** The view with every ID replaced by a natural key, so two servers' views compare equal. */
@@ -54,6 +55,17 @@ function canon(v: unknown, n: Names, key = ''): unknown {
     return v;
   }
   const o = v as Record<string, unknown>;
+  if (key === 'profile_data') {
+    // Keyed by field ID; a users field's value is a JSON list of user IDs.
+    return Object.fromEntries(
+      Object.entries(o).map(([id, x]) => {
+        const field = name(n.fields, Number(id), 'f') as string;
+        const value = (x as { value: string }).value;
+        const shown = field === 'Mentor' ? (JSON.parse(value) as number[]).map((u) => name(n.users, u, 'u')) : value;
+        return [field, { ...(x as object), value: shown }];
+      }),
+    );
+  }
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(o)) {
     if (k === 'recipient_id') continue;
@@ -90,7 +102,7 @@ interface View {
 /** What each viewer sees through the API, and the bytes of every upload the messages link. */
 async function view(s: TestServer, viewers: Record<string, Credentials>): Promise<View> {
   const owner = s.client.as(viewers.owner);
-  const users = (await owner.get('/users')).json.members as { user_id: number; email: string }[];
+  const users = (await owner.get('/users', { query: { include_custom_profile_fields: 'true' } })).json.members as { user_id: number; email: string }[];
   const streams = (await owner.get('/streams', { query: { include_all: 'true' } })).json.streams as { stream_id: number; name: string }[];
   const groups = (await owner.get('/user_groups')).json.user_groups as { id: number; name: string }[];
   const names: Names = {
@@ -98,6 +110,7 @@ async function view(s: TestServer, viewers: Record<string, Credentials>): Promis
     channels: new Map(streams.map((c) => [c.stream_id, c.name])),
     groups: new Map(groups.map((g) => [g.id, g.name])),
     messages: new Map(),
+    fields: new Map(((await owner.get('/realm/profile_fields')).json.custom_fields as { id: number; name: string }[]).map((f) => [f.id, f.name])),
   };
   const raw: Record<string, Record<string, unknown>[]> = {};
   for (const [who, cred] of Object.entries(viewers)) raw[who] = await allMessages(s.client.as(cred));
@@ -172,6 +185,9 @@ test('export then import into an empty database reproduces users, channels, mess
   const emoji = await owner.post('/realm/emoji/party_parrot', { multipart: { file: png('parrot.png') } });
   t.is(emoji.status, 200, emoji.text);
   t.is((await owner.post('/realm/icon', { multipart: { file: png('icon.png') } })).status, 200);
+  const field = await ok(owner.post('/realm/profile_fields', { form: { name: 'Mentor', hint: '', field_type: '6' } }));
+  await ok(s.client.as(alice).patch('/users/me/profile_data', { form: { data: JSON.stringify([{ id: field.id, value: [bob.id] }]) } }));
+  await ok(s.client.as(alice).post(`/users/me/muted_users/${bob.id}`));
   const viewers = { owner: s.owner, alice: { email: alice.email, apiKey: alice.apiKey }, bob: { email: bob.email, apiKey: bob.apiKey } };
   const before = await view(s, viewers);
   t.is(Object.keys(before.uploads).length, 1);
@@ -204,6 +220,13 @@ test('export then import into an empty database reproduces users, channels, mess
     const after = await view(target, viewers);
     t.not([...after.names.users.keys()].join(), [...before.names.users.keys()].join(), 'IDs changed');
     t.deepEqual(after.users, before.users);
+    t.true(JSON.stringify(before.users).includes('"Mentor":{"value":["bob@test.example"]'), 'the users field is compared');
+    const muted = async (srv: TestServer) => {
+      const reg = (await srv.client.as(viewers.alice).post('/register', { form: { fetch_event_types: JSON.stringify(['muted_users']) } })).json;
+      const ids = new Map(((await srv.client.as(viewers.owner).get('/users')).json.members as { user_id: number; email: string }[]).map((u) => [u.user_id, u.email]));
+      return (reg.muted_users as { id: number }[]).map((x) => ids.get(x.id));
+    };
+    t.deepEqual(await muted(target), ['bob@test.example']);
     t.deepEqual(after.streams, before.streams);
     t.deepEqual(after.messages, before.messages);
     t.deepEqual(after.uploads, before.uploads);

@@ -94,7 +94,13 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
       const all = [...state.realm_users, ...(state.realm_non_active_users ?? [])];
       const person = byKey(all, 'user_id', e.person.user_id);
       if (!person) return;
-      const { user_id: _id, ...changes } = e.person;
+      const { user_id: _id, custom_profile_field: field, ...changes } = e.person;
+      if (field) {
+        // A custom profile field value: set, or removed (value null).
+        const data = (person.profile_data ??= {});
+        if (field.value === null) delete data[field.id];
+        else data[field.id] = field.rendered_value === undefined ? { value: field.value } : { value: field.value, rendered_value: field.rendered_value };
+      }
       if ('is_active' in changes) {
         const active = changes.is_active;
         state.realm_users = removeBy(state.realm_users, 'user_id', [person.user_id]);
@@ -361,11 +367,37 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
     else if (e.op === 'remove') state.scheduled_messages = removeBy(state.scheduled_messages, 'scheduled_message_id', [e.scheduled_message_id]);
   },
 
+  custom_profile_fields(state, e) {
+    if ('custom_profile_fields' in state) state.custom_profile_fields = e.fields;
+    // Values of deleted fields go from every user (the reference's apply_event).
+    const ids = new Set(e.fields.map((f: any) => String(f.id)));
+    for (const u of [...(state.realm_users ?? []), ...(state.realm_non_active_users ?? [])]) {
+      for (const k of Object.keys(u.profile_data ?? {})) if (!ids.has(k)) delete u.profile_data[k];
+    }
+  },
+
+  reminders(state, e) {
+    if (!state.reminders) return;
+    if (e.op === 'add') state.reminders.push(...e.reminders);
+    else if (e.op === 'remove') state.reminders = removeBy(state.reminders, 'reminder_id', [e.reminder_id]);
+  },
+
+  muted_users(state, e) {
+    if ('muted_users' in state) state.muted_users = e.muted_users;
+  },
+
+  realm_playgrounds(state, e) {
+    if ('realm_playgrounds' in state) state.realm_playgrounds = e.realm_playgrounds;
+  },
+
   realm(state, e) {
     if (e.op === 'update') state[`realm_${e.property}`] = e.value;
     else if (e.op === 'update_dict') for (const [k, v] of Object.entries(e.data)) state[`realm_${k}`] = v;
     // Derived fields, as the reference's apply_event keeps them.
     if (e.op === 'update' && e.property === 'message_edit_history_visibility_policy') state.realm_allow_edit_history = e.value !== 'none';
+    if (e.op === 'update' && e.property === 'jitsi_server_url' && 'jitsi_server_url' in state) {
+      state.jitsi_server_url = e.value ?? state.server_jitsi_server_url ?? '';
+    }
     if (e.op === 'update_dict' && 'user_id' in state) {
       const has = (setting: string) => state[`realm_${setting}`] !== undefined && userHasGroupSetting(state, state.user_id, state[`realm_${setting}`]);
       for (const [field, setting] of Object.entries(OWN_PERMISSION_FIELDS)) {

@@ -1,6 +1,8 @@
 // Snapshot sections of the people domain: presence, user statuses, the user's settings, the realm's defaults of
 // personal settings, and user groups (with every permission setting resolved).
 import { formatGroup } from '../../realm/people/groups.js';
+import { mutedUsersOf } from '../../realm/people/muted-users.js';
+import { fieldTypes, formatFields } from '../../realm/people/profile-fields.js';
 import { presenceResponse } from '../../realm/people/presence.js';
 import { formatStatus } from '../../realm/people/status.js';
 import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/people/user-settings.js';
@@ -38,6 +40,13 @@ export const peopleSections: Record<string, Section> = {
 
   user_settings: ({ user }) => (user ? { user_settings: userSettingsObject(user) } : {}),
 
+  // Registered push devices stay pending: no push service confirms them here.
+  push_device: async ({ user, services }) => ({
+    push_devices: Object.fromEntries(
+      (user ? await services.db.people.pushDevices(user.id) : []).map((d) => [String(d.pushAccountId), { status: 'pending', error_code: null }]),
+    ),
+  }),
+
   realm_user_settings_defaults: ({ state }) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(state) }),
 
   realm_user_groups: ({ state, registration }) => ({
@@ -46,4 +55,8 @@ export const peopleSections: Record<string, Section> = {
       .sort((a, b) => a.id - b.id)
       .map((g) => formatGroup(state, g)),
   }),
+
+  custom_profile_fields: ({ state }) => ({ custom_profile_fields: formatFields(state), custom_profile_field_types: fieldTypes() }),
+
+  muted_users: ({ state, user }) => ({ muted_users: user ? mutedUsersOf(state, user.id) : [] }),
 };

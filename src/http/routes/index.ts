@@ -9,7 +9,8 @@ import { subscriptionEndpoints } from './subscriptions.js';
 import { topicEndpoints } from './topics.js';
 import { userTopicEndpoints } from './user-topics.js';
 import { deleteQueue, getEvents, register } from './events.js';
-import { serverSettings } from './server.js';
+import { emojiDataFile, serverSettings } from './server.js';
+import { createBigBlueButtonCall } from './calls.js';
 import { inviteEndpoints } from './invites.js';
 import { alertWordEndpoints } from './alert-words.js';
 import { linkifierEndpoints } from './linkifiers.js';
@@ -36,10 +37,20 @@ import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
 import { realmAdminEndpoints } from './realm.js';
+import { botStorageEndpoints } from './bot-storage.js';
+import { channelEmailAddress } from './channel-email.js';
+import { reportMessage } from './message-reports.js';
+import { mutedUserEndpoints } from './muted-users.js';
+import { playgroundEndpoints } from './playgrounds.js';
+import { profileFieldEndpoints } from './profile-fields.js';
+import { readReceipts } from './read-receipts.js';
+import { reminderEndpoints } from './reminders.js';
 import { realmExportEndpoints } from './realm-exports.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
+  emojiDataFile,
+  createBigBlueButtonCall,
   fetchApiKey,
   ...userEndpoints,
   ...userGroupEndpoints,
@@ -78,4 +89,12 @@ export const endpoints: Endpoint[] = [
   ...operatorEndpoints,
   ...dashboardEndpoints,
   ...realmAdminEndpoints,
+  ...profileFieldEndpoints,
+  ...mutedUserEndpoints,
+  readReceipts,
+  reportMessage,
+  ...playgroundEndpoints,
+  channelEmailAddress,
+  ...botStorageEndpoints,
+  ...reminderEndpoints,
 ];

@@ -3,6 +3,9 @@ import type { CommandRegistry } from '../commands.js';
 import { groupCommands } from './groups.commands.js';
 import { inviteCommands } from './invites.js';
 import { presenceCommands } from './presence.js';
+import { botStorageCommands } from './bot-storage.js';
+import { mutedUserCommands } from './muted-users.js';
+import { profileFieldCommands } from './profile-fields.commands.js';
 import { pushCommands } from './push.js';
 import { settingsCommands } from './settings.commands.js';
 import { statusCommands } from './status.js';
@@ -18,4 +21,7 @@ export const peopleCommands: CommandRegistry = {
   ...inviteCommands,
   ...pushCommands,
   ...typingCommands,
+  ...profileFieldCommands,
+  ...mutedUserCommands,
+  ...botStorageCommands,
 };
