@@ -55,9 +55,10 @@ export function percentileChart(r: BenchRecord['result']): Spec | null {
         data: { values: marks },
         layer: [
           { mark: { type: 'rule', strokeDash: [4, 3], color: '#e45756' }, encoding: { x: { field: 'x', type: 'quantitative' } } },
+          // Labels at the head of each rule, above the plot, where the curve cannot cover them.
           {
-            mark: { type: 'text', align: 'right', dx: -4, dy: -8, color: '#e45756', fontWeight: 'bold' },
-            encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'ms', type: 'quantitative' }, text: { field: 'label' } },
+            mark: { type: 'text', align: 'left', baseline: 'bottom', dx: 3, y: 0, dy: -2, color: '#e45756', fontWeight: 'bold' },
+            encoding: { x: { field: 'x', type: 'quantitative' }, text: { field: 'label' } },
           },
         ],
       },
@@ -68,13 +69,14 @@ export function percentileChart(r: BenchRecord['result']): Spec | null {
 /** Operations per second (bars, left axis) and, where kept, each second's p99 (line, right axis). */
 export function timelineChart(r: BenchRecord['result']): Spec | null {
   if (!r.timeline.length) return null;
-  const values = r.timeline.map((ops, s) => ({ s, ops, p99: r.p99Timeline?.[s] ?? null }));
-  const x = { field: 's', type: 'quantitative', title: 'time (s)', scale: { domain: [0, values.length] } };
-  const bars = { mark: { type: 'bar', color: '#4c78a8', opacity: 0.7, width: { band: 0.9 } }, encoding: { x, y: { field: 'ops', type: 'quantitative', title: 'operations per second', axis: { titleColor: '#4c78a8' } } } };
+  // Second s covers [s, s + 1): its bar spans it, its p99 point sits in its middle.
+  const values = r.timeline.map((ops, s) => ({ s, end: s + 1, mid: s + 0.5, ops, p99: r.p99Timeline?.[s] ?? null }));
+  const x = { field: 's', type: 'quantitative', title: 'time (s)', scale: { domain: [0, values.length] }, axis: { format: 'd', tickMinStep: 1 } };
+  const bars = { mark: { type: 'bar', color: '#4c78a8', opacity: 0.75, stroke: 'white' }, encoding: { x, x2: { field: 'end' }, y: { field: 'ops', type: 'quantitative', title: 'operations per second', scale: { zero: true }, axis: { titleColor: '#4c78a8' } }, y2: { datum: 0 } } };
   const line = {
     transform: [{ filter: 'datum.p99 !== null' }],
     mark: { type: 'line', color: '#f58518', point: { color: '#f58518' } },
-    encoding: { x, y: { field: 'p99', type: 'quantitative', title: 'p99 latency (ms)', axis: { titleColor: '#f58518' } } },
+    encoding: { x: { ...x, field: 'mid' }, y: { field: 'p99', type: 'quantitative', title: 'p99 latency (ms)', axis: { titleColor: '#f58518' } } },
   };
   const hasP99 = values.some((v) => v.p99 !== null);
   return {
@@ -106,7 +108,7 @@ export function breakdownChart(r: BenchRecord['result'], limitMs?: number): Spec
     encoding: {
       x: { field: 'op', type: 'nominal', title: 'operation', sort: null, axis: { labelAngle: 0 } },
       xOffset: { field: 'percentile', sort: BREAKDOWN_PERCENTILES.map(([, l]) => l) },
-      y: { field: 'ms', type: 'quantitative', title: 'latency (ms, log scale)', scale: { type: 'log' } },
+      y: { field: 'ms', type: 'quantitative', title: 'latency (ms, log scale)', scale: { type: 'log' }, stack: null },
       color: { field: 'percentile', type: 'nominal', sort: BREAKDOWN_PERCENTILES.map(([, l]) => l), scale: { scheme: 'tableau10' } },
       tooltip: [{ field: 'op' }, { field: 'percentile' }, { field: 'ms' }],
     },
@@ -130,7 +132,21 @@ export function rampChart(r: BenchRecord['result'], limitMs = 200): Spec | null 
   const steps: RampStep[] = r.ramp ?? [];
   if (steps.length === 0) return null;
   const ceiling = r.figures.ceiling_users;
-  const x = { field: 'users', type: 'quantitative', title: 'concurrent users' };
+  const x = { field: 'users', type: 'quantitative', title: 'concurrent users', axis: { format: 'd', tickMinStep: 1 } };
+  // The error axis starts at 0 and shows at least 0.5 %, so a ramp without errors draws a flat line at its foot.
+  const errorsTop = Math.max(0.5, ...steps.map((s) => s.error_percent));
+  const held = steps.filter((s) => s.held).at(-1);
+  const ceilingMark = held
+    ? [
+        {
+          data: { values: [{ users: held.users, label: `ceiling ${held.users} users` }] },
+          layer: [
+            { mark: { type: 'rule', color: '#333', strokeDash: [2, 3] }, encoding: { x: { field: 'users', type: 'quantitative' } } },
+            { mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -3, y: 0, dy: -2, fontWeight: 'bold' }, encoding: { x: { field: 'users', type: 'quantitative' }, text: { field: 'label' } } },
+          ],
+        },
+      ]
+    : [];
   return {
     title: { text: 'Ramp: users against p99 and errors', subtitle: `ceiling ${ceiling} users (stopped by ${r.figures.ramp_stopped_by})`, anchor: 'start' },
     width: WIDTH,
@@ -147,9 +163,13 @@ export function rampChart(r: BenchRecord['result'], limitMs = 200): Spec | null 
               { mark: { type: 'text', align: 'left', x: 4, dy: -7, color: '#e45756' }, encoding: { y: { field: 'ms', type: 'quantitative' }, text: { field: 'label' } } },
             ],
           },
+          ...ceilingMark,
         ],
       },
-      { mark: { type: 'line', color: '#54a24b', strokeDash: [2, 2], point: { color: '#54a24b', shape: 'square' } }, encoding: { x, y: { field: 'error_percent', type: 'quantitative', title: 'errors (%)', axis: { titleColor: '#54a24b' } } } },
+      {
+        mark: { type: 'line', color: '#54a24b', strokeDash: [2, 2], point: { color: '#54a24b', shape: 'square' } },
+        encoding: { x, y: { field: 'error_percent', type: 'quantitative', title: 'errors (%)', scale: { domain: [0, errorsTop] }, axis: { titleColor: '#54a24b' } } },
+      },
     ],
     resolve: { scale: { y: 'independent' } },
   };
@@ -170,6 +190,8 @@ function top(title: string, charts: Spec[]): TopLevelSpec {
     background: 'white',
     padding: 16,
     spacing: 36,
+    // Each chart keeps its own colours and legend beside it.
+    resolve: { scale: { color: 'independent' }, legend: { color: 'independent' } },
     config: { font: 'sans-serif', title: { subtitleColor: '#555', fontSize: 14 }, axis: { labelFontSize: 11, titleFontSize: 12 } },
     vconcat: charts.length ? charts : [{ mark: 'text', data: { values: [{ t: 'no samples' }] }, encoding: { text: { field: 't' } } }],
   } as unknown as TopLevelSpec;

@@ -33,7 +33,7 @@ interface UserState {
 
 /** What happened during one measuring window (the whole run, or one ramp step). */
 class Window {
-  readonly started = performance.now();
+  started = performance.now();
   readonly samples = new Map<Op, number[]>(['register', ...ACTIONS.map(([a]) => a)].map((o) => [o as Op, []]));
   readonly errors = new Map<Op | 'poll', number>();
   /** Action latencies by the second (since `started`) they finished in. */
@@ -247,16 +247,16 @@ export const mixed: Scenario = async (ctx) => {
   const users = num(ctx.options, 'users', ctx.quick ? 10 : 200);
   const seconds = num(ctx.options, 'duration', ctx.quick ? 4 : 60);
   await load.addUsers(users);
-  load.window = new Window();
+  load.total.started = performance.now();
   const progress = setInterval(() => {
-    const ops = [...load.window.samples.values()].reduce((a, s) => a + s.length, 0);
-    ctx.progress(`mixed: ${users} users, ${Math.round((performance.now() - load.window.started) / 1000)}/${seconds} s, ${ops} operations, ${load.window.events} events`);
+    const ops = [...load.total.samples.values()].reduce((a, s) => a + s.length, 0);
+    ctx.progress(`mixed: ${users} users, ${Math.round((performance.now() - load.total.started) / 1000)}/${seconds} s, ${ops} operations, ${load.total.events} events`);
   }, 1000);
   await sleep(seconds * 1000);
   clearInterval(progress);
-  const elapsed = (performance.now() - load.window.started) / 1000;
+  const elapsed = (performance.now() - load.total.started) / 1000;
   await load.stop();
-  const r = report(load.window, elapsed, { users, channel_size: channelSize, seconds, think_ms: thinkMs });
+  const r = report(load.total, elapsed, { users, channel_size: channelSize, seconds, think_ms: thinkMs });
   return {
     ...r,
     target: {
@@ -283,6 +283,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   if (max === socketBound) stopReason = `the load generator's open-files cap (${openFilesCap()}: 2 sockets per user)`;
   while (load.count < max) {
     await load.addUsers(Math.min(load.count === 0 ? first : step, max - load.count));
+    if (steps.length === 0) load.total.started = performance.now();
     const w = (load.window = new Window());
     ctx.progress(`mixed --ramp: ${load.count} users, measuring ${seconds} s`);
     await sleep(seconds * 1000);
