@@ -68,7 +68,7 @@ export function percentileChart(r: BenchRecord['result']): Spec | null {
 
 /** Operations per second (bars, left axis) and, where kept, each second's p99 (line, right axis). */
 export function timelineChart(r: BenchRecord['result']): Spec | null {
-  if (!r.timeline.length) return null;
+  if (!r.timeline.some((n) => n > 0)) return null;
   // Second s covers [s, s + 1): its bar spans it, its p99 point sits in its middle.
   const values = r.timeline.map((ops, s) => ({ s, end: s + 1, mid: s + 0.5, ops, p99: r.p99Timeline?.[s] ?? null }));
   const x = { field: 's', type: 'quantitative', title: 'time (s)', scale: { domain: [0, values.length] }, axis: { format: 'd', tickMinStep: 1 } };
@@ -97,7 +97,7 @@ const BREAKDOWN_PERCENTILES: [keyof Summary, string][] = [
 ];
 
 /** Per-operation percentiles (mixed's operations, history's narrows, attack's runs): grouped bars on a log scale. */
-export function breakdownChart(r: BenchRecord['result'], limitMs?: number): Spec | null {
+export function breakdownChart(r: BenchRecord['result'], limitMs?: number, what = 'operation'): Spec | null {
   const values = Object.entries(r.breakdown ?? {}).flatMap(([op, s]) =>
     BREAKDOWN_PERCENTILES.flatMap(([k, label]) => (typeof s[k] === 'number' && (s[k] as number) > 0 ? [{ op, percentile: label, ms: s[k] }] : [])),
   );
@@ -106,7 +106,7 @@ export function breakdownChart(r: BenchRecord['result'], limitMs?: number): Spec
     data: { values },
     mark: 'bar',
     encoding: {
-      x: { field: 'op', type: 'nominal', title: 'operation', sort: null, axis: { labelAngle: 0 } },
+      x: { field: 'op', type: 'nominal', title: what, sort: null, axis: { labelAngle: 0 } },
       xOffset: { field: 'percentile', sort: BREAKDOWN_PERCENTILES.map(([, l]) => l) },
       y: { field: 'ms', type: 'quantitative', title: 'latency (ms, log scale)', scale: { type: 'log' }, stack: null },
       color: { field: 'percentile', type: 'nominal', sort: BREAKDOWN_PERCENTILES.map(([, l]) => l), scale: { scheme: 'tableau10' } },
@@ -124,7 +124,7 @@ export function breakdownChart(r: BenchRecord['result'], limitMs?: number): Spec
         },
       ]
     : [];
-  return { title: { text: 'Latency per operation', subtitle: 'p50, p90, p99 and p99.9 of each', anchor: 'start' }, width: WIDTH, height: 240, layer: [bars, ...limit] };
+  return { title: { text: `Latency per ${what}`, subtitle: 'p50, p90, p99 and p99.9 of each', anchor: 'start' }, width: WIDTH, height: 240, layer: [bars, ...limit] };
 }
 
 /** The ramp: users against the worst operation's p99 (left) and the error rate (right), the limit and the ceiling. */
@@ -179,7 +179,8 @@ export function rampChart(r: BenchRecord['result'], limitMs = 200): Spec | null 
 export function scenarioSpec(record: BenchRecord): TopLevelSpec {
   const r = record.result;
   const limit = record.scenario === 'mixed' || record.scenario === 'attack' ? Number(record.settings.options && (record.settings.options as Record<string, unknown>)['p99-ms']) || 200 : undefined;
-  const charts = [percentileChart(r), timelineChart(r), breakdownChart(r, limit), rampChart(r, limit)].filter((c): c is Spec => c !== null);
+  const what = record.scenario === 'history' ? 'narrow' : record.scenario === 'attack' ? 'run' : 'operation';
+  const charts = [percentileChart(r), timelineChart(r), breakdownChart(r, limit, what), rampChart(r, limit)].filter((c): c is Spec => c !== null);
   return top(`${record.scenario} — commit ${record.machine.commit}, load ${r.figures.load_average_1m ?? '?'}`, charts);
 }
 
@@ -193,7 +194,7 @@ function top(title: string, charts: Spec[]): TopLevelSpec {
     // Each chart keeps its own colours and legend beside it.
     resolve: { scale: { color: 'independent' }, legend: { color: 'independent' } },
     config: { font: 'sans-serif', title: { subtitleColor: '#555', fontSize: 14 }, axis: { labelFontSize: 11, titleFontSize: 12 } },
-    vconcat: charts.length ? charts : [{ mark: 'text', data: { values: [{ t: 'no samples' }] }, encoding: { text: { field: 't' } } }],
+    vconcat: charts.length ? charts : [{ mark: { type: 'text', align: 'left' }, data: { values: [{ t: 'no latency samples and no timeline in this result: see its figures' }] }, encoding: { text: { field: 't' } } }],
   } as unknown as TopLevelSpec;
 }
 
@@ -211,7 +212,7 @@ export function ratios(a: BenchRecord, b: BenchRecord): Ratio[] {
     if (typeof x === 'number' && typeof y === 'number' && Number.isFinite(x) && Number.isFinite(y) && x !== 0) out.push({ metric, a: x, b: y, ratio: y / x });
   };
   add('throughput (ops/s)', a.result.throughput, b.result.throughput);
-  for (const k of ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const) add(`latency ${k} (ms)`, a.result.latencyMs?.[k], b.result.latencyMs?.[k]);
+  for (const k of ['p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const) add(`latency ${k === 'p999' ? 'p99.9' : k} (ms)`, a.result.latencyMs?.[k], b.result.latencyMs?.[k]);
   for (const [op, s] of Object.entries(a.result.breakdown ?? {})) add(`${op} p99 (ms)`, s.p99, b.result.breakdown?.[op]?.p99);
   for (const [k, v] of Object.entries(a.result.figures)) if (k !== 'load_average_1m') add(k, v, b.result.figures[k]);
   return out;
@@ -230,7 +231,9 @@ export function compareSpec(a: BenchRecord, b: BenchRecord, labels: [string, str
         mark: 'bar',
         encoding: {
           y: { field: 'metric', type: 'nominal', title: null, sort: null },
-          x: { field: 'ratio', type: 'quantitative', title: 'B / A', scale: { type: 'log' } },
+          // Each bar runs from 1 (unchanged) to its ratio.
+          x: { field: 'ratio', type: 'quantitative', title: 'B / A (log scale)', scale: { type: 'log' }, stack: null },
+          x2: { datum: 1 },
           color: { field: 'side', type: 'nominal', title: null, scale: { domain: ['B higher', 'B lower'], range: ['#4c78a8', '#f58518'] } },
           tooltip: [{ field: 'metric' }, { field: 'a' }, { field: 'b' }, { field: 'ratio', format: '.3f' }],
         },
