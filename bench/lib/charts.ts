@@ -102,14 +102,18 @@ export function breakdownChart(r: BenchRecord['result'], limitMs?: number, what 
     BREAKDOWN_PERCENTILES.flatMap(([k, label]) => (typeof s[k] === 'number' && (s[k] as number) > 0 ? [{ op, percentile: label, ms: s[k] }] : [])),
   );
   if (values.length === 0) return null;
+  // Up to 8 categories stand side by side; more (render's inputs) are rows, each labelled in full.
+  const across = Object.keys(r.breakdown ?? {}).length <= 8;
+  const [cat, val, offset] = across ? (['x', 'y', 'xOffset'] as const) : (['y', 'x', 'yOffset'] as const);
+  const order = BREAKDOWN_PERCENTILES.map(([, l]) => l);
   const bars = {
     data: { values },
     mark: 'bar',
     encoding: {
-      x: { field: 'op', type: 'nominal', title: what, sort: null, axis: { labelAngle: 0 } },
-      xOffset: { field: 'percentile', sort: BREAKDOWN_PERCENTILES.map(([, l]) => l) },
-      y: { field: 'ms', type: 'quantitative', title: 'latency (ms, log scale)', scale: { type: 'log' }, stack: null },
-      color: { field: 'percentile', type: 'nominal', sort: BREAKDOWN_PERCENTILES.map(([, l]) => l), scale: { scheme: 'tableau10' } },
+      [cat]: { field: 'op', type: 'nominal', title: what, sort: null, axis: { labelAngle: 0, labelLimit: 200 } },
+      [offset]: { field: 'percentile', sort: order },
+      [val]: { field: 'ms', type: 'quantitative', title: 'latency (ms, log scale)', scale: { type: 'log' }, stack: null },
+      color: { field: 'percentile', type: 'nominal', sort: order, scale: { scheme: 'tableau10' } },
       tooltip: [{ field: 'op' }, { field: 'percentile' }, { field: 'ms' }],
     },
   };
@@ -118,13 +122,21 @@ export function breakdownChart(r: BenchRecord['result'], limitMs?: number, what 
         {
           data: { values: [{ ms: limitMs, label: `p99 limit ${limitMs} ms` }] },
           layer: [
-            { mark: { type: 'rule', color: '#e45756', strokeDash: [6, 4] }, encoding: { y: { field: 'ms', type: 'quantitative' } } },
-            { mark: { type: 'text', align: 'left', x: 4, dy: -7, color: '#e45756' }, encoding: { y: { field: 'ms', type: 'quantitative' }, text: { field: 'label' } } },
+            { mark: { type: 'rule', color: '#e45756', strokeDash: [6, 4] }, encoding: { [val]: { field: 'ms', type: 'quantitative' } } },
+            {
+              mark: across ? { type: 'text', align: 'left', x: 4, dy: -7, color: '#e45756' } : { type: 'text', align: 'left', y: 0, dx: 4, dy: -4, baseline: 'bottom', color: '#e45756' },
+              encoding: { [val]: { field: 'ms', type: 'quantitative' }, text: { field: 'label' } },
+            },
           ],
         },
       ]
     : [];
-  return { title: { text: `Latency per ${what}`, subtitle: 'p50, p90, p99 and p99.9 of each', anchor: 'start' }, width: WIDTH, height: 240, layer: [bars, ...limit] };
+  return {
+    title: { text: `Latency per ${what}`, subtitle: 'p50, p90, p99 and p99.9 of each', anchor: 'start' },
+    width: WIDTH,
+    height: across ? 240 : { step: 5 },
+    layer: [bars, ...limit],
+  };
 }
 
 /** The ramp: users against the worst operation's p99 (left) and the error rate (right), the limit and the ceiling. */
@@ -179,7 +191,7 @@ export function rampChart(r: BenchRecord['result'], limitMs = 200): Spec | null 
 export function scenarioSpec(record: BenchRecord): TopLevelSpec {
   const r = record.result;
   const limit = record.scenario === 'mixed' || record.scenario === 'attack' ? Number(record.settings.options && (record.settings.options as Record<string, unknown>)['p99-ms']) || 200 : undefined;
-  const what = record.scenario === 'history' ? 'narrow' : record.scenario === 'attack' ? 'run' : 'operation';
+  const what = ({ history: 'narrow', attack: 'run', render: 'input' } as Record<string, string>)[record.scenario] ?? 'operation';
   const charts = [percentileChart(r), timelineChart(r), breakdownChart(r, limit, what), rampChart(r, limit)].filter((c): c is Spec => c !== null);
   return top(`${record.scenario} — commit ${record.machine.commit}, load ${r.figures.load_average_1m ?? '?'}`, charts);
 }
