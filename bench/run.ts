@@ -53,7 +53,7 @@ const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all>
 Scenarios, their knobs and the result files: bench/README.md`;
 
 /** A command line the runner does not understand: exit status 2 with the usage. */
-export class UsageError extends Error {
+class UsageError extends Error {
   constructor(problem: string) {
     super(`${problem}\n${USAGE}`);
   }

@@ -59,48 +59,46 @@ test('compare prints the ratios of two result files and writes their chart', asy
   }
 });
 
-test('mixed --ramp adds users step by step and reports the last count that held', async (t) => {
+/** A quick `mixed --ramp` with these knobs: its output and its result file. */
+async function quickRamp(t: import('ava').ExecutionContext, knobs: string[]): Promise<{ stdout: string; record: any }> {
   t.timeout(180_000);
   const out = mkdtempSync(path.join(tmpdir(), 'palaver-bench-ramp-'));
   try {
-    // A limit no loaded machine misses, so the ramp runs to --ramp-max: 5, 10, 15 users.
-    const r = await bench(['mixed', '--ramp', '--quick', '--quiet', '--no-ceiling', '--p99-ms', '60000', '--out', out]);
+    const r = await bench(['mixed', '--ramp', '--quick', '--quiet', '--no-ceiling', ...knobs, '--out', out]);
     t.is(r.code, 0, r.stderr);
-    const record = JSON.parse(readFileSync(path.join(out, readdirSync(out).find((f) => f.endsWith('.json'))!), 'utf8'));
-    const { ramp, figures } = record.result;
-    t.deepEqual(
-      ramp.map((s: { users: number }) => s.users),
-      [5, 10, 15],
-    );
-    for (const s of ramp) {
-      t.true(s.held);
-      t.true(s.actions_per_second > 0 && s.worst_p99_ms > 0);
-      t.is(s.error_percent, 0);
-    }
-    t.is(figures.ceiling_users, 15);
-    t.is(figures.ramp_stopped_by, '--ramp-max 15 reached');
-    t.regex(r.stdout, /^ {2}ramp 15 users +worst p99 [\d.]+ ms \(\w+\), errors 0 %, [\d.]+ actions\/s: held$/m);
-    t.regex(readFileSync(path.join(out, readdirSync(out).find((f) => f.endsWith('.svg'))!), 'utf8'), /Ramp: users against p99 and errors/);
+    const files = readdirSync(out);
+    t.regex(readFileSync(path.join(out, files.find((f) => f.endsWith('.svg'))!), 'utf8'), /Ramp: users against p99 and errors/);
+    return { stdout: r.stdout, record: JSON.parse(readFileSync(path.join(out, files.find((f) => f.endsWith('.json'))!), 'utf8')) };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+}
+
+test('mixed --ramp adds users step by step and reports the last count that held', async (t) => {
+  // A limit no loaded machine misses, so the ramp runs to --ramp-max: 5, 10, 15 users.
+  const { stdout, record } = await quickRamp(t, ['--p99-ms', '60000']);
+  const { ramp, figures } = record.result;
+  t.deepEqual(
+    ramp.map((s: { users: number }) => s.users),
+    [5, 10, 15],
+  );
+  for (const s of ramp) {
+    t.true(s.held);
+    t.true(s.actions_per_second > 0 && s.worst_p99_ms > 0);
+    t.is(s.error_percent, 0);
+  }
+  t.is(figures.ceiling_users, 15);
+  t.is(figures.ramp_stopped_by, '--ramp-max 15 reached');
+  t.regex(stdout, /^ {2}ramp 15 users +worst p99 [\d.]+ ms \(\w+\), errors 0 %, [\d.]+ actions\/s: held$/m);
 });
 
 test('mixed --ramp stops at the first step that breaks the threshold, with no user count held', async (t) => {
-  t.timeout(180_000);
-  const out = mkdtempSync(path.join(tmpdir(), 'palaver-bench-ramp-'));
-  try {
-    // A p99 limit no request meets: the first step breaks it.
-    const r = await bench(['mixed', '--ramp', '--quick', '--quiet', '--no-ceiling', '--p99-ms', '0.001', '--out', out]);
-    t.is(r.code, 0, r.stderr);
-    const record = JSON.parse(readFileSync(path.join(out, readdirSync(out).find((f) => f.endsWith('.json'))!), 'utf8'));
-    const { ramp, figures } = record.result;
-    t.is(ramp.length, 1);
-    t.false(ramp[0].held);
-    t.is(figures.ceiling_users, 0);
-    t.regex(figures.ramp_stopped_by, /^\w+ p99 [\d.]+ ms > 0.001 ms$/);
-    t.regex(r.stdout, /^ {2}ramp 5 users +worst p99 .*: BROKE$/m);
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+  // A p99 limit no request meets: the first step breaks it.
+  const { stdout, record } = await quickRamp(t, ['--p99-ms', '0.001']);
+  const { ramp, figures } = record.result;
+  t.is(ramp.length, 1);
+  t.false(ramp[0].held);
+  t.is(figures.ceiling_users, 0);
+  t.regex(figures.ramp_stopped_by, /^\w+ p99 [\d.]+ ms > 0.001 ms$/);
+  t.regex(stdout, /^ {2}ramp 5 users +worst p99 .*: BROKE$/m);
 });
