@@ -37,15 +37,28 @@ export function percentiles(samples: number[]): [number, number][] {
   return CHART_PERCENTILES.map((p) => [p, +at(sorted, p / 100).toFixed(3)]);
 }
 
-/** Operations per second and their p99, second by second, from samples keyed by the second they finished in. */
-export function perSecond(bySecond: Map<number, number[]>): { counts: number[]; p99: (number | null)[] } {
-  const last = Math.max(-1, ...bySecond.keys());
-  const counts: number[] = [];
-  const p99: (number | null)[] = [];
-  for (let s = 0; s <= last; s++) {
-    const xs = bySecond.get(s) ?? [];
-    counts.push(xs.length);
-    p99.push(xs.length ? +summarize(xs).p99.toFixed(3) : null);
+/** Latencies by the second (since `start`) they finished in: operations per second and their p99, second by second. */
+export class PerSecond {
+  private readonly bySecond = new Map<number, number[]>();
+
+  constructor(public start = performance.now()) {}
+
+  /** Counts a latency in the second it finished in (now, unless given). */
+  add(ms: number, second = Math.floor((performance.now() - this.start) / 1000)): void {
+    const xs = this.bySecond.get(second);
+    if (xs) xs.push(ms);
+    else this.bySecond.set(second, [ms]);
   }
-  return { counts, p99 };
+
+  result(): { counts: number[]; p99: (number | null)[] } {
+    const last = Math.max(-1, ...this.bySecond.keys());
+    const counts: number[] = [];
+    const p99: (number | null)[] = [];
+    for (let s = 0; s <= last; s++) {
+      const xs = this.bySecond.get(s) ?? [];
+      counts.push(xs.length);
+      p99.push(xs.length ? +summarize(xs).p99.toFixed(3) : null);
+    }
+    return { counts, p99 };
+  }
 }

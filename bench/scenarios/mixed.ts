@@ -5,7 +5,7 @@
 // --max-error-percent), like the ceiling tests of other chat servers. With --ramp it adds users step by step
 // and reports the last user count at which the thresholds held (the ceiling).
 import { agentFor, openFilesCap, request, type Creds, type Reply } from '../lib/client.js';
-import { perSecond, summarize, type Summary } from '../lib/stats.js';
+import { PerSecond, summarize, type Summary } from '../lib/stats.js';
 import { seedUsers } from './seed.js';
 import { num, type RampStep, type Scenario, type ScenarioContext, type ScenarioResult } from './types.js';
 
@@ -33,11 +33,19 @@ interface UserState {
 
 /** What happened during one measuring window (the whole run, or one ramp step). */
 class Window {
-  started = performance.now();
+  /** Action latencies by the second they finished in, counted from the window's start. */
+  readonly bySecond = new PerSecond();
+
+  get started(): number {
+    return this.bySecond.start;
+  }
+
+  set started(at: number) {
+    this.bySecond.start = at;
+  }
+
   readonly samples = new Map<Op, number[]>(['register', ...ACTIONS.map(([a]) => a)].map((o) => [o as Op, []]));
   readonly errors = new Map<Op | 'poll', number>();
-  /** Action latencies by the second (since `started`) they finished in. */
-  readonly bySecond = new Map<number, number[]>();
   polls = 0;
   events = 0;
 
@@ -96,10 +104,7 @@ class MixedLoad {
     for (const w of windows) {
       w.samples.get(op)!.push(r.ms);
       if (op === 'register') continue;
-      const sec = Math.floor((performance.now() - w.started) / 1000);
-      const xs = w.bySecond.get(sec);
-      if (xs) xs.push(r.ms);
-      else w.bySecond.set(sec, [r.ms]);
+      w.bySecond.add(r.ms);
     }
     return true;
   }
@@ -223,7 +228,7 @@ function report(w: Window, elapsed: number, figures: ScenarioResult['figures']):
   figures.events_received = w.events;
   figures.error_percent = +s.errorPercent.toFixed(3);
   figures.worst_p99_ms = +s.worstP99.toFixed(1);
-  const timeline = perSecond(w.bySecond);
+  const timeline = w.bySecond.result();
   return {
     throughput: s.actionSamples.length / elapsed,
     latencyMs: summarize(s.actionSamples),
