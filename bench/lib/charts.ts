@@ -1,8 +1,7 @@
 // Charts of bench results: Vega-Lite specifications rendered to SVG in Node by Vega (no browser, no canvas:
 // text is measured by Vega's own estimate). Every chart is built from a result file's record, so a chart can be
 // redrawn from a recorded run, and `compare` draws two of them.
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
 import type { RampStep, ScenarioResult } from '../scenarios/types.js';
 import type { Summary } from './stats.js';
 
@@ -257,8 +256,9 @@ export function compareSpec(a: BenchRecord, b: BenchRecord, labels: [string, str
   return top(`compare ${a.scenario}${a.scenario === b.scenario ? '' : ` / ${b.scenario}`} — A ${a.machine.commit}, B ${b.machine.commit}`, [chart]);
 }
 
-/** Renders a Vega-Lite specification to an SVG document. */
+/** Renders a Vega-Lite specification to an SVG document (Vega is loaded on first use: seconds, not paid by --help). */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   try {
     return (await view.toSVG()) + '\n';
