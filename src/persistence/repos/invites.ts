@@ -80,4 +80,9 @@ export class InvitesRepository {
   revoke(id: number): Promise<null> {
     return this.db.none('UPDATE multiuse_invites SET revoked = true WHERE id = $1', [id]);
   }
+
+  /** A deactivated user's live links are revoked; returns how many. */
+  revokeByReferrer(userIds: number[]): Promise<number> {
+    return this.db.result('UPDATE multiuse_invites SET revoked = true WHERE referred_by = ANY($1::int[]) AND NOT revoked', [userIds], (r) => r.rowCount);
+  }
 }

@@ -2,6 +2,7 @@
 import type { CommandRegistry } from '../commands.js';
 import { groupCommands } from './groups.commands.js';
 import { inviteCommands } from './invites.js';
+import { emailInviteCommands } from './email-invites.js';
 import { presenceCommands } from './presence.js';
 import { pushCommands } from './push.js';
 import { settingsCommands } from './settings.commands.js';
@@ -16,6 +17,7 @@ export const peopleCommands: CommandRegistry = {
   ...settingsCommands,
   ...presenceCommands,
   ...inviteCommands,
+  ...emailInviteCommands,
   ...pushCommands,
   ...typingCommands,
 };
