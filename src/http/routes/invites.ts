@@ -46,6 +46,7 @@ export const getInvites = endpoint({
   auth: 'user',
   params: {},
   async handle(ctx) {
+    requireMemberOrAdmin(ctx.user);
     const state = ctx.realm.state;
     const now = Math.floor(Date.now() / 1000);
     // Administrators see every live invitation; others their own. Email invitations first, as the reference lists.
