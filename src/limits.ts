@@ -14,6 +14,8 @@ export const LIMITS = {
   max_bulk_new_subscription_messages: 100,
   password_min_length: 6,
   password_max_length: 100,
+  /** The fewest guesses the strength estimator (zxcvbn) may put a new password at (src/auth/password-policy.ts). */
+  password_min_guesses: 10_000,
 } as const;
 
 /** Clients time out a GET /events after this; above the heartbeat interval. */

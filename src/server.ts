@@ -107,6 +107,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         commands: realmCommands,
         realmObserver: operators.metrics.realm,
         directory: await db.realms.directory(),
+        rootDomain: config.rootDomain,
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
       },
@@ -141,7 +142,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
     serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
-    const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log });
+    const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
     const listenSocket = await listenExclusive(app, config.host, config.port, 'the API');
     const port = uws.us_socket_local_port(listenSocket);
     config.port = port;

@@ -3,6 +3,7 @@
 import type { Realms } from '../actors/realms.js';
 import type { NarrowResolver } from '../narrow/index.js';
 import type { Db } from '../persistence/db.js';
+import { userByEmailFor } from '../realm/user-format.js';
 import { dumpQueue } from './queue-dump.js';
 import type { QueueRegistry } from './queue-registry.js';
 import type { QueueRegistration } from './registration.js';
@@ -71,11 +72,12 @@ export async function restoreQueues(
 
 /** Resolves narrow operands against a realm's working set (users by email or ID). */
 export function narrowResolver(realms: Realms) {
-  return (realmId: number, _userId: number): NarrowResolver => {
+  return (realmId: number, userId: number): NarrowResolver => {
     const state = realms.stateIfLoaded(realmId);
+    const viewer = state?.usersById.get(userId) ?? null;
     return {
       channelByNameOrId: (x) => (typeof x === 'number' ? state?.channels.byId.get(x) : state?.channels.channelByName(x)),
-      userByEmailOrId: (x) => (typeof x === 'number' ? state?.usersById.get(x) : state?.userByEmail(x)),
+      userByEmailOrId: (x) => (typeof x !== 'number' ? state && userByEmailFor(state, viewer, x) : state?.usersById.get(x)),
     };
   };
 }

@@ -41,3 +41,18 @@ export function invitationMail(
   }
   return { to: inv.to, subject: `${inv.referrer.fullName} invited you to join ${inv.realmName}`, body: lines.join('\n') + '\n' };
 }
+
+/** Sent when someone gives their address on an invitation link's page: the account is made once they follow it. */
+export function signupConfirmation(realmName: string, to: string, confirmUrl: string, validHours: number): MailContent {
+  const lines = [
+    'Hello,',
+    '',
+    `You recently signed up to join ${realmName}. To confirm that this is your email address and complete`,
+    'your registration, open this link:',
+    '',
+    confirmUrl,
+    '',
+    `The link works once, for ${validHours} hours. If you did not sign up, you can ignore this email.`,
+  ];
+  return { to, subject: `Activate your account on ${realmName}`, body: lines.join('\n') + '\n' };
+}

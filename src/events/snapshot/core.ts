@@ -73,7 +73,7 @@ export const coreSections: Record<string, Section> = {
     if (user) {
       Object.assign(me, {
         user_id: user.id,
-        email: user.email,
+        email: state.apiEmailOf(user),
         delivery_email: user.email,
         full_name: user.fullName,
         is_admin: user.role <= ROLE.ADMINISTRATOR,
@@ -81,8 +81,8 @@ export const coreSections: Record<string, Section> = {
         is_moderator: user.role === ROLE.MODERATOR,
         is_guest: user.role === ROLE.GUEST,
         avatar_source: 'G',
-        avatar_url: registration.clientGravatar ? null : gravatarUrl(user.email),
-        avatar_url_medium: registration.clientGravatar ? null : gravatarUrl(user.email),
+        avatar_url: registration.clientGravatar ? null : gravatarUrl(state.apiEmailOf(user)),
+        avatar_url_medium: registration.clientGravatar ? null : gravatarUrl(state.apiEmailOf(user)),
         can_create_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group') || state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),
         can_create_public_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group'),
         can_create_private_streams: state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),

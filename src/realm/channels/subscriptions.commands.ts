@@ -24,7 +24,7 @@ import { checkChannelName, checkDescription } from './validate.js';
 /** The users a request names (user IDs or emails), or the caller when it names none. */
 function principalUsers(state: RealmState, caller: User, principals: (number | string)[] | null): User[] {
   if (principals === null) return [caller];
-  const users = principals.map((p) => targetUserByIdOrEmail(state, String(p)));
+  const users = principals.map((p) => targetUserByIdOrEmail(state, caller, String(p)));
   return [...new Map(users.map((u) => [u.id, u])).values()];
 }
 

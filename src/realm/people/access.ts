@@ -3,6 +3,7 @@ import { errors } from '../../http/errors.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User, type UserGroup } from '../types.js';
+import { userByEmailFor } from '../user-format.js';
 
 export function isAdmin(user: User): boolean {
   return user.role <= ROLE.ADMINISTRATOR;
@@ -32,9 +33,9 @@ export function targetUser(state: RealmState, userId: number, opts: { allowDeact
   return u;
 }
 
-/** A user by ID (all digits) or email address. */
-export function targetUserByIdOrEmail(state: RealmState, key: string, opts: { allowDeactivated?: boolean } = {}): User {
-  const u = /^\d{1,10}$/.test(key) ? state.usersById.get(Number(key)) : state.userByEmail(key);
+/** A user by ID (all digits) or an email address the viewer may name them by (userByEmailFor). */
+export function targetUserByIdOrEmail(state: RealmState, viewer: User | null, key: string, opts: { allowDeactivated?: boolean } = {}): User {
+  const u = /^\d{1,10}$/.test(key) ? state.usersById.get(Number(key)) : userByEmailFor(state, viewer, key);
   if (!u || (!u.isActive && !opts.allowDeactivated)) throw errors.noSuchUser();
   return u;
 }

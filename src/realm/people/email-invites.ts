@@ -10,7 +10,7 @@ import { isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
 import type { Role } from '../types.js';
 import { actor, isAdmin, requireMemberOrAdmin } from './access.js';
-import { checkInviteTargets, inviteLink, invitesChanged, newInviteKey, requireInviteManager } from './invites.js';
+import { checkInviteTargets, confirmationLink, invitesChanged, newInviteKey, requireInviteManager } from './invites.js';
 
 /** The raw invitee_emails parameter, in characters (about a thousand addresses). */
 export const INVITEE_EMAILS_MAX_CHARS = 64 * 1024;
@@ -55,7 +55,7 @@ function mailFor(state: RealmState, invite: EmailInvite, realmUrl: string, now: 
     to: invite.email,
     realmName: state.realm.name,
     referrer,
-    link: inviteLink(realmUrl, invite.key),
+    link: confirmationLink(realmUrl, invite.key),
     expiresInMinutes: invite.expiresAt === null ? null : Math.max(0, Math.ceil((invite.expiresAt - now) / 60)),
   });
 }

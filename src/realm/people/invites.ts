@@ -23,6 +23,11 @@ export function inviteLink(realmUrl: string, key: string): string {
   return `${realmUrl}/join/${key}/`;
 }
 
+/** The link that finishes a sign-up: mailed to confirm an address given on a link's page, or with an email invitation. */
+export function confirmationLink(realmUrl: string, key: string): string {
+  return `${realmUrl}/accounts/do_confirm/${key}/`;
+}
+
 export function formatInvite(i: MultiuseInvite, realmUrl: string): Record<string, unknown> {
   return {
     id: i.id,
@@ -52,10 +57,17 @@ export function formatEmailInvite(i: EmailInvite): Record<string, unknown> {
 
 export type InviteState = 'valid' | 'expired' | 'revoked' | 'used';
 
-/** Whether a link or an email invitation can still be used to sign up. */
-export function inviteState(i: MultiuseInvite | EmailInvite, now = Math.floor(Date.now() / 1000)): InviteState {
+/**
+ * Whether a link or an email invitation may still be used. Beyond its own revocation, use and expiry, its creator
+ * must still be active (the reference revokes a user's invitations when they are deactivated; this also covers a
+ * deactivation made outside the server) and still hold a role at least as high as the one it gives, so an
+ * invitation cannot outlive the rights it was made with.
+ */
+export function inviteState(state: RealmState, i: MultiuseInvite | EmailInvite, now = Math.floor(Date.now() / 1000)): InviteState {
   const status = 'status' in i ? i.status : i.revoked ? 'revoked' : 'active';
   if (status !== 'active') return status;
+  const creator = state.usersById.get(i.referredBy);
+  if (!creator?.isActive || creator.role > i.invitedAs) return 'revoked';
   if (i.expiresAt !== null && i.expiresAt <= now) return 'expired';
   return 'valid';
 }

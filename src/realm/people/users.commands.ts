@@ -29,6 +29,8 @@ export interface CreateUserInput {
   inviteId?: number;
   /** An email invitation: re-checked like inviteId, then marked used (and the address's other invitations revoked). */
   emailInviteId?: number;
+  /** The sign-up confirmation followed (used up in the same transaction). */
+  confirmationId?: number;
   /** Join the realm's default channels (POST /users always; invitations by include_realm_default_subscriptions). */
   defaultChannels?: boolean;
   /** Further channels to join (invitations). */
@@ -43,14 +45,19 @@ export interface CreatedUser {
   subscriptions?: { plan: NewSubscription[]; rows: Subscription[] };
 }
 
-/** Validates a new account's email and name against the working set (also used before hashing a password). */
-export function checkNewAccount(state: RealmState, email: string, fullName: string): { email: string; fullName: string } {
+/** A new account's email address, trimmed: valid and not in use in the working set. */
+export function checkNewEmail(state: RealmState, email: string): string {
   const trimmed = email.trim();
   if (!isValidEmail(trimmed)) throw errors.badRequest(`Invalid email address '${trimmed}'`);
   if (state.userByEmail(trimmed)) throw errors.emailInUse();
   const refusal = emailRefusal(state, trimmed);
   if (refusal) throw errors.badRequest(refusal);
-  return { email: trimmed, fullName: checkFullName(fullName, state) };
+  return trimmed;
+}
+
+/** Validates a new account's email and name against the working set (also used before hashing a password). */
+export function checkNewAccount(state: RealmState, email: string, fullName: string): { email: string; fullName: string } {
+  return { email: checkNewEmail(state, email), fullName: checkFullName(fullName, state) };
 }
 
 export function applyCreatedUser(state: RealmState, created: CreatedUser): void {
@@ -78,7 +85,7 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
       plan.inviteId !== undefined ? await t.invites.byId(state.realm.id, plan.inviteId)
       : plan.emailInviteId !== undefined ? await t.emailInvites.byId(state.realm.id, plan.emailInviteId)
       : undefined;
-    if (invite === null || (invite && inviteState(invite) !== 'valid')) {
+    if (invite === null || (invite && inviteState(state, invite) !== 'valid')) {
       throw errors.badRequest('The invitation link has expired or has been revoked.');
     }
     let invitedBy: number | undefined;
@@ -86,6 +93,9 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
       await t.emailInvites.setStatus(invite.id, 'used');
       await t.emailInvites.revokeOthersFor(state.realm.id, plan.email, invite.id);
       invitedBy = invite.referredBy;
+    }
+    if (plan.confirmationId !== undefined && !(await t.invites.useConfirmation(plan.confirmationId))) {
+      throw errors.badRequest('This confirmation link has already been used.');
     }
     const user = await createUser(t, state.realm.id, {
       email: plan.email,
@@ -163,7 +173,7 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
     await t.people.removePushDevices(plan.ids);
     if (plan.notify) await t.outbox.enqueue({ realmId: state.realm.id, ...plan.notify });
     // As the reference: the invitations and reusable links they made can no longer be used.
-    const revoked = (await t.emailInvites.revokeByReferrer(plan.ids)) + (await t.invites.revokeByReferrer(plan.ids));
+    const revoked = (await t.emailInvites.revokeByReferrer(plan.ids)) + (await t.invites.revokeByCreators(plan.ids));
     return { ...plan, invitesRevoked: revoked > 0 };
   },
   apply(state, plan) {

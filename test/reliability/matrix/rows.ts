@@ -315,7 +315,13 @@ export const rows: Row[] = [
     expect: adminsOnly(),
   },
   { method: 'GET', path: '/join/{key}', request: () => ({ path: '/join/no-such-key', root: true }), expect: () => err(404, undefined) },
-  { method: 'POST', path: '/join/{key}', request: () => ({ path: '/join/no-such-key', root: true, form: { email: 'x@test.example', full_name: 'X', password: 'a-long-password-1' } }), expect: () => err(404, undefined) },
+  { method: 'POST', path: '/join/{key}', request: () => ({ path: '/join/no-such-key', root: true, form: { email: 'x@test.example' } }), expect: () => err(404, undefined) },
+  { method: 'GET', path: '/accounts/do_confirm/{key}', request: () => ({ path: '/accounts/do_confirm/no-such-key', root: true }), expect: () => err(404, undefined) },
+  {
+    method: 'POST', path: '/accounts/do_confirm/{key}',
+    request: () => ({ path: '/accounts/do_confirm/no-such-key', root: true, form: { full_name: 'X', password: 'a-long-password-1' } }),
+    expect: () => err(404, undefined),
+  },
 
   // Messages.
   {
