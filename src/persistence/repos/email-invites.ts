@@ -1,6 +1,7 @@
 // Email invitations: one address each, mailed a link; used once, revocable, resendable.
 import type { IDatabase, IMain } from 'pg-promise';
 import type { Role } from '../../realm/types.js';
+import { inviteFields, seconds } from './invites.js';
 
 export type EmailInviteStatus = 'active' | 'used' | 'revoked';
 
@@ -25,23 +26,12 @@ export interface EmailInvite {
 
 export type NewEmailInvite = Omit<EmailInvite, 'id' | 'invitedAt' | 'status'>;
 
-const seconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
-
 function toInvite(r: Record<string, any>): EmailInvite {
   return {
-    id: r.id,
-    realmId: r.realm_id,
+    ...inviteFields(r),
     email: r.email,
-    key: r.link_key,
-    referredBy: r.referred_by,
-    invitedAs: r.invited_as,
-    streamIds: r.stream_ids,
-    groupIds: r.group_ids,
-    includeRealmDefaultSubscriptions: r.include_realm_default_subscriptions,
     notifyReferrerOnJoin: r.notify_referrer_on_join,
-    welcomeMessageCustomText: r.welcome_message_custom_text,
-    invitedAt: seconds(r.invited_at)!,
-    expiresAt: seconds(r.expires_at),
+    invitedAt: seconds(r.invited_at),
     status: r.status,
   };
 }
@@ -104,9 +94,7 @@ export class EmailInvitesRepository {
 
   /** Marks the invitation mailed again now; returns the new time (seconds). */
   resent(id: number): Promise<number> {
-    return this.db.one('UPDATE email_invites SET invited_at = now() WHERE id = $1 RETURNING invited_at', [id], (r) =>
-      seconds(r.invited_at)!,
-    );
+    return this.db.one('UPDATE email_invites SET invited_at = now() WHERE id = $1 RETURNING invited_at', [id], (r) => seconds(r.invited_at));
   }
 
   /** On sign-up: the other active invitations of the same address in the realm are revoked, as the reference does. */

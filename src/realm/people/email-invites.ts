@@ -10,7 +10,7 @@ import { isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
 import type { Role } from '../types.js';
 import { actor, isAdmin, requireMemberOrAdmin } from './access.js';
-import { checkInviteTargets, confirmationLink, invitesChanged, newInviteKey, requireInviteManager } from './invites.js';
+import { checkInviteTargets, confirmationLink, invitesChanged, plannedInvite, requireInviteManager } from './invites.js';
 
 /** The raw invitee_emails parameter, in characters (about a thousand addresses). */
 export const INVITEE_EMAILS_MAX_CHARS = 64 * 1024;
@@ -124,21 +124,8 @@ const send: CommandDef<SendInvitesInput, SendPlan, SentInvites> = {
       });
     }
     if (good.length === 0) throw errors.invitationFailed("We weren't able to invite anyone.", skipped, { sent: false });
-    const expiresAt = input.expiresInMinutes === null ? null : input.now + input.expiresInMinutes * 60;
-    const invites = good.map((email) => ({
-      realmId: state.realm.id,
-      email,
-      key: newInviteKey(),
-      referredBy: caller.id,
-      invitedAs: input.invitedAs,
-      streamIds,
-      groupIds,
-      includeRealmDefaultSubscriptions: input.includeRealmDefaultSubscriptions,
-      notifyReferrerOnJoin: input.notifyReferrerOnJoin,
-      // Only administrators may set a custom welcome message; for others it is always null.
-      welcomeMessageCustomText: isAdmin(caller) ? input.welcomeMessageCustomText : null,
-      expiresAt,
-    }));
+    const targets = { streamIds, groupIds };
+    const invites = good.map((email) => ({ ...plannedInvite(state, caller, input, targets), email, notifyReferrerOnJoin: input.notifyReferrerOnJoin }));
     return { invites, skipped, input };
   },
   async write(t, plan, state) {

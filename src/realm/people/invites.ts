@@ -126,25 +126,33 @@ export function checkInviteTargets(
   return { streamIds, groupIds };
 }
 
+/** What a new invitation of either kind holds, with a fresh key, once its targets passed checkInviteTargets. */
+export function plannedInvite(
+  state: RealmState,
+  caller: User,
+  input: Omit<CreateInviteInput, 'actorId' | 'streamIds' | 'groupIds'>,
+  targets: { streamIds: number[]; groupIds: number[] },
+): NewInvite {
+  return {
+    realmId: state.realm.id,
+    key: newInviteKey(),
+    referredBy: caller.id,
+    invitedAs: input.invitedAs,
+    ...targets,
+    includeRealmDefaultSubscriptions: input.includeRealmDefaultSubscriptions,
+    // Only administrators may set a custom welcome message; for others it is always null.
+    welcomeMessageCustomText: isAdmin(caller) ? input.welcomeMessageCustomText : null,
+    expiresAt: input.expiresInMinutes === null ? null : input.now + input.expiresInMinutes * 60,
+  };
+}
+
 const create: CommandDef<CreateInviteInput, NewInvite, MultiuseInvite> = {
   check(state, input) {
     const caller = actor(state, input.actorId);
     if (caller.role === ROLE.GUEST || !state.userHasRealmPermission(caller.id, 'create_multiuse_invite_group')) {
       throw errors.insufficientPermission();
     }
-    const { streamIds, groupIds } = checkInviteTargets(state, caller, input);
-    return {
-      realmId: state.realm.id,
-      key: newInviteKey(),
-      referredBy: caller.id,
-      invitedAs: input.invitedAs,
-      streamIds,
-      groupIds,
-      includeRealmDefaultSubscriptions: input.includeRealmDefaultSubscriptions,
-      // Only administrators may set a custom welcome message; for others it is always null.
-      welcomeMessageCustomText: isAdmin(caller) ? input.welcomeMessageCustomText : null,
-      expiresAt: input.expiresInMinutes === null ? null : input.now + input.expiresInMinutes * 60,
-    };
+    return plannedInvite(state, caller, input, checkInviteTargets(state, caller, input));
   },
   write: (t, plan) => t.invites.insert(plan),
   events: invitesChanged,
