@@ -83,6 +83,8 @@ export interface Config {
   /** The From address of outgoing email. */
   mailFrom: string;
   rateLimits: RateLimitConfig;
+  /** ZULIP_COMPAT_FIELDS: also send the version fields under the reference's `zulip_*` names (default on). */
+  zulipCompatFields: boolean;
   /** Markdown rendering on worker threads: RENDER_THREADS at most, RENDER_TIME_LIMIT_MS per render (then it is
    *  abandoned: "Unable to render message"), RENDER_QUEUE renders waiting at most (beyond: 503). */
   render: { threads: number; timeLimitMs: number; maxQueue: number };
@@ -174,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
     invitesDailyMax: int(env, 'INVITES_DAILY_MAX', 100),
     pushServiceUrl: env.PUSH_SERVICE_URL || undefined,
+    zulipCompatFields: flagDefaultOn(env, 'ZULIP_COMPAT_FIELDS'),
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || `noreply@${(env.ROOT_DOMAIN || host).toLowerCase()}`,
     rateLimits: {

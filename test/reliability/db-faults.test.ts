@@ -115,7 +115,8 @@ test.serial('database unreachable for a few seconds: 503 envelopes at once, serv
   if (skipWithoutPostgres(t)) return;
   const loop = sendLoop(s.client.as(sender), 'unreachable');
   await until(() => loop.acked().length >= 20, 'sends before the outage');
-  const before = (await s.client.as(sender).get('/users/me')).json.full_name;
+  // GET /users/{id} answers from memory (GET /users/me reads max_message_id from the database).
+  const before = (await s.client.as(sender).get(`/users/${sender.id}`)).json.user.full_name;
 
   proxy.set('down');
   const outageStart = loop.outcomes.length;
@@ -130,7 +131,7 @@ test.serial('database unreachable for a few seconds: 503 envelopes at once, serv
   await new Promise((r) => setTimeout(r, 3000));
   assertFailuresAre503(t, [...reads, rename], 'reads and a settings change');
   t.is(rename.status, 503);
-  t.is((await s.client.as(sender).get('/users/me')).json.full_name, before, 'the refused write was not applied to memory');
+  t.is((await s.client.as(sender).get(`/users/${sender.id}`)).json.user.full_name, before, 'the refused write was not applied to memory');
 
   proxy.set('up');
   await until(() => loop.outcomes.at(-1)?.status === 200, 'a send succeeds once the database is back');
@@ -147,7 +148,7 @@ test.serial('database unreachable for a few seconds: 503 envelopes at once, serv
   t.is((await s.server.services.db.one('SELECT full_name FROM users WHERE id = $1', [sender.id])).full_name, before);
   const again = await s.client.as(sender).patch('/settings', { form: { full_name: 'Renamed After' } });
   t.is(again.status, 200, again.text);
-  t.is((await s.client.as(sender).get('/users/me')).json.full_name, 'Renamed After');
+  t.is((await s.client.as(sender).get(`/users/${sender.id}`)).json.user.full_name, 'Renamed After');
 });
 
 test.serial('database restart (every connection dropped once): in-flight requests fail with 503, the pool reconnects', async (t) => {

@@ -38,6 +38,13 @@ export const peopleSections: Record<string, Section> = {
 
   user_settings: ({ user }) => (user ? { user_settings: userSettingsObject(user) } : {}),
 
+  // Registered push devices stay pending: no push service confirms them here.
+  push_device: async ({ user, services }) => ({
+    push_devices: Object.fromEntries(
+      (user ? await services.db.people.pushDevices(user.id) : []).map((d) => [String(d.pushAccountId), { status: 'pending', error_code: null }]),
+    ),
+  }),
+
   realm_user_settings_defaults: ({ state }) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(state) }),
 
   realm_user_groups: ({ state, registration }) => ({
