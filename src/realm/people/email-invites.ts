@@ -27,8 +27,10 @@ export type InviteFailure = [string, string, boolean];
 export function parseInviteeEmails(raw: string): string[] {
   const out = new Set<string>();
   for (const part of raw.split(/[,\n]/)) {
-    const named = /<(.*)>/.exec(part);
-    const email = (named ? named[1]! : part).trim();
+    // The reference's greedy <(.*)>, found without backtracking: from the first '<' to the last '>' after it.
+    const lt = part.indexOf('<');
+    const gt = part.lastIndexOf('>');
+    const email = (lt !== -1 && gt > lt ? part.slice(lt + 1, gt) : part).trim();
     if (email !== '') out.add(email);
   }
   return [...out];

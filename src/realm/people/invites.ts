@@ -1,4 +1,5 @@
-// Reusable invitation links: who may create them and with what, their API record, and create/revoke commands.
+// Invitations: reusable links (who may create them and with what, their API record, create/revoke commands) and the
+// checks and events both kinds share with email invitations (email-invites.ts).
 import { randomBytes } from 'node:crypto';
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
