@@ -158,6 +158,9 @@ test.serial('per-address errors: invalid, outside the domain, existing and deact
   t.is((await send(admin, { invitee_emails: 'y@test.example', stream_ids: '[987654]' })).json.msg, 'Invalid channel ID 987654. No invites were sent.');
   t.is((await send(admin, { invitee_emails: 'y@test.example', invite_as: '500' })).json.msg, 'Invalid invite_as');
   t.is((await send(admin, { invitee_emails: 'y@test.example', invite_expires_in_minutes: '0' })).json.msg, 'invite_expires_in_minutes is too small');
+  // A named address is reduced to what is between the brackets; a run of '<' is one invalid address.
+  const brackets = await send(admin, { invitee_emails: '<'.repeat(60_000) });
+  t.deepEqual(brackets.json.errors, [['<'.repeat(60_000), 'Invalid address.', false]]);
   const huge = await send(admin, { invitee_emails: 'z'.repeat(64 * 1024 + 1) });
   t.regex(huge.json.msg, /invitee_emails is too long/);
 });
