@@ -1,26 +1,15 @@
 // Email invitations: one address each, mailed a link; used once, revocable, resendable.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { Role } from '../../realm/types.js';
 import { inviteFields, seconds } from './invites.js';
 
 export type EmailInviteStatus = 'active' | 'used' | 'revoked';
 
-export interface EmailInvite {
-  id: number;
-  realmId: number;
+/** What a reusable link holds (role, channels, groups, expiry), for one address. */
+export interface EmailInvite extends ReturnType<typeof inviteFields> {
   email: string;
-  key: string;
-  referredBy: number;
-  invitedAs: Role;
-  streamIds: number[];
-  groupIds: number[];
-  includeRealmDefaultSubscriptions: boolean;
   notifyReferrerOnJoin: boolean;
-  welcomeMessageCustomText: string | null;
   /** Seconds: when it was last mailed. */
   invitedAt: number;
-  /** Seconds; null never expires. */
-  expiresAt: number | null;
   status: EmailInviteStatus;
 }
 
