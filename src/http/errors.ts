@@ -259,6 +259,26 @@ export const errors = {
   tooManyItems: (what: string, limit: number) => new ApiError('BAD_REQUEST', `Too many ${what} in one request (limit: ${limit})`, 400),
   duplicateHost: () => new ApiError('BAD_REQUEST', 'Request has more than one Host header', 400),
 
+  // Endpoints real clients call (custom profile fields, muted users, read receipts, reports, reminders,
+  // playgrounds, bot storage, legacy push tokens).
+  notForBots: () => new ApiError('BAD_REQUEST', 'This endpoint does not accept bot requests.', 400),
+  mustBeBot: () => new ApiError('BAD_REQUEST', 'Must be a bot user', 400),
+  cannotMuteSelf: () => new ApiError('BAD_REQUEST', 'Cannot mute self', 400),
+  alreadyMuted: () => new ApiError('BAD_REQUEST', 'User already muted', 400),
+  notMuted: () => new ApiError('BAD_REQUEST', 'User is not muted', 400),
+  readReceiptsDisabled: () => new ApiError('BAD_REQUEST', 'Read receipts are disabled in this organization.', 400),
+  reportNeedsExplanation: () => new ApiError('BAD_REQUEST', 'An explanation is required.', 400),
+  reportingDisabled: () => new ApiError('BAD_REQUEST', 'Moderation request channel must be specified to enable message reporting.', 400),
+  reminderNotFound: () => new ApiError('BAD_REQUEST', 'Reminder does not exist', 404),
+  reminderNoteTooLong: (max: number) => new ApiError('BAD_REQUEST', `Maximum reminder note length: ${max} characters`, 400),
+  invalidPlayground: () => new ApiError('BAD_REQUEST', 'Invalid playground', 400),
+  playgroundInvalid: (field: 'name' | 'pygments_language' | 'url_template' | '__all__', msg: string) =>
+    new ApiError('BAD_REQUEST', msg, 400, { errors: { [field]: [msg] } }),
+  botStorage: (msg: string) => new ApiError('BAD_REQUEST', msg, 400),
+  pushTokenLength: () => new ApiError('BAD_REQUEST', 'Empty or invalid length token', 400),
+  invalidApnsToken: () => new ApiError('BAD_REQUEST', 'Invalid APNS token', 400),
+  pushTokenMissing: () => new ApiError('BAD_REQUEST', 'Token does not exist', 400),
+
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter }),
   unavailable: (msg = 'Service temporarily unavailable') => new ApiError('SERVICE_UNAVAILABLE', msg, 503),

@@ -27,6 +27,11 @@ import { DraftsRepository } from './repos/drafts.js';
 import { NavigationViewsRepository } from './repos/navigation-views.js';
 import { SavedSnippetsRepository } from './repos/saved-snippets.js';
 import { ScheduledMessagesRepository } from './repos/scheduled-messages.js';
+import { BotStorageRepository } from './repos/bot-storage.js';
+import { MutedUsersRepository } from './repos/muted-users.js';
+import { PlaygroundsRepository } from './repos/playgrounds.js';
+import { ProfileFieldsRepository } from './repos/profile-fields.js';
+import { PushTokensRepository } from './repos/push-tokens.js';
 
 export interface Repos {
   realms: RealmsRepository;
@@ -55,6 +60,11 @@ export interface Repos {
   savedSnippets: SavedSnippetsRepository;
   navigationViews: NavigationViewsRepository;
   scheduledMessages: ScheduledMessagesRepository;
+  profileFields: ProfileFieldsRepository;
+  mutedUsers: MutedUsersRepository;
+  playgrounds: PlaygroundsRepository;
+  botStorage: BotStorageRepository;
+  pushTokens: PushTokensRepository;
 }
 
 export type Db = IDatabase<Repos> & Repos;
@@ -139,6 +149,11 @@ export function createDatabase(
       obj.savedSnippets = new SavedSnippetsRepository(obj, pgp);
       obj.navigationViews = new NavigationViewsRepository(obj, pgp);
       obj.scheduledMessages = new ScheduledMessagesRepository(obj, pgp);
+      obj.profileFields = new ProfileFieldsRepository(obj, pgp);
+      obj.mutedUsers = new MutedUsersRepository(obj, pgp);
+      obj.playgrounds = new PlaygroundsRepository(obj, pgp);
+      obj.botStorage = new BotStorageRepository(obj, pgp);
+      obj.pushTokens = new PushTokensRepository(obj, pgp);
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;

@@ -4,6 +4,9 @@ import { groupCommands } from './groups.commands.js';
 import { inviteCommands } from './invites.js';
 import { emailInviteCommands } from './email-invites.js';
 import { presenceCommands } from './presence.js';
+import { botStorageCommands } from './bot-storage.js';
+import { mutedUserCommands } from './muted-users.js';
+import { profileFieldCommands } from './profile-fields.commands.js';
 import { pushCommands } from './push.js';
 import { settingsCommands } from './settings.commands.js';
 import { statusCommands } from './status.js';
@@ -20,4 +23,7 @@ export const peopleCommands: CommandRegistry = {
   ...emailInviteCommands,
   ...pushCommands,
   ...typingCommands,
+  ...profileFieldCommands,
+  ...mutedUserCommands,
+  ...botStorageCommands,
 };

@@ -12,6 +12,10 @@ import type { Subscription } from '../channels/types.js';
 import { emailRefusal } from '../admin/domains.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
+import {
+  applyProfileChanges, planProfileChanges, prerenderProfileValues, profileChangeEvents, writeProfileChanges, type ProfileChange, type ProfileEntry,
+} from './profile-fields.commands.js';
+import type { RenderedDescriptions } from '../channels/render.js';
 import { inviteState, invitesChanged } from './invites.js';
 import { deactivationNotice } from '../../mail/templates.js';
 import { settingsForNewUser } from './user-settings.js';
@@ -171,6 +175,7 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   async write(t, plan, state) {
     for (const id of plan.ids) await t.users.setActive(id, false);
     await t.people.removePushDevices(plan.ids);
+    await t.pushTokens.removeForUsers(plan.ids);
     if (plan.notify) await t.outbox.enqueue({ realmId: state.realm.id, ...plan.notify });
     // As the reference: the invitations and reusable links they made can no longer be used.
     const revoked = (await t.emailInvites.revokeByReferrer(plan.ids)) + (await t.invites.revokeByCreators(plan.ids));
@@ -212,19 +217,26 @@ interface UpdateUserInput {
   userId: number;
   role?: Role;
   fullName?: string;
+  /** Custom profile field values; a null value removes one. */
+  profileData?: ProfileEntry[];
+  realmUrl?: string;
+  /** Text values rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 interface UpdateUserPlan {
   userId: number;
   role?: { from: Role; to: Role };
   fullName?: string;
+  profile: ProfileChange[];
 }
 
 const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
+  prepare: (state, input) => prerenderProfileValues(state, input, input.profileData, input.realmUrl ?? ''),
   check(state, input) {
     const caller = actor(state, input.actorId);
     requireAdmin(caller);
     const target = targetUser(state, input.userId, { allowDeactivated: true });
-    const plan: UpdateUserPlan = { userId: target.id };
+    const plan: UpdateUserPlan = { userId: target.id, profile: [] };
     if (input.role !== undefined && input.role !== target.role) {
       if ((input.role === ROLE.OWNER || target.role === ROLE.OWNER) && caller.role !== ROLE.OWNER) throw errors.mustBeOwner();
       if (target.role === ROLE.OWNER && target.isActive && activeOwnerCount(state) === 1) {
@@ -236,6 +248,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       const name = checkFullName(input.fullName, state, target.id);
       if (name !== target.fullName) plan.fullName = name;
     }
+    if (input.profileData) plan.profile = planProfileChanges(state, caller, target, input.profileData, input.renderedDescriptions);
     return plan;
   },
   async write(t, plan, state) {
@@ -245,6 +258,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       await t.groups.addMember(state.systemGroup(roleGroup(plan.role.to)).id, plan.userId);
     }
     if (plan.fullName !== undefined) await t.users.setFullName(plan.userId, plan.fullName);
+    await writeProfileChanges(t, plan.userId, plan.profile);
     return plan;
   },
   apply(state, plan) {
@@ -254,6 +268,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       state.systemGroup(roleGroup(plan.role.to)).directMembers.add(u.id);
     }
     state.putUser({ ...u, role: plan.role?.to ?? u.role, fullName: plan.fullName ?? u.fullName });
+    applyProfileChanges(state, plan.userId, plan.profile);
   },
   events(state, plan) {
     const out: RealmEvent[] = [];
@@ -263,6 +278,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       out.push(groupMembership(state, 'add_members', state.systemGroup(roleGroup(plan.role.to)).id, [plan.userId]));
     }
     if (plan.fullName !== undefined) out.push(realmUserUpdate(state, { user_id: plan.userId, full_name: plan.fullName }));
+    out.push(...profileChangeEvents(state, plan.userId, plan.profile));
     return out;
   },
 };
