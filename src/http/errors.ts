@@ -80,6 +80,16 @@ export const errors = {
     new ApiError('CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.', 400, { objections }),
   noSuchInvitation: () => new ApiError('BAD_REQUEST', 'No such invitation', 400),
   invitationRevoked: () => new ApiError('BAD_REQUEST', 'Invitation has already been revoked', 400),
+  // Email invitations (POST /invites): per-address reasons are [email, reason, is_deactivated] triples.
+  notForGuests: () => new ApiError('BAD_REQUEST', 'Not allowed for guest users', 400),
+  noInviteeEmails: () => new ApiError('BAD_REQUEST', 'You must specify at least one email address.', 400),
+  invitationFailed: (msg: string, failures: [string, string, boolean][], opts: { sent: boolean; dailyLimit?: boolean }) =>
+    new ApiError('INVITATION_FAILED', msg, 400, {
+      errors: failures,
+      sent_invitations: opts.sent,
+      license_limit_reached: false,
+      daily_limit_reached: opts.dailyLimit ?? false,
+    }),
   pushServiceNotConfigured: () =>
     new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
   // Video calls: no BigBlueButton server is configured.

@@ -15,6 +15,7 @@ import { UserMessagesRepository } from './repos/user-messages.js';
 import { GroupsRepository } from './repos/groups.js';
 import { InvitesRepository } from './repos/invites.js';
 import { OutboxRepository } from './repos/outbox.js';
+import { EmailInvitesRepository } from './repos/email-invites.js';
 import { PeopleRepository } from './repos/people.js';
 import { PresenceRepository } from './repos/presence.js';
 import { RealmsRepository } from './repos/realms.js';
@@ -49,6 +50,7 @@ export interface Repos {
   presence: PresenceRepository;
   invites: InvitesRepository;
   outbox: OutboxRepository;
+  emailInvites: EmailInvitesRepository;
   eventQueues: EventQueuesRepository;
   messages: MessagesRepository;
   userMessages: UserMessagesRepository;
@@ -138,6 +140,7 @@ export function createDatabase(
       obj.presence = new PresenceRepository(obj, pgp);
       obj.invites = new InvitesRepository(obj, pgp);
       obj.outbox = new OutboxRepository(obj, pgp);
+      obj.emailInvites = new EmailInvitesRepository(obj, pgp);
       obj.eventQueues = new EventQueuesRepository(obj, pgp);
       obj.messages = new MessagesRepository(obj, pgp);
       obj.userMessages = new UserMessagesRepository(obj, pgp);

@@ -2,6 +2,7 @@
 import type { CommandRegistry } from '../commands.js';
 import { groupCommands } from './groups.commands.js';
 import { inviteCommands } from './invites.js';
+import { emailInviteCommands } from './email-invites.js';
 import { presenceCommands } from './presence.js';
 import { botStorageCommands } from './bot-storage.js';
 import { mutedUserCommands } from './muted-users.js';
@@ -19,6 +20,7 @@ export const peopleCommands: CommandRegistry = {
   ...settingsCommands,
   ...presenceCommands,
   ...inviteCommands,
+  ...emailInviteCommands,
   ...pushCommands,
   ...typingCommands,
   ...profileFieldCommands,

@@ -16,7 +16,7 @@ import {
   applyProfileChanges, planProfileChanges, prerenderProfileValues, profileChangeEvents, writeProfileChanges, type ProfileChange, type ProfileEntry,
 } from './profile-fields.commands.js';
 import type { RenderedDescriptions } from '../channels/render.js';
-import { inviteState } from './invites.js';
+import { inviteState, invitesChanged } from './invites.js';
 import { deactivationNotice } from '../../mail/templates.js';
 import { settingsForNewUser } from './user-settings.js';
 
@@ -31,6 +31,8 @@ export interface CreateUserInput {
   groupIds?: number[];
   /** Re-checked inside the transaction: the invitation must still be usable. */
   inviteId?: number;
+  /** An email invitation: re-checked like inviteId, then marked used (and the address's other invitations revoked). */
+  emailInviteId?: number;
   /** The sign-up confirmation followed (used up in the same transaction). */
   confirmationId?: number;
   /** Join the realm's default channels (POST /users always; invitations by include_realm_default_subscriptions). */
@@ -41,6 +43,8 @@ export interface CreateUserInput {
 
 export interface CreatedUser {
   user: User;
+  /** Who sent the email invitation the account was created with. */
+  invitedBy?: number;
   groupIds: number[];
   subscriptions?: { plan: NewSubscription[]; rows: Subscription[] };
 }
@@ -81,11 +85,18 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
     return { ...input, email, fullName, groupIds, settings: settingsForNewUser(state) };
   },
   async write(t: Tx, plan, state) {
-    if (plan.inviteId !== undefined) {
-      const invite = await t.invites.byId(state.realm.id, plan.inviteId);
-      if (!invite || inviteState(state, invite) !== 'valid') {
-        throw errors.badRequest('The invitation link has expired or has been revoked.');
-      }
+    const invite =
+      plan.inviteId !== undefined ? await t.invites.byId(state.realm.id, plan.inviteId)
+      : plan.emailInviteId !== undefined ? await t.emailInvites.byId(state.realm.id, plan.emailInviteId)
+      : undefined;
+    if (invite === null || (invite && inviteState(state, invite) !== 'valid')) {
+      throw errors.badRequest('The invitation link has expired or has been revoked.');
+    }
+    let invitedBy: number | undefined;
+    if (invite && 'email' in invite) {
+      await t.emailInvites.setStatus(invite.id, 'used');
+      await t.emailInvites.revokeOthersFor(state.realm.id, plan.email, invite.id);
+      invitedBy = invite.referredBy;
     }
     if (plan.confirmationId !== undefined && !(await t.invites.useConfirmation(plan.confirmationId))) {
       throw errors.badRequest('This confirmation link has already been used.');
@@ -103,15 +114,16 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
     const live = [...channelIds].filter((id) => state.channels.byId.get(id)?.isArchived === false).sort((a, b) => a - b);
     const subPlan = planSubscriptions(state, live.map((channelId) => ({ userId: user.id, channelId })));
     const rows = subPlan.length ? await writeSubscriptions(t, state.realm.id, subPlan) : [];
-    return { user, groupIds: plan.groupIds ?? [], subscriptions: { plan: subPlan, rows } };
+    return { user, invitedBy, groupIds: plan.groupIds ?? [], subscriptions: { plan: subPlan, rows } };
   },
   apply(state, created) {
     applyCreatedUser(state, created);
     if (created.subscriptions) applySubscriptions(state, created.subscriptions.rows);
   },
-  events(state, { user, groupIds, subscriptions }) {
+  events(state, { user, invitedBy, groupIds, subscriptions }) {
     const roleGroupId = state.systemGroup(roleGroup(user.role)).id;
     return [
+      ...(invitedBy !== undefined ? invitesChanged(state, { referredBy: invitedBy }) : []),
       ...realmUserAdd(state, user),
       groupMembership(state, 'add_members', roleGroupId, [user.id]),
       ...groupIds.map((g) => groupMembership(state, 'add_members', g, [user.id])),
@@ -130,6 +142,8 @@ interface DeactivateInput {
 }
 interface DeactivatePlan {
   ids: number[];
+  /** Set by the write: some of their invitations were revoked (invites_changed). */
+  invitesRevoked?: boolean;
   notify: { to: string; subject: string; body: string } | null;
 }
 
@@ -160,18 +174,21 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   },
   async write(t, plan, state) {
     for (const id of plan.ids) await t.users.setActive(id, false);
-    // As in the reference: the invitations they made stop working.
-    await t.invites.revokeByCreators(plan.ids);
     await t.people.removePushDevices(plan.ids);
     await t.pushTokens.removeForUsers(plan.ids);
     if (plan.notify) await t.outbox.enqueue({ realmId: state.realm.id, ...plan.notify });
-    return plan;
+    // As the reference: the invitations and reusable links they made can no longer be used.
+    const revoked = (await t.emailInvites.revokeByReferrer(plan.ids)) + (await t.invites.revokeByCreators(plan.ids));
+    return { ...plan, invitesRevoked: revoked > 0 };
   },
   apply(state, plan) {
     for (const id of plan.ids) state.putUser({ ...state.usersById.get(id)!, isActive: false });
   },
   events(state, plan) {
-    return plan.ids.map((id) => realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids));
+    return [
+      ...plan.ids.map((id) => realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids)),
+      ...(plan.invitesRevoked ? invitesChanged(state, []) : []),
+    ];
   },
 };
 

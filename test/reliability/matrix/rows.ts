@@ -323,7 +323,27 @@ export const rows: Row[] = [
 
   // Invitations.
   { method: 'POST', path: '/invites/multiuse', request: () => ({ path: '/invites/multiuse', form: {} }), expect: adminsOnly(bad('Insufficient permission')) },
-  { method: 'GET', path: '/invites', request: () => ({ path: '/invites' }), expect: ALL_OK },
+  { method: 'GET', path: '/invites', request: () => ({ path: '/invites' }), expect: membersOnly(OK) },
+  // Email invitations: anyone in can_invite_users_group (members by default); someone else's, administrators.
+  {
+    method: 'POST', path: '/invites',
+    request: () => ({ path: '/invites', form: { invitee_emails: `${uniq('invitee')}@test.example`, stream_ids: '[]' } }),
+    expect: membersOnly(OK),
+  },
+  ...(['DELETE /invites/{invite_id}', 'POST /invites/{invite_id}/resend'] as const).map((route): Row => {
+    const [method, path] = route.split(' ') as [string, string];
+    return {
+      method, path,
+      request: async (w) => {
+        const email = `${uniq('invitee')}@test.example`;
+        await ok(owner(w).post('/invites', { form: { invitee_emails: email, stream_ids: '[]' } }));
+        const list = await ok(owner(w).get('/invites'));
+        const id = list.invites.find((i: { email?: string }) => i.email === email).id;
+        return { path: path.replace('{invite_id}', String(id)) };
+      },
+      expect: membersOnly(adminsOnly()),
+    };
+  }),
   {
     method: 'DELETE', path: '/invites/multiuse/{invite_id}',
     request: async (w) => {
