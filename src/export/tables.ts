@@ -34,7 +34,7 @@ export interface TableSpec {
 /** Tables deliberately left out: per-server or transient state, and secrets of links and devices. */
 export const NOT_EXPORTED = [
   'external_changes', 'event_queue_dumps', 'email_outbox', 'server_secrets', 'user_presence', 'push_devices',
-  'multiuse_invites', 'signup_confirmations', 'push_device_tokens', 'realm_exports', 'schema_migrations',
+  'multiuse_invites', 'email_invites', 'invitation_sends', 'signup_confirmations', 'push_device_tokens', 'realm_exports', 'schema_migrations',
 ];
 
 /** Which messages the export type includes: every message (full), public channels only (public), or also the
