@@ -129,6 +129,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const files = new Files(config, db, realms, log);
     startedFiles = files;
     await files.start();
+    // An export being built when the server stopped will not finish: it is reported failed (the reference's too).
+    await db.realmExports.failUnfinished();
     operators.connect({ db, hub, queues, longPolls, scheduled });
     const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
 

@@ -279,6 +279,12 @@ export const errors = {
   invalidApnsToken: () => new ApiError('BAD_REQUEST', 'Invalid APNS token', 400),
   pushTokenMissing: () => new ApiError('BAD_REQUEST', 'Token does not exist', 400),
 
+  // Realm exports (#16, export lane).
+  exportRateLimited: () => new ApiError('BAD_REQUEST', 'Exceeded rate limit.', 400),
+  invalidExportId: () => new ApiError('BAD_REQUEST', 'Invalid data export ID', 400),
+  exportAlreadyDeleted: () => new ApiError('BAD_REQUEST', 'Export already deleted', 400),
+  exportFailed: () => new ApiError('BAD_REQUEST', 'Export failed, nothing to delete', 400),
+  exportInProgress: () => new ApiError('BAD_REQUEST', 'Export still in progress', 400),
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter }),
   unavailable: (msg = 'Service temporarily unavailable') => new ApiError('SERVICE_UNAVAILABLE', msg, 503),

@@ -32,6 +32,7 @@ import { MutedUsersRepository } from './repos/muted-users.js';
 import { PlaygroundsRepository } from './repos/playgrounds.js';
 import { ProfileFieldsRepository } from './repos/profile-fields.js';
 import { PushTokensRepository } from './repos/push-tokens.js';
+import { RealmExportsRepository } from './repos/realm-exports.js';
 
 export interface Repos {
   realms: RealmsRepository;
@@ -65,6 +66,7 @@ export interface Repos {
   playgrounds: PlaygroundsRepository;
   botStorage: BotStorageRepository;
   pushTokens: PushTokensRepository;
+  realmExports: RealmExportsRepository;
 }
 
 export type Db = IDatabase<Repos> & Repos;
@@ -154,6 +156,7 @@ export function createDatabase(
       obj.playgrounds = new PlaygroundsRepository(obj, pgp);
       obj.botStorage = new BotStorageRepository(obj, pgp);
       obj.pushTokens = new PushTokensRepository(obj, pgp);
+      obj.realmExports = new RealmExportsRepository(obj, pgp);
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;

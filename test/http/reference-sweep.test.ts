@@ -13,9 +13,6 @@ import { addUser } from '../helpers/users.js';
 /** Operations not served, by `METHOD /path`, with the reason (the README says the same). */
 const ALLOWED_MISSING: Record<string, string> = {
   'POST /mobile_push/test_notification': 'no push notifications are sent (no push-service connection yet)',
-  'GET /export/realm': 'issue #16 (administration), not built yet',
-  'POST /export/realm': 'issue #16 (administration), not built yet',
-  'GET /export/realm/consents': 'issue #16 (administration), not built yet',
   'POST /realm/test_welcome_bot_custom_message': 'issue #16 (administration), not built yet',
   'GET /user_uploads/{realm_id_str}/{filename}': 'not built: files are fetched with credentials instead',
   'POST /dev_fetch_api_key': 'development environment only in the reference',

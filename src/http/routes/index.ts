@@ -45,6 +45,7 @@ import { playgroundEndpoints } from './playgrounds.js';
 import { profileFieldEndpoints } from './profile-fields.js';
 import { readReceipts } from './read-receipts.js';
 import { reminderEndpoints } from './reminders.js';
+import { realmExportEndpoints } from './realm-exports.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
@@ -59,6 +60,7 @@ export const endpoints: Endpoint[] = [
   externalContent,
   ...tusEndpoints,
   ...realmEmojiEndpoints,
+  ...realmExportEndpoints,
   ...settingsEndpoints,
   ...inviteEndpoints,
   ...messageEndpoints,

@@ -450,6 +450,18 @@ export const rows: Row[] = [
     expect: messageByContent,
   },
 
+  // Data exports (administrators). DELETE and the download use IDs and names that do not exist, so the matrix
+  // does not spend the realm's five exports a week: administrators get the not-found answer, others the refusal.
+  { method: 'POST', path: '/export/realm', lock: 'exports', request: () => ({ path: '/export/realm' }), expect: adminsOnly() },
+  { method: 'GET', path: '/export/realm', request: () => ({ path: '/export/realm' }), expect: adminsOnly() },
+  { method: 'DELETE', path: '/export/realm/{export_id}', request: () => ({ path: '/export/realm/999999' }), expect: only(ADMINS, bad('Invalid data export ID'), MUST_BE_ADMIN) },
+  { method: 'GET', path: '/export/realm/consents', request: () => ({ path: '/export/realm/consents' }), expect: adminsOnly() },
+  {
+    method: 'GET', path: '/user_avatars/exports/{realm_id}/{token}/{file_name}',
+    request: () => ({ path: '/user_avatars/exports/1/none/palaver-export-none.jsonl.gz', root: true }),
+    expect: only(ADMINS, FILE_NOT_FOUND, MUST_BE_ADMIN),
+  },
+
   // Alert words and linkifiers.
   { method: 'GET', path: '/users/me/alert_words', request: () => ({ path: '/users/me/alert_words' }), expect: ALL_OK },
   { method: 'POST', path: '/users/me/alert_words', request: () => ({ path: '/users/me/alert_words', form: { alert_words: json(['ping']) } }), expect: ALL_OK },
