@@ -1,7 +1,7 @@
 // The request pipeline: observe → route → realm by host → authenticate → parameters → handler → envelope.
 import type { RealmHandle } from '../actors/realms.js';
 import type { ObservedRequest } from '../operators/requests.js';
-import { authenticate } from './auth.js';
+import { authenticate, checkBotAccess } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
 import { ApiError, errors } from './errors.js';
@@ -56,6 +56,7 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
     if (realm && (endpoint.auth === 'user' || (endpoint.auth === 'optional' && authorization !== undefined))) {
       user = authenticate(realm.state, authorization);
       observed.userId = user.id;
+      if (user.isBot) checkBotAccess(endpoint, user);
     }
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
     const bodyLimit = endpoint.maxBodyBytes;

@@ -1,5 +1,6 @@
 // Snapshot sections of the people domain: presence, user statuses, the user's settings, the realm's defaults of
 // personal settings, and user groups (with every permission setting resolved).
+import { administeredBots, botRecord } from '../../realm/people/bots.js';
 import { formatGroup } from '../../realm/people/groups.js';
 import { presenceResponse } from '../../realm/people/presence.js';
 import { formatStatus } from '../../realm/people/status.js';
@@ -7,6 +8,8 @@ import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/peopl
 import type { Section } from './types.js';
 
 export const peopleSections: Record<string, Section> = {
+  /** The bots the user may administer (all of them for administrators), active or not. */
+  realm_bot: ({ state, user }) => ({ realm_bots: user ? administeredBots(state, user).map((b) => botRecord(state, b)) : [] }),
   presence: async ({ state, user, registration, services, presenceHistoryLimitDays }) => {
     if (!user) return { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 };
     const realm = await services.realms.get(state.realm.id);

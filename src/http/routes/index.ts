@@ -35,11 +35,13 @@ import { scheduledMessageEndpoints } from './scheduled-messages.js';
 import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
+import { botEndpoints } from './bots.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
   fetchApiKey,
   ...userEndpoints,
+  ...botEndpoints,
   ...userGroupEndpoints,
   ...statusEndpoints,
   ...presenceEndpoints,

@@ -32,6 +32,7 @@ export const updateSettings = endpoint({
   method: 'PATCH',
   path: '/settings',
   auth: 'user',
+  bots: 'none',
   params: {
     full_name: optional(str({ maxLength: 1000 })),
     old_password: optional(str({ maxLength: 1024 })),

@@ -1,13 +1,19 @@
-// The people domain's part of a realm's working set: user statuses by user ID.
+// The people domain's part of a realm's working set: user statuses and bot settings by user ID.
 import type { Repos } from '../../persistence/db.js';
+import type { BotSettings } from '../../persistence/repos/bots.js';
 import type { UserStatus } from '../../persistence/repos/people.js';
 
-export type { UserStatus };
+export type { UserStatus, BotSettings };
 
 export class PeopleState {
-  constructor(readonly statuses: Map<number, UserStatus> = new Map()) {}
+  constructor(
+    readonly statuses: Map<number, UserStatus> = new Map(),
+    readonly bots: Map<number, BotSettings> = new Map(),
+  ) {}
 
   static async load(db: Repos, realmId: number): Promise<PeopleState> {
-    return new PeopleState(await db.people.statusesForRealm(realmId));
+    const statuses = await db.people.statusesForRealm(realmId);
+    const bots = await db.bots.forRealm(realmId);
+    return new PeopleState(statuses, new Map(bots.map((b) => [b.userId, b])));
   }
 }

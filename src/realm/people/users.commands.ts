@@ -10,6 +10,7 @@ import { ROLE, type Role, type User } from '../types.js';
 import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSubscriptions, type NewSubscription } from '../channels/subscribing.js';
 import type { Subscription } from '../channels/types.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
+import { accessBot, realmBotUpdate } from './bots.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
 import { inviteState } from './invites.js';
 import { deactivationNotice } from '../../mail/templates.js';
@@ -110,6 +111,8 @@ interface DeactivateInput {
   notificationComment: string | null;
   /** DELETE /users/me rather than the administrative DELETE /users/{user_id}. */
   own?: boolean;
+  /** DELETE /bots/{bot_id}: the target is a bot the caller administers (owner or administrator). */
+  bot?: boolean;
 }
 interface DeactivatePlan {
   ids: number[];
@@ -121,8 +124,10 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   check(state, input) {
     const caller = actor(state, input.actorId);
     const self = input.own === true;
-    const target = self ? caller : targetUser(state, input.userId);
-    if (self) {
+    const target = self ? caller : input.bot ? accessBot(state, caller, input.userId) : targetUser(state, input.userId);
+    if (input.bot) {
+      if (!target.isActive) throw errors.noSuchBot();
+    } else if (self) {
       if (activeUserIds(state).filter((id) => !state.usersById.get(id)!.isBot).length === 1) {
         throw errors.cannotDeactivateLastUser(false);
       }
@@ -151,7 +156,11 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
     for (const id of plan.ids) state.putUser({ ...state.usersById.get(id)!, isActive: false });
   },
   events(state, plan) {
-    return plan.ids.map((id) => realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids));
+    return plan.ids.flatMap((id) => {
+      const user = state.usersById.get(id)!;
+      const update = realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids);
+      return user.isBot ? [update, realmBotUpdate(state, user, { is_active: false })] : [update];
+    });
   },
 };
 
@@ -172,7 +181,11 @@ const reactivate: CommandDef<{ actorId: number; userId: number }, number, number
   apply(state, id) {
     state.putUser({ ...state.usersById.get(id)!, isActive: true });
   },
-  events: (state, id) => [realmUserUpdate(state, { user_id: id, is_active: true })],
+  events(state, id) {
+    const user = state.usersById.get(id)!;
+    const update = realmUserUpdate(state, { user_id: id, is_active: true });
+    return user.isBot ? [update, realmBotUpdate(state, user, { is_active: true })] : [update];
+  },
 };
 
 interface UpdateUserInput {

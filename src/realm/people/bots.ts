@@ -1,0 +1,93 @@
+// Bots as their administrators see them: types, who may administer one, the Bot record and realm_bot events.
+import type { RealmEvent } from '../../events/hub.js';
+import { errors } from '../../http/errors.js';
+import type { BotSettings } from '../../persistence/repos/bots.js';
+import type { RealmState } from '../state.js';
+import { ROLE, type User } from '../types.js';
+import { gravatarUrl } from '../user-format.js';
+import { activeAdminIds, isAdmin } from './access.js';
+
+export const BOT_TYPE = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3, EMBEDDED: 4 } as const;
+/** Service interfaces of outgoing webhooks: Zulip's own payload, or Slack's outgoing-webhook format. */
+export const SERVICE_INTERFACES = [1, 2] as const;
+
+const NO_SETTINGS = { defaultSendingStreamId: null, defaultEventsRegisterStreamId: null, defaultAllPublicStreams: false, service: null };
+
+export function botSettings(state: RealmState, botId: number): BotSettings {
+  return state.people.bots.get(botId) ?? { userId: botId, ...NO_SETTINGS };
+}
+
+/** Bots the reference lets a person create or own: never guests, never bots (require_member_or_admin). */
+export function requireMemberOrAdmin(user: User): void {
+  if (user.isBot) throw errors.notForBots();
+  if (user.role === ROLE.GUEST) throw errors.notForGuests();
+}
+
+/** Administrators and the bot's owner may administer a bot (the reference's access_bot_by_id). */
+export function canAdministerBot(user: User, bot: User): boolean {
+  return isAdmin(user) || bot.botOwnerId === user.id;
+}
+
+export function accessBot(state: RealmState, caller: User, botId: number): User {
+  requireMemberOrAdmin(caller);
+  const bot = state.usersById.get(botId);
+  if (!bot || !bot.isBot) throw errors.noSuchBot();
+  if (!canAdministerBot(caller, bot)) throw errors.insufficientPermission();
+  if (bot.canCreateUsers && caller.role !== ROLE.OWNER) throw errors.mustBeOwner();
+  return bot;
+}
+
+/** Active users who receive a bot's realm_bot events: administrators and the owner (bot_owner_user_ids). */
+export function botAudience(state: RealmState, bot: User): number[] {
+  const ids = new Set(activeAdminIds(state));
+  const owner = bot.botOwnerId === null ? undefined : state.usersById.get(bot.botOwnerId);
+  if (owner?.isActive) ids.add(owner.id);
+  return [...ids];
+}
+
+function channelName(state: RealmState, id: number | null): string | null {
+  return id === null ? null : (state.channels.byId.get(id)?.name ?? null);
+}
+
+/** The reference's `services` list: the outgoing-webhook service, or nothing. */
+export function botServices(s: BotSettings): Record<string, unknown>[] {
+  return s.service ? [{ base_url: s.service.baseUrl, interface: s.service.interface, token: s.service.token }] : [];
+}
+
+/** The Bot object of realm_bot add events and register's realm_bots. */
+export function botRecord(state: RealmState, bot: User): Record<string, unknown> {
+  const s = botSettings(state, bot.id);
+  return {
+    email: bot.email,
+    user_id: bot.id,
+    full_name: bot.fullName,
+    bot_type: bot.botType,
+    is_active: bot.isActive,
+    api_key: bot.apiKey,
+    default_sending_stream: channelName(state, s.defaultSendingStreamId),
+    default_events_register_stream: channelName(state, s.defaultEventsRegisterStreamId),
+    default_all_public_streams: s.defaultAllPublicStreams,
+    avatar_url: gravatarUrl(bot.email),
+    services: botServices(s),
+    owner_id: bot.botOwnerId,
+  };
+}
+
+/** The bots `viewer` may administer: every bot for administrators, else their own (get_owned_bot_dicts). */
+export function administeredBots(state: RealmState, viewer: User): User[] {
+  const out: User[] = [];
+  for (const u of state.usersById.values()) if (u.isBot && canAdministerBot(viewer, u)) out.push(u);
+  return out;
+}
+
+export function realmBotAdd(state: RealmState, bot: User, users = botAudience(state, bot)): RealmEvent {
+  return { event: { type: 'realm_bot', op: 'add', bot: botRecord(state, bot) }, users };
+}
+
+export function realmBotUpdate(state: RealmState, bot: User, fields: Record<string, unknown>): RealmEvent {
+  return { event: { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, ...fields } }, users: botAudience(state, bot) };
+}
+
+export function realmBotDelete(botId: number, users: number[]): RealmEvent {
+  return { event: { type: 'realm_bot', op: 'delete', bot: { user_id: botId } }, users };
+}
