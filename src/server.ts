@@ -4,6 +4,7 @@ import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
 import type { Config } from './config.js';
 import { EventHub } from './events/hub.js';
+import { OutgoingWebhooks, type OutgoingWebhookTuning } from './realm/people/outgoing-webhooks.js';
 import { createHandler } from './http/app.js';
 import type { Endpoint } from './http/endpoint.js';
 import { endpoints } from './http/routes/index.js';
@@ -47,6 +48,8 @@ export interface StartOptions {
   extraEndpoints?: Endpoint[];
   /** The scheduled-delivery actor's clock and timings (tests drive a simulated clock). */
   scheduledDelivery?: Pick<ScheduledDeliveryOptions, 'clock' | 'tuning'>;
+  /** Timeouts, retries and concurrency of outgoing-webhook deliveries (tests shorten them). */
+  outgoingWebhooks?: Partial<OutgoingWebhookTuning>;
 }
 
 /** Migrations may legitimately run longer than the query timeout (indexes on large tables): they get a connection of their own. */
@@ -127,6 +130,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const rateLimiter = new RateLimiter(config.rateLimits);
     const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
+    const outgoingWebhooks = new OutgoingWebhooks({ hub, realms, config, log }, opts.outgoingWebhooks);
     await files.start();
     operators.connect({ db, hub, queues, longPolls, scheduled });
     const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
@@ -172,6 +176,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await mail.stop();
         retention.stop();
         await scheduled.stop();
+        outgoingWebhooks.stop();
         await realms.stop(config.shutdownTimeoutMs);
         await saveQueues(db, queues, router).catch((err) => log.error({ err }, 'saving event queues failed'));
         queues.stop();
