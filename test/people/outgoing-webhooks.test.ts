@@ -17,7 +17,8 @@ async function receiver(handler: Handler) {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
-      const body = JSON.parse(raw);
+      const form = req.headers['content-type'] === 'application/x-www-form-urlencoded';
+      const body = form ? Object.fromEntries(new URLSearchParams(raw)) : JSON.parse(raw);
       payloads.push(body);
       open.add(res);
       res.on('close', () => open.delete(res));
@@ -52,9 +53,11 @@ test.before(async () => {
 test.after.always(() => s.close());
 
 let n = 0;
-async function outgoingBot(url: string) {
+async function outgoingBot(url: string, interfaceType = 1) {
   const name = `Hook Bot ${++n}`;
-  const res = await s.client.as(owner).post('/bots', { form: { full_name: name, short_name: `hook${n}`, bot_type: '3', payload_url: JSON.stringify(url) } });
+  const res = await s.client.as(owner).post('/bots', {
+    form: { full_name: name, short_name: `hook${n}`, bot_type: '3', payload_url: JSON.stringify(url), interface_type: String(interfaceType) },
+  });
   if (res.status !== 200) throw new Error(JSON.stringify(res.json));
   return { id: res.json.user_id as number, name };
 }
@@ -164,5 +167,20 @@ test.serial('a bot that never answers delays neither other messages nor other bo
   t.false((await inTopic('slow')).some((m) => m.sender_id === slowBot.id));
   t.is(silent.payloads.length, 1);
   await silent.close();
+  await hook.close();
+});
+
+test.serial('the Slack interface: a form-encoded request, and the answer\'s text posted back', async (t) => {
+  const hook = await receiver((_body, res) => json(res, 200, { text: 'slack says hi' }));
+  const bot = await outgoingBot(hook.url, 2);
+  await toChannel('slack', `@**${bot.name}** hi`);
+  const reply = await eventually(async () => (await inTopic('slack')).find((m) => m.sender_id === bot.id));
+  t.is(reply.content, 'slack says hi');
+  const [p] = hook.payloads;
+  t.is(p.text, `@**${bot.name}** hi`);
+  t.is(p.trigger_word, 'mention');
+  t.is(p.channel_name, 'hooks');
+  t.is(p.user_id, `U${owner.id}`);
+  t.is(p.token.length, 32);
   await hook.close();
 });

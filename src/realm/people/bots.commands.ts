@@ -38,7 +38,7 @@ function checkBotNameAvailable(state: RealmState, fullName: string): void {
 }
 
 function checkInterface(value: number): void {
-  if (!(SERVICE_INTERFACES as readonly number[]).includes(value)) throw errors.invalidInterfaceType();
+  if (!SERVICE_INTERFACES.includes(value)) throw errors.invalidInterfaceType();
 }
 
 export interface CreateBotInput {

@@ -9,7 +9,8 @@ import { activeAdminIds, isAdmin } from './access.js';
 
 export const BOT_TYPE = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3, EMBEDDED: 4 } as const;
 /** Service interfaces of outgoing webhooks: Zulip's own payload, or Slack's outgoing-webhook format. */
-export const SERVICE_INTERFACES = [1, 2] as const;
+export const SERVICE_INTERFACE = { ZULIP: 1, SLACK: 2 } as const;
+export const SERVICE_INTERFACES: readonly number[] = Object.values(SERVICE_INTERFACE);
 
 const NO_SETTINGS = { defaultSendingStreamId: null, defaultEventsRegisterStreamId: null, defaultAllPublicStreams: false, service: null };
 

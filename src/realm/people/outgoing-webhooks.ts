@@ -9,7 +9,7 @@ import { realmUrl } from '../../http/urls.js';
 import type { Logger } from '../../log.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { RealmState } from '../state.js';
-import { BOT_TYPE } from './bots.js';
+import { BOT_TYPE, SERVICE_INTERFACE } from './bots.js';
 
 export interface OutgoingWebhookTuning {
   /** Per request (the reference's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: 10 s). */
@@ -95,6 +95,12 @@ function mentionedIds(html: string, e: RealmEvent): Set<number> {
   return ids;
 }
 
+/** The content a Zulip-interface answer asks to post: `content` (or the older `response_string`), unless none is wanted. */
+function zulipAnswer(answer: Record<string, unknown>): unknown {
+  if (answer.response_not_required) return null;
+  return 'response_string' in answer ? answer.response_string : answer.content;
+}
+
 export class OutgoingWebhooks {
   private readonly tuning: OutgoingWebhookTuning;
   private readonly pending: Job[] = [];
@@ -152,21 +158,35 @@ export class OutgoingWebhooks {
     const bot = state?.usersById.get(job.botId);
     const service = state?.people.bots.get(job.botId)?.service;
     if (!state || !bot?.isActive || !service) return;
+    const m = job.message;
     let content: string | null;
     try {
-      content = await this.post(service.baseUrl, {
-        data: job.message.content,
-        token: service.token,
-        message: job.message,
-        bot_email: bot.email,
-        bot_full_name: bot.fullName,
-        trigger: job.trigger,
-      });
+      if (service.interface === SERVICE_INTERFACE.SLACK) {
+        if (m.type !== 'stream') throw new DeliveryError("Slack outgoing webhooks don't support direct messages.", false);
+        const form = new URLSearchParams({
+          token: service.token,
+          team_id: `T${state.realm.id}`,
+          team_domain: new URL(realmUrl(this.deps.config, state.realm.stringId)).hostname,
+          channel_id: `C${m.stream_id}`,
+          channel_name: String(m.display_recipient),
+          thread_ts: String(m.timestamp),
+          timestamp: String(m.timestamp),
+          user_id: `U${m.sender_id}`,
+          user_name: String(m.sender_full_name),
+          text: String(m.content),
+          trigger_word: job.trigger,
+          service_id: String(bot.id),
+        });
+        content = await this.post(service.baseUrl, form, (answer) => answer.text);
+      } else {
+        const payload = { data: m.content, token: service.token, message: m, bot_email: bot.email, bot_full_name: bot.fullName, trigger: job.trigger };
+        content = await this.post(service.baseUrl, payload, zulipAnswer);
+      }
     } catch (err) {
       if (!(err instanceof DeliveryError)) throw err;
       if (err.retry && ++job.failedTries <= this.tuning.maxRetries) return this.retryLater(job);
       await this.reply(job, `Failure! ${err.retry ? 'Bot is unavailable' : err.message}`);
-      await this.notifyOwner(job, err.retry ? { detail: err.message } : err.owner);
+      if (err.retry || Object.keys(err.owner).length > 0) await this.notifyOwner(job, err.retry ? { detail: err.message } : err.owner);
       return;
     }
     if (content !== null) await this.reply(job, content);
@@ -181,7 +201,8 @@ export class OutgoingWebhooks {
   }
 
   /** One request; the answer's content to post back, or null when none is wanted. */
-  private async post(url: string, payload: Record<string, unknown>): Promise<string | null> {
+  private async post(url: string, payload: Record<string, unknown> | URLSearchParams, answerContent: (answer: Record<string, unknown>) => unknown): Promise<string | null> {
+    const form = payload instanceof URLSearchParams;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.tuning.timeoutMs);
     this.inFlight.add(abort);
@@ -190,8 +211,8 @@ export class OutgoingWebhooks {
     try {
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': `ZulipOutgoingWebhook/${SERVICE_VERSION}` },
-        body: JSON.stringify(payload),
+        headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', 'user-agent': `ZulipOutgoingWebhook/${SERVICE_VERSION}` },
+        body: form ? payload.toString() : JSON.stringify(payload),
         redirect: 'manual',
         signal: abort.signal,
       });
@@ -215,9 +236,7 @@ export class OutgoingWebhooks {
     }
     if (body === '') return null;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw this.badAnswer('Invalid response format', text);
-    const answer = body as Record<string, unknown>;
-    if (answer.response_not_required) return null;
-    const content = 'response_string' in answer ? answer.response_string : answer.content;
+    const content = answerContent(body as Record<string, unknown>);
     if (content === undefined || content === null) return null;
     const s = String(content);
     return s.trim() === '' ? null : s;
