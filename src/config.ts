@@ -27,6 +27,10 @@ export interface Config {
   pendingReplyBytes: number;
   /** WRITE_STALL_MS: a client that takes no bytes of a large reply for this long is disconnected. */
   writeStallMs: number;
+  /** BODY_BYTES_IN_FLIGHT / ANONYMOUS_BODY_BYTES_IN_FLIGHT: bytes of request bodies held at once across the server,
+   *  and the part of them requests without credentials may hold; beyond them a body is refused (503 + Retry-After).
+   *  BODY_STALL_MS: a body that receives nothing for this long is abandoned (408). */
+  bodies: { bytesInFlight: number; anonymousBytesInFlight: number; stallMs: number };
   /** GET /messages asking for more than 100 messages (a large fetch): how many are built at once per server
    *  (`slots`), how many more may wait for one (`queue`), and how many one user may have building or waiting
    *  (`perUser`); beyond these the fetch is refused (503 + Retry-After). */
@@ -109,7 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 9991);
   if (port < 0 || port > 65535) throw new Error(`PORT out of range: ${port}`);
   const dataDir = path.resolve(env.DATA_DIR || './data');
-  for (const name of ['LARGE_FETCH_SLOTS', 'LARGE_FETCH_PER_USER', 'WRITE_STALL_MS', 'PENDING_REPLY_BYTES', 'RENDER_THREADS', 'RENDER_TIME_LIMIT_MS']) {
+  for (const name of ['LARGE_FETCH_SLOTS', 'LARGE_FETCH_PER_USER', 'WRITE_STALL_MS', 'PENDING_REPLY_BYTES', 'RENDER_THREADS', 'RENDER_TIME_LIMIT_MS', 'BODY_BYTES_IN_FLIGHT', 'ANONYMOUS_BODY_BYTES_IN_FLIGHT', 'BODY_STALL_MS']) {
     if (int(env, name, 1) < 1) throw new Error(`${name} must be at least 1`);
   }
   return {
@@ -126,6 +130,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 32 * 1024 * 1024),
     pendingReplyBytes: int(env, 'PENDING_REPLY_BYTES', 64 * 1024 * 1024),
     writeStallMs: int(env, 'WRITE_STALL_MS', 10_000),
+    bodies: {
+      bytesInFlight: int(env, 'BODY_BYTES_IN_FLIGHT', 256 * 1024 * 1024),
+      anonymousBytesInFlight: int(env, 'ANONYMOUS_BODY_BYTES_IN_FLIGHT', 16 * 1024 * 1024),
+      stallMs: int(env, 'BODY_STALL_MS', 20_000),
+    },
     largeFetches: {
       slots: int(env, 'LARGE_FETCH_SLOTS', 4),
       queue: int(env, 'LARGE_FETCH_QUEUE', 32),

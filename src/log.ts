@@ -17,13 +17,16 @@ function prettyDestination(out: Destination, colorize: boolean): Destination {
   return { write: (line: string) => out.write(format(line)) };
 }
 
+/** Fields never written to the log, at the top of a line or one level down. */
+const SECRET_FIELDS = ['password', 'old_password', 'new_password', 'passwordHash', 'api_key', 'apiKey', 'authorization', 'token', 'key'];
+
 /** `destination` (tests) receives the lines instead of stdout. */
 export function createLogger(level: string, format: 'json' | 'pretty' | 'auto' = 'json', destination?: Destination): Logger {
   const pretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   const options = {
     level,
     base: { service: 'palaver' },
-    redact: { paths: ['password', 'api_key', 'apiKey', '*.password', '*.api_key', '*.apiKey', 'authorization'], censor: '[redacted]' },
+    redact: { paths: SECRET_FIELDS.flatMap((f) => [f, `*.${f}`]), censor: '[redacted]' },
   };
   if (!pretty) return destination ? pino(options, destination) : pino(options);
   const colorize = !destination && process.stdout.isTTY === true && !process.env.NO_COLOR;

@@ -1,4 +1,5 @@
 // Assembles and starts the server: database, migrations, first-start bootstrap, actors, HTTP; and stops it.
+import { randomBytes } from 'node:crypto';
 import { createActor } from 'xstate';
 import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
@@ -11,7 +12,7 @@ import { endpoints } from './http/routes/index.js';
 import { InFlight, serve } from './http/respond.js';
 import type { Services } from './http/services.js';
 import { createLogger, type Logger } from './log.js';
-import { createDatabase, type Database } from './persistence/db.js';
+import { cancelQueries, createDatabase, type Database } from './persistence/db.js';
 import { EMBEDDED_MAX_CONNECTIONS, startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js';
 import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
@@ -21,7 +22,7 @@ import { retentionMachine } from './actors/retention.machine.js';
 import { PresenceSessions } from './realm/people/presence-sessions.js';
 import { ScheduledDelivery, type ScheduledDeliveryOptions } from './realm/scheduled/delivery.js';
 import { MailSender } from './mail/sender.js';
-import { loadUws } from './uws.js';
+import { listenExclusive, loadUws } from './uws.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { Files } from './files/service.js';
 import { LongPolls } from './events/long-polls.js';
@@ -32,6 +33,7 @@ import { Operators } from './operators/index.js';
 import { registerActorKinds } from './operators/kinds.js';
 import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
+import { closeFetchSlots } from './http/large-fetches.js';
 import { configureRenderPool } from './render-pool/index.js';
 
 export interface RunningServer {
@@ -52,13 +54,14 @@ export interface StartOptions {
   outgoingWebhooks?: Partial<OutgoingWebhookTuning>;
 }
 
-/** Migrations may legitimately run longer than the query timeout (indexes on large tables): they get a connection of their own. */
-async function migrateWithoutTimeout(config: Config, db: Database['db']): Promise<string[]> {
-  // The embedded database has no query timeout.
-  if (!config.databaseUrl) return migrate(db);
+/** Runs `fn` on a connection of its own, outside the pool: for migrations (which may legitimately run longer than the
+ *  query timeout) and for shutdown's last work (when the pool's connections may all be taken by heavy queries). The
+ *  embedded database has no query timeout and one session that queues every query: `fn` gets the pool there. */
+async function withOwnConnection<T>(config: Config, db: Database['db'], fn: (db: Database['db']) => Promise<T>): Promise<T> {
+  if (!config.databaseUrl) return fn(db);
   const own = createDatabase(config.databaseUrl, { max: 1 });
   try {
-    return await migrate(own.db);
+    return await fn(own.db);
   } finally {
     await own.close();
   }
@@ -74,9 +77,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const operators = new Operators(log, { logRequests: config.logRequests });
   const observer = operators.metrics.db;
   let embedded: EmbeddedDatabase | null = null;
+  // This server's sessions in pg_stat_activity: shutdown cancels what still runs in them.
+  const applicationName = `palaver-${process.pid}-${randomBytes(4).toString('hex')}`;
   let database: Database;
   if (config.databaseUrl) {
-    database = createDatabase(config.databaseUrl, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs });
+    database = createDatabase(config.databaseUrl, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs, applicationName });
   } else {
     embedded = await startEmbedded(config.dataDir);
     // PGlite runs one query at a time; a few connections suffice and leave the rest for the admin CLI.
@@ -91,8 +96,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 
   let root;
+  let startedFiles: Files | null = null;
   try {
-    const applied = await migrateWithoutTimeout(config, db);
+    const applied = await withOwnConnection(config, db, migrate);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
@@ -104,6 +110,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         commands: realmCommands,
         realmObserver: operators.metrics.realm,
         directory: await db.realms.directory(),
+        rootDomain: config.rootDomain,
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
       },
@@ -120,17 +127,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       return user !== undefined && user.isActive && user.role !== ROLE.GUEST;
     });
     const longPolls = new LongPolls(queues);
-    const restored = await restoreQueues(db, queues, router);
-    if (restored.restored || restored.failed) log.info(restored, 'event queues restored');
-    queues.start();
+    const restored = await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
+      log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
+    );
+    if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
     const presence = new PresenceSessions(db, { onError: (err) => log.warn({ err }, 'presence flush failed') });
-    presence.start();
     const mail = new MailSender(db, config, log);
-    mail.start();
     const rateLimiter = new RateLimiter(config.rateLimits);
     const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
     const outgoingWebhooks = new OutgoingWebhooks({ hub, realms, config, log }, opts.outgoingWebhooks);
+    startedFiles = files;
     await files.start();
     operators.connect({ db, hub, queues, longPolls, scheduled });
     const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
@@ -138,20 +145,29 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const app = uws.App();
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
-    serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, onUnexpected }, inFlight);
-    const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log });
-    const listenSocket = await new Promise<unknown>((resolve, reject) =>
-      app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`)))),
-    );
-    const port = uws.us_socket_local_port(listenSocket as never);
+    serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
+    const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
+    const listenSocket = await listenExclusive(app, config.host, config.port, 'the API');
+    const port = uws.us_socket_local_port(listenSocket);
     config.port = port;
     log.info({ host: config.host, port }, 'listening');
     const metricsListener =
-      config.metricsPort === undefined ? null : await listenForMetrics(uws, config.metricsHost, config.metricsPort, operators.metrics, onUnexpected);
+      config.metricsPort === undefined
+        ? null
+        : await listenForMetrics(uws, config.metricsHost, config.metricsPort, operators.metrics, onUnexpected).catch((err: unknown) => {
+            live.close();
+            uws.us_listen_socket_close(listenSocket);
+            throw err;
+          });
     if (metricsListener) {
       config.metricsPort = metricsListener.port;
       log.info({ host: config.metricsHost, port: metricsListener.port }, 'metrics listening');
     }
+    // Background work starts once both ports are ours (a server that cannot listen has started none of it but the files'
+    // thumbnailer, stopped below).
+    queues.start();
+    presence.start();
+    mail.start();
     // After listen: messages render with the realm URL, which names the port.
     scheduled.start();
     const retention = createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } }).start();
@@ -164,13 +180,23 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         operators.health.drain();
         live.close();
         metricsListener?.close();
-        uws.us_listen_socket_close(listenSocket as never);
+        uws.us_listen_socket_close(listenSocket);
         // Requests already on open connections may not be parsed yet: give them a moment to register.
         await new Promise((r) => setTimeout(r, 100));
         const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
         // Parked polls are answered now; their clients poll the same queues after the restart.
         longPolls.releaseAll();
         await Promise.race([inFlight.idle(), deadline]);
+        // Requests still running past the deadline (heavy queries) are cancelled in the database, so the connections
+        // they hold come back and the work below gets its turn; those waiting to run one are refused.
+        closeFetchSlots(config);
+        if (inFlight.count > 0 && config.databaseUrl) {
+          const cancelled = await withOwnConnection(config, db, (own) => cancelQueries(own, applicationName)).catch((err: unknown) => {
+            log.warn({ err }, 'cancelling running queries failed');
+            return 0;
+          });
+          if (cancelled) log.warn({ cancelled }, 'queries still running at shutdown cancelled');
+        }
         // Presence changed since the last flush is written through the realm actors before they stop.
         await presence.stop();
         await mail.stop();
@@ -178,7 +204,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await scheduled.stop();
         outgoingWebhooks.stop();
         await realms.stop(config.shutdownTimeoutMs);
-        await saveQueues(db, queues, router).catch((err) => log.error({ err }, 'saving event queues failed'));
+        // On a connection of its own: the pool may still be held by requests that outlived the deadline.
+        await withOwnConnection(config, db, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
         queues.stop();
         router.stop();
         rateLimiter.stop();
@@ -190,6 +217,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     return { port, services, bootstrapped, stop };
   } catch (err) {
     root?.stop();
+    startedFiles?.stop();
+    operators.stop();
     await closeDatabase().catch(() => undefined);
     throw err;
   }

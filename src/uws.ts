@@ -1,4 +1,4 @@
-// Loads uWebSockets.js and refuses its slow pure-JS fallback unless explicitly allowed.
+// Loads uWebSockets.js (refusing its slow pure-JS fallback unless explicitly allowed) and listens exclusively.
 import { createRequire } from 'node:module';
 import type * as UwsTypes from 'uWebSockets.js';
 
@@ -9,13 +9,25 @@ export interface LoadedUws {
   native: boolean;
 }
 
-/** uWebSockets.js refuses a request whose head (request line + headers) is larger than this; its default is
- * 4 KB, too small for the long GET query strings real clients send (narrows, ID lists). */
-export const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
+/** uSockets' listen option (ListenOptions in the type declarations) that leaves SO_REUSEPORT unset. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+/** Listens on host:port exclusively: uWebSockets.js otherwise sets SO_REUSEPORT, and a second server started on a
+ *  taken port (by mistake, or an old version still running) would share it, the kernel splitting connections between
+ *  two unrelated servers. A port already taken is refused with a message naming it. */
+export function listenExclusive(app: UwsTypes.TemplatedApp, host: string, port: number, what: string): Promise<UwsTypes.us_listen_socket> {
+  // The native listen takes (host, port, options, callback); the type declarations leave the host out of that form.
+  const listen = app.listen as unknown as (h: string, p: number, o: number, cb: (s: UwsTypes.us_listen_socket | false) => void) => void;
+  return new Promise((resolve, reject) =>
+    listen.call(app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (s) =>
+      s
+        ? resolve(s)
+        : reject(new Error(`cannot listen for ${what} on ${host}:${port}: the address is in use (another Palaver or another program is listening there) or cannot be bound`)),
+    ),
+  );
+}
 
 export function loadUws(allowFallback: boolean): LoadedUws {
-  // Read by the native addon when it loads.
-  process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_REQUEST_HEAD_BYTES);
   const originalWarn = console.warn;
   const warnings: string[] = [];
   console.warn = (...args: unknown[]) => warnings.push(args.map(String).join(' '));

@@ -17,6 +17,8 @@ export interface RealmInput {
   commands: CommandRegistry;
   /** Mailbox waits and batch durations (operators' metrics). */
   observer?: RealmBatchObserver;
+  /** ROOT_DOMAIN, handed to the working set (RealmState.rootDomain). */
+  rootDomain?: string;
 }
 
 export interface RealmContext extends RealmInput {
@@ -61,7 +63,11 @@ export const realmMachine = setup({
     events: {} as RealmMachineEvent,
   },
   actors: {
-    load: fromPromise<RealmState, { db: Db; realmId: number }>(({ input }) => RealmState.load(input.db, input.realmId)),
+    load: fromPromise<RealmState, { db: Db; realmId: number; rootDomain?: string }>(async ({ input }) => {
+      const state = await RealmState.load(input.db, input.realmId);
+      if (input.rootDomain !== undefined) state.rootDomain = input.rootDomain;
+      return state;
+    }),
     commit: fromPromise<BatchResult, { db: Db; realmId: number; state: RealmState; commands: CommandRegistry; batch: PendingCommand[]; stale: boolean }>(
       async ({ input }) => {
         if (input.stale) {
@@ -137,7 +143,7 @@ export const realmMachine = setup({
       on: { COMMAND: { actions: 'enqueue' }, STOP: 'stopping' },
       invoke: {
         src: 'load',
-        input: ({ context }) => ({ db: context.db, realmId: context.realmId }),
+        input: ({ context }) => ({ db: context.db, realmId: context.realmId, rootDomain: context.rootDomain }),
         onDone: { target: 'ready', actions: assign({ state: ({ event }) => event.output }) },
         onError: { target: 'failed', actions: assign({ loadError: ({ event }) => event.error }) },
       },

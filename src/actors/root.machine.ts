@@ -16,6 +16,8 @@ export interface RootInput {
   /** Handed to every realm actor (operators' metrics). */
   realmObserver?: RealmBatchObserver;
   directory: RealmEntry[];
+  /** ROOT_DOMAIN: realms' hosts, the domain of their users' fake addresses. */
+  rootDomain: string;
   changePollMs: number;
   lastChangeId: number;
 }
@@ -74,7 +76,7 @@ export const rootMachine = setup({
           actions: assign(({ context, event, spawn }) => {
             const ref = spawn('realm', {
               id: `realm:${event.realmId}`,
-              input: { realmId: event.realmId, db: context.db, hub: context.hub, commands: context.commands, observer: context.realmObserver },
+              input: { realmId: event.realmId, db: context.db, hub: context.hub, commands: context.commands, observer: context.realmObserver, rootDomain: context.rootDomain },
             });
             const realms = new Map(context.realms);
             realms.set(event.realmId, ref);

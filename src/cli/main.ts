@@ -1,14 +1,14 @@
 // The admin CLI: non-interactive commands that print JSON. Writes note the realm in the change log so a
 // running server reloads it.
 import { parseArgs } from 'node:util';
-import { hashPassword } from '../auth/secrets.js';
+import { hashNewPassword } from '../auth/password-policy.js';
 import { loadConfig } from '../config.js';
 import { createDatabase, type Database, type Db, type Repos } from '../persistence/db.js';
 import { findRunningEmbedded, startEmbedded, type EmbeddedDatabase } from '../persistence/embedded.js';
 import { migrate } from '../persistence/migrate.js';
 import { createRealm, createUser, isValidEmail, STRING_ID_RE } from '../realm/provision.js';
 import { ROLE, ROLES, type Role } from '../realm/types.js';
-import { formatUser } from '../realm/user-format.js';
+import { formatUser, realmEmailDomain } from '../realm/user-format.js';
 import { realmUrl } from '../http/urls.js';
 import { CheckFailed, parseCredentials, runCheck, type CheckCredentials } from './check.js';
 
@@ -108,7 +108,7 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       const name = need(values, 'name');
       const ownerEmail = values['owner-email'];
       if (ownerEmail !== undefined && !isValidEmail(ownerEmail)) throw new UsageError('invalid --owner-email');
-      const ownerHash = values['owner-password'] ? await hashPassword(values['owner-password'], cost) : null;
+      const ownerHash = values['owner-password'] ? await hashNewPassword(values['owner-password'], cost) : null;
       return db.tx(async (t) => {
         if (await t.realms.byStringId(subdomain)) throw new Error(`a realm with subdomain ${subdomain} exists`);
         const realm = await createRealm(t, { stringId: subdomain, name });
@@ -132,7 +132,7 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       if (!isValidEmail(email)) throw new UsageError('invalid --email');
       const fullName = need(values, 'full-name');
       const role = parseRole(values.role ?? 'member');
-      const passwordHash = values.password ? await hashPassword(values.password, cost) : null;
+      const passwordHash = values.password ? await hashNewPassword(values.password, cost) : null;
       return db.tx(async (t) => {
         const id = await realmId(t, values.realm ?? '');
         if (await t.users.byEmail(id, email)) throw new Error('Email is already in use.');
@@ -149,8 +149,7 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       });
     }
     case 'change-password': {
-      const password = need(values, 'password');
-      const hash = await hashPassword(password, cost);
+      const hash = await hashNewPassword(need(values, 'password'), cost);
       return db.tx(async (t) => {
         const user = await userIn(t, values.realm ?? '', need(values, 'email'));
         await t.users.setPasswordHash(user.id, hash);
@@ -164,6 +163,7 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       return db.tx(async (t) => {
         const user = await userIn(t, values.realm ?? '', need(values, 'email'));
         await t.users.setActive(user.id, active);
+        if (!active) await t.invites.revokeByCreators([user.id]);
         await t.changes.record(user.realmId);
         return { user_id: user.id, email: user.email, is_active: active };
       });
@@ -179,8 +179,10 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       });
     }
     case 'list-users': {
-      const users = await db.users.forRealm(await realmId(db, values.realm ?? ''));
-      return { users: users.map((u) => formatUser(u, { includeDeliveryEmail: true })) };
+      const subdomain = values.realm ?? '';
+      const users = await db.users.forRealm(await realmId(db, subdomain));
+      const emailDomain = realmEmailDomain(subdomain, config.rootDomain);
+      return { users: users.map((u) => formatUser(u, { includeDeliveryEmail: true, emailDomain })) };
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);

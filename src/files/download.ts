@@ -1,7 +1,7 @@
 // The reply that serves a stored file: type and disposition headers, a byte range when one is asked for, and
 // the bytes streamed from storage with backpressure.
 import type { Reply } from '../http/respond.js';
-import { servingHeaders } from './names.js';
+import { contentTypeFor, servingHeaders } from './names.js';
 import { parseRange } from './ranges.js';
 import type { FileStorage } from './storage.js';
 
@@ -28,4 +28,11 @@ export function fileReply(storage: FileStorage, file: StoredFile, rangeHeader: s
     headers: { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${file.size}` },
     body: { length: range.end - range.start + 1, open: () => storage.read(file.key, range) },
   };
+}
+
+/** The reply serving a realm's image at `key` (custom emoji, icon, logo) named `name`, if it is there; else null. */
+export async function imageReply(storage: FileStorage, key: string, name: string, rangeHeader: string | undefined): Promise<Reply | null> {
+  const size = await storage.size(key);
+  if (size === null) return null;
+  return fileReply(storage, { key, size, contentType: contentTypeFor(name, undefined), name }, rangeHeader);
 }

@@ -67,3 +67,16 @@ export async function makeThumbnail(bytes: Buffer, header: ImageHeader, format: 
   const height = format.animated ? (info.pageHeight ?? info.height) : info.height;
   return { data, stored: { ...format, width: info.width, height, byteSize: data.length, contentType: 'image/webp' } };
 }
+
+/** The organization's icon (the reference's 100×100, cropped to fill) or logo (within 800×100): a still PNG; null
+ *  when `bytes` are no image we read or too large to decode. */
+export async function realmImage(bytes: Buffer, kind: 'icon' | 'logo'): Promise<Buffer | null> {
+  if (!(await readHeader(bytes))) return null;
+  const img = sharp(bytes, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS }).autoOrient();
+  const sized = kind === 'icon' ? img.resize(100, 100, { fit: 'cover' }) : img.resize({ width: 800, height: 100, fit: 'inside', withoutEnlargement: true });
+  try {
+    return await sized.png().toBuffer();
+  } catch {
+    return null;
+  }
+}

@@ -19,10 +19,15 @@ export interface ReceiveOptions<T> {
   store(file: IncomingFile): Promise<T>;
   /** Undoes `store` when the request fails after all (a second file, a broken body). */
   discard(stored: T): Promise<void>;
+  /** The error for no file or more than one, where the endpoint has its own (e.g. "You must upload exactly one icon."). */
+  wrongFileCount?: () => ApiError;
 }
 
-/** The stored result and the file's name and type as the client sent them. */
-export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: ReceiveOptions<T>): Promise<{ result: T; filename: string; mimeType: string }> {
+/** The stored result, the file's name and type as the client sent them, and the body's other (small) fields. */
+export async function receiveSingleFile<T>(
+  body: AsyncIterable<Buffer>,
+  o: ReceiveOptions<T>,
+): Promise<{ result: T; filename: string; mimeType: string; fields: Map<string, string> }> {
   let bb: busboy.Busboy;
   try {
     bb = busboy({
@@ -51,7 +56,9 @@ export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: Recei
     stream.on('error', () => undefined);
     file = { stream, filename: info.filename ?? '', mimeType: info.mimeType, stored };
   });
-  bb.on('filesLimit', () => fail(errors.badRequest('You may only upload one file at a time')));
+  const fields = new Map<string, string>();
+  bb.on('field', (name, value) => fields.set(name, value));
+  bb.on('filesLimit', () => fail(o.wrongFileCount?.() ?? errors.badRequest('You may only upload one file at a time')));
   bb.on('fieldsLimit', () => fail(errors.malformedBody('too many fields')));
   const finished = new Promise<void>((resolve) => {
     bb.once('close', resolve);
@@ -82,6 +89,6 @@ export async function receiveSingleFile<T>(body: AsyncIterable<Buffer>, o: Recei
     if (result !== undefined) await o.discard(result).catch(() => undefined);
     throw failure;
   }
-  if (!f || result === undefined) throw errors.badRequest('You must specify a file to upload');
-  return { result, filename: f.filename, mimeType: f.mimeType };
+  if (!f || result === undefined) throw o.wrongFileCount?.() ?? errors.badRequest('You must specify a file to upload');
+  return { result, filename: f.filename, mimeType: f.mimeType, fields };
 }

@@ -1,7 +1,7 @@
 // The request pipeline: observe → route → realm by host → authenticate → parameters → handler → envelope.
 import type { RealmHandle } from '../actors/realms.js';
 import type { ObservedRequest } from '../operators/requests.js';
-import { authenticate, checkBotAccess } from './auth.js';
+import { authenticate, basicUsername, checkBotAccess } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
 import { ApiError, errors } from './errors.js';
@@ -37,6 +37,7 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
     const url = request.url;
     const match = url.startsWith(API_PREFIX + '/') ? api.match(request.method, url.slice(API_PREFIX.length)) : root.match(request.method, url);
     observed.route = (match.endpoint.root ? '' : API_PREFIX) + match.endpoint.path;
+    if (match.endpoint.secretPath) observed.path = observed.route;
     if (match.endpoint.errorFormat === 'html') {
       return run(request, conn, match, observed).catch((err) => {
         if (!(err instanceof ApiError)) throw err;
@@ -46,18 +47,41 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
     return run(request, conn, match, observed);
   }
 
+  /**
+   * Checks a credential under the password-attempt limit of an address (and account):
+   * refused (429) while failures have spent it, and each failure (`failed` tells which errors are wrong guesses)
+   * spends one attempt.
+   */
+  function guarded<T>(address: string, account: string, check: () => T, failed: (err: ApiError) => boolean): T {
+    services.rateLimiter.credentialCheck(address, account);
+    try {
+      return check();
+    } catch (err) {
+      if (err instanceof ApiError && failed(err)) services.rateLimiter.credentialFailed(address, account);
+      throw err;
+    }
+  }
+
   async function run(request: IncomingRequest, conn: Connection, { endpoint, pathParams }: Match, observed: ObservedRequest): Promise<Reply> {
     const authorization = request.headers.authorization;
-    if (endpoint.auth === 'operator') requireOperatorToken(services.config.operatorToken, authorization);
+    const address = request.remoteAddress;
+    if (endpoint.auth === 'operator') {
+      guarded(address, '', () => requireOperatorToken(services.config.operatorToken, authorization), (e) => e.message === errors.invalidOperatorToken().message);
+    }
     const forServer = endpoint.auth === 'operator' || endpoint.auth === 'public';
     const realm = forServer ? null : await services.realms.forHost(request.headers.host);
     observed.realmId = realm?.id ?? null;
     let user = null;
     if (realm && (endpoint.auth === 'user' || (endpoint.auth === 'optional' && authorization !== undefined))) {
-      user = authenticate(realm.state, authorization);
+      // API keys are guessed per account: failures lock that account out from this address, not the address.
+      user = guarded(address, basicUsername(authorization) ?? '', () => authenticate(realm.state, authorization), (e) => e.code === 'INVALID_API_KEY');
       observed.userId = user.id;
       if (user.isBot) checkBotAccess(endpoint, user);
     }
+    // A deactivated organization serves nobody, spectators included.
+    else if (realm && endpoint.auth === 'optional' && realm.state.realm.deactivated) throw errors.realmDeactivated();
+    // Credentials nobody checked do not buy a place in the authenticated body budget.
+    if (user === null && endpoint.auth !== 'operator') request.body.anonymous();
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
     const bodyLimit = endpoint.maxBodyBytes;
     if (bodyLimit !== undefined) request.body.limit(bodyLimit, () => errors.bodyTooLarge(bodyLimit));

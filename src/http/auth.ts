@@ -67,6 +67,15 @@ function keyHash(user: User): Buffer {
   return hash;
 }
 
+/** The email address a Basic Authorization header names, or null (absent or malformed). */
+export function basicUsername(header: string | undefined): string | null {
+  try {
+    return parsedHeader(header)?.username.toLowerCase() ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** The user an Authorization header names in this realm, or the matching 401. */
 export function authenticate(state: RealmState, header: string | undefined): User {
   const creds = parsedHeader(header);

@@ -40,6 +40,8 @@ export interface EndpointDef<S extends Schema, A extends AuthMode> {
   errorFormat?: 'json' | 'html';
   /** Counted against the rate limits (default); long-polls are not. */
   rateLimited?: boolean;
+  /** The path holds a secret (an invitation or confirmation key): the request log shows the route instead. */
+  secretPath?: boolean;
   /** `stream`: the body is not parsed into parameters; the handler reads `ctx.request.body` chunk by chunk. */
   body?: 'stream';
   /** A body limit below the server's (MAX_BODY_BYTES) where no valid request comes near it: refused (413) unread. */
@@ -63,6 +65,7 @@ export interface Endpoint {
   root: boolean;
   errorFormat: 'json' | 'html';
   rateLimited: boolean;
+  secretPath: boolean;
   body: 'params' | 'stream';
   maxBodyBytes?: number;
   auth: AuthMode;
@@ -93,6 +96,7 @@ export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<
     root: def.root ?? false,
     errorFormat: def.errorFormat ?? 'json',
     rateLimited: def.rateLimited ?? true,
+    secretPath: def.secretPath ?? false,
     body: def.body ?? 'params',
     maxBodyBytes: def.maxBodyBytes,
     auth: def.auth,

@@ -238,6 +238,15 @@ export const errors = {
   clientClosedRequest: () => new ApiError('CLIENT_CLOSED_REQUEST', 'Client closed the request', 499),
   tusOffsetMismatch: (offset: number) => new ApiError('BAD_REQUEST', `Upload-Offset does not match the upload's offset (${offset})`, 409),
 
+  // Limits of the HTTP layer (issue #17): slow or oversized requests, malformed heads.
+  bodyStalled: (ms: number) => new ApiError('REQUEST_TIMEOUT', `No part of the request body arrived for ${ms / 1000} seconds`, 408),
+  uriTooLong: (limit: number) => new ApiError('BAD_REQUEST', `Request URL is too long (limit: ${limit} bytes)`, 414),
+  headersTooLarge: (limit: number) => new ApiError('BAD_REQUEST', `Request headers are too large (limit: ${limit} bytes)`, 431),
+  narrowTooSlow: (ms: number) =>
+    new ApiError('SERVICE_UNAVAILABLE', `The search took longer than ${ms / 1000} seconds and was cancelled; try a narrower search`, 503, {}, { 'Retry-After': '5' }),
+  tooManyItems: (what: string, limit: number) => new ApiError('BAD_REQUEST', `Too many ${what} in one request (limit: ${limit})`, 400),
+  duplicateHost: () => new ApiError('BAD_REQUEST', 'Request has more than one Host header', 400),
+
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter }),
   unavailable: (msg = 'Service temporarily unavailable') => new ApiError('SERVICE_UNAVAILABLE', msg, 503),
@@ -246,9 +255,14 @@ export const errors = {
     new ApiError('SERVICE_UNAVAILABLE', msg, 503, {}, { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => new ApiError('INTERNAL_SERVER_ERROR', 'Internal server error', 500),
 
+  // Accounts and permissions (issue #17).
+  passwordTooWeak: () => new ApiError('BAD_REQUEST', 'The password is too weak.', 400),
+  cannotAccessRecipients: () => new ApiError('BAD_REQUEST', 'You do not have permission to access some of the recipients.', 400),
+
   // Markdown rendering on the worker pool: a render past its time limit (or failing) is abandoned, as Zulip's is.
   renderFailed: () => new ApiError('BAD_REQUEST', 'Unable to render message', 400),
   renderQueueFull: () => new ApiError('SERVICE_UNAVAILABLE', 'Too many messages are being rendered; try again shortly', 503, {}, { 'Retry-After': '1' }),
+
   // The image proxy (/external_content/): like camo, 403 for a URL this server did not sign, 404 when the image
   // cannot be had (upstream error, not an image, too large, too slow, a refused address).
   imageProxyBadSignature: () => new ApiError('BAD_REQUEST', 'Bad signature', 403),
@@ -265,6 +279,13 @@ export const errors = {
   embeddedBotsDisabled: () => new ApiError('BAD_REQUEST', 'Embedded bots are not enabled.', 400),
   invalidInterfaceType: () => new ApiError('BAD_REQUEST', 'Invalid interface type', 400),
   botOwnerRefused: (why: string) => new ApiError('BAD_REQUEST', `Failed to change owner, ${why}`, 400),
+
+  // Running the organization: PATCH /realm, its email domains, icon and logos.
+  systemGroupRequired: (setting: string) => new ApiError('BAD_REQUEST', `'${setting}' must be a system user group.`, 400),
+  invalidDomain: (reason: string) => new ApiError('BAD_REQUEST', `Invalid domain: ${reason}`, 400),
+  domainExists: (domain: string) => new ApiError('BAD_REQUEST', `The domain ${domain} is already a part of your organization.`, 400),
+  noSuchDomain: (domain: string) => new ApiError('BAD_REQUEST', `No entry found for domain ${domain}.`, 400),
+  uploadExactlyOne: (what: 'icon' | 'logo') => new ApiError('BAD_REQUEST', `You must upload exactly one ${what}.`, 400),
 } as const;
 
 export interface ErrorReply {

@@ -1,13 +1,16 @@
-// Admission for requests that build large replies (GET /messages of many messages): a few are built at once per
-// server, a bounded number wait their turn, and one user cannot take them all; the rest are shed with a 503 the
-// client may retry. Building a 1,000-message reply takes several times its size in heap, so without a bound many
-// at once exhaust memory.
+// Admission for requests that build large replies (GET /messages of many messages) or run heavy narrows: a few are
+// built at once per server, a bounded number wait their turn, and one user cannot take them all; the rest are shed
+// with a 503 the client may retry. Building a 1,000-message reply takes several times its size in heap, so without a
+// bound many at once exhaust memory; heavy narrows, without one, take every connection of the database pool.
 import type { Config } from '../config.js';
+import type { ResolvedTerm } from '../narrow/index.js';
 import { errors } from './errors.js';
 import type { Connection } from './respond.js';
 
 /** A fetch asking for more messages than this is a large fetch. */
 export const LARGE_FETCH_MESSAGES = 100;
+/** A narrow of more terms than this, or with a full-text search, is heavy: its query holds a connection for long. */
+export const HEAVY_NARROW_TERMS = 10;
 /** Seconds a shed client is told to wait (Retry-After). */
 const RETRY_AFTER_S = 2;
 
@@ -22,6 +25,7 @@ export interface SlotLimits {
 
 interface Waiter {
   grant: () => void;
+  refuse: () => void;
 }
 
 /** A counting semaphore with a bounded wait queue and a per-key cap; `acquire` resolves to the release function. */
@@ -29,13 +33,21 @@ export class Slots {
   held = 0;
   private waiting: Waiter[] = [];
   private byKey = new Map<string, number>();
+  private closed = false;
   constructor(readonly limits: SlotLimits) {}
 
   get queued(): number {
     return this.waiting.length;
   }
 
+  /** Shutdown: fetches waiting for a slot are refused, and so is every later one. */
+  close(): void {
+    this.closed = true;
+    for (const w of this.waiting.splice(0)) w.refuse();
+  }
+
   async acquire(key: string, conn: Connection): Promise<() => void> {
+    if (this.closed) throw errors.unavailable('The server is shutting down');
     const mine = this.byKey.get(key) ?? 0;
     if (mine >= this.limits.perUser) {
       throw errors.busy(`Too many large message fetches of yours at once (limit ${this.limits.perUser}); try again shortly`, RETRY_AFTER_S);
@@ -59,7 +71,14 @@ export class Slots {
     }
     // Wait for a slot handed over by a release (held stays the same); a client that goes away leaves the queue.
     await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { grant: resolve };
+      const waiter: Waiter = {
+        grant: resolve,
+        refuse: () => {
+          released = true;
+          this.leave(key);
+          reject(errors.unavailable('The server is shutting down'));
+        },
+      };
       this.waiting.push(waiter);
       conn.onAbort(() => {
         const i = this.waiting.indexOf(waiter);
@@ -95,9 +114,26 @@ function largeFetchSlots(config: Config): Slots {
   return s;
 }
 
-/** Runs `build` holding a large-fetch slot when `messages` makes it a large fetch. */
-export async function withFetchSlot<T>(config: Config, key: string, conn: Connection, messages: number, build: () => Promise<T>): Promise<T> {
-  if (messages <= LARGE_FETCH_MESSAGES) return build();
+/** Shutdown: large fetches and heavy narrows waiting for a slot are refused, and so is every later one (their
+ *  queries would otherwise keep the database busy past the shutdown deadline). */
+export function closeFetchSlots(config: Config): void {
+  largeFetchSlots(config).close();
+}
+
+/** Whether a history read needs a slot: many messages, or a heavy narrow. */
+export function isLargeFetch(messages: number, narrow: readonly ResolvedTerm[]): boolean {
+  return messages > LARGE_FETCH_MESSAGES || narrow.length > HEAVY_NARROW_TERMS || narrow.some((t) => t.op === 'search');
+}
+
+/** Runs `build` holding a large-fetch slot when `messages` or `narrow` make it a large fetch. */
+export async function withFetchSlot<T>(
+  config: Config,
+  key: string,
+  conn: Connection,
+  fetch: { messages: number; narrow: readonly ResolvedTerm[] },
+  build: () => Promise<T>,
+): Promise<T> {
+  if (!isLargeFetch(fetch.messages, fetch.narrow)) return build();
   const release = await largeFetchSlots(config).acquire(key, conn);
   try {
     return await build();

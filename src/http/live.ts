@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { ActorFilter } from '../operators/actor-directory.js';
 import type { LiveFeed, LiveSession } from '../operators/live-feed.js';
 import { operatorTokenMatches } from './operator-auth.js';
+import type { RateLimiter } from './rate-limit.js';
 
 export const LIVE_PATH = '/operators/live';
 
@@ -27,6 +28,8 @@ export interface LiveOptions {
   feed: LiveFeed;
   operatorToken: string | undefined;
   log: Logger;
+  /** Wrong tokens spend the address's password attempts, as on the HTTP endpoints. */
+  rateLimiter: RateLimiter;
 }
 
 export interface LiveEndpoint {
@@ -92,7 +95,15 @@ export function serveLive(app: TemplatedApp, opts: LiveOptions): LiveEndpoint {
         return;
       }
       if (!data.session) {
+        const address = Buffer.from(ws.getRemoteAddressAsText()).toString();
+        try {
+          opts.rateLimiter.credentialCheck(address);
+        } catch {
+          ws.end(CLOSE_UNAUTHORIZED, 'too many failed attempts');
+          return;
+        }
         if (m.type !== 'auth' || typeof m.token !== 'string' || !operatorTokenMatches(opts.operatorToken, m.token)) {
+          opts.rateLimiter.credentialFailed(address);
           opts.log.warn('dashboard connection refused: invalid operator token');
           ws.end(CLOSE_UNAUTHORIZED, 'invalid operator token');
           return;

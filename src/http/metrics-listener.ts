@@ -1,7 +1,7 @@
 // GET /metrics without a token on a separate port (METRICS_PORT, loopback by default), for a Prometheus that
 // scrapes from the same host or a private network. The main port serves it too, behind the operator token.
 import type { TemplatedApp } from 'uWebSockets.js';
-import type { LoadedUws } from '../uws.js';
+import { listenExclusive, type LoadedUws } from '../uws.js';
 import { errors } from './errors.js';
 import { InFlight, serve, type Reply } from './respond.js';
 import type { ServerMetrics } from '../operators/metrics.js';
@@ -33,11 +33,9 @@ export async function listenForMetrics(
     { maxBodyBytes: 0, onUnexpected },
     new InFlight(),
   );
-  const socket = await new Promise<unknown>((resolve, reject) =>
-    app.listen(host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen for metrics on ${host}:${port}`)))),
-  );
+  const socket = await listenExclusive(app, host, port, 'metrics');
   return {
-    port: uws.us_socket_local_port(socket as never),
-    close: () => uws.us_listen_socket_close(socket as never),
+    port: uws.us_socket_local_port(socket),
+    close: () => uws.us_listen_socket_close(socket),
   };
 }

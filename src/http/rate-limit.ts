@@ -37,48 +37,71 @@ class Buckets {
   private readonly buckets = new Map<string, Bucket>();
   constructor(private readonly rule: RateRule, private readonly now: () => number) {}
 
+  private get perMs(): number {
+    return this.rule.limit / (this.rule.windowSeconds * 1000);
+  }
+
   /** Takes a token for `key`; throws the 429 when none is left. */
   take(key: string): RateDecision {
-    const { limit, windowSeconds } = this.rule;
     const now = this.now();
-    const perMs = limit / (windowSeconds * 1000);
-    const b = this.buckets.get(key) ?? { tokens: limit, updated: now };
-    b.tokens = Math.min(limit, b.tokens + (now - b.updated) * perMs);
-    b.updated = now;
+    const b = this.refilled(this.buckets.get(key), now);
     this.buckets.set(key, b);
-    const resetSeconds = Math.ceil((now + (limit - b.tokens) / perMs) / 1000);
-    if (b.tokens < 1) {
-      const retryAfter = (1 - b.tokens) / perMs / 1000;
-      const headers = {
-        'Retry-After': String(Math.ceil(retryAfter)),
-        'X-RateLimit-Limit': String(limit),
-        'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': String(resetSeconds),
-      };
-      const e = errors.rateLimited(Number(retryAfter.toFixed(3)));
-      Object.assign(e.headers, headers);
-      throw e;
-    }
+    this.refuseIfEmpty(b, now);
     b.tokens -= 1;
     return {
       headers: {
-        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Limit': String(this.rule.limit),
         'X-RateLimit-Remaining': String(Math.floor(b.tokens)),
-        'X-RateLimit-Reset': String(resetSeconds),
+        'X-RateLimit-Reset': String(this.resetSeconds(b, now)),
       },
     };
+  }
+
+  /** Throws the 429 when `key` has no token left, taking none (a key never charged has a full bucket). */
+  check(key: string): void {
+    const b = this.buckets.get(key);
+    if (!b) return;
+    const now = this.now();
+    this.refuseIfEmpty(this.refilled({ ...b }, now), now);
+  }
+
+  private refilled(b: Bucket | undefined, now: number): Bucket {
+    if (!b) return { tokens: this.rule.limit, updated: now };
+    b.tokens = Math.min(this.rule.limit, b.tokens + (now - b.updated) * this.perMs);
+    b.updated = now;
+    return b;
+  }
+
+  private resetSeconds(b: Bucket, now: number): number {
+    return Math.ceil((now + (this.rule.limit - b.tokens) / this.perMs) / 1000);
+  }
+
+  private refuseIfEmpty(b: Bucket, now: number): void {
+    if (b.tokens >= 1) return;
+    const retryAfter = (1 - b.tokens) / this.perMs / 1000;
+    const e = errors.rateLimited(Number(retryAfter.toFixed(3)));
+    Object.assign(e.headers, {
+      'Retry-After': String(Math.ceil(retryAfter)),
+      'X-RateLimit-Limit': String(this.rule.limit),
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(this.resetSeconds(b, now)),
+    });
+    throw e;
   }
 
   /** Forgets buckets that have refilled completely (they behave exactly like absent ones). */
   sweep(): void {
     const now = this.now();
-    const perMs = this.rule.limit / (this.rule.windowSeconds * 1000);
-    for (const [k, b] of this.buckets) if (b.tokens + (now - b.updated) * perMs >= this.rule.limit) this.buckets.delete(k);
+    for (const [k, b] of this.buckets) if (b.tokens + (now - b.updated) * this.perMs >= this.rule.limit) this.buckets.delete(k);
   }
 
   get size(): number {
     return this.buckets.size;
   }
+}
+
+function credentialKey(address: string, account: string): string {
+  return account === '' ? address : `${address} ${account.slice(0, 254)}`;
 }
 
 export class RateLimiter {
@@ -101,9 +124,34 @@ export class RateLimiter {
     return userId !== null ? this.user.take(String(userId)) : this.ip.take(address);
   }
 
-  /** A password attempt (fetch_api_key) from an address: a stricter rule on top of the others. */
+  /** A password attempt (fetch_api_key, old_password) from an address: a stricter rule on top of the others. */
   passwordAttempt(address: string): void {
     if (this.config.enabled) this.password.take(address);
+  }
+
+  /**
+   * Before checking a credential that is not a password (an API key per `account`, the operator token): refused
+   * while the address (and account) has spent its password-attempt budget on failures, so guesses stay bounded
+   * whether they are right or wrong; a success costs nothing.
+   */
+  credentialCheck(address: string, account = ''): void {
+    if (this.config.enabled) this.password.check(credentialKey(address, account));
+  }
+
+  /**
+   * A credential that did not match: spends one password attempt of the address (and account), and one request of
+   * the address's unauthenticated budget, which bounds the failures (and so the buckets) one address can make.
+   * The refusal is the caller's.
+   */
+  credentialFailed(address: string, account = ''): void {
+    if (!this.config.enabled) return;
+    for (const [buckets, key] of [[this.password, credentialKey(address, account)], [this.ip, address]] as const) {
+      try {
+        buckets.take(key);
+      } catch {
+        // Already empty: the next check refuses.
+      }
+    }
   }
 
   sweep(): void {

@@ -3,8 +3,9 @@
 // pause the body while its reader is behind, and write large replies with backpressure (tryEnd/onWritable) within a
 // budget of bytes that slow clients may keep waiting.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { BodyStream } from './body-stream.js';
-import { errors, toErrorReply } from './errors.js';
+import type { Config } from '../config.js';
+import { BodyBudget, BodyStream } from './body-stream.js';
+import { errors, toErrorReply, type ApiError } from './errors.js';
 
 export interface IncomingRequest {
   method: string;
@@ -40,7 +41,8 @@ export type Handler = (req: IncomingRequest, conn: Connection) => Promise<Reply>
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 204: '204 No Content', 206: '206 Partial Content', 400: '400 Bad Request',
-  410: '410 Gone', 412: '412 Precondition Failed', 416: '416 Range Not Satisfiable',
+  408: '408 Request Timeout', 410: '410 Gone', 412: '412 Precondition Failed', 414: '414 URI Too Long',
+  416: '416 Range Not Satisfiable', 431: '431 Request Header Fields Too Large',
   401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed',
   409: '409 Conflict', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type', 429: '429 Too Many Requests',
   500: '500 Internal Server Error', 503: '503 Service Unavailable',
@@ -73,6 +75,10 @@ export interface ServeOptions {
   maxPendingReplyBytes?: number;
   /** A client that takes no bytes of a reply for this long is disconnected (default WRITE_STALL_MS). */
   writeStallMs?: number;
+  /** Bytes of request bodies in flight across the server and the part of them unauthenticated requests may hold
+   *  (beyond them a body is refused, 503), and how long a body may receive nothing before it is abandoned (408).
+   *  Unset: bodies are neither budgeted nor timed (a listener that takes no bodies). */
+  bodies?: Config['bodies'];
 }
 
 /** A client that takes no bytes of a reply for this long is disconnected. What counts as taking bytes is the kernel's
@@ -83,6 +89,22 @@ export const WRITE_STALL_MS = 10_000;
 export const LARGE_REPLY_BYTES = 64 * 1024;
 /** How many bytes of large replies may wait for slow clients at once; beyond it large replies are refused (503). */
 export const PENDING_REPLY_BYTES = 64 * 1024 * 1024;
+
+/** The longest request URL (path and query string; 414 beyond it) and the most bytes of headers (431 beyond it).
+ *  uWebSockets.js itself closes the connection without an answer on a head it cannot take in: one that arrives split
+ *  over several reads and is longer than 4 KiB, one longer than a single read (about 64 to 512 KiB), or one with more
+ *  than 48 headers (closed after its 10 s idle timeout). Heads it passes on are checked here. */
+export const MAX_URL_BYTES = 64 * 1024;
+export const MAX_HEADER_BYTES = 64 * 1024;
+
+/** What is wrong with a request's head, if anything: two Host headers (RFC 9112 section 3.2: 400), a URL or headers
+ *  past their limits. */
+function headError(urlBytes: number, headerBytes: number, hosts: number): ApiError | null {
+  if (hosts > 1) return errors.duplicateHost();
+  if (urlBytes > MAX_URL_BYTES) return errors.uriTooLong(MAX_URL_BYTES);
+  if (headerBytes > MAX_HEADER_BYTES) return errors.headersTooLarge(MAX_HEADER_BYTES);
+  return null;
+}
 
 /** Bytes of large replies written but not yet taken by their clients, across every connection. A client that reads
  *  slowly (or not at all) keeps its reply in memory until it reads it or uWS's write timeout closes the connection;
@@ -247,23 +269,34 @@ export function errorReply(err: unknown, onUnexpected: (err: unknown) => void): 
 export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, inFlight: InFlight): void {
   const defaultLimit = { bytes: opts.maxBodyBytes, error: () => errors.bodyTooLarge(opts.maxBodyBytes) };
   const budget = new ReplyBudget(opts.maxPendingReplyBytes ?? PENDING_REPLY_BYTES);
+  const bodies = opts.bodies;
+  const bodyBudget = bodies ? new BodyBudget(bodies.bytesInFlight, bodies.anonymousBytesInFlight) : null;
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     const headers: Record<string, string> = {};
+    let headerBytes = 0;
+    let hosts = 0;
     req.forEach((k, v) => {
       headers[k] = v;
+      headerBytes += k.length + v.length + 4;
+      if (k === 'host') hosts++;
     });
     const method = req.getCaseSensitiveMethod().toUpperCase();
+    const url = req.getUrl();
+    const query = req.getQuery() ?? '';
     const lengthHeader = headers['content-length'];
     const declared = lengthHeader === undefined || lengthHeader === '' ? undefined : Number(lengthHeader);
     const hasBody = (declared ?? 0) !== 0 || headers['transfer-encoding'] !== undefined;
     const conn = new ConnectionState();
+    // Bodies of requests without credentials start on the unauthenticated budget; the pipeline moves a body there
+    // later when the credentials it carries are not checked (BodyStream.anonymous).
+    const accounting = bodyBudget && bodies ? { budget: bodyBudget, anonymous: headers.authorization === undefined, stallMs: bodies.stallMs } : null;
     const body = hasBody
-      ? new BodyStream(declared, defaultLimit, { pause: () => res.pause(), resume: () => !conn.aborted && !conn.done && res.resume() })
+      ? new BodyStream(declared, defaultLimit, { pause: () => res.pause(), resume: () => !conn.aborted && !conn.done && res.resume() }, accounting)
       : BodyStream.empty(defaultLimit);
     const request: IncomingRequest = {
       method,
-      url: req.getUrl(),
-      query: req.getQuery() ?? '',
+      url,
+      query,
       headers,
       remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
       body,
@@ -273,6 +306,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
     const leave = () => {
       if (!left) {
         left = true;
+        body.release();
         inFlight.leave();
       }
     };
@@ -281,8 +315,11 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
       body.fail(errors.clientClosedRequest());
       leave();
     });
-    if (declared !== undefined && !Number.isFinite(declared)) {
-      write(res, conn, errorReply(errors.bodyTooLarge(opts.maxBodyBytes), opts.onUnexpected), true);
+    const refusal =
+      headError(url.length + query.length, headerBytes, hosts) ??
+      (declared !== undefined && !Number.isFinite(declared) ? errors.bodyTooLarge(opts.maxBodyBytes) : null);
+    if (refusal) {
+      write(res, conn, errorReply(refusal, opts.onUnexpected), true);
       leave();
       return;
     }

@@ -18,3 +18,18 @@ export function deactivationNotice(realmName: string, user: User, comment: strin
   if (comment !== '') lines.push('', 'The administrator provided the following comment:', '', comment);
   return { to: user.email, subject: `Notification of account deactivation on ${realmName}`, body: lines.join('\n') + '\n' };
 }
+
+/** Sent when someone gives their address on an invitation link's page: the account is made once they follow it. */
+export function signupConfirmation(realmName: string, to: string, confirmUrl: string, validHours: number): MailContent {
+  const lines = [
+    'Hello,',
+    '',
+    `You recently signed up to join ${realmName}. To confirm that this is your email address and complete`,
+    'your registration, open this link:',
+    '',
+    confirmUrl,
+    '',
+    `The link works once, for ${validHours} hours. If you did not sign up, you can ignore this email.`,
+  ];
+  return { to, subject: `Activate your account on ${realmName}`, body: lines.join('\n') + '\n' };
+}

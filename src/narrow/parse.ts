@@ -13,6 +13,12 @@ export interface ParseOptions {
 /** Largest message ID Zulip accepts in `id:` (Message.MAX_POSSIBLE_MESSAGE_ID). */
 export const MAX_MESSAGE_ID = 2147483647;
 
+/** Limits of a narrow (the reference has none; these bound the SQL a narrow compiles to, its parameters and the work
+ *  of matching it): terms in one narrow, characters of a text operand, users in a `dm` operand. */
+export const MAX_NARROW_TERMS = 100;
+export const MAX_NARROW_OPERAND_LENGTH = 1000;
+export const MAX_NARROW_DM_USERS = 1000;
+
 /** Zulip's BadNarrowOperatorError: "Invalid narrow operator: {desc}". */
 export function narrowError(desc: string): ApiError {
   return errors.badRequest(`Invalid narrow operator: ${desc}`);
@@ -71,8 +77,9 @@ function rawTerm(elem: unknown): RawTerm {
   throw errors.badRequest('dict or list required');
 }
 
-function checkText(s: string): string {
+function checkText(s: string, maxLength = MAX_NARROW_OPERAND_LENGTH): string {
   if (s.includes('\u0000')) throw errors.badRequest('operand contains NULL (0x00) characters.');
+  if (s.length > maxLength) throw narrowError(`operand is too long (limit: ${maxLength} characters)`);
   return s;
 }
 
@@ -92,8 +99,17 @@ function str(v: unknown): string {
 }
 
 function dmOperand(v: unknown): string[] | number[] {
-  if (typeof v === 'string') return checkText(v).split(',').map((e) => e.trim());
+  const users = (n: number) => {
+    if (n > MAX_NARROW_DM_USERS) throw narrowError(`too many users (limit: ${MAX_NARROW_DM_USERS})`);
+  };
+  if (typeof v === 'string') {
+    // A list of email addresses, each within the operand limit.
+    const emails = checkText(v, MAX_NARROW_OPERAND_LENGTH * MAX_NARROW_DM_USERS).split(',');
+    users(emails.length);
+    return emails.map((e) => checkText(e.trim()));
+  }
   if (!Array.isArray(v)) throw errors.badRequest('operand is not a string or an integer list');
+  users(v.length);
   v.forEach((x, i) => {
     if (!isId(x)) throw errors.badRequest(`operand[${i}] is not an integer`);
   });
@@ -204,6 +220,7 @@ export function checkChannelDmConflict(terms: readonly NarrowTerm[]): void {
  */
 export function parseNarrow(value: unknown, options: ParseOptions = {}): NarrowTerm[] {
   if (!Array.isArray(value)) throw errors.badRequest('narrow is not a list');
+  if (value.length > MAX_NARROW_TERMS) throw narrowError(`too many terms (limit: ${MAX_NARROW_TERMS})`);
   const terms = value.map((elem) => parseTerm(elem, options));
   const withCount = terms.filter((t) => t.operator === 'with').length;
   if (withCount > 1) throw combinationError("Duplicate 'with' operators.");

@@ -9,6 +9,8 @@ import type { Throughput } from './throughput.js';
 export interface ObservedRequest {
   readonly id: string;
   route: string;
+  /** The path as logged (never the query string): the route instead where the path holds a secret. */
+  path: string;
   realmId: number | null;
   userId: number | null;
   /** Records the answer; `err` is an unexpected error, logged with its stack. */
@@ -38,6 +40,7 @@ export class RequestObserver {
     return {
       id,
       route: 'unmatched',
+      path,
       realmId: null,
       userId: null,
       finish(status, err) {
@@ -49,7 +52,7 @@ export class RequestObserver {
         const fields = {
           reqId: id,
           method,
-          path,
+          path: this.path,
           route: this.route,
           status,
           ms: Math.round(ms * 1000) / 1000,

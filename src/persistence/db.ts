@@ -91,7 +91,14 @@ export interface DbObserver {
 
 export function createDatabase(
   connection: Connection,
-  opts: { max?: number; onIdleError?: (err: Error) => void; observer?: DbObserver; queryTimeoutMs?: number } = {},
+  opts: {
+    max?: number;
+    onIdleError?: (err: Error) => void;
+    observer?: DbObserver;
+    queryTimeoutMs?: number;
+    /** Names the pool's sessions in pg_stat_activity, so cancelQueries finds them. */
+    applicationName?: string;
+  } = {},
 ): Database {
   const observer = opts.observer;
   const pgp: IMain = pgPromise<Repos>({
@@ -142,6 +149,7 @@ export function createDatabase(
     // A database that stops answering without closing the connection (a partition) fails queries instead of hanging them.
     query_timeout: opts.queryTimeoutMs,
     keepAlive: true,
+    ...(opts.applicationName && { application_name: opts.applicationName }),
   }) as Db;
   // An idle connection the server terminates (restart, failover) must not crash the process; the pool
   // drops it and connects anew on the next query.
@@ -153,4 +161,15 @@ export function createDatabase(
       await db.$pool.end();
     },
   };
+}
+
+/** Cancels every query running in the sessions named `applicationName` (a pool's), through `db`, a connection
+ *  outside that pool (whose connections may all be taken); returns how many were cancelled. */
+export async function cancelQueries(db: IDatabase<unknown>, applicationName: string): Promise<number> {
+  const rows = await db.any(
+    `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+      WHERE application_name = $1 AND state = 'active' AND pid <> pg_backend_pid()`,
+    [applicationName],
+  );
+  return rows.length;
 }

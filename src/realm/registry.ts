@@ -7,6 +7,7 @@ import { messageCommands } from './messages/index.js';
 import { peopleCommands } from './people/index.js';
 import { draftsCommands } from './drafts/index.js';
 import { scheduledCommands } from './scheduled/index.js';
+import { adminCommands } from './admin/index.js';
 
 export const realmCommands: CommandRegistry = {
   ...coreCommands,
@@ -16,4 +17,5 @@ export const realmCommands: CommandRegistry = {
   ...messageCommands,
   ...draftsCommands,
   ...scheduledCommands,
+  ...adminCommands,
 };

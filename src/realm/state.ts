@@ -5,6 +5,7 @@ import { FilesState } from './files/files-state.js';
 import { MessagesState } from './messages/messages-state.js';
 import { PeopleState } from './people/people-state.js';
 import type { GroupSettingValue, Realm, User, UserGroup } from './types.js';
+import { apiEmail, realmEmailDomain } from './user-format.js';
 
 export class RealmState {
   readonly usersById = new Map<number, User>();
@@ -19,6 +20,8 @@ export class RealmState {
   messages = new MessagesState();
   /** Custom emoji (src/realm/files/). */
   files = new FilesState();
+  /** The server's ROOT_DOMAIN, set by the realm actor when it loads the working set (kept across reloads). */
+  rootDomain = 'localhost';
 
   constructor(public realm: Realm, users: User[], groups: UserGroup[]) {
     for (const u of users) this.putUser(u);
@@ -65,6 +68,24 @@ export class RealmState {
     this.groupsByName.set(g.name, g);
   }
 
+  private domainOf: { stringId: string; rootDomain: string; domain: string } | null = null;
+
+  /** The domain of the users' fake addresses (realmEmailDomain), remembered while the realm's host stays. */
+  get emailDomain(): string {
+    const { stringId } = this.realm;
+    const known = this.domainOf;
+    if (known && known.stringId === stringId && known.rootDomain === this.rootDomain) return known.domain;
+    const domain = realmEmailDomain(stringId, this.rootDomain);
+    this.domainOf = { stringId, rootDomain: this.rootDomain, domain };
+    return domain;
+  }
+
+  /** The address the API shows for a user (apiEmail): real, or fake when their email_address_visibility hides it. */
+  apiEmailOf(u: User): string {
+    return apiEmail(u, this.emailDomain);
+  }
+
+  /** A user by real email address (sign-in, uniqueness); what users may name others by is userByEmailFor. */
   userByEmail(email: string): User | undefined {
     return this.usersByEmail.get(email.toLowerCase());
   }

@@ -17,7 +17,25 @@ export interface Realm {
   settings: Record<string, unknown>;
   groupSettings: Record<string, GroupSettingValue>;
   userSettingsDefaults: Record<string, unknown>;
+  /** Email domains of the organization (GET /realm/domains), in the order they were added. */
+  domains: StoredRealmDomain[];
+  /** Uploaded icon and logos: absent until one is uploaded. */
+  branding: RealmBranding;
 }
+
+export interface RealmDomain {
+  domain: string;
+  allow_subdomains: boolean;
+}
+/** With the ID POST /realm/domains answers with. */
+export interface StoredRealmDomain extends RealmDomain {
+  id: number;
+}
+
+export type BrandingImage = 'icon' | 'logo' | 'night_logo';
+/** Uploaded (the stored file's name, unique per upload) or back to the default; the version changes with every
+ *  change, so cached copies are not reused. */
+export type RealmBranding = Partial<Record<BrandingImage, { uploaded: boolean; version: number; file: string }>>;
 
 export interface User {
   id: number;

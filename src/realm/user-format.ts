@@ -1,14 +1,51 @@
-// User records as the API returns them (the reference's User object), per viewer.
+// User records as the API returns them (the reference's User object), per viewer; the users' API email
+// addresses (the real one, or the reference's fake user{id}@{realm host} when the user's email_address_visibility
+// hides it), and looking users up by an address a viewer may use.
 import { createHash } from 'node:crypto';
 import { userSetting } from './people/user-settings.js';
+import type { RealmState } from './state.js';
 import { ROLE, type User } from './types.js';
 
+const EMAIL_VISIBILITY_EVERYONE = 1;
+
+/**
+ * The domain of a realm's fake addresses: its host (the reference's get_fake_email_domain), or the root domain
+ * (the reference's FAKE_EMAIL_DOMAIN default) when the host cannot end an address.
+ */
+export function realmEmailDomain(stringId: string, rootDomain: string): string {
+  const host = (stringId === '' ? rootDomain : `${stringId}.${rootDomain}`).toLowerCase();
+  return /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z][a-z0-9-]*[a-z0-9]$/.test(host) ? host : rootDomain;
+}
+
+/**
+ * The address the API shows as `email` (sender_email, display_recipient, …) to everyone: the real address when
+ * the user's email_address_visibility is "everyone" (and for bots), else the reference's fake
+ * user{id}@{realm host}; the real one then appears only as delivery_email, to those allowed to see it.
+ */
+export function apiEmail(u: User, emailDomain: string): string {
+  return u.isBot || userSetting(u, 'email_address_visibility') === EMAIL_VISIBILITY_EVERYONE ? u.email : `user${u.id}@${emailDomain}`;
+}
+
+/**
+ * The user an address names for this viewer (the reference's lookup, feature level 302): the fake
+ * user{id}@{realm host} address of anyone, or a real address whose owner lets the viewer see it.
+ */
+export function userByEmailFor(state: RealmState, viewer: User | null, email: string): User | undefined {
+  const fake = /^user(\d{1,10})@(.+)$/i.exec(email);
+  if (fake && fake[2]!.toLowerCase() === state.emailDomain) return state.usersById.get(Number(fake[1]));
+  const u = state.userByEmail(email);
+  return u && (apiEmail(u, state.emailDomain) === u.email || canSeeDeliveryEmail(viewer, u)) ? u : undefined;
+}
+
+/** A gravatar URL; callers pass the API email, so a hidden address's hash is never shown. */
 export function gravatarUrl(email: string): string {
   const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=1`;
 }
 
 export interface UserFormatOptions {
+  /** The domain of fake addresses (RealmState.emailDomain). */
+  emailDomain: string;
   /** With client_gravatar, clients compute gravatar URLs themselves and avatar_url is null. */
   clientGravatar?: boolean;
   /** Force showing the real email address (the user's own record). */
@@ -36,12 +73,13 @@ export function canSeeDeliveryEmail(viewer: User | null | undefined, target: Use
   }
 }
 
-export function formatUser(u: User, opts: UserFormatOptions = {}): Record<string, unknown> {
+export function formatUser(u: User, opts: UserFormatOptions): Record<string, unknown> {
   const seesEmail = opts.includeDeliveryEmail || (opts.viewer !== undefined ? canSeeDeliveryEmail(opts.viewer, u) : false);
+  const email = apiEmail(u, opts.emailDomain);
   const out: Record<string, unknown> = {
     user_id: u.id,
     delivery_email: seesEmail ? u.email : null,
-    email: u.email,
+    email,
     full_name: u.fullName,
     date_joined: new Date(u.dateJoined * 1000).toISOString(),
     is_active: u.isActive,
@@ -52,7 +90,7 @@ export function formatUser(u: User, opts: UserFormatOptions = {}): Record<string
     bot_type: u.isBot ? u.botType : null,
     role: u.role,
     timezone: u.timezone,
-    avatar_url: opts.clientGravatar ? null : gravatarUrl(u.email),
+    avatar_url: opts.clientGravatar ? null : gravatarUrl(email),
     avatar_version: 1,
   };
   if (u.isBot) out.bot_owner_id = u.botOwnerId;

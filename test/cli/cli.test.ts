@@ -131,3 +131,14 @@ test('first start without owner credentials generates a password and saves it re
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('create-user and change-password refuse a weak password (the reference sets every password under its policy)', async (t) => {
+  const env = cliEnv(s.dataDir, s.databaseUrl);
+  const failed = await run('bin/palaver', ['create-user', '--email', 'weak@test.example', '--full-name', 'Weak', '--password', 'password'], { env }).catch((e) => e);
+  t.not(failed.code, 0);
+  t.regex(failed.stdout + failed.stderr, /The password is too weak\./);
+  await cli(env, 'create-user', '--email', 'strong@test.example', '--full-name', 'Strong', '--password', 'strong-pass-41');
+  const change = await run('bin/palaver', ['change-password', '--email', 'strong@test.example', '--password', '12345678'], { env }).catch((e) => e);
+  t.not(change.code, 0);
+  t.regex(change.stdout + change.stderr, /The password is too weak\./);
+});

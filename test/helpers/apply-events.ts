@@ -376,8 +376,48 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
   realm(state, e) {
     if (e.op === 'update') state[`realm_${e.property}`] = e.value;
     else if (e.op === 'update_dict') for (const [k, v] of Object.entries(e.data)) state[`realm_${k}`] = v;
+    // Derived fields, as the reference's apply_event keeps them.
+    if (e.op === 'update' && e.property === 'message_edit_history_visibility_policy') state.realm_allow_edit_history = e.value !== 'none';
+    if (e.op === 'update_dict' && 'user_id' in state) {
+      const has = (setting: string) => state[`realm_${setting}`] !== undefined && userHasGroupSetting(state, state.user_id, state[`realm_${setting}`]);
+      for (const [field, setting] of Object.entries(OWN_PERMISSION_FIELDS)) {
+        if (setting in e.data) state[field] = has(setting);
+      }
+      if ('can_create_public_channel_group' in e.data || 'can_create_private_channel_group' in e.data) {
+        state.can_create_streams = has('can_create_public_channel_group') || has('can_create_private_channel_group');
+      }
+    }
+  },
+
+  realm_domains(state, e) {
+    if (!state.realm_domains) return;
+    if (e.op === 'add') state.realm_domains.push(e.realm_domain);
+    else if (e.op === 'change') state.realm_domains = state.realm_domains.map((d: any) => (d.domain === e.realm_domain.domain ? e.realm_domain : d));
+    else if (e.op === 'remove') state.realm_domains = removeBy(state.realm_domains, 'domain', [e.domain]);
   },
 };
+
+/** The user's own permission fields of register and the realm setting each follows. */
+const OWN_PERMISSION_FIELDS: Record<string, string> = {
+  can_create_public_streams: 'can_create_public_channel_group',
+  can_create_private_streams: 'can_create_private_channel_group',
+  can_create_web_public_streams: 'can_create_web_public_channel_group',
+  can_subscribe_other_users: 'can_add_subscribers_group',
+  can_invite_others_to_realm: 'can_invite_users_group',
+};
+
+/** Whether the user is in a group-setting value, by the groups the client knows (realm_user_groups). */
+function userHasGroupSetting(state: State, userId: number, value: any): boolean {
+  const groups = new Map<number, any>((state.realm_user_groups ?? []).map((g: any) => [g.id, g]));
+  const inGroup = (id: number, seen: Set<number>): boolean => {
+    const g = groups.get(id);
+    if (!g || seen.has(id) || g.deactivated) return false;
+    seen.add(id);
+    return g.members.includes(userId) || g.direct_subgroup_ids.some((sub: number) => inGroup(sub, seen));
+  };
+  if (typeof value === 'number') return inGroup(value, new Set());
+  return value.direct_members.includes(userId) || value.direct_subgroups.some((g: number) => inGroup(g, new Set()));
+}
 
 // The contract's name for the same events.
 reducers.realm_user_groups = reducers.user_group!;

@@ -96,3 +96,19 @@ test('the channel/DM conflict is checked after with, hook or not', (t) => {
   const kept = [['stream', 'Denmark'], ['topic', 'x'], ['is', 'dm'], ['with', '999']];
   t.is(t.throws(() => resolveNarrow(parseNarrow(kept), makeResolver()))?.message, message);
 });
+
+test('narrows within the limits parse; past them they are refused with a 400 naming the limit', (t) => {
+  const terms = (n: number) => Array.from({ length: n }, (_, i) => ({ operator: 'topic', operand: `t${i}`, negated: true }));
+  t.is(parseNarrow(terms(100)).length, 100);
+  const refused = (narrow: unknown, msg: string) => {
+    const e = t.throws(() => parseNarrow(narrow), { instanceOf: ApiError });
+    t.is(e!.status, 400);
+    t.is(e!.message, `Invalid narrow operator: ${msg}`);
+  };
+  refused(terms(101), 'too many terms (limit: 100)');
+  refused([['search', 'w'.repeat(1001)]], 'operand is too long (limit: 1000 characters)');
+  t.notThrows(() => parseNarrow([['search', 'w'.repeat(1000)]]));
+  refused([{ operator: 'dm', operand: Array.from({ length: 1001 }, (_, i) => i + 1) }], 'too many users (limit: 1000)');
+  refused([['dm', Array.from({ length: 1001 }, (_, i) => `u${i}@x.test`).join(',')]], 'too many users (limit: 1000)');
+  refused([['dm', `${'a'.repeat(1001)}@x.test`]], 'operand is too long (limit: 1000 characters)');
+});

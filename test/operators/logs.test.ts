@@ -47,6 +47,29 @@ test.serial('one line per request with its id, user, realm, route, status and du
   t.like(lines.find((l) => l.reqId === id), { msg: 'request', status: missing.status, route: '/api/v1/users/{user_id}' });
 });
 
+test.serial('no secrets in the log: invitation and confirmation keys show as their routes, API keys and passwords never', async (t) => {
+  const link = (await s.client.as(s.owner).post('/invites/multiuse')).json.invite_link as string;
+  const key = /\/join\/([a-z0-9]+)\/$/.exec(link)![1]!;
+  const base = `http://127.0.0.1:${s.port}`;
+  const page = await fetch(`${base}/join/${key}/`, { headers: { 'x-request-id': 'join-page' } });
+  t.is(page.status, 200);
+  const sent = await fetch(`${base}/join/${key}/`, { method: 'POST', body: new URLSearchParams({ email: 'logged@test.example' }), headers: { 'x-request-id': 'join-post' } });
+  t.is(sent.status, 200);
+  const mail = (await s.server.services.db.outbox.all()).find((m) => m.to === 'logged@test.example')!;
+  const confirmKey = /\/accounts\/do_confirm\/([a-z0-9]+)\//.exec(mail.body)![1]!;
+  const made = await fetch(`${base}/accounts/do_confirm/${confirmKey}/`, {
+    method: 'POST',
+    body: new URLSearchParams({ full_name: 'Logged Person', password: 'secret-Passw0rd-xyz' }),
+    headers: { 'x-request-id': 'confirm-post' },
+  });
+  t.is(made.status, 200);
+  await s.client.post('/fetch_api_key', { form: { username: 'logged@test.example', password: 'secret-Passw0rd-xyz' } });
+  t.like(lines.find((l) => l.reqId === 'join-page'), { msg: 'request', path: '/join/{key}', route: '/join/{key}', status: 200 });
+  t.like(lines.find((l) => l.reqId === 'confirm-post'), { path: '/accounts/do_confirm/{key}', status: 200 });
+  const all = JSON.stringify(lines);
+  for (const secret of [key, confirmKey, 'secret-Passw0rd-xyz', s.owner.apiKey]) t.false(all.includes(secret), `${secret.slice(0, 6)}… is not logged`);
+});
+
 test.serial('an unexpected error: a 500 envelope for the client, the stack only in the log', async (t) => {
   const r = await s.client.get('/test/boom');
   t.is(r.status, 500);
@@ -65,6 +88,13 @@ test.serial('actor lifecycle at debug level: a queue is reported started and end
   await s.client.as(s.owner).delete('/events', { form: { queue_id: reg.queue_id } });
   await eventually(() => lines.some((l) => l.msg === 'actor ended' && l.actor === actor), 'the end is logged');
   t.like(lines.find((l) => l.msg === 'actor ended' && l.actor === actor), { level: 20, kind: 'eventQueue', state: 'expired' });
+});
+
+test('secret fields are redacted wherever a line carries them', (t) => {
+  const out: Record<string, any>[] = [];
+  const log = createLogger('info', 'json', { write: (line) => out.push(JSON.parse(line)) });
+  log.info({ user: { id: 1, passwordHash: 'scrypt$hash', apiKey: 'k3y', email: 'a@b.c' }, old_password: 'pw1', token: 't0k', authorization: 'Basic x' }, 'x');
+  t.like(out[0], { user: { id: 1, passwordHash: '[redacted]', apiKey: '[redacted]', email: 'a@b.c' }, old_password: '[redacted]', token: '[redacted]', authorization: '[redacted]' });
 });
 
 test('readable lines for a terminal: time, level, message, fields, and the stack below', (t) => {

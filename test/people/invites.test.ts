@@ -25,6 +25,11 @@ async function web(path: string, form?: Record<string, string>) {
 }
 const keyOf = (link: string) => /\/join\/([a-z0-9]+)\/$/.exec(link)![1]!;
 const state = async () => (await s.server.services.realms.forHost(undefined)).state;
+/** The path of the confirmation link last mailed to `to` (read from the outbox). */
+async function confirmationPath(to: string): Promise<string> {
+  const mail = (await s.server.services.db.outbox.all()).filter((m) => m.to === to).at(-1)!;
+  return new URL(/http:\/\/\S+\/accounts\/do_confirm\/[a-z0-9]+\//.exec(mail.body)![0]).pathname;
+}
 
 test.serial('an administrator creates a link: default expiry of 14400 minutes, role member, invites_changed', async (t) => {
   const log = watchEvents(s);
@@ -143,7 +148,7 @@ test.serial('GET /invites lists live links (administrators all, others their own
   t.is((await s.client.as(owner).delete('/invites/multiuse/999999')).json.msg, 'No such invitation');
 });
 
-test.serial('sign-up over HTTP: the form, joining with role/channels/groups, and clear pages for bad links', async (t) => {
+test.serial('sign-up over HTTP: the email form, the confirmation mail, joining with role/channels/groups, and clear pages for bad links', async (t) => {
   const chan = await makeChannel(s, owner, 'welcome-channel');
   const group = (await s.client.as(owner).post('/user_groups/create', { form: { name: 'newcomers', description: '', members: '[]' } })).json.group_id;
   const link = (await invite(owner, { invite_as: '300', stream_ids: JSON.stringify([chan]), group_ids: JSON.stringify([group]) })).json.invite_link as string;
@@ -152,8 +157,21 @@ test.serial('sign-up over HTTP: the form, joining with role/channels/groups, and
   t.is(pageRes.status, 200);
   t.regex(pageRes.contentType, /text\/html/);
   t.regex(pageRes.text, /<form method="post">/);
+  // Giving an address makes no account: it mails a confirmation link.
+  const sent = await web(path, { email: 'joiner@test.example' });
+  t.is(sent.status, 200, sent.text);
+  t.regex(sent.text, /id="confirm-sent"/);
+  t.is((await state()).userByEmail('joiner@test.example'), undefined);
+  const confirmPath = await confirmationPath('joiner@test.example');
+  const form = await web(confirmPath);
+  t.is(form.status, 200);
+  t.regex(form.text, /joiner@test\.example/);
+  // A weak password is refused with the form again.
+  const weak = await web(confirmPath, { full_name: 'Jo Iner', password: 'password' });
+  t.is(weak.status, 400);
+  t.regex(weak.text, /The password is too weak\./);
   const log = watchEvents(s);
-  const joined = await web(path, { email: 'joiner@test.example', full_name: 'Jo Iner', password: 'joiner-pass-1' });
+  const joined = await web(confirmPath, { full_name: 'Jo Iner', password: 'joiner-pass-1' });
   t.is(joined.status, 200, joined.text);
   t.regex(joined.text, /Welcome to .*Jo Iner/);
   const st = await state();
@@ -166,8 +184,13 @@ test.serial('sign-up over HTTP: the form, joining with role/channels/groups, and
   log.stop();
   const login = await s.client.post('/fetch_api_key', { form: { username: 'joiner@test.example', password: 'joiner-pass-1' } });
   t.is(login.json.user_id, user.id);
+  // The confirmation link works once.
+  const reused = await web(confirmPath, { full_name: 'Jo Again', password: 'joiner-pass-1' });
+  t.is(reused.status, 410);
+  t.regex(reused.text, /already been used/);
+  t.is((await web('/accounts/do_confirm/doesnotexist000000000000/')).status, 404);
   // The same email again: the form again, with the error.
-  const again = await web(path, { email: 'joiner@test.example', full_name: 'Jo', password: 'x' });
+  const again = await web(path, { email: 'joiner@test.example' });
   t.is(again.status, 400);
   t.regex(again.text, /Email is already in use\./);
 
@@ -180,7 +203,7 @@ test.serial('sign-up over HTTP: the form, joining with role/channels/groups, and
   const revoked = await web(new URL(revokedLink).pathname);
   t.is(revoked.status, 410);
   t.regex(revoked.text, /has been revoked/);
-  const post = await web(new URL(revokedLink).pathname, { email: 'late@test.example', full_name: 'Late', password: 'pw' });
+  const post = await web(new URL(revokedLink).pathname, { email: 'late@test.example' });
   t.regex(post.text, /has been revoked/);
   t.is((await state()).userByEmail('late@test.example'), undefined);
   // Expired: a link whose time has passed.
@@ -192,4 +215,60 @@ test.serial('sign-up over HTTP: the form, joining with role/channels/groups, and
   const exp = await web(`/join/${expired.key}/`);
   t.is(exp.status, 410);
   t.regex(exp.text, /has expired/);
+});
+
+test.serial('a link stops working when its creator is deactivated or loses the role it gives; no sign-up in a deactivated realm', async (t) => {
+  const creator = await addUser(s, { role: 200 });
+  const adminLink = new URL((await invite(creator, { invite_as: '200' })).json.invite_link).pathname;
+  const memberLink = new URL((await invite(creator)).json.invite_link).pathname;
+  t.is((await web(adminLink)).status, 200);
+  // Demoted to member: the link making administrators is dead, the member link still works.
+  t.is((await s.client.as(owner).patch(`/users/${creator.id}`, { form: { role: '400' } })).status, 200);
+  const demoted = await web(adminLink);
+  t.is(demoted.status, 410);
+  t.regex(demoted.text, /has been revoked/);
+  t.is((await web(adminLink, { email: 'would-be-admin@test.example' })).status, 410);
+  t.is((await web(memberLink)).status, 200);
+  // A confirmation already mailed through a link dies with it.
+  t.is((await web(memberLink, { email: 'pending-joiner@test.example' })).status, 200);
+  const pending = await confirmationPath('pending-joiner@test.example');
+  // Deactivated: every link they made is revoked (as in the reference), pending confirmations too.
+  t.is((await s.client.as(owner).delete(`/users/${creator.id}`)).status, 200);
+  t.is((await web(memberLink)).status, 410);
+  const late = await web(pending, { full_name: 'Pending Joiner', password: 'pending-pass-77' });
+  t.is(late.status, 410);
+  t.regex(late.text, /has been revoked/);
+  t.is((await state()).userByEmail('pending-joiner@test.example'), undefined);
+  const st = await state();
+  const rows = await s.server.services.db.invites.live(st.realm.id, Math.floor(Date.now() / 1000), creator.id);
+  t.deepEqual(rows, [], 'revoked in the database, not only refused');
+
+  // A deactivated realm: the link's pages refuse.
+  const link = new URL((await invite(owner)).json.invite_link).pathname;
+  const realm = await s.server.services.realms.forHost(undefined);
+  await s.server.services.db.realms.setDeactivated(realm.id, true);
+  await realm.dispatch('reload');
+  try {
+    const refused = await web(link);
+    t.is(refused.status, 403);
+    t.regex(refused.text, /This organization has been deactivated\./);
+    t.is((await web(link, { email: 'in-dead-realm@test.example' })).status, 403);
+  } finally {
+    await s.server.services.db.realms.setDeactivated(realm.id, false);
+    await realm.dispatch('reload');
+  }
+  t.is((await web(link)).status, 200);
+});
+
+test.serial('the confirmation mail goes through the outbox to the address given, with a one-time link', async (t) => {
+  const link = new URL((await invite(owner)).json.invite_link).pathname;
+  t.is((await web(link, { email: 'mailed@test.example' })).status, 200);
+  const mail = (await s.server.services.db.outbox.all()).filter((m) => m.to === 'mailed@test.example');
+  t.is(mail.length, 1);
+  t.regex(mail[0]!.subject, /^Activate your account on /);
+  t.regex(mail[0]!.body, new RegExp(`http://127\\.0\\.0\\.1:${s.port}/accounts/do_confirm/[a-z0-9]{24}/`));
+  // An invalid address gets the form again, and no mail.
+  const bad = await web(link, { email: 'not an address' });
+  t.is(bad.status, 400);
+  t.regex(bad.text, /Invalid email address/);
 });

@@ -1,5 +1,6 @@
-// The invitation sign-up page in a real browser (headless Chromium): a person opens the link, picks a name and
-// password, and lands in the realm with the invited role, channels and groups; a revoked link shows a clear page.
+// The invitation sign-up page in a real browser (headless Chromium): a person opens the link, gives their email
+// address, follows the confirmation link mailed to it, picks a name and password, and lands in the realm with the
+// invited role, channels and groups; a revoked link shows a clear page.
 import { existsSync } from 'node:fs';
 import test from 'ava';
 import { chromium, type Browser } from 'playwright-core';
@@ -24,6 +25,12 @@ test.before(async () => {
     });
   }
 });
+/** The confirmation link last mailed to `to` (read from the outbox). */
+async function mailedLink(to: string): Promise<string> {
+  const mail = (await s.server.services.db.outbox.all()).filter((m) => m.to === to).at(-1)!;
+  return /http:\/\/\S+\/accounts\/do_confirm\/[a-z0-9]+\//.exec(mail.body)![0];
+}
+
 test.after.always(async () => {
   await browser?.close();
   await s.close();
@@ -42,6 +49,11 @@ browserTest('a person signs up through the invitation link and lands with the in
     t.is(first?.status(), 200);
     t.regex(await page.textContent('h1') ?? '', /^Join /);
     await page.fill('#email', 'browser.person@test.example');
+    await Promise.all([page.waitForNavigation(), page.click('#submit')]);
+    t.is(await page.textContent('#confirm-sent'), 'Confirm your email address');
+    const confirm = await page.goto(await mailedLink('browser.person@test.example'));
+    t.is(confirm?.status(), 200);
+    t.is(await page.textContent('#email'), 'browser.person@test.example');
     await page.fill('#full_name', 'Browser Person');
     await page.fill('#password', 'browser-pass-123');
     await Promise.all([page.waitForNavigation(), page.click('#submit')]);
@@ -71,10 +83,17 @@ browserTest('a mistake keeps the form with the error; a revoked link shows a cle
   try {
     await page.goto(created.json.invite_link);
     await page.fill('#email', 'owner@test.example');
-    await page.fill('#full_name', 'Copy Cat');
-    await page.fill('#password', 'whatever-123');
     await Promise.all([page.waitForNavigation(), page.click('#submit')]);
     t.is(await page.textContent('#form-error'), 'Email is already in use.');
+    t.is(await page.inputValue('#email'), 'owner@test.example');
+    // A weak password on the confirmed form: the form again, the name kept.
+    await page.fill('#email', 'weak.person@test.example');
+    await Promise.all([page.waitForNavigation(), page.click('#submit')]);
+    await page.goto(await mailedLink('weak.person@test.example'));
+    await page.fill('#full_name', 'Copy Cat');
+    await page.fill('#password', 'password1');
+    await Promise.all([page.waitForNavigation(), page.click('#submit')]);
+    t.is(await page.textContent('#form-error'), 'The password is too weak.');
     t.is(await page.inputValue('#full_name'), 'Copy Cat');
 
     const invites = (await s.client.as(s.owner).get('/invites')).json.invites as { id: number; link_url: string }[];

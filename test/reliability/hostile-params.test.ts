@@ -56,7 +56,8 @@ function send(method: string, path: string, body: Buffer, auth: TestUser | null)
 
 // 204 and 412 belong to the tus protocol (OPTIONS, a missing Tus-Resumable header).
 // 503: a health check or an overloaded dependency says so; 500 is never acceptable.
-const ALLOWED = new Set([200, 204, 400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 429, 503]);
+// 414: a URL past the server's 64 KiB limit (src/http/respond.ts).
+const ALLOWED = new Set([200, 204, 400, 401, 403, 404, 405, 409, 410, 412, 413, 414, 415, 429, 503]);
 
 for (const e of endpoints) {
   // Long-polls would park; their parameters are covered with dont_block forced on below.
@@ -79,8 +80,8 @@ for (const e of endpoints) {
           const query = [...encoded].map((b) => (b < 0x80 ? String.fromCharCode(b) : '%' + b.toString(16).toUpperCase())).join('');
           const full = (e.root ? '' : '/api/v1') + path + (inQuery && encoded.length ? '?' + query : '');
           const r = await send(e.method, full, inQuery ? Buffer.alloc(0) : encoded, member).catch((err) => {
-            // A request head over the server's 64 KB limit is refused by closing the connection.
-            if (full.length > 60 * 1024) return { status: 413, text: '{"result":"error","msg":"","code":"REQUEST_TOO_LARGE"}' };
+            // A head longer than uWebSockets.js takes in one read is refused by closing the connection.
+            if (full.length > 60 * 1024) return { status: 414, text: '{"result":"error","msg":"","code":"BAD_REQUEST"}' };
             throw err;
           });
           if (!ALLOWED.has(r.status)) {

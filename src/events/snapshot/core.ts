@@ -1,7 +1,8 @@
 // Snapshot sections the foundation owns: the realm and its settings, users, groups, and the user's own record.
 import { serverThumbnailFormats } from '../../files/thumbnail-formats.js';
 import { realmUrl } from '../../http/urls.js';
-import { escapeHtml } from '../../markdown/escape.js';
+import { registerBranding } from '../../realm/admin/branding.js';
+import { renderedRealmDescription } from '../../realm/admin/properties.js';
 import { allRealmSettings } from '../../realm/realm-settings.js';
 import { ROLE, type UserGroup } from '../../realm/types.js';
 import { gravatarUrl } from '../../realm/user-format.js';
@@ -33,16 +34,11 @@ export const coreSections: Record<string, Section> = {
     return {
       ...out,
       realm_name: realm.name,
-      realm_description: realm.description === '' ? '' : `<p>${escapeHtml(realm.description)}</p>`,
+      realm_description: renderedRealmDescription(realm.description),
       realm_url: url,
       realm_uri: url,
       realm_date_created: realm.dateCreated,
-      realm_icon_url: `${url}/static/images/logo/palaver-icon.png`,
-      realm_icon_source: 'G',
-      realm_logo_url: '',
-      realm_logo_source: 'D',
-      realm_night_logo_url: '',
-      realm_night_logo_source: 'D',
+      ...registerBranding(state, url),
       realm_mandatory_topics: out.realm_topics_policy === 'disable_empty_topic',
       realm_allow_edit_history: out.realm_message_edit_history_visibility_policy !== 'none',
       realm_is_zephyr_mirror_realm: false,
@@ -53,7 +49,7 @@ export const coreSections: Record<string, Section> = {
       realm_authentication_methods: { password: { enabled: true, available: true }, email: { enabled: true, available: true } },
       realm_default_external_accounts: {},
       realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
-      realm_bot_domain: services.config.rootDomain,
+      realm_bot_domain: state.emailDomain,
       realm_billing: null,
       server_web_public_streams_enabled: services.config.webPublicStreamsEnabled,
       server_avatar_changes_disabled: false,
@@ -77,7 +73,7 @@ export const coreSections: Record<string, Section> = {
     if (user) {
       Object.assign(me, {
         user_id: user.id,
-        email: user.email,
+        email: state.apiEmailOf(user),
         delivery_email: user.email,
         full_name: user.fullName,
         is_admin: user.role <= ROLE.ADMINISTRATOR,
@@ -85,8 +81,8 @@ export const coreSections: Record<string, Section> = {
         is_moderator: user.role === ROLE.MODERATOR,
         is_guest: user.role === ROLE.GUEST,
         avatar_source: 'G',
-        avatar_url: registration.clientGravatar ? null : gravatarUrl(user.email),
-        avatar_url_medium: registration.clientGravatar ? null : gravatarUrl(user.email),
+        avatar_url: registration.clientGravatar ? null : gravatarUrl(state.apiEmailOf(user)),
+        avatar_url_medium: registration.clientGravatar ? null : gravatarUrl(state.apiEmailOf(user)),
         can_create_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group') || state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),
         can_create_public_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group'),
         can_create_private_streams: state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),

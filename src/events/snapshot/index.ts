@@ -6,6 +6,7 @@ import { draftsSections } from './drafts.js';
 import { filesSections } from './files.js';
 import { messageSections } from './messages.js';
 import { peopleSections } from './people.js';
+import { realmAdminSections } from './realm-admin.js';
 import type { Section } from './types.js';
 
 export type { Section, SnapshotContext } from './types.js';
@@ -17,6 +18,7 @@ export const snapshotSections: Record<string, Section> = {
   ...filesSections,
   ...messageSections,
   ...peopleSections,
+  ...realmAdminSections,
 };
 
 /** Runs the sections for `types` (every section when null); unknown types are ignored. */

@@ -5,15 +5,18 @@ import { formatGroup } from '../../realm/people/groups.js';
 import { presenceResponse } from '../../realm/people/presence.js';
 import { formatStatus } from '../../realm/people/status.js';
 import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/people/user-settings.js';
+import { snapshotAccess } from './realm-users.js';
 import type { Section } from './types.js';
 
 export const peopleSections: Record<string, Section> = {
   /** The bots the user may administer (all of them for administrators), active or not. */
   realm_bot: ({ state, user }) => ({ realm_bots: user ? administeredBots(state, user).map((b) => botRecord(state, b)) : [] }),
-  presence: async ({ state, user, registration, services, presenceHistoryLimitDays }) => {
+  presence: async (ctx) => {
+    const { state, user, registration, services, presenceHistoryLimitDays } = ctx;
     if (!user) return { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 };
     const realm = await services.realms.get(state.realm.id);
     const { presences, lastUpdateId } = presenceResponse(state, await services.presence.all(realm), {
+      accessible: await snapshotAccess(ctx),
       lastUpdateId: -1,
       historyDays: presenceHistoryLimitDays,
       modern: registration.slimPresence,
@@ -22,10 +25,14 @@ export const peopleSections: Record<string, Section> = {
     return { presences, server_timestamp: Date.now() / 1000, presence_last_update_id: lastUpdateId };
   },
 
-  user_status: ({ state }) => {
+  // Spectators get no statuses (as in the reference).
+  user_status: async (ctx) => {
+    const { state, user } = ctx;
+    if (!user) return { user_status: {} };
+    const accessible = await snapshotAccess(ctx);
     const out: Record<string, unknown> = {};
     for (const u of state.usersById.values()) {
-      if (!u.isActive) continue;
+      if (!u.isActive || (accessible && !accessible.has(u.id))) continue;
       const s = formatStatus(state, u.id);
       if (Object.keys(s).length > 0) out[String(u.id)] = s;
     }

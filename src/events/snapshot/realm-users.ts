@@ -12,7 +12,8 @@
 // restricts sees only the users they can access, the others either left out (user_list_incomplete) or as
 // "Unknown user" placeholders (src/realm/people/user-access.ts).
 import { longTermIdleIds } from '../../realm/people/long-term-idle.js';
-import { accessibleUserIds, accessRestricted, unknownUser } from '../../realm/people/user-access.js';
+import { accessibleUsersOf, unknownUser } from '../../realm/people/user-access.js';
+import type { RealmState } from '../../realm/state.js';
 import type { User } from '../../realm/types.js';
 import { canSeeDeliveryEmail, formatUser } from '../../realm/user-format.js';
 import { rawArray, type RawJson } from './raw-json.js';
@@ -42,27 +43,27 @@ function formsOf(u: User): UserForms {
   return f;
 }
 
-/** The shared record of `u` in one form (callers must not modify it). */
-export function userRecord(u: User, form: number): UserRecord {
+/** The shared record of `u` in one form (callers must not modify it); `emailDomain` is its realm's. */
+export function userRecord(u: User, form: number, emailDomain: string): UserRecord {
   const f = formsOf(u);
   let rec = f.records[form];
   if (!rec) {
     if (form === PLACEHOLDER) {
-      rec = unknownUser(u.id);
+      rec = unknownUser(u.id, emailDomain);
     } else if (form & NO_AVATAR) {
-      rec = { ...userRecord(u, form & ~NO_AVATAR) };
+      rec = { ...userRecord(u, form & ~NO_AVATAR, emailDomain) };
       delete rec.avatar_url;
     } else {
-      rec = formatUser(u, { clientGravatar: (form & CLIENT_GRAVATAR) !== 0, includeDeliveryEmail: (form & SEES_EMAIL) !== 0 });
+      rec = formatUser(u, { clientGravatar: (form & CLIENT_GRAVATAR) !== 0, includeDeliveryEmail: (form & SEES_EMAIL) !== 0, emailDomain });
     }
     f.records[form] = rec;
   }
   return rec;
 }
 
-function userJson(u: User, form: number): string {
+function userJson(u: User, form: number, emailDomain: string): string {
   const f = formsOf(u);
-  return (f.json[form] ??= JSON.stringify(userRecord(u, form)));
+  return (f.json[form] ??= JSON.stringify(userRecord(u, form, emailDomain)));
 }
 
 /** canSeeDeliveryEmail, which depends on the viewer only through their ID and role, remembered per role. */
@@ -73,12 +74,6 @@ function seesEmail(viewer: User | null, u: User): boolean {
   let sees = known.get(viewer.role);
   if (sees === undefined) known.set(viewer.role, (sees = canSeeDeliveryEmail(viewer, u)));
   return sees;
-}
-
-/** Users the viewer shares a direct-message conversation with (for a restricted viewer). */
-async function directPartners(ctx: SnapshotContext, viewer: User): Promise<number[]> {
-  const rows = await ctx.services.db.userMessages.recentDirectConversations(viewer.id, 1000);
-  return rows.flatMap((r) => r.members);
 }
 
 async function idleUsers(ctx: SnapshotContext): Promise<Set<number>> {
@@ -105,21 +100,30 @@ function samePlan(a: ListPlan, b: ListPlan): boolean {
   return true;
 }
 
-function listJson(realmKey: object, key: string, plan: ListPlan): RawJson {
+function listJson(realmKey: RealmState, key: string, plan: ListPlan): RawJson {
   let byKey = lastLists.get(realmKey);
   if (!byKey) lastLists.set(realmKey, (byKey = new Map()));
   const last = byKey.get(key);
   if (last && samePlan(last.plan, plan)) return last.json;
-  const json = rawArray(plan.users.map((u, i) => userJson(u, plan.forms[i]!)));
+  const json = rawArray(plan.users.map((u, i) => userJson(u, plan.forms[i]!, realmKey.emailDomain)));
   byKey.set(key, { plan, json });
   return json;
+}
+
+const accessByContext = new WeakMap<SnapshotContext, Promise<Set<number> | null>>();
+
+/** The users this register's viewer can see (null: everyone), asked of the database once per snapshot. */
+export function snapshotAccess(ctx: SnapshotContext): Promise<Set<number> | null> {
+  let known = accessByContext.get(ctx);
+  if (!known) accessByContext.set(ctx, (known = accessibleUsersOf(ctx.services.db, ctx.state, ctx.user)));
+  return known;
 }
 
 /** realm_users and realm_non_active_users, as JSON spliced into the register response. */
 export async function realmUserLists(ctx: SnapshotContext): Promise<{ realm_users: RawJson; realm_non_active_users: RawJson }> {
   const { state, user: viewer, registration } = ctx;
   const caps = registration.capabilities;
-  const accessible = accessRestricted(state, viewer) ? accessibleUserIds(state, viewer, await directPartners(ctx, viewer)) : null;
+  const accessible = await snapshotAccess(ctx);
   const idle = caps.user_avatar_url_field_optional ? await idleUsers(ctx) : null;
   const base = registration.clientGravatar ? CLIENT_GRAVATAR : 0;
   const active: ListPlan = { users: [], forms: [] };

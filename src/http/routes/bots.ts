@@ -6,7 +6,6 @@ import { ROLES } from '../../realm/types.js';
 import { gravatarUrl } from '../../realm/user-format.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { bool, int, intEnum, optional, required, str, url, withDefault } from '../params.js';
-import { requestRealmUrl } from './channels.js';
 import { deactivate } from './users.js';
 
 function channelName(state: RealmState, id: number | null): string | null {
@@ -50,7 +49,6 @@ const createBot = endpoint({
       defaultSendingStream: p.default_sending_stream,
       defaultEventsRegisterStream: p.default_events_register_stream,
       defaultAllPublicStreams: p.default_all_public_streams,
-      botDomain: new URL(requestRealmUrl(ctx)).hostname,
     });
     return { user_id: user.id, api_key: user.apiKey, avatar_url: gravatarUrl(user.email), ...defaults(ctx.realm.state, user.id) };
   },

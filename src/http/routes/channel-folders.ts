@@ -1,7 +1,7 @@
 // Channel folders: POST /channel_folders/create, GET and PATCH (order) /channel_folders, PATCH /channel_folders/{id}.
 import type { CreateFolderInput, UpdateFolderInput } from '../../realm/channels/folders.commands.js';
 import { formatFolder } from '../../realm/channels/format.js';
-import { LIMITS } from '../../limits.js';
+import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
 import { endpoint } from '../endpoint.js';
 import { bool, int, list, optional, required, str, withDefault } from '../params.js';
 import { requestRealmUrl, viewer } from './channels.js';
@@ -69,7 +69,7 @@ export const reorderChannelFolders = endpoint({
   method: 'PATCH',
   path: '/channel_folders',
   auth: 'user',
-  params: { order: required(list(int())) },
+  params: { order: required(list(int(), { maxItems: REQUEST_LIMITS.reorderIds })) },
   async handle(ctx, p) {
     await ctx.realm.dispatch('reorderChannelFolders', { actorId: ctx.user.id, order: p.order });
     return {};

@@ -4,7 +4,7 @@ import type { CreateChannelInput } from '../../realm/channels/create.commands.js
 import type { NewChannelSettings, ServerContext } from '../../realm/channels/creating.js';
 import { groupSettingValue } from '../../realm/channels/group-settings.js';
 import { retentionParam } from '../../realm/channels/validate.js';
-import { LIMITS } from '../../limits.js';
+import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
 import { CHANNEL_GROUP_SETTING_NAMES, TOPICS_POLICIES, type ChannelGroupSettingName } from '../../realm/channels/types.js';
 import type { GroupSettingValue, User } from '../../realm/types.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
@@ -70,7 +70,7 @@ export const createChannel = endpoint({
   params: {
     name: required(str()),
     description: withDefault(str({ maxLength: LIMITS.max_stream_description_length }), ''),
-    subscribers: required(list(int())),
+    subscribers: required(list(int(), { maxItems: REQUEST_LIMITS.principals })),
     announce: withDefault(bool(), false),
     send_new_subscription_messages: withDefault(bool(), true),
     ...newChannelParams,

@@ -2,6 +2,7 @@
 import { draftsUser, type DraftInput } from '../../realm/drafts/drafts.commands.js';
 import { formatDraft } from '../../realm/drafts/format.js';
 import { endpoint } from '../endpoint.js';
+import { REQUEST_LIMITS } from '../../limits.js';
 import { errors } from '../errors.js';
 import { enumOf, int, list, object, optional, required, str, type ParamType } from '../params.js';
 
@@ -18,7 +19,7 @@ function seconds(): ParamType<number> {
  *  by the command, with the reference's messages. */
 const draftObject = object({
   type: required(enumOf(['', 'stream', 'private'])),
-  to: required(list(int())),
+  to: required(list(int(), { maxItems: REQUEST_LIMITS.directRecipients })),
   topic: required(str({ allowNul: true })),
   content: required(str({ allowNul: true })),
   timestamp: optional(seconds()),
@@ -40,7 +41,7 @@ export const createDrafts = endpoint({
   method: 'POST',
   path: '/drafts',
   auth: 'user',
-  params: { drafts: optional(list(draftObject)) },
+  params: { drafts: optional(list(draftObject, { maxItems: REQUEST_LIMITS.drafts })) },
   async handle(ctx, p) {
     const created = await ctx.realm.dispatch<{ id: number }[]>('drafts.create', { userId: ctx.user.id, drafts: (p.drafts ?? []) as DraftInput[] });
     return { ids: created.map((d) => d.id) };

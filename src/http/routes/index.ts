@@ -36,6 +36,7 @@ import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
 import { botEndpoints } from './bots.js';
+import { realmAdminEndpoints } from './realm.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
@@ -76,4 +77,5 @@ export const endpoints: Endpoint[] = [
   ...healthEndpoints,
   ...operatorEndpoints,
   ...dashboardEndpoints,
+  ...realmAdminEndpoints,
 ];

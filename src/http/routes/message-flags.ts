@@ -3,6 +3,7 @@
 import { visibleChannel } from '../../realm/channels/access.js';
 import { editableFlagBit, type FlagsResult } from '../../realm/messages/flags.js';
 import { fetchRange, HistoryQuery } from '../../realm/messages/history.js';
+import { withFetchSlot } from '../large-fetches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
@@ -56,7 +57,10 @@ const updateFlagsForNarrow = endpoint({
     const state = ctx.realm.state;
     const db = ctx.services.db;
     const narrow = await resolveForViewer(state, db, ctx.user, p.narrow ?? []);
-    const range = await fetchRange(db, new HistoryQuery(state, ctx.user, narrow), checked);
+    const fetch = { messages: checked.numBefore + checked.numAfter, narrow };
+    const range = await withFetchSlot(ctx.services.config, `user:${ctx.user.id}`, ctx.conn, fetch, () =>
+      fetchRange(db, new HistoryQuery(state, ctx.user, narrow), checked),
+    );
     const ids = range.rows.map((r) => r.message.id);
     const r = await ctx.realm.dispatch<FlagsResult>('updateFlags', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: ids });
     return {

@@ -98,13 +98,13 @@ const getMessages = endpoint({
     const query = new HistoryQuery(state, user, narrow);
     const opts = { applyMarkdown: p.apply_markdown, clientGravatar: p.client_gravatar, allowEmptyTopic: p.allow_empty_topic_name };
     const words = searchWords(narrow);
-    // Large fetches are built a few at a time (src/http/large-fetches.ts).
+    // Large fetches and heavy narrows are run a few at a time (src/http/large-fetches.ts).
     const slotKey = user ? `user:${user.id}` : `address:${ctx.request.remoteAddress}`;
     if (p.message_ids !== undefined) {
       const used = (['anchor', 'num_before', 'num_after'] as const).filter((k) => p[k] !== undefined);
       if (used.length > 0) throw errors.incompatibleParameters(['message_ids', ...used]);
       const ids = p.message_ids;
-      return withFetchSlot(ctx.services.config, slotKey, ctx.conn, ids.length, async () => {
+      return withFetchSlot(ctx.services.config, slotKey, ctx.conn, { messages: ids.length, narrow }, async () => {
         const rows = await query.byIds(db, ids);
         return { messages: await presentRows(db, state, rows, opts, words), history_limited: false };
       });
@@ -112,7 +112,7 @@ const getMessages = endpoint({
     if (p.num_before === undefined) throw errors.missingArgument('num_before');
     if (p.num_after === undefined) throw errors.missingArgument('num_after');
     const range = checkedRange(p.anchor, p.num_before, p.num_after, p.include_anchor, p.use_first_unread_anchor);
-    return withFetchSlot(ctx.services.config, slotKey, ctx.conn, p.num_before + p.num_after, async () => {
+    return withFetchSlot(ctx.services.config, slotKey, ctx.conn, { messages: p.num_before + p.num_after, narrow }, async () => {
       const r = await fetchRange(db, query, range);
       return {
         anchor: r.anchor,

@@ -2,6 +2,7 @@
 // `narrow/is/alerted`: clients send it percent-encoded as one path segment, or with its slashes as they are.
 import { formatNavigationView } from '../../realm/drafts/format.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
+import { REQUEST_LIMITS } from '../../limits.js';
 import { bool, optional, required, str } from '../params.js';
 
 /** Path segments a raw fragment may span. */
@@ -21,7 +22,7 @@ export const addNavigationView = endpoint({
   method: 'POST',
   path: '/navigation_views',
   auth: 'user',
-  params: { fragment: required(str()), is_pinned: required(bool()), name: optional(str()) },
+  params: { fragment: required(str({ maxLength: REQUEST_LIMITS.navigationViewFragment })), is_pinned: required(bool()), name: optional(str({ maxLength: REQUEST_LIMITS.navigationViewName })) },
   async handle(ctx, p) {
     await ctx.realm.dispatch('navigationViews.add', { userId: ctx.user.id, fragment: p.fragment, isPinned: p.is_pinned, name: p.name });
     return {};
@@ -46,7 +47,7 @@ const updateNavigationView = byFragment((path, parts) =>
     method: 'PATCH',
     path,
     auth: 'user',
-    params: { ...segments(parts), is_pinned: optional(bool()), name: optional(str()) },
+    params: { ...segments(parts), is_pinned: optional(bool()), name: optional(str({ maxLength: REQUEST_LIMITS.navigationViewName })) },
     async handle(ctx, p) {
       const { is_pinned, name } = p as { is_pinned?: boolean; name?: string };
       await ctx.realm.dispatch('navigationViews.update', { userId: ctx.user.id, fragment: joined(parts, p), isPinned: is_pinned, name });

@@ -1,6 +1,7 @@
 // Presence: report your own (and fetch everyone's), read one user's, read the realm's.
 import { targetUserByIdOrEmail } from '../../realm/people/access.js';
 import { legacyPresence, presenceResponse, presenceVisible } from '../../realm/people/presence.js';
+import { accessibleUsersOf, requireUserAccess } from '../../realm/people/user-access.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, enumOf, int, optional, required, str, withDefault } from '../params.js';
@@ -23,6 +24,7 @@ export const updatePresence = endpoint({
     await presence.ping(ctx.realm, ctx.user.id, p.status);
     if (p.ping_only) return { presence_last_update_id: p.last_update_id ?? -1, zephyr_mirror_active: false };
     const { presences, lastUpdateId } = presenceResponse(ctx.realm.state, await presence.all(ctx.realm), {
+      accessible: await accessibleUsersOf(ctx.services.db, ctx.realm.state, ctx.user),
       lastUpdateId: p.last_update_id,
       historyDays: p.history_limit_days,
       modern: p.last_update_id !== undefined || p.slim_presence,
@@ -44,7 +46,8 @@ export const getUserPresence = endpoint({
   params: { user_id: required(str({ maxLength: 254 })) },
   async handle(ctx, p) {
     const state = ctx.realm.state;
-    const user = targetUserByIdOrEmail(state, p.user_id);
+    const user = targetUserByIdOrEmail(state, ctx.user, p.user_id);
+    await requireUserAccess(ctx.services.db, state, ctx.user, user);
     if (user.isBot) throw errors.badRequest('Presence is not supported for bot users.');
     const record = await ctx.services.presence.of(ctx.realm, user.id);
     if (!record || record.lastConnected === 0 || !presenceVisible(state, user)) {
@@ -61,7 +64,11 @@ export const getRealmPresence = endpoint({
   params: {},
   async handle(ctx) {
     const presence = ctx.services.presence;
-    const { presences } = presenceResponse(ctx.realm.state, await presence.all(ctx.realm), { modern: false, now: presence.now() });
+    const { presences } = presenceResponse(ctx.realm.state, await presence.all(ctx.realm), {
+      accessible: await accessibleUsersOf(ctx.services.db, ctx.realm.state, ctx.user),
+      modern: false,
+      now: presence.now(),
+    });
     return { presences, server_timestamp: Date.now() / 1000 };
   },
 });

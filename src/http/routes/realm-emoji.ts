@@ -1,7 +1,6 @@
 // Custom emoji: list them, add one (an image streamed to storage), deactivate one, and serve their images.
-import { fileReply } from '../../files/download.js';
+import { imageReply } from '../../files/download.js';
 import { receiveSingleFile } from '../../files/multipart.js';
-import { contentTypeFor } from '../../files/names.js';
 import { emojiKey } from '../../files/service.js';
 import { checkCanAddEmoji } from '../../realm/files/emoji.commands.js';
 import { MAX_EMOJI_FILE_MIB, normalizeEmojiName, realmEmojiDict } from '../../realm/files/emoji.js';
@@ -97,11 +96,9 @@ export const emojiImage = endpoint({
   async handle(ctx, p) {
     const state = ctx.realm.state;
     const known = String(state.realm.id) === p.realm_id && [...state.files.emoji.values()].some((e) => e.fileName === p.file_name);
-    const key = emojiKey(state.realm.id, p.file_name);
-    const size = known ? await ctx.services.files.storage.size(key) : null;
-    if (size === null) throw errors.notFound('File not found');
-    const file = { key, size, contentType: contentTypeFor(p.file_name, undefined), name: p.file_name };
-    return new RawReply(fileReply(ctx.services.files.storage, file, ctx.request.headers.range));
+    const reply = known ? await imageReply(ctx.services.files.storage, emojiKey(state.realm.id, p.file_name), p.file_name, ctx.request.headers.range) : null;
+    if (!reply) throw errors.notFound('File not found');
+    return new RawReply(reply);
   },
 });
 

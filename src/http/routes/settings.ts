@@ -1,5 +1,6 @@
 // Settings: PATCH /settings (the user's own) and PATCH /realm/user_settings_defaults (for users who join later).
-import { hashPassword, verifyPassword } from '../../auth/secrets.js';
+import { hashNewPassword } from '../../auth/password-policy.js';
+import { verifyPassword } from '../../auth/secrets.js';
 import { requireAdmin } from '../../realm/people/access.js';
 import { REALM_DEFAULT_SETTING_NAMES, USER_SETTINGS } from '../../realm/people/user-settings.js';
 import { endpoint } from '../endpoint.js';
@@ -10,7 +11,8 @@ function catalogueFields(names: string[]): Record<string, Field<unknown>> {
   return Object.fromEntries(names.map((n) => [n, optional(USER_SETTINGS[n]!.type)]));
 }
 
-function sentSettings(names: string[], p: Record<string, unknown>): Record<string, unknown> {
+/** The parameters of `names` a request sent. */
+export function sentSettings(names: string[], p: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const n of names) if (p[n] !== undefined) out[n] = p[n];
   return out;
@@ -47,9 +49,9 @@ export const updateSettings = endpoint({
     if (params.new_password !== undefined) {
       if (params.old_password === undefined) throw errors.missingArgument('old_password');
       const cost = ctx.services.config.passwordHashCost;
+      ctx.services.rateLimiter.passwordAttempt(ctx.request.remoteAddress);
       if (!(await verifyPassword(params.old_password, ctx.user.passwordHash, cost))) throw errors.badRequest('Wrong password!');
-      if (params.new_password === '') throw errors.badRequest('The password is too weak.');
-      passwordHash = await hashPassword(params.new_password, cost);
+      passwordHash = await hashNewPassword(params.new_password, cost);
     }
     await ctx.realm.dispatch('settings.update', {
       userId: ctx.user.id,

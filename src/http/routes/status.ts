@@ -1,6 +1,7 @@
 // User status: set your own, an administrator sets another user's, anyone reads one.
 import { targetUser } from '../../realm/people/access.js';
 import { STATUS_TEXT_MAX, formatStatus } from '../../realm/people/status.js';
+import { requireUserAccess } from '../../realm/people/user-access.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { bool, int, optional, required, str } from '../params.js';
 
@@ -47,9 +48,10 @@ export const getUserStatus = endpoint({
   path: '/users/{user_id}/status',
   auth: 'user',
   params: { user_id: required(int()) },
-  handle(ctx, p) {
+  async handle(ctx, p) {
     const state = ctx.realm.state;
     const user = targetUser(state, p.user_id);
+    await requireUserAccess(ctx.services.db, state, ctx.user, user);
     return { status: formatStatus(state, user.id) };
   },
 });

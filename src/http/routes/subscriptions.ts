@@ -7,6 +7,7 @@ import type { Subscribed, SubscribeInput, Unsubscribed, UnsubscribeInput } from 
 import { trafficFor } from '../../realm/channels/traffic.js';
 import { targetUser } from '../../realm/people/access.js';
 import { endpoint } from '../endpoint.js';
+import { REQUEST_LIMITS } from '../../limits.js';
 import { enumOf, int, json, list, object, oneOf, optional, required, str, withDefault, bool } from '../params.js';
 import { newChannelParams, newChannelSettings, serverContext } from './channels.js';
 
@@ -31,14 +32,14 @@ export const getSubscriptions = endpoint({
 });
 
 /** User IDs or emails. */
-const principals = optional(list(oneOf(int(), str())));
+const principals = optional(list(oneOf(int(), str()), { maxItems: REQUEST_LIMITS.principals }));
 
 export const subscribe = endpoint({
   method: 'POST',
   path: '/users/me/subscriptions',
   auth: 'user',
   params: {
-    subscriptions: required(list(object({ name: required(str()), description: optional(str()) }))),
+    subscriptions: required(list(object({ name: required(str()), description: optional(str()) }), { maxItems: REQUEST_LIMITS.subscribeChannels })),
     principals,
     authorization_errors_fatal: withDefault(bool(), true),
     announce: withDefault(bool(), false),
@@ -68,7 +69,7 @@ export const unsubscribe = endpoint({
   method: 'DELETE',
   path: '/users/me/subscriptions',
   auth: 'user',
-  params: { subscriptions: required(list(str())), principals },
+  params: { subscriptions: required(list(str(), { maxItems: REQUEST_LIMITS.subscribeChannels })), principals },
   async handle(ctx, p) {
     const input: UnsubscribeInput = { actorId: ctx.user.id, names: p.subscriptions, principals: p.principals ?? null };
     const r = await ctx.realm.dispatch<Unsubscribed>('unsubscribe', input);
@@ -81,7 +82,9 @@ export const updateSubscriptionProperties = endpoint({
   path: '/users/me/subscriptions/properties',
   auth: 'user',
   params: {
-    subscription_data: required(list(object({ stream_id: required(int()), property: required(str()), value: required(json()) }))),
+    subscription_data: required(
+      list(object({ stream_id: required(int()), property: required(str({ maxLength: 100 })), value: required(json()) }), { maxItems: REQUEST_LIMITS.propertyChanges }),
+    ),
   },
   async handle(ctx, p) {
     const input: PropertiesInput = {

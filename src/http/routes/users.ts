@@ -1,6 +1,7 @@
 // Users: list and fetch user records, create accounts, change role and name, deactivate and reactivate.
-import { hashPassword } from '../../auth/secrets.js';
+import { hashNewPassword } from '../../auth/password-policy.js';
 import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
+import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/people/user-access.js';
 import { checkNewAccount } from '../../realm/people/users.commands.js';
 import { ROLES, type User } from '../../realm/types.js';
 import { formatUser } from '../../realm/user-format.js';
@@ -14,7 +15,7 @@ export const getOwnUser = endpoint({
   auth: 'user',
   params: {},
   handle(ctx) {
-    return { ...formatUser(ctx.user, { includeDeliveryEmail: true }), max_message_id: -1 };
+    return { ...formatUser(ctx.user, { includeDeliveryEmail: true, emailDomain: ctx.realm.state.emailDomain }), max_message_id: -1 };
   },
 });
 
@@ -27,7 +28,7 @@ export const getUsers = endpoint({
     include_custom_profile_fields: withDefault(bool(), false),
     user_ids: optional(list(int(), { maxItems: 100_000 })),
   },
-  handle(ctx, p) {
+  async handle(ctx, p) {
     const state = ctx.realm.state;
     let users: User[];
     if (p.user_ids) {
@@ -37,7 +38,16 @@ export const getUsers = endpoint({
         return u;
       });
     } else users = [...state.usersById.values()];
-    return { members: users.map((u) => formatUser(u, { viewer: ctx.user, clientGravatar: p.client_gravatar })) };
+    // Users the realm's can_access_all_users_group keeps from the viewer are "Unknown user" placeholders.
+    const accessible = await accessibleUsersOf(ctx.services.db, state, ctx.user);
+    const emailDomain = state.emailDomain;
+    return {
+      members: users.map((u) =>
+        accessible && !accessible.has(u.id)
+          ? unknownUser(u.id, emailDomain)
+          : formatUser(u, { viewer: ctx.user, clientGravatar: p.client_gravatar, emailDomain }),
+      ),
+    };
   },
 });
 
@@ -50,9 +60,11 @@ export const getUser = endpoint({
     client_gravatar: withDefault(bool(), true),
     include_custom_profile_fields: withDefault(bool(), false),
   },
-  handle(ctx, p) {
-    const user = targetUserByIdOrEmail(ctx.realm.state, p.user_id, { allowDeactivated: true });
-    return { user: formatUser(user, { viewer: ctx.user, clientGravatar: p.client_gravatar }) };
+  async handle(ctx, p) {
+    const state = ctx.realm.state;
+    const user = targetUserByIdOrEmail(state, ctx.user, p.user_id, { allowDeactivated: true });
+    await requireUserAccess(ctx.services.db, state, ctx.user, user);
+    return { user: formatUser(user, { viewer: ctx.user, clientGravatar: p.client_gravatar, emailDomain: state.emailDomain }) };
   },
 });
 
@@ -70,8 +82,7 @@ export const createUserEndpoint = endpoint({
     requireAdmin(ctx.user);
     if (!ctx.user.canCreateUsers) throw errors.badRequest('User not authorized to create users');
     checkNewAccount(ctx.realm.state, p.email, p.full_name);
-    if (p.password === '') throw errors.badRequest('The password is too weak.');
-    const passwordHash = await hashPassword(p.password, ctx.services.config.passwordHashCost);
+    const passwordHash = await hashNewPassword(p.password, ctx.services.config.passwordHashCost);
     const created = await ctx.realm.dispatch<{ user: User }>('users.create', {
       actorId: ctx.user.id,
       email: p.email,

@@ -16,11 +16,16 @@ export class EventQueuesRepository {
     });
   }
 
-  /** Takes every saved dump out of the table. */
-  takeAll(): Promise<{ queueId: string; dump: Buffer }[]> {
-    return this.db.map('DELETE FROM event_queue_dumps RETURNING queue_id, dump', [], (r) => ({
+  /** Every saved dump; a dump stays in the table until it is restored or dropped (`remove`). */
+  all(): Promise<{ queueId: string; realmId: number; dump: Buffer }[]> {
+    return this.db.map('SELECT queue_id, realm_id, dump FROM event_queue_dumps ORDER BY saved_at, queue_id', [], (r) => ({
       queueId: r.queue_id as string,
+      realmId: r.realm_id as number,
       dump: r.dump as Buffer,
     }));
+  }
+
+  async remove(queueIds: string[]): Promise<void> {
+    if (queueIds.length > 0) await this.db.none('DELETE FROM event_queue_dumps WHERE queue_id = ANY($1::text[])', [queueIds]);
   }
 }

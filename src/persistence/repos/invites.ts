@@ -1,4 +1,4 @@
-// Reusable invitation links.
+// Reusable invitation links, and the sign-up confirmations made through them.
 import type { IDatabase, IMain } from 'pg-promise';
 import type { Role } from '../../realm/types.js';
 
@@ -21,6 +21,32 @@ export interface MultiuseInvite {
 
 export type NewInvite = Omit<MultiuseInvite, 'id' | 'createdAt' | 'revoked'>;
 
+/** An email address waiting for its owner to follow the confirmation link mailed to it. */
+export interface SignupConfirmation {
+  id: number;
+  realmId: number;
+  key: string;
+  email: string;
+  inviteId: number;
+  /** Seconds. */
+  expiresAt: number;
+  used: boolean;
+}
+
+function toConfirmation(r: Record<string, any>): SignupConfirmation {
+  return {
+    id: r.id,
+    realmId: r.realm_id,
+    key: r.confirmation_key,
+    email: r.email,
+    inviteId: r.invite_id,
+    expiresAt: seconds(r.expires_at),
+    used: r.used,
+  };
+}
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
 function toInvite(r: Record<string, any>): MultiuseInvite {
   return {
     id: r.id,
@@ -32,8 +58,8 @@ function toInvite(r: Record<string, any>): MultiuseInvite {
     groupIds: r.group_ids,
     includeRealmDefaultSubscriptions: r.include_realm_default_subscriptions,
     welcomeMessageCustomText: r.welcome_message_custom_text,
-    createdAt: Math.floor((r.created_at as Date).getTime() / 1000),
-    expiresAt: r.expires_at ? Math.floor((r.expires_at as Date).getTime() / 1000) : null,
+    createdAt: seconds(r.created_at),
+    expiresAt: r.expires_at ? seconds(r.expires_at) : null,
     revoked: r.revoked,
   };
 }
@@ -79,5 +105,29 @@ export class InvitesRepository {
 
   revoke(id: number): Promise<null> {
     return this.db.none('UPDATE multiuse_invites SET revoked = true WHERE id = $1', [id]);
+  }
+
+  /** Revokes every invitation these users made (they were deactivated). */
+  revokeByCreators(userIds: number[]): Promise<null> {
+    return this.db.none('UPDATE multiuse_invites SET revoked = true WHERE referred_by = ANY($1::int[]) AND NOT revoked', [userIds]);
+  }
+
+  async insertConfirmation(c: Omit<SignupConfirmation, 'id' | 'used'>): Promise<SignupConfirmation> {
+    const row = await this.db.one(
+      `INSERT INTO signup_confirmations (realm_id, confirmation_key, email, invite_id, expires_at)
+       VALUES ($1, $2, $3, $4, to_timestamp($5::bigint)) RETURNING *`,
+      [c.realmId, c.key, c.email, c.inviteId, c.expiresAt],
+    );
+    return toConfirmation(row);
+  }
+
+  async confirmationByKey(realmId: number, key: string): Promise<SignupConfirmation | null> {
+    const row = await this.db.oneOrNone('SELECT * FROM signup_confirmations WHERE realm_id = $1 AND confirmation_key = $2', [realmId, key]);
+    return row && toConfirmation(row);
+  }
+
+  /** Marks a confirmation used; false when it already was (a second submission racing the first). */
+  useConfirmation(id: number): Promise<boolean> {
+    return this.db.result('UPDATE signup_confirmations SET used = true WHERE id = $1 AND NOT used', [id], (r) => r.rowCount === 1);
   }
 }

@@ -1,6 +1,6 @@
 // Realm rows.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { GroupSettingValue, Realm, RealmEntry } from '../../realm/types.js';
+import type { GroupSettingValue, Realm, RealmBranding, RealmEntry, StoredRealmDomain } from '../../realm/types.js';
 
 interface RealmRow {
   id: number;
@@ -12,6 +12,8 @@ interface RealmRow {
   settings: Record<string, unknown>;
   group_settings: Record<string, GroupSettingValue>;
   user_settings_defaults: Record<string, unknown>;
+  domains: StoredRealmDomain[];
+  branding: RealmBranding;
 }
 
 function toRealm(r: RealmRow): Realm {
@@ -25,6 +27,8 @@ function toRealm(r: RealmRow): Realm {
     settings: r.settings,
     groupSettings: r.group_settings,
     userSettingsDefaults: r.user_settings_defaults,
+    domains: r.domains,
+    branding: r.branding,
   };
 }
 
@@ -76,6 +80,26 @@ export class RealmsRepository {
       id,
       JSON.stringify(changes),
     ]);
+  }
+
+  /** PATCH /realm: the name, the description, settings merged into the stored ones, permission groups merged. */
+  async updateProperties(
+    id: number,
+    c: { name?: string; description?: string; settings: Record<string, unknown>; groupSettings: Record<string, GroupSettingValue> },
+  ): Promise<void> {
+    await this.db.none(
+      `UPDATE realms SET name = coalesce($2, name), description = coalesce($3, description),
+         settings = settings || $4::jsonb, group_settings = group_settings || $5::jsonb WHERE id = $1`,
+      [id, c.name ?? null, c.description ?? null, JSON.stringify(c.settings), JSON.stringify(c.groupSettings)],
+    );
+  }
+
+  setDomains(id: number, domains: StoredRealmDomain[]): Promise<null> {
+    return this.db.none('UPDATE realms SET domains = $2::jsonb WHERE id = $1', [id, JSON.stringify(domains)]);
+  }
+
+  setBranding(id: number, branding: RealmBranding): Promise<null> {
+    return this.db.none('UPDATE realms SET branding = $2::jsonb WHERE id = $1', [id, JSON.stringify(branding)]);
   }
 
   setDeactivated(id: number, deactivated: boolean): Promise<null> {

@@ -1,6 +1,7 @@
 // Subscribing (creating missing channels by name) and unsubscribing users: POST and DELETE /users/me/subscriptions.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
+import { REQUEST_LIMITS } from '../../limits.js';
 import { byUser, type CommandDef } from '../commands.js';
 import { prerenderDescriptions, type RenderedDescriptions } from './render.js';
 import { actor, targetUserByIdOrEmail } from '../people/access.js';
@@ -23,7 +24,7 @@ import { checkChannelName, checkDescription } from './validate.js';
 /** The users a request names (user IDs or emails), or the caller when it names none. */
 function principalUsers(state: RealmState, caller: User, principals: (number | string)[] | null): User[] {
   if (principals === null) return [caller];
-  const users = principals.map((p) => targetUserByIdOrEmail(state, String(p)));
+  const users = principals.map((p) => targetUserByIdOrEmail(state, caller, String(p)));
   return [...new Map(users.map((u) => [u.id, u])).values()];
 }
 
@@ -77,6 +78,10 @@ const subscribe: CommandDef<SubscribeInput, SubscribePlan, Subscribed> = {
       else if (others && hasContentAccess(state, caller, ch)) throw errors.insufficientPermission();
       else if (input.authorizationErrorsFatal) throw errors.unableToAccessChannel(ch.name);
       else unauthorized.push(ch.name);
+    }
+    if (toCreate.size > REQUEST_LIMITS.createdChannels) throw errors.tooManyItems('new channels', REQUEST_LIMITS.createdChannels);
+    if ((existing.length + toCreate.size) * users.length > REQUEST_LIMITS.subscriptionPairs) {
+      throw errors.tooManyItems('subscriptions (users × channels)', REQUEST_LIMITS.subscriptionPairs);
     }
     if (toCreate.size > 0 && others && !state.userHasRealmPermission(caller.id, 'can_add_subscribers_group')) {
       throw errors.insufficientPermission();

@@ -41,7 +41,7 @@ export function formatReactions(reactions: Reaction[]): Record<string, unknown>[
 export function directDisplayRecipient(state: RealmState, ids: number[]): Record<string, unknown>[] {
   return ids.map((id) => {
     const u = state.usersById.get(id);
-    return { id, email: u?.email ?? '', full_name: u?.fullName ?? '', is_mirror_dummy: false };
+    return { id, email: u ? state.apiEmailOf(u) : '', full_name: u?.fullName ?? '', is_mirror_dummy: false };
   });
 }
 
@@ -73,7 +73,7 @@ function historyForClient(state: RealmState, history: EditHistoryEntry[], allowE
  */
 export function formatMessage(state: RealmState, m: StoredMessage, reactions: Reaction[], o: FormatOptions): Record<string, unknown> {
   const sender = state.usersById.get(m.senderId);
-  const senderEmail = sender?.email ?? '';
+  const senderEmail = sender ? state.apiEmailOf(sender) : '';
   const isStream = m.kind === 'stream';
   const channel = isStream ? state.channels.byId.get(m.streamId!) : undefined;
   const out: Record<string, unknown> = {

@@ -14,6 +14,25 @@ import { SPECTATOR_VIEWER_ID, webPublicChannelIds } from './spectator.js';
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` stands for. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 export const MAX_MESSAGES_PER_FETCH = 5000;
+/** A narrow's query runs at most this long in the database: cancelled there (statement_timeout), not only abandoned
+ *  by the client, so heavy narrows cannot keep the database and the pool's connections busy. */
+export const NARROW_STATEMENT_TIMEOUT_MS = 5000;
+/** PostgreSQL's query_canceled: a statement timeout, or a cancellation at shutdown. */
+const QUERY_CANCELED = '57014';
+
+/** Runs a narrow's query under the statement timeout (SET LOCAL in the same simple query: one round trip, and the
+ *  setting ends with it); a cancelled query is a 503 the client may retry with a narrower narrow. */
+async function narrowRows(db: Db, sql: string, params: unknown[]): Promise<FoundRow[]> {
+  let rows;
+  try {
+    const results = await db.multi(`SET LOCAL statement_timeout = ${NARROW_STATEMENT_TIMEOUT_MS}; ${sql}`, params);
+    rows = results[1]!;
+  } catch (err) {
+    if ((err as { code?: unknown }).code === QUERY_CANCELED) throw errors.narrowTooSlow(NARROW_STATEMENT_TIMEOUT_MS);
+    throw err;
+  }
+  return rows.map((r) => ({ message: toStoredMessage(r), flags: r.viewer_flags as number }));
+}
 
 /** Zulip's parse_anchor_value: `oldest` 0, `newest` the largest ID, `first_unread` null, else a clamped integer. */
 export function parseAnchor(raw: string | undefined, useFirstUnread = false): number | null {
@@ -99,8 +118,7 @@ export class HistoryQuery {
     params.push(limit);
     const sql = `SELECT ${MESSAGE_COLUMNS}, ${this.flagsCol} AS viewer_flags FROM ${this.from} WHERE ${where}
       ORDER BY ${this.idCol} ${order} LIMIT $${params.length}`;
-    const rows = await db.any(sql, params);
-    return rows.map((r) => ({ message: toStoredMessage(r), flags: r.viewer_flags as number }));
+    return narrowRows(db, sql, params);
   }
 
   /** The oldest unread message ID matching the narrow, or null. */
@@ -117,8 +135,7 @@ export class HistoryQuery {
     const params = [...this.params, ids];
     const sql = `SELECT ${MESSAGE_COLUMNS}, ${this.flagsCol} AS viewer_flags FROM ${this.from}
       WHERE ${this.where} AND ${this.idCol} = ANY($${params.length}::bigint[]) ORDER BY ${this.idCol}`;
-    const rows = await db.any(sql, params);
-    return rows.map((r) => ({ message: toStoredMessage(r), flags: r.viewer_flags as number }));
+    return narrowRows(db, sql, params);
   }
 }
 

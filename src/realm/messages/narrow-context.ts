@@ -17,6 +17,7 @@ import { NO_TOPIC } from '../topics.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
+import { userByEmailFor } from '../user-format.js';
 import { canSeeMessage } from './access.js';
 import { flagNames, HISTORICAL_DEFAULT } from './format.js';
 import {
@@ -62,7 +63,7 @@ export async function resolveForViewer(
   // Legacy pairs carry IDs as strings: a name or email wins, an all-digits string falls back to the ID.
   const resolver: NarrowResolver = {
     channelByNameOrId: (x) => (viewer === null ? spectatorChannel(state, x) : channelByOperand(state, x)),
-    userByEmailOrId: (x) => (typeof x === 'number' ? state.usersById.get(x) : (state.userByEmail(x) ?? state.usersById.get(operandId(x) ?? -1))),
+    userByEmailOrId: (x) => (typeof x === 'number' ? state.usersById.get(x) : (userByEmailFor(state, viewer, x) ?? state.usersById.get(operandId(x) ?? -1))),
     conversationOfMessage: () => conversation,
     webPublicChannelIds: () => webPublicChannelIds(state),
   };

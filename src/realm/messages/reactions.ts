@@ -84,7 +84,7 @@ export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionRes
           type: 'reaction',
           op: r.op,
           user_id: r.reaction.userId,
-          user: { user_id: r.reaction.userId, email: u?.email ?? '', full_name: u?.fullName ?? '' },
+          user: { user_id: r.reaction.userId, email: u ? state.apiEmailOf(u) : '', full_name: u?.fullName ?? '' },
           message_id: r.message.id,
           emoji_name: r.reaction.emojiName,
           emoji_code: r.reaction.emojiCode,

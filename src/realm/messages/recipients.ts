@@ -1,10 +1,12 @@
 // Who a message is addressed to: `to` in every form clients send it (name, ID, JSON, list, comma list),
 // resolved against the working set with Zulip's errors.
 import { errors } from '../../http/errors.js';
+import { REQUEST_LIMITS } from '../../limits.js';
 import { hasMetadataAccess } from '../channels/access.js';
 import type { Channel } from '../channels/types.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../types.js';
+import { userByEmailFor } from '../user-format.js';
 
 /** `to` as received: the raw form string, or a value an internal caller already has. */
 export type RawTo = string | number | (string | number)[];
@@ -43,6 +45,7 @@ export function directIndicators(raw: RawTo): string[] | number[] {
   }
   if (!Array.isArray(data)) throw errors.invalidRecipientsType();
   if (data.length === 0) return [];
+  if (data.length > REQUEST_LIMITS.directRecipients) throw errors.tooManyItems('recipients', REQUEST_LIMITS.directRecipients);
   if (typeof data[0] === 'string') {
     if (!data.every((x) => typeof x === 'string')) throw errors.mixedRecipients();
     return [...new Set((data as string[]).map((e) => e.trim()))].filter((e) => e !== '');
@@ -52,16 +55,16 @@ export function directIndicators(raw: RawTo): string[] | number[] {
   return [...new Set(data as number[])];
 }
 
-/** The other participants of a direct message: active users of the realm, by email or ID. */
-export function directRecipients(state: RealmState, raw: RawTo): User[] {
+/** The other participants of a direct message: active users of the realm, by an email the sender may use or ID. */
+export function directRecipients(state: RealmState, sender: User, raw: RawTo): User[] {
   const keys = directIndicators(raw);
   if (keys.length === 0) throw errors.noRecipients();
   const users = keys.map((k) => {
-    const u = typeof k === 'number' ? state.usersById.get(k) : state.userByEmail(k);
+    const u = typeof k === 'number' ? state.usersById.get(k) : userByEmailFor(state, sender, k);
     if (!u) throw typeof k === 'number' ? errors.invalidRecipientUserId(k) : errors.invalidRecipientEmail(k);
     return u;
   });
-  for (const u of users) if (!u.isActive) throw errors.recipientDeactivated(u.email);
+  for (const u of users) if (!u.isActive) throw errors.recipientDeactivated(state.apiEmailOf(u));
   return users;
 }
 

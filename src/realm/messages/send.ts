@@ -13,6 +13,7 @@ import { byUser, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import { linkAttachments } from '../files/index.js';
 import { actor } from '../people/access.js';
+import { accessRestricted, userAccessTest } from '../people/user-access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
@@ -60,6 +61,9 @@ interface SendPlan {
   flags: Map<number, number>;
   /** Topic wildcard in a channel: participants are known only to the database. */
   topicWildcard: boolean;
+  /** Recipients a restricted sender (can_access_all_users_group) may reach only through an earlier direct
+   *  conversation the working set does not know of: the database must show one. */
+  unverifiedRecipients: number[];
   /** The sender must already have this conversation (direct_message_initiator_group). */
   mustExist: boolean;
   senderQueue?: { queueId: string; localId: string };
@@ -114,10 +118,11 @@ function checkDirectPermissions(state: RealmState, sender: User, participants: n
 
 function address(state: RealmState, sender: User, input: SendInput) {
   if (input.type === 'direct') {
-    const others = directRecipients(state, input.to);
+    const others = directRecipients(state, sender, input.to);
     const participants = [...new Set([sender.id, ...others.map((u) => u.id)])].sort((a, b) => a - b);
     const mustExist = checkDirectPermissions(state, sender, participants);
-    return { kind: 'direct' as const, streamId: null, topic: '', participants, recipients: participants, mustExist };
+    const unverifiedRecipients = accessRestricted(state, sender) ? others.filter((u) => !userAccessTest(state, u)(sender)).map((u) => u.id) : [];
+    return { kind: 'direct' as const, streamId: null, topic: '', participants, recipients: participants, mustExist, unverifiedRecipients };
   }
   const ch = targetChannel(state, input.to);
   checkCanPost(state, sender, ch, input.to);
@@ -125,7 +130,7 @@ function address(state: RealmState, sender: User, input: SendInput) {
   const topic = cleanTopic(state, input.topic);
   checkTopicPolicy(state, ch, topic);
   const recipients = [...new Set([...activeSubscriberIds(state, ch.id), sender.id])].sort((a, b) => a - b);
-  return { kind: 'stream' as const, streamId: ch.id, topic, participants: [], recipients, mustExist: false };
+  return { kind: 'stream' as const, streamId: ch.id, topic, participants: [], recipients, mustExist: false, unverifiedRecipients: [] };
 }
 
 /** A topic wildcard mention (@**topic**) in a channel: refused above the threshold without permission;
@@ -185,6 +190,10 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
     const flags = new Map(plan.flags);
     try {
       if (m.kind === 'direct') {
+        if (plan.unverifiedRecipients.length > 0) {
+          const partners = new Set((await t.userMessages.recentDirectConversations(m.senderId, 1000)).flatMap((c) => c.members));
+          if (plan.unverifiedRecipients.some((id) => !partners.has(id))) throw errors.cannotAccessRecipients();
+        }
         const key = m.directRecipients.join(',');
         let convId = state.messages.directConversations.get(key) ?? conversations.get(key);
         if (plan.mustExist && convId === undefined && !(await t.messages.directConversationExists(m.realmId, m.directRecipients))) {
@@ -275,6 +284,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
       flags,
       topicWildcard: to.kind === 'stream' && rendered.wildcards.topic,
       mustExist: to.mustExist,
+      unverifiedRecipients: to.unverifiedRecipients,
       senderQueue,
     };
   },

@@ -1,7 +1,9 @@
 // Who may act on whom: role checks, looking up target users and groups, and the usual event audiences.
 import { errors } from '../../http/errors.js';
+import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User, type UserGroup } from '../types.js';
+import { userByEmailFor } from '../user-format.js';
 
 export function isAdmin(user: User): boolean {
   return user.role <= ROLE.ADMINISTRATOR;
@@ -25,9 +27,9 @@ export function targetUser(state: RealmState, userId: number, opts: { allowDeact
   return u;
 }
 
-/** A user by ID (all digits) or email address. */
-export function targetUserByIdOrEmail(state: RealmState, key: string, opts: { allowDeactivated?: boolean } = {}): User {
-  const u = /^\d{1,10}$/.test(key) ? state.usersById.get(Number(key)) : state.userByEmail(key);
+/** A user by ID (all digits) or an email address the viewer may name them by (userByEmailFor). */
+export function targetUserByIdOrEmail(state: RealmState, viewer: User | null, key: string, opts: { allowDeactivated?: boolean } = {}): User {
+  const u = /^\d{1,10}$/.test(key) ? state.usersById.get(Number(key)) : userByEmailFor(state, viewer, key);
   if (!u || (!u.isActive && !opts.allowDeactivated)) throw errors.noSuchUser();
   return u;
 }
@@ -58,10 +60,17 @@ export function activeOwnerCount(state: RealmState): number {
 }
 
 /** full_name rules: trimmed, 1–100 characters, no control or markup-significant characters. */
-export function checkFullName(raw: string): string {
+export function checkFullName(raw: string, state?: RealmState, exceptUserId?: number): string {
   const name = raw.trim();
   if (name.length === 0) throw errors.badRequest('Name too short!');
   if ([...name].length > 100) throw errors.badRequest('Name too long!');
   if (/[\u0000-\u001f\u007f*`\\>"@]/.test(name)) throw errors.badRequest('Invalid characters in name!');
+  // The organization's require_unique_names: no other user of the realm has the name, case aside.
+  if (state && realmSetting(state, 'require_unique_names')) {
+    const lower = name.toLowerCase();
+    for (const u of state.usersById.values()) {
+      if (u.id !== exceptUserId && u.fullName.toLowerCase() === lower) throw errors.badRequest('Unique names required in this organization.');
+    }
+  }
   return name;
 }

@@ -52,8 +52,6 @@ export interface CreateBotInput {
   defaultSendingStream?: string;
   defaultEventsRegisterStream?: string;
   defaultAllPublicStreams?: boolean;
-  /** The realm's host: bots' addresses are <short_name>-bot@<host>. */
-  botDomain: string;
 }
 interface CreateBotPlan {
   email: string;
@@ -73,7 +71,8 @@ const create: CommandDef<CreateBotInput, CreateBotPlan, CreatedBot> = {
     requireMemberOrAdmin(caller);
     const short = input.shortName.trim();
     if (short === '') throw errors.badBotName();
-    const email = `${short}-bot@${input.botDomain}`;
+    // The reference's get_bot_domain: the realm's host.
+    const email = `${short}-bot@${state.emailDomain}`;
     const fullName = checkFullName(input.fullName);
     if (!isValidEmail(email) || email.length > 254) throw errors.badBotName();
     if (input.botType === BOT_TYPE.EMBEDDED) throw errors.embeddedBotsDisabled();

@@ -23,10 +23,10 @@ export function realmUserAdd(state: RealmState, user: User): RealmEvent[] {
   }
   const events: RealmEvent[] = [];
   if (restricted.length) {
-    events.push({ event: { type: 'realm_user', op: 'add', person: unknownUser(user.id) }, users: restricted, skipWith: 'user_list_incomplete' });
+    events.push({ event: { type: 'realm_user', op: 'add', person: unknownUser(user.id, state.emailDomain) }, users: restricted, skipWith: 'user_list_incomplete' });
   }
-  if (seeing.length) events.push({ event: { type: 'realm_user', op: 'add', person: formatUser(user, { includeDeliveryEmail: true }) }, users: seeing });
-  if (others.length) events.push({ event: { type: 'realm_user', op: 'add', person: formatUser(user, { viewer: null }) }, users: others });
+  if (seeing.length) events.push({ event: { type: 'realm_user', op: 'add', person: formatUser(user, { includeDeliveryEmail: true, emailDomain: state.emailDomain }) }, users: seeing });
+  if (others.length) events.push({ event: { type: 'realm_user', op: 'add', person: formatUser(user, { viewer: null, emailDomain: state.emailDomain }) }, users: others });
   return events;
 }
 
@@ -44,6 +44,29 @@ export function realmUserUpdate(state: RealmState, person: { user_id: number } &
   return { event: { type: 'realm_user', op: 'update', person }, users };
 }
 
+/**
+ * After a user's email_address_visibility changed (the reference's events): delivery_email to those who may now
+ * see it, null to those who no longer may; and new_email to everyone who can see the user when their API address
+ * changed (it is the real one only under "everyone").
+ */
+export function emailVisibilityEvents(state: RealmState, before: User, after: User): RealmEvent[] {
+  const gained: number[] = [];
+  const lost: number[] = [];
+  for (const id of activeUserIds(state)) {
+    const viewer = state.usersById.get(id)!;
+    const was = canSeeDeliveryEmail(viewer, before);
+    const is = canSeeDeliveryEmail(viewer, after);
+    if (is && !was) gained.push(id);
+    else if (was && !is) lost.push(id);
+  }
+  const out: RealmEvent[] = [];
+  if (gained.length) out.push({ event: { type: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: after.email } }, users: gained });
+  if (lost.length) out.push({ event: { type: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: null } }, users: lost });
+  const newEmail = state.apiEmailOf(after);
+  if (newEmail !== state.apiEmailOf(before)) out.push(realmUserUpdate(state, { user_id: after.id, new_email: newEmail }));
+  return out;
+}
+
 export function groupMembership(
   state: RealmState,
   op: 'add_members' | 'remove_members',
@@ -54,15 +77,15 @@ export function groupMembership(
 }
 
 /** user_settings update; clients without the user_settings_object capability also get the legacy event. */
-export function userSettingEvents(user: User, property: string, value: unknown): RealmEvent[] {
+export function userSettingEvents(state: RealmState, user: User, property: string, value: unknown): RealmEvent[] {
   const modern = { type: 'user_settings', op: 'update', property, value };
   const event: RealmEvent = { event: modern, users: [user.id] };
   const legacy = USER_SETTINGS[property]?.legacy ?? (property === 'timezone' ? 'display' : undefined);
   if (legacy === 'display') {
-    const old = { type: 'update_display_settings', user: user.email, setting_name: property, setting: value };
+    const old = { type: 'update_display_settings', user: state.apiEmailOf(user), setting_name: property, setting: value };
     event.legacy = { user_settings_object: [modern, old] };
   } else if (legacy === 'notification') {
-    const old = { type: 'update_global_notifications', user: user.email, notification_name: property, setting: value };
+    const old = { type: 'update_global_notifications', user: state.apiEmailOf(user), notification_name: property, setting: value };
     event.legacy = { user_settings_object: [modern, old] };
   }
   return [event];

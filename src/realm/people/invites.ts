@@ -37,8 +37,15 @@ export function formatInvite(i: MultiuseInvite, realmUrl: string): Record<string
 
 export type InviteState = 'valid' | 'expired' | 'revoked';
 
-export function inviteState(i: MultiuseInvite, now = Math.floor(Date.now() / 1000)): InviteState {
-  if (i.revoked) return 'revoked';
+/**
+ * Whether a link may still be used. Beyond its own revocation and expiry, its creator must still be active (the
+ * reference revokes a user's invitations when they are deactivated; this also covers a deactivation made outside
+ * the server) and still hold a role at least as high as the one the link gives, so a link cannot outlive the
+ * rights it was made with.
+ */
+export function inviteState(state: RealmState, i: MultiuseInvite, now = Math.floor(Date.now() / 1000)): InviteState {
+  const creator = state.usersById.get(i.referredBy);
+  if (i.revoked || !creator?.isActive || creator.role > i.invitedAs) return 'revoked';
   if (i.expiresAt !== null && i.expiresAt <= now) return 'expired';
   return 'valid';
 }

@@ -6,7 +6,7 @@ import type { CommandDef } from '../commands.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
-import { activeUserIds } from './access.js';
+import { audienceOf } from './user-access.js';
 import { userSetting } from './user-settings.js';
 
 export const DEFAULT_HISTORY_DAYS = 14;
@@ -41,6 +41,8 @@ export function legacyPresence(user: User, p: PresenceTimes): Record<string, Rec
 }
 
 export interface PresenceQuery {
+  /** The users a restricted viewer can see (can_access_all_users_group); null or absent: everyone. */
+  accessible?: Set<number> | null;
   /** The client's last_update_id; undefined when it sent none. */
   lastUpdateId?: number;
   historyDays?: number;
@@ -63,9 +65,9 @@ export function presenceResponse(
   for (const p of all) {
     if (p.lastUpdateId <= fetched || p.lastConnected < cutoff) continue;
     const user = state.usersById.get(p.userId);
-    if (!presenceVisible(state, user)) continue;
+    if (!presenceVisible(state, user) || (q.accessible && !q.accessible.has(user.id))) continue;
     if (q.modern) presences[String(user.id)] = modernPresence(user, p);
-    else presences[user.email] = legacyPresence(user, p);
+    else presences[state.apiEmailOf(user)] = legacyPresence(user, p);
     max = Math.max(max, p.lastUpdateId);
   }
   return { presences, lastUpdateId: max };
@@ -84,11 +86,11 @@ const announce: CommandDef<Announcement, Announcement | null, Announcement | nul
     return [
       {
         event: { type: 'presence', presences: { [String(user.id)]: modernPresence(user, presence) } },
-        users: activeUserIds(state),
+        users: audienceOf(state, user),
         // Clients without simplified_presence_events get the legacy form.
         legacy: {
           simplified_presence_events: [
-            { type: 'presence', user_id: user.id, email: user.email, server_timestamp: presence.serverTimestamp, presence: { website: legacy } },
+            { type: 'presence', user_id: user.id, email: state.apiEmailOf(user), server_timestamp: presence.serverTimestamp, presence: { website: legacy } },
           ],
         },
       },

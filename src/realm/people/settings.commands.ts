@@ -2,8 +2,11 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { CommandDef } from '../commands.js';
 import { dropDraftsIfSyncTurnedOff } from '../drafts/drafts.commands.js';
-import { actor, activeUserIds, checkFullName, requireAdmin } from './access.js';
-import { realmUserUpdate, userSettingEvents } from './events.js';
+import { errors } from '../../http/errors.js';
+import { realmSetting } from '../realm-settings.js';
+import type { User } from '../types.js';
+import { actor, activeUserIds, checkFullName, isAdmin, requireAdmin } from './access.js';
+import { emailVisibilityEvents, realmUserUpdate, userSettingEvents } from './events.js';
 import { userSetting } from './user-settings.js';
 
 export interface UpdateSettingsInput {
@@ -15,7 +18,15 @@ export interface UpdateSettingsInput {
   /** Hashed by the endpoint, outside the transaction. */
   passwordHash?: string;
 }
-type SettingsPlan = { userId: number; settings: Record<string, unknown>; fullName?: string; timezone?: string; passwordHash?: string };
+type SettingsPlan = {
+  userId: number;
+  settings: Record<string, unknown>;
+  fullName?: string;
+  timezone?: string;
+  passwordHash?: string;
+  /** The user before the change, when email_address_visibility changes (for its events). */
+  before?: User;
+};
 
 const updateSettings: CommandDef<UpdateSettingsInput, SettingsPlan, SettingsPlan> = {
   check(state, input) {
@@ -25,8 +36,13 @@ const updateSettings: CommandDef<UpdateSettingsInput, SettingsPlan, SettingsPlan
       if (userSetting(user, name) !== value) changed[name] = value;
     }
     const plan: SettingsPlan = { userId: user.id, settings: changed, passwordHash: input.passwordHash };
+    if ('email_address_visibility' in changed) plan.before = user;
     if (input.fullName !== undefined) {
-      const name = checkFullName(input.fullName);
+      const name = checkFullName(input.fullName, state, user.id);
+      // Administrators may always change their name (the reference's name_changes_disabled).
+      if (name !== user.fullName && realmSetting(state, 'name_changes_disabled') && !isAdmin(user)) {
+        throw errors.badRequest('Name changes are disabled in this organization.');
+      }
       if (name !== user.fullName) plan.fullName = name;
     }
     if (input.timezone !== undefined && input.timezone !== user.timezone) plan.timezone = input.timezone;
@@ -53,13 +69,14 @@ const updateSettings: CommandDef<UpdateSettingsInput, SettingsPlan, SettingsPlan
   events(state, plan) {
     const user = state.usersById.get(plan.userId)!;
     const out: RealmEvent[] = [];
-    for (const [name, value] of Object.entries(plan.settings)) out.push(...userSettingEvents(user, name, value));
+    for (const [name, value] of Object.entries(plan.settings)) out.push(...userSettingEvents(state, user, name, value));
+    if (plan.before) out.push(...emailVisibilityEvents(state, plan.before, user));
     if (plan.fullName !== undefined) {
       out.push(realmUserUpdate(state, { user_id: user.id, full_name: plan.fullName }));
     }
     if (plan.timezone !== undefined) {
-      out.push(...userSettingEvents(user, 'timezone', plan.timezone));
-      out.push(realmUserUpdate(state, { user_id: user.id, email: user.email, timezone: plan.timezone }));
+      out.push(...userSettingEvents(state, user, 'timezone', plan.timezone));
+      out.push(realmUserUpdate(state, { user_id: user.id, email: state.apiEmailOf(user), timezone: plan.timezone }));
     }
     return out;
   },

@@ -4,7 +4,8 @@ import { errors } from '../../http/errors.js';
 import type { CommandDef } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';
 import type { RealmState } from '../state.js';
-import { activeUserIds, actor, isAdmin, targetUser } from './access.js';
+import { actor, isAdmin, targetUser } from './access.js';
+import { audienceOf } from './user-access.js';
 import { userSettingEvents } from './events.js';
 import type { UserStatus } from './people-state.js';
 import { userSetting } from './user-settings.js';
@@ -96,8 +97,8 @@ const updateStatus: CommandDef<StatusInput, StatusPlan, StatusPlan> = {
     if (change.away !== undefined) event.away = change.away;
     if (change.text !== undefined) event.status_text = change.text;
     if (change.emoji) Object.assign(event, { emoji_name: change.emoji.emojiName, emoji_code: change.emoji.emojiCode, reaction_type: change.emoji.reactionType });
-    const out: RealmEvent[] = [{ event, users: activeUserIds(state) }];
-    if (change.away !== undefined) out.push(...userSettingEvents(state.usersById.get(userId)!, 'presence_enabled', !change.away));
+    const out: RealmEvent[] = [{ event, users: audienceOf(state, state.usersById.get(userId)!) }];
+    if (change.away !== undefined) out.push(...userSettingEvents(state, state.usersById.get(userId)!, 'presence_enabled', !change.away));
     return out;
   },
 };

@@ -27,7 +27,7 @@ const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
   batchable: true,
   check(state, input) {
     const sender = actor(state, input.senderId);
-    const who = { user_id: sender.id, email: sender.email };
+    const who = { user_id: sender.id, email: state.apiEmailOf(sender) };
     if (input.kind === 'direct') {
       if (userSetting(sender, 'send_private_typing_notifications') === false) {
         throw errors.badRequest('User has disabled typing notifications for direct messages');
@@ -38,7 +38,7 @@ const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
         if (!u || !u.isActive) throw errors.invalidRecipientUserId(id);
       }
       const all = [...new Set([...input.to, sender.id])].sort((a, b) => a - b);
-      const recipients = all.map((id) => ({ user_id: id, email: state.usersById.get(id)!.email }));
+      const recipients = all.map((id) => ({ user_id: id, email: state.apiEmailOf(state.usersById.get(id)!) }));
       const event = { type: 'typing', op: input.op, message_type: 'direct', sender: who, recipients };
       return [{ event, users: receivers(state, all) }];
     }

@@ -1,5 +1,7 @@
 // Which users a user may see (the realm's can_access_all_users_group), and the "Unknown user" record clients
 // without the user_list_incomplete capability get in place of a user they cannot see.
+import { errors } from '../../http/errors.js';
+import type { Repos } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../types.js';
 
@@ -19,6 +21,23 @@ export function accessibleUserIds(state: RealmState, viewer: User, directPartner
     for (const id of state.channels.subscriberIds(sub.channelId)) ids.add(id);
   }
   return ids;
+}
+
+/**
+ * The users a viewer can see, or null when the realm does not restrict them; direct-message partners are asked
+ * of the database (the viewer's 1000 most recent conversations).
+ */
+export async function accessibleUsersOf(db: Repos, state: RealmState, viewer: User | null): Promise<Set<number> | null> {
+  if (!accessRestricted(state, viewer)) return null;
+  const rows = await db.userMessages.recentDirectConversations(viewer.id, 1000);
+  return accessibleUserIds(state, viewer, rows.flatMap((r) => r.members));
+}
+
+/** The reference's refusal ("Insufficient permission") when the realm keeps `target` from `viewer`. */
+export async function requireUserAccess(db: Repos, state: RealmState, viewer: User | null, target: User): Promise<void> {
+  if (viewer && canAccessBySubscriptions(state, viewer, target)) return;
+  const accessible = await accessibleUsersOf(db, state, viewer);
+  if (accessible && !accessible.has(target.id)) throw errors.insufficientPermission();
 }
 
 /** Whether `viewer` can see `target` by subscriptions alone (a user who just joined has no conversations yet). */
@@ -52,16 +71,24 @@ export function userAccessTest(state: RealmState, target: User): (viewer: User) 
   return (viewer) => canAccessBySubscriptions(state, viewer, target) || (partners ??= knownDirectPartners(state, target.id)).has(viewer.id);
 }
 
+/** The active users who may hear about `target` (its presence, status): everyone the realm lets see them. */
+export function audienceOf(state: RealmState, target: User): number[] {
+  const canAccess = userAccessTest(state, target);
+  const ids: number[] = [];
+  for (const u of state.usersById.values()) if (u.isActive && canAccess(u)) ids.push(u.id);
+  return ids;
+}
+
 export const UNKNOWN_USER_NAME = 'Unknown user';
 export const UNKNOWN_USER_AVATAR = '/static/images/unknown-user-avatar.png';
 
 /** The reference's placeholder for an inaccessible user: the usual format, nothing but the ID varies (the
  *  avatar is a path on the server, like the reference's static URL). */
-export function unknownUser(userId: number): Record<string, unknown> {
+export function unknownUser(userId: number, emailDomain: string): Record<string, unknown> {
   return {
     user_id: userId,
     delivery_email: null,
-    email: `user${userId}@unknown.invalid`,
+    email: `user${userId}@${emailDomain}`,
     full_name: UNKNOWN_USER_NAME,
     date_joined: new Date(0).toISOString(),
     is_active: true,

@@ -9,6 +9,7 @@ import { roleGroup } from '../system-groups.js';
 import { ROLE, type Role, type User } from '../types.js';
 import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSubscriptions, type NewSubscription } from '../channels/subscribing.js';
 import type { Subscription } from '../channels/types.js';
+import { emailRefusal } from '../admin/domains.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
 import { accessBot, realmBotUpdate } from './bots.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
@@ -27,6 +28,8 @@ export interface CreateUserInput {
   groupIds?: number[];
   /** Re-checked inside the transaction: the invitation must still be usable. */
   inviteId?: number;
+  /** The sign-up confirmation followed (used up in the same transaction). */
+  confirmationId?: number;
   /** Join the realm's default channels (POST /users always; invitations by include_realm_default_subscriptions). */
   defaultChannels?: boolean;
   /** Further channels to join (invitations). */
@@ -39,12 +42,19 @@ export interface CreatedUser {
   subscriptions?: { plan: NewSubscription[]; rows: Subscription[] };
 }
 
-/** Validates a new account's email and name against the working set (also used before hashing a password). */
-export function checkNewAccount(state: RealmState, email: string, fullName: string): { email: string; fullName: string } {
+/** A new account's email address, trimmed: valid and not in use in the working set. */
+export function checkNewEmail(state: RealmState, email: string): string {
   const trimmed = email.trim();
   if (!isValidEmail(trimmed)) throw errors.badRequest(`Invalid email address '${trimmed}'`);
   if (state.userByEmail(trimmed)) throw errors.emailInUse();
-  return { email: trimmed, fullName: checkFullName(fullName) };
+  const refusal = emailRefusal(state, trimmed);
+  if (refusal) throw errors.badRequest(refusal);
+  return trimmed;
+}
+
+/** Validates a new account's email and name against the working set (also used before hashing a password). */
+export function checkNewAccount(state: RealmState, email: string, fullName: string): { email: string; fullName: string } {
+  return { email: checkNewEmail(state, email), fullName: checkFullName(fullName, state) };
 }
 
 export function applyCreatedUser(state: RealmState, created: CreatedUser): void {
@@ -70,9 +80,12 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
   async write(t: Tx, plan, state) {
     if (plan.inviteId !== undefined) {
       const invite = await t.invites.byId(state.realm.id, plan.inviteId);
-      if (!invite || inviteState(invite) !== 'valid') {
+      if (!invite || inviteState(state, invite) !== 'valid') {
         throw errors.badRequest('The invitation link has expired or has been revoked.');
       }
+    }
+    if (plan.confirmationId !== undefined && !(await t.invites.useConfirmation(plan.confirmationId))) {
+      throw errors.badRequest('This confirmation link has already been used.');
     }
     const user = await createUser(t, state.realm.id, {
       email: plan.email,
@@ -148,6 +161,8 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   },
   async write(t, plan, state) {
     for (const id of plan.ids) await t.users.setActive(id, false);
+    // As in the reference: the invitations they made stop working.
+    await t.invites.revokeByCreators(plan.ids);
     await t.people.removePushDevices(plan.ids);
     if (plan.notify) await t.outbox.enqueue({ realmId: state.realm.id, ...plan.notify });
     return plan;
@@ -214,7 +229,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       plan.role = { from: target.role, to: input.role };
     }
     if (input.fullName !== undefined) {
-      const name = checkFullName(input.fullName);
+      const name = checkFullName(input.fullName, state, target.id);
       if (name !== target.fullName) plan.fullName = name;
     }
     return plan;

@@ -1,6 +1,7 @@
 // The permission matrix's table: one row per endpoint of the route table, saying how to call it as each role
 // (for each object case) and what each active role must get. Deactivated users, users of another realm and
 // spectators are checked for every row from the endpoint's auth mode (see expectFor in the test).
+import sharp from 'sharp';
 import type { RequestOptions } from '../../helpers/http.js';
 import { addUser } from '../../helpers/users.js';
 import {
@@ -72,6 +73,22 @@ const byMetadata = (role: RoleName, c: string) => (metadataAccess(active(role), 
 const byContent = (role: RoleName, c: string) => (contentAccess(active(role), vis(c)) ? OK : INVALID_CHANNEL);
 const messageByContent = (role: RoleName, c: string) => (contentAccess(active(role), vis(c)) ? OK : INVALID_MESSAGE);
 const adminsOnly = (no: Outcome = MUST_BE_ADMIN) => only(ADMINS, OK, no);
+const MUST_BE_OWNER = err(400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+const ownersOnly = only(['owner'], OK, MUST_BE_OWNER);
+/** A real image (icons and logos are decoded and resized). */
+const LOGO = sharp({ create: { width: 40, height: 10, channels: 3, background: 'white' } }).png().toBuffer();
+const pngFile = async () => new File([new Uint8Array(await LOGO)], 'logo.png', { type: 'image/png' });
+let dayLogo: Promise<string> | undefined;
+async function uploadDayLogo(w: World): Promise<string> {
+  await ok(owner(w).post('/realm/logo', { multipart: { night: 'false', file: await pngFile() } }));
+  const reg = await ok(owner(w).post('/register', { form: { event_types: '["realm"]' } }));
+  return (reg.realm_logo_url as string).split('?')[0]!;
+}
+async function freshDomain(w: World): Promise<string> {
+  const domain = `${uniq('d')}.example.org`;
+  await ok(owner(w).post('/realm/domains', { form: { domain, allow_subdomains: 'false' } }));
+  return domain;
+}
 /** Zulip's require_member_or_admin (every user-group endpoint): guests and bots are refused first. */
 const membersOnly = (then: Outcome | ((r: RoleName) => Outcome)) => (r: RoleName): Outcome =>
   r === 'guest' ? NOT_FOR_GUESTS : r === 'bot' ? NOT_FOR_BOTS : typeof then === 'function' ? then(r) : then;
@@ -314,7 +331,13 @@ export const rows: Row[] = [
     expect: adminsOnly(),
   },
   { method: 'GET', path: '/join/{key}', request: () => ({ path: '/join/no-such-key', root: true }), expect: () => err(404, undefined) },
-  { method: 'POST', path: '/join/{key}', request: () => ({ path: '/join/no-such-key', root: true, form: { email: 'x@test.example', full_name: 'X', password: 'a-long-password-1' } }), expect: () => err(404, undefined) },
+  { method: 'POST', path: '/join/{key}', request: () => ({ path: '/join/no-such-key', root: true, form: { email: 'x@test.example' } }), expect: () => err(404, undefined) },
+  { method: 'GET', path: '/accounts/do_confirm/{key}', request: () => ({ path: '/accounts/do_confirm/no-such-key', root: true }), expect: () => err(404, undefined) },
+  {
+    method: 'POST', path: '/accounts/do_confirm/{key}',
+    request: () => ({ path: '/accounts/do_confirm/no-such-key', root: true, form: { full_name: 'X', password: 'a-long-password-1' } }),
+    expect: () => err(404, undefined),
+  },
 
   // Messages.
   {
@@ -638,6 +661,42 @@ export const rows: Row[] = [
       return { path: `/scheduled_messages/${made.scheduled_message_id}` };
     },
     expect: (_r, c) => (c === 'own' ? OK : err(404, 'BAD_REQUEST', 'Scheduled message does not exist')),
+  },
+
+  // Running the organization (settings, domains, icon and logos, deactivation).
+  { method: 'PATCH', path: '/realm', request: () => ({ path: '/realm', form: { default_code_block_language: uniq('lang') } }), expect: adminsOnly() },
+  {
+    label: 'owner-only setting', method: 'PATCH', path: '/realm',
+    request: () => ({ path: '/realm', form: { waiting_period_threshold: '0' } }),
+    expect: (r) => (r === 'owner' ? OK : r === 'admin' ? MUST_BE_OWNER : MUST_BE_ADMIN),
+  },
+  {
+    // The owner passes the permission check and is stopped by the validation after it (the world must live on).
+    method: 'POST', path: '/realm/deactivate',
+    request: () => ({ path: '/realm/deactivate', form: { deletion_delay_days: '1' } }),
+    expect: only(['owner'], bad('Data deletion time must be at least 14 days in the future.'), MUST_BE_OWNER),
+  },
+  { method: 'GET', path: '/realm/domains', request: () => ({ path: '/realm/domains' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/realm/domains',
+    request: () => ({ path: '/realm/domains', form: { domain: `${uniq('d')}.example.com`, allow_subdomains: 'false' } }),
+    expect: ownersOnly,
+  },
+  {
+    method: 'PATCH', path: '/realm/domains/{domain}',
+    request: async (w) => ({ path: `/realm/domains/${await freshDomain(w)}`, form: { allow_subdomains: 'true' } }),
+    expect: ownersOnly,
+  },
+  { method: 'DELETE', path: '/realm/domains/{domain}', request: async (w) => ({ path: `/realm/domains/${await freshDomain(w)}` }), expect: ownersOnly },
+  { method: 'POST', path: '/realm/icon', request: async () => ({ path: '/realm/icon', multipart: { file: await pngFile() } }), expect: adminsOnly(), lock: 'branding' },
+  { method: 'DELETE', path: '/realm/icon', request: () => ({ path: '/realm/icon' }), expect: adminsOnly(), lock: 'branding' },
+  { method: 'POST', path: '/realm/logo', request: async () => ({ path: '/realm/logo', query: { night: 'true' }, multipart: { file: await pngFile() } }), expect: adminsOnly(), lock: 'branding' },
+  { method: 'DELETE', path: '/realm/logo', request: () => ({ path: '/realm/logo', query: { night: 'true' } }), expect: adminsOnly(), lock: 'branding' },
+  {
+    method: 'GET', path: '/user_avatars/{realm_id}/realm/{file_name}', lock: 'branding',
+    // One day logo for every role (each upload replaces the file before it); the other rows change the night logo.
+    request: async (w) => ({ path: await (dayLogo ??= uploadDayLogo(w)), root: true }),
+    expect: ALL_OK,
   },
 
   // The server's own endpoints: no realm, no user.

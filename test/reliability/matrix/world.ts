@@ -48,8 +48,8 @@ export async function buildWorld(): Promise<World> {
   const s = await startTestServer({ env: { OPERATOR_TOKEN: 'matrix-operator-token' } });
   const { db, realms } = s.server.services;
   const realm = await realms.forHost(undefined);
-  await db.none('UPDATE realms SET settings = settings || $2::jsonb WHERE id = $1', [realm.id, JSON.stringify({ enable_spectator_access: true })]);
-  await realm.dispatch('reload');
+  const spectators = await s.client.as(s.owner).patch('/realm', { form: { enable_spectator_access: 'true' } });
+  if (spectators.status !== 200) throw new Error(`enabling spectator access: ${spectators.text}`);
 
   const ownerUser = realm.state.userByEmail(OWNER_EMAIL)!;
   const users = {
