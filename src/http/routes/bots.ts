@@ -1,26 +1,11 @@
 // Bots: create, list one's own, configure, deactivate, regenerate API keys (also a person's own key).
-import { botSettings, requireMemberOrAdmin } from '../../realm/people/bots.js';
+import { botDefaults, requireMemberOrAdmin } from '../../realm/people/bots.js';
 import type { CreatedBot } from '../../realm/people/bots.commands.js';
-import type { RealmState } from '../../realm/state.js';
 import { ROLES } from '../../realm/types.js';
 import { gravatarUrl } from '../../realm/user-format.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { bool, int, intEnum, optional, required, str, url, withDefault } from '../params.js';
 import { deactivate } from './users.js';
-
-function channelName(state: RealmState, id: number | null): string | null {
-  return id === null ? null : (state.channels.byId.get(id)?.name ?? null);
-}
-
-/** The default-channel fields of the reference's bot responses. */
-function defaults(state: RealmState, botId: number) {
-  const s = botSettings(state, botId);
-  return {
-    default_sending_stream: channelName(state, s.defaultSendingStreamId),
-    default_events_register_stream: channelName(state, s.defaultEventsRegisterStreamId),
-    default_all_public_streams: s.defaultAllPublicStreams,
-  };
-}
 
 const createBot = endpoint({
   method: 'POST',
@@ -50,7 +35,7 @@ const createBot = endpoint({
       defaultEventsRegisterStream: p.default_events_register_stream,
       defaultAllPublicStreams: p.default_all_public_streams,
     });
-    return { user_id: user.id, api_key: user.apiKey, avatar_url: gravatarUrl(user.email), ...defaults(ctx.realm.state, user.id) };
+    return { user_id: user.id, api_key: user.apiKey, avatar_url: gravatarUrl(user.email), ...botDefaults(ctx.realm.state, user.id) };
   },
 });
 
@@ -71,7 +56,7 @@ const listBots = endpoint({
         full_name: b.fullName,
         api_key: b.apiKey,
         avatar_url: gravatarUrl(b.email),
-        ...defaults(state, b.id),
+        ...botDefaults(state, b.id),
       })),
     };
   },
@@ -114,7 +99,7 @@ const updateBot = endpoint({
       service_interface: p.service_interface,
       service_payload_url: p.service_payload_url ?? null,
       config_data: null,
-      ...defaults(state, bot.id),
+      ...botDefaults(state, bot.id),
     };
     const owner = bot.botOwnerId === null ? undefined : state.usersById.get(bot.botOwnerId);
     if (owner) out.bot_owner = owner.email;

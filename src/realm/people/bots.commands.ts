@@ -16,6 +16,7 @@ import {
   accessBot,
   botServices,
   botSettings,
+  channelName,
   realmBotAdd,
   realmBotDelete,
   realmBotUpdate,
@@ -166,13 +167,12 @@ const update: CommandDef<UpdateBotInput, UpdateBotPlan, UpdateBotPlan> = {
     const s = plan.settings;
     if (input.defaultSendingStream !== undefined) {
       s.defaultSendingStreamId = input.defaultSendingStream === '' ? null : defaultChannel(state, caller, input.defaultSendingStream);
-      plan.changed.default_sending_stream = s.defaultSendingStreamId === null ? null : state.channels.byId.get(s.defaultSendingStreamId)!.name;
+      plan.changed.default_sending_stream = channelName(state, s.defaultSendingStreamId);
     }
     if (input.defaultEventsRegisterStream !== undefined) {
       s.defaultEventsRegisterStreamId =
         input.defaultEventsRegisterStream === '' ? null : defaultChannel(state, caller, input.defaultEventsRegisterStream);
-      plan.changed.default_events_register_stream =
-        s.defaultEventsRegisterStreamId === null ? null : state.channels.byId.get(s.defaultEventsRegisterStreamId)!.name;
+      plan.changed.default_events_register_stream = channelName(state, s.defaultEventsRegisterStreamId);
     }
     if (input.defaultAllPublicStreams !== undefined) {
       s.defaultAllPublicStreams = input.defaultAllPublicStreams;

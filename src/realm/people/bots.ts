@@ -46,8 +46,18 @@ export function botAudience(state: RealmState, bot: User): number[] {
   return [...ids];
 }
 
-function channelName(state: RealmState, id: number | null): string | null {
+export function channelName(state: RealmState, id: number | null): string | null {
   return id === null ? null : (state.channels.byId.get(id)?.name ?? null);
+}
+
+/** The default-channel fields of the Bot object and of the bot endpoints' answers. */
+export function botDefaults(state: RealmState, botId: number) {
+  const s = botSettings(state, botId);
+  return {
+    default_sending_stream: channelName(state, s.defaultSendingStreamId),
+    default_events_register_stream: channelName(state, s.defaultEventsRegisterStreamId),
+    default_all_public_streams: s.defaultAllPublicStreams,
+  };
 }
 
 /** The reference's `services` list: the outgoing-webhook service, or nothing. */
@@ -57,7 +67,6 @@ export function botServices(s: BotSettings): Record<string, unknown>[] {
 
 /** The Bot object of realm_bot add events and register's realm_bots. */
 export function botRecord(state: RealmState, bot: User): Record<string, unknown> {
-  const s = botSettings(state, bot.id);
   return {
     email: bot.email,
     user_id: bot.id,
@@ -65,11 +74,9 @@ export function botRecord(state: RealmState, bot: User): Record<string, unknown>
     bot_type: bot.botType,
     is_active: bot.isActive,
     api_key: bot.apiKey,
-    default_sending_stream: channelName(state, s.defaultSendingStreamId),
-    default_events_register_stream: channelName(state, s.defaultEventsRegisterStreamId),
-    default_all_public_streams: s.defaultAllPublicStreams,
+    ...botDefaults(state, bot.id),
     avatar_url: gravatarUrl(bot.email),
-    services: botServices(s),
+    services: botServices(botSettings(state, bot.id)),
     owner_id: bot.botOwnerId,
   };
 }
