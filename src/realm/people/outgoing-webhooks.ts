@@ -24,8 +24,8 @@ export interface OutgoingWebhookTuning {
 }
 
 const DEFAULTS: OutgoingWebhookTuning = { timeoutMs: 10_000, maxRetries: 3, retryDelayMs: 1_000, concurrency: 8, maxPending: 10_000 };
-/** Bytes of a bot's answer read at most; a longer answer is cut (and will not parse). */
-const MAX_RESPONSE_BYTES = 1 << 20;
+/** Bytes of a bot's answer read (and parsed on the event loop) at most; a longer answer is cut and will not parse. */
+const MAX_RESPONSE_BYTES = 256 * 1024;
 const MENTION_RE = /<span class="user-mention" data-user-id="(\d+)">/g;
 
 interface Job {
@@ -184,6 +184,7 @@ export class OutgoingWebhooks {
       }
     } catch (err) {
       if (!(err instanceof DeliveryError)) throw err;
+      if (this.stopped) return;
       if (err.retry && ++job.failedTries <= this.tuning.maxRetries) return this.retryLater(job);
       await this.reply(job, `Failure! ${err.retry ? 'Bot is unavailable' : err.message}`);
       if (err.retry || Object.keys(err.owner).length > 0) await this.notifyOwner(job, err.retry ? { detail: err.message } : err.owner);
@@ -197,6 +198,7 @@ export class OutgoingWebhooks {
       this.timers.delete(timer);
       this.enqueue(job);
     }, this.tuning.retryDelayMs * job.failedTries);
+    timer.unref();
     this.timers.add(timer);
   }
 
@@ -275,7 +277,7 @@ export class OutgoingWebhooks {
       .catch((err) => this.deps.log.info({ err: (err as Error).message, botId: job.botId }, 'outgoing webhook answer refused'));
   }
 
-  /** Stops taking deliveries and abandons those waiting or in flight (they are not persisted, as in the reference's queue). */
+  /** Stops taking deliveries and abandons those waiting or in flight (they live only in memory). */
   stop(): void {
     this.stopped = true;
     this.unsubscribe();
