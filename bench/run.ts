@@ -13,10 +13,11 @@ import { history } from './scenarios/history.js';
 import { idle } from './scenarios/idle.js';
 import { mixed } from './scenarios/mixed.js';
 import { register } from './scenarios/register.js';
+import { render } from './scenarios/render.js';
 import { send } from './scenarios/send.js';
 import type { Scenario, ScenarioContext } from './scenarios/types.js';
 
-const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed, attack };
+const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed, attack, render };
 
 const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet']);
 

@@ -11,9 +11,12 @@ export interface Config {
   rootDomain: string;
   /** Scheme used when building realm URLs. */
   externalScheme: 'http' | 'https';
-  /** External PostgreSQL; when unset an embedded PGlite database under dataDir is used. */
+  /** External PostgreSQL; when unset an embedded PostgreSQL under dataDir is used. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** The embedded PostgreSQL: EMBEDDED_DB_OS_USER is the account that runs it when Palaver runs as root (created when
+   *  missing); EMBEDDED_DB_PORT makes it listen on 127.0.0.1 too, for user postgres with EMBEDDED_DB_PASSWORD. */
+  embeddedDb: { osUser: string; tcp: { port: number; password: string } | null };
   /** DB_QUERY_TIMEOUT_MS: a query unanswered this long fails (503) and its connection is dropped, so a database
    *  that stops answering (a network partition) cannot hang requests. */
   dbQueryTimeoutMs: number;
@@ -81,6 +84,8 @@ export interface Config {
   /** The From address of outgoing email. */
   mailFrom: string;
   rateLimits: RateLimitConfig;
+  /** ZULIP_COMPAT_FIELDS: also send the version fields under the reference's `zulip_*` names (default on). */
+  zulipCompatFields: boolean;
   /** Markdown rendering on worker threads: RENDER_THREADS at most, RENDER_TIME_LIMIT_MS per render (then it is
    *  abandoned: "Unable to render message"), RENDER_QUEUE renders waiting at most (beyond: 503). */
   render: { threads: number; timeLimitMs: number; maxQueue: number };
@@ -108,6 +113,16 @@ function flagDefaultOn(env: NodeJS.ProcessEnv, name: string): boolean {
   return !['0', 'false', 'no'].includes((env[name] ?? '').toLowerCase());
 }
 
+function embeddedDbConfig(env: NodeJS.ProcessEnv): Config['embeddedDb'] {
+  const osUser = env.EMBEDDED_DB_OS_USER || 'palaver-db';
+  if (!env.EMBEDDED_DB_PORT) return { osUser, tcp: null };
+  const port = int(env, 'EMBEDDED_DB_PORT', 0);
+  if (port < 1 || port > 65535) throw new Error(`EMBEDDED_DB_PORT out of range: ${port}`);
+  const password = env.EMBEDDED_DB_PASSWORD ?? '';
+  if (password.length < 12) throw new Error('EMBEDDED_DB_PORT needs EMBEDDED_DB_PASSWORD (at least 12 characters)');
+  return { osUser, tcp: { port, password } };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 9991);
@@ -123,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     externalScheme: env.EXTERNAL_SCHEME === 'https' ? 'https' : 'http',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
+    embeddedDb: embeddedDbConfig(env),
     dbQueryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000),
     ownerEmail: env.PALAVER_OWNER_EMAIL || undefined,
     ownerPassword: env.PALAVER_OWNER_PASSWORD || undefined,
@@ -171,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
     pushServiceUrl: env.PUSH_SERVICE_URL || undefined,
+    zulipCompatFields: flagDefaultOn(env, 'ZULIP_COMPAT_FIELDS'),
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || `noreply@${(env.ROOT_DOMAIN || host).toLowerCase()}`,
     rateLimits: {

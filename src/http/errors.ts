@@ -82,6 +82,8 @@ export const errors = {
   invitationRevoked: () => new ApiError('BAD_REQUEST', 'Invitation has already been revoked', 400),
   pushServiceNotConfigured: () =>
     new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
+  // Video calls: no BigBlueButton server is configured.
+  bigBlueButtonNotConfigured: () => new ApiError('BAD_REQUEST', 'BigBlueButton is not configured.', 400),
 
   // Channels, subscriptions, folders and topics.
   invalidChannelId: () => new ApiError('BAD_REQUEST', 'Invalid channel ID', 400),
@@ -101,7 +103,7 @@ export const errors = {
   privateChannelNotDefault: () => new ApiError('BAD_REQUEST', 'Private channels cannot be made default.', 400),
   archivedChannelNotDefault: () => new ApiError('BAD_REQUEST', 'Archived channels cannot be made default.', 400),
   webPublicChannelPrivate: () => new ApiError('BAD_REQUEST', 'A web-public channel cannot be private.', 400),
-  publicChannelHistory: () => new ApiError('BAD_REQUEST', 'Public channels must have history public to subscribers.', 400),
+  nothingToDoForSubscriptions: () => new ApiError('BAD_REQUEST', 'Nothing to do. Specify at least one of "add" or "delete".', 400),
   emptyTopicOnlyNeedsEmptyTopic: () =>
     new ApiError(
       'BAD_REQUEST',

@@ -9,6 +9,38 @@ const NAME_SYNTAX = /^:([\p{L}\p{N}_+-]+):/u;
 /** Longest `:name:` looked at; longer runs are not emoji. */
 const MAX_NAME = 100;
 
+/** `:zulip:`, the reference's built-in extra emoji (a realm emoji of that name comes first). */
+const ZULIP_EMOJI = { code: 'zulip', type: 'realm_emoji', url: '/static/generated/emoji/images/emoji/unicode/zulip.png' } as const;
+
+// The reference's emoticon conversions (its emoji_codes.json), applied when the author turned
+// translate_emoticons on; an emoticon stands between terminal symbols (or the text's ends).
+const EMOTICONS: Record<string, string> = {
+  ':)': 'smile', '(:': 'smile', ':(': 'frown', '<3': 'heart', ':|': 'neutral', ':/': 'confused',
+  ';)': 'wink', ':D': 'grinning', ':o': 'open_mouth', ':O': 'open_mouth', ':p': 'stuck_out_tongue',
+  ':P': 'stuck_out_tongue',
+};
+const TERMINAL = `,.;?!()\\[\\] "'\n\t`; // as a character-class body
+const EMOTICON_RE = new RegExp(
+  `(?<![^${TERMINAL}])(?:${Object.keys(EMOTICONS).map(escapeRegExp).join('|')})(?![^${TERMINAL}])`,
+  'g',
+);
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+}
+
+/** Emoticons in `text` as emoji hits (for authors with translate_emoticons). */
+export function findEmoticons(text: string, ctx: RenderContext): EmojiHit[] {
+  if (!ctx.translateEmoticons) return [];
+  const hits: EmojiHit[] = [];
+  for (const m of text.matchAll(EMOTICON_RE)) {
+    const name = EMOTICONS[m[0]]!;
+    const e = ctx.emoji(name);
+    if (e?.type === 'unicode_emoji') hits.push({ index: m.index!, length: m[0].length, html: unicodeEmojiHtml(name, e.code) });
+  }
+  return hits;
+}
+
 /** Zulip's markup for a unicode emoji shown under `name`. */
 export function unicodeEmojiHtml(name: string, code: string): string {
   const label = escapeAttr(name.replace(/_/g, ' '));
@@ -17,7 +49,7 @@ export function unicodeEmojiHtml(name: string, code: string): string {
 
 /** The HTML for `:name:`, or null when the name is unknown (or its image URL unsafe). */
 export function emojiHtml(name: string, ctx: RenderContext): string | null {
-  const e = ctx.emoji(name);
+  const e = ctx.emoji(name) ?? (name === 'zulip' ? ZULIP_EMOJI : undefined);
   if (!e) return null;
   if (e.type === 'realm_emoji') {
     if (!e.url || !isSafeUrl(e.url)) return null;
@@ -51,7 +83,7 @@ function buildUnicodeRegex(): RegExp {
     const text = emojiCodeToText(code);
     byText.set(text, [code, name]);
     const chars = [...text];
-    const escaped = chars.map((c) => c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'));
+    const escaped = chars.map(escapeRegExp);
     // A text-presentation character (like ™ or ↔) is only an emoji with VS16 after it.
     const single = chars.length === 1 && !/\p{Emoji_Presentation}/u.test(text);
     alternatives.push(single ? `${escaped[0]}${VS16}` : escaped.join(`${VS16}?`) + `${VS16}?`);

@@ -122,6 +122,9 @@ for (const entry of DATA.split(/\s+/)) {
   for (const name of list) codeByName.set(name, code);
 }
 
+/** Where the server publishes this table as {code_to_names} (register's server_emoji_data_url). */
+export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
+
 /** The emoji code for a name or alias (e.g. "thumbs_up" => "1f44d"), or undefined. */
 export function emojiByName(name: string): string | undefined {
   return codeByName.get(name);

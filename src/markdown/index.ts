@@ -1,16 +1,22 @@
-// Zulip-flavored Markdown renderer: markdown-it configured with the service's syntax plugins.
+// Zulip-flavored Markdown renderer: markdown-it configured with the reference's syntax rules (see README.md).
 import MarkdownIt from 'markdown-it';
 import type { Options, RendererRule, StateInline } from 'markdown-it';
+import { autolinkRule, textRule } from './autolinks.js';
+import { joinAdjacentLists, keepTrailingSpaces, listsInterruptParagraphs, normalizeListIndent, type BlockRule } from './lists.js';
+import { emptyQuotesAreText, exactInlineCode, type InlineRule } from './blocks.js';
+import { emphasisRule } from './emphasis.js';
 import { emojiNameRule } from './emoji-rules.js';
-import { containerRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
+import { containerRule, fenceRule, renderCodeBlock, renderFence, spoilerRenderers } from './fences.js';
+import { texBudget, texInlineRule } from './math.js';
+import { timestampRule } from './timestamps.js';
 import { compileLinkifiers } from './linkifiers.js';
 import { linkPass, PREVIEW_TOKEN, renderLinkOpen, renderPreview } from './links.js';
-import { channelRule, HTML_TOKEN, mentionRule } from './mentions.js';
+import { channelRule, HTML_TOKEN, mentionRule, settleMentions } from './mentions.js';
 import { textPass } from './text-pass.js';
 import type { RenderContext, RenderEnv, RenderResult } from './types.js';
 import { escapeText, isSafeUrl } from './urls.js';
 
-export type { RenderContext, RenderResult } from './types.js';
+export type { MentionableUser, RenderContext, RenderResult } from './types.js';
 export type { ImageRenderData, UploadPreview } from './images.js';
 export { pendingUploadPreviews, rewriteUploadPreviews } from './images.js';
 export { validateLinkifierPattern, validateUrlTemplate } from './linkifiers.js';
@@ -18,9 +24,6 @@ export { defaultEmojiLookup, emojiByName, emojiCodeIsValid, emojiNameForCode } f
 
 /** Bound on block and inline nesting, so hostile input (10k '>' or '[') stays cheap. */
 export const MAX_NESTING = 20;
-
-// Fuzzy (scheme-less) links ending in these look like file names: "views.py", "README.md".
-const FILE_LIKE_TLDS = new Set(['py', 'md', 'rs', 'sh', 'so', 'pl', 'ts', 'js', 'rb', 'cc', 'hh']);
 
 /** Zulip has no `_` emphasis: underscores are always literal text. */
 function literalUnderscores(state: StateInline, silent: boolean): boolean {
@@ -32,30 +35,40 @@ function literalUnderscores(state: StateInline, silent: boolean): boolean {
   return true;
 }
 
+/** Replaces markdown-it's rule `name` by `wrapper(rule)`: markdown-it has no API to wrap one of its rules. */
+function wrapRule<F>(ruler: unknown, name: string, wrapper: (fn: F) => F): void {
+  const r = ruler as { __rules__: { name: string; fn: F }[]; __cache__: unknown };
+  const rule = r.__rules__.find((x) => x.name === name)!;
+  rule.fn = wrapper(rule.fn);
+  r.__cache__ = null; // the compiled rule chains are rebuilt with the wrapped rule
+}
+
 function buildParser(): MarkdownIt {
   // maxNesting is a real markdown-it option that the typings leave out.
-  const options = { html: false, linkify: true, breaks: true, maxNesting: MAX_NESTING };
+  const options = { html: false, linkify: false, breaks: true, maxNesting: MAX_NESTING };
   const md = new MarkdownIt('default', options as Options);
-  // Zulip has no image syntax, reference links or setext headings.
-  md.disable(['image', 'reference', 'lheading', 'html_block', 'html_inline']);
+  // Zulip has no image syntax, reference links, setext headings or <url> autolinks; bare links are ours.
+  md.disable(['image', 'reference', 'lheading', 'html_block', 'html_inline', 'autolink', 'linkify', 'emphasis', 'strikethrough']);
   md.validateLink = isSafeUrl;
+  md.inline.ruler.at('text', textRule);
+  md.inline.ruler.before('text', 'palaver_autolink', autolinkRule);
 
-  md.linkify.add('//', null); // no protocol-relative autolinks ("https:smiley://x" stays text)
-  const match = md.linkify.match.bind(md.linkify);
-  md.linkify.match = (text: string) =>
-    (match(text) ?? []).filter((m) => {
-      if (m.schema !== '') return true;
-      const host = m.url.replace(/^[a-z]+:\/\//i, '').split(/[/?#:]/, 1)[0]!;
-      return !FILE_LIKE_TLDS.has(host.slice(host.lastIndexOf('.') + 1).toLowerCase());
-    });
-
-  md.block.ruler.before('fence', 'palaver_container', containerRule, {
-    alt: ['paragraph', 'reference', 'blockquote', 'list'],
-  });
-  md.inline.ruler.after('linkify', 'palaver_emoji', emojiNameRule);
+  const interrupts = { alt: ['paragraph', 'reference', 'blockquote', 'list'] };
+  md.block.ruler.before('fence', 'palaver_container', containerRule, interrupts);
+  md.block.ruler.at('fence', fenceRule, interrupts);
+  md.inline.ruler.before('emphasis', 'palaver_tex', texInlineRule);
+  md.inline.ruler.before('emphasis', 'palaver_time', timestampRule);
+  md.inline.ruler.after('text', 'palaver_emoji', emojiNameRule);
   md.inline.ruler.before('emphasis', 'palaver_mention', mentionRule);
   md.inline.ruler.before('emphasis', 'palaver_channel', channelRule);
   md.inline.ruler.before('emphasis', 'palaver_underscore', literalUnderscores);
+  md.inline.ruler.before('emphasis', 'palaver_emphasis', emphasisRule);
+  wrapRule<BlockRule>(md.block.ruler, 'list', listsInterruptParagraphs);
+  wrapRule<BlockRule>(md.block.ruler, 'blockquote', emptyQuotesAreText);
+  wrapRule<BlockRule>(md.block.ruler, 'paragraph', keepTrailingSpaces);
+  wrapRule<InlineRule>(md.inline.ruler, 'backticks', exactInlineCode);
+  md.core.ruler.after('block', 'palaver_lists', joinAdjacentLists);
+  md.core.ruler.push('palaver_mentions', settleMentions);
   md.core.ruler.push('palaver_text', textPass);
   md.core.ruler.push('palaver_links', linkPass);
 
@@ -95,7 +108,10 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
     hasAttachment: false,
   };
   if (errors.length > 0) result.linkifierErrors = errors;
-  const env: RenderEnv = { ctx, result, linkifiers: compiled, previewed: new Set() };
-  result.html = md.render(content, env).replace(/\n+$/, '');
+  const env: RenderEnv = { ctx, result, linkifiers: compiled, previewed: new Set(), tex: texBudget() };
+  const html = md.render(normalizeListIndent(content), env);
+  let end = html.length;
+  while (end > 0 && html.charCodeAt(end - 1) === 0x0a) end--; // trailing newlines off (a regex would be quadratic)
+  result.html = html.slice(0, end);
   return result;
 }

@@ -2,7 +2,7 @@
 import type { StateCore, Token } from 'markdown-it';
 import { imagePreview, INLINE_PREVIEW_LIMIT_PER_MESSAGE } from './images.js';
 import type { RenderEnv } from './types.js';
-import { escapeAttr, isUploadedImage, isUploadUrl, relativizeRealmUrl } from './urls.js';
+import { escapeAttr, isUploadedImage, isUploadUrl, relativizeRealmUrl, sanitizeUrl } from './urls.js';
 
 /** Block token holding inline-image preview markup. */
 export const PREVIEW_TOKEN = 'palaver_preview';
@@ -20,7 +20,7 @@ function closeOf(kids: Token[], open: number): number {
 /** Whether a paragraph's content is nothing but one auto-linked URL. */
 function onlyAutoLink(kids: Token[]): boolean {
   const solid = kids.filter((t) => !(t.type === 'softbreak' || (t.type === 'text' && t.content.trim() === '')));
-  return solid.length === 3 && solid[0]!.type === 'link_open' && solid[0]!.markup === 'linkify';
+  return solid.length === 3 && solid[0]!.type === 'link_open' && solid[0]!.markup === 'autolink';
 }
 
 /** Processes the links of one inline token; returns preview markup for its images, and whether a bare link's
@@ -32,7 +32,9 @@ function processInline(block: Token, env: RenderEnv, make: (type: string) => Tok
   for (let k = 0; k < kids.length; k++) {
     const open = kids[k]!;
     if (open.type !== 'link_open') continue;
-    const original = open.attrGet('href') ?? '';
+    let original = open.attrGet('href') ?? '';
+    // Explicit links get the reference's sanitized form (scheme-less ones http://, addresses mailto:).
+    if (open.markup !== 'autolink' && open.info !== 'linkifier') original = sanitizeUrl(original) ?? original;
     const href = relativizeRealmUrl(original, env.ctx.realmUrl);
     open.attrSet('href', href);
     const close = closeOf(kids, k);
@@ -106,12 +108,9 @@ export function linkPass(state: StateCore): void {
   state.tokens = out;
 }
 
+/** Links carry only their href: the reference's server emits no rel/target/title (clients add their own). */
 export function renderLinkOpen(tokens: Token[], idx: number): string {
-  const href = tokens[idx]!.attrGet('href') ?? '';
-  const h = escapeAttr(href);
-  // Links within the realm's web app (#narrow/...) open in place.
-  if (href.startsWith('#')) return `<a href="${h}">`;
-  return `<a href="${h}" rel="noopener noreferrer" target="_blank" title="${h}">`;
+  return `<a href="${escapeAttr(tokens[idx]!.attrGet('href') ?? '')}">`;
 }
 
 export function renderPreview(tokens: Token[], idx: number): string {

@@ -1,19 +1,34 @@
-// Inline rules for @-mentions (users, groups, wildcards) and #**channel** / #**channel>topic** links.
-import type { StateInline } from 'markdown-it';
-import type { RenderEnv } from './types.js';
+// Inline rules for @-mentions (users, groups, wildcards) and #**channel**, #**channel>topic**, #**channel>topic@id** links.
+import type { StateCore, StateInline } from 'markdown-it';
+import { topicKey, type MentionableUser, type RenderEnv } from './types.js';
 import { channelNarrowUrl, escapeAttr, escapeText } from './urls.js';
 
 /** Token type whose `content` is finished HTML built (and escaped) at parse time. */
 export const HTML_TOKEN = 'palaver_html';
+/** A mention: loud and silent HTML and its effect on the result, settled once its quote depth is known. */
+const MENTION_TOKEN = 'palaver_mention';
 
 const STREAM_WILDCARDS = new Set(['all', 'everyone', 'stream', 'channel']);
-// Zulip's lookbehinds: what may precede a mention / a channel link.
+// The reference's BEFORE_MENTION_ALLOWED_REGEX: what may precede a mention or a channel link.
 const BEFORE_MENTION = /[\s'"({[/<]/u;
-const BEFORE_CHANNEL = /[\s'"(,:<]/u;
+
+// System groups are shown by the names the reference's clients give them.
+const SYSTEM_GROUP_NAMES: Record<string, string> = {
+  'role:internet': 'Everyone on the internet',
+  'role:everyone': 'Everyone including guests',
+  'role:members': 'Everyone except guests',
+  'role:fullmembers': 'Full members',
+  'role:moderators': 'Moderators',
+  'role:administrators': 'Administrators',
+  'role:owners': 'Owners',
+  'role:nobody': 'Nobody',
+};
 
 interface Found {
   html: string;
-  /** Applied only when the rule really consumes the text (not in silent/lookahead mode). */
+  /** The same mention made silent (inside a quote); absent for links. */
+  silentHtml?: string;
+  /** Applied only to a loud mention outside quotes. */
   effect?: (env: RenderEnv) => void;
 }
 
@@ -26,22 +41,24 @@ function delimited(src: string, from: number, open: string, close: string): { bo
   return { body: src.slice(bodyStart, star), end: star + close.length };
 }
 
+function span(cls: string, attrs: string, text: string, silent: boolean): string {
+  return `<span class="${cls}${silent ? ' silent' : ''}"${attrs}>${silent ? '' : '@'}${escapeText(text)}</span>`;
+}
+
+function mentionOf(cls: string, attrs: string, text: string, silent: boolean, effect: (env: RenderEnv) => void): Found {
+  return {
+    html: span(cls, attrs, text, silent),
+    silentHtml: span(cls, attrs, text, true),
+    effect: silent ? undefined : effect,
+  };
+}
+
 function userMention(name: string, silent: boolean, env: RenderEnv): Found | null {
-  const cls = silent ? ' silent' : '';
-  const at = silent ? '' : '@';
   if (STREAM_WILDCARDS.has(name)) {
-    return {
-      html: `<span class="user-mention channel-wildcard-mention${cls}" data-user-id="*">${at}${escapeText(name)}</span>`,
-      effect: silent ? undefined : (e) => void (e.result.wildcards.stream = true),
-    };
+    return mentionOf('user-mention channel-wildcard-mention', ' data-user-id="*"', name, silent, (e) => void (e.result.wildcards.stream = true));
   }
-  if (name === 'topic') {
-    return {
-      html: `<span class="topic-mention${cls}">${at}topic</span>`,
-      effect: silent ? undefined : (e) => void (e.result.wildcards.topic = true),
-    };
-  }
-  let user: { id: number; fullName: string } | undefined;
+  if (name === 'topic') return mentionOf('topic-mention', '', 'topic', silent, (e) => void (e.result.wildcards.topic = true));
+  let user: MentionableUser | undefined;
   const byId = /^(.*)\|(\d+)$/s.exec(name);
   if (byId) {
     user = env.ctx.userById(Number(byId[2]));
@@ -51,25 +68,28 @@ function userMention(name: string, silent: boolean, env: RenderEnv): Found | nul
   }
   if (!user) return null;
   const id = user.id;
-  return {
-    html: `<span class="user-mention${cls}" data-user-id="${escapeAttr(String(id))}">${at}${escapeText(user.fullName)}</span>`,
-    effect: silent ? undefined : (e) => void e.result.mentionedUserIds.add(id),
-  };
+  const attrs = ` data-user-id="${escapeAttr(String(id))}"`;
+  // Mentions of deactivated users are silent, as the reference renders them.
+  return mentionOf('user-mention', attrs, user.fullName, silent || user.isActive === false, (e) => void e.result.mentionedUserIds.add(id));
 }
 
 function groupMention(name: string, silent: boolean, env: RenderEnv): Found | null {
   const group = env.ctx.groupByName(name);
   if (!group) return null;
   const id = group.id;
-  const cls = silent ? ' silent' : '';
-  return {
-    html: `<span class="user-group-mention${cls}" data-user-group-id="${escapeAttr(String(id))}">${silent ? '' : '@'}${escapeText(group.name)}</span>`,
-    effect: silent ? undefined : (e) => void e.result.mentionedGroupIds.add(id),
-  };
+  const attrs = ` data-user-group-id="${escapeAttr(String(id))}"`;
+  const shown = SYSTEM_GROUP_NAMES[group.name] ?? group.name;
+  return mentionOf('user-group-mention', attrs, shown, silent || group.deactivated === true, (e) => void e.result.mentionedGroupIds.add(id));
 }
 
+/** `#**channel>topic@123**`, `#**channel>topic**` or `#**channel**`, tried in the reference's order. */
 function channelLink(body: string, env: RenderEnv): Found | null {
-  // Like Zulip, try `channel>topic` first, then the whole text as a channel name.
+  const message = /^([^>]+)>(.+)@(\d+)$/s.exec(body);
+  const inMessage = message ? env.ctx.channelByName(message[1]!) : undefined;
+  if (message && inMessage) {
+    const href = escapeAttr(`${channelNarrowUrl(inMessage.id, inMessage.name, message[2]!)}/near/${message[3]}`);
+    return { html: `<a class="message-link" href="${href}">#${escapeText(inMessage.name)} &gt; ${topicText(message[2]!, env)} @ 💬</a>` };
+  }
   const gt = body.indexOf('>');
   const channel = gt > 0 ? env.ctx.channelByName(body.slice(0, gt)) : undefined;
   if (channel) return topicLinkHtml(channel, body.slice(gt + 1), env);
@@ -81,18 +101,22 @@ function channelLink(body: string, env: RenderEnv): Found | null {
   };
 }
 
+function topicText(topic: string, env: RenderEnv): string {
+  return topic === '' ? `<em>${escapeText(env.ctx.emptyTopicDisplayName ?? 'general chat')}</em>` : escapeText(topic);
+}
+
 function topicLinkHtml(channel: { id: number; name: string }, topic: string, env: RenderEnv): Found {
-  const href = escapeAttr(channelNarrowUrl(channel.id, channel.name, topic));
-  const shown = topic === '' ? `<em>${escapeText(env.ctx.emptyTopicDisplayName ?? 'general chat')}</em>` : escapeText(topic);
+  const latest = env.ctx.topicLatestMessageId?.(topicKey(channel.id, topic));
+  const href = escapeAttr(channelNarrowUrl(channel.id, channel.name, topic) + (latest === undefined ? '' : `/with/${latest}`));
   const id = escapeAttr(String(channel.id));
-  return { html: `<a class="stream-topic" data-stream-id="${id}" href="${href}">#${escapeText(channel.name)} &gt; ${shown}</a>` };
+  return { html: `<a class="stream-topic" data-stream-id="${id}" href="${href}">#${escapeText(channel.name)} &gt; ${topicText(topic, env)}</a>` };
 }
 
 function emit(state: StateInline, silent: boolean, found: Found, end: number): boolean {
   if (!silent) {
-    const token = state.push(HTML_TOKEN, '', 0);
+    const token = state.push(found.silentHtml === undefined ? HTML_TOKEN : MENTION_TOKEN, '', 0);
     token.content = found.html;
-    found.effect?.(state.env as RenderEnv);
+    token.meta = found;
   }
   state.pos = end;
   return true;
@@ -120,14 +144,34 @@ export function mentionRule(state: StateInline, silent: boolean): boolean {
   return false;
 }
 
-/** `#**channel**` and `#**channel>topic**`. */
+/** `#**channel**`, `#**channel>topic**` and `#**channel>topic@message**`. */
 export function channelRule(state: StateInline, silent: boolean): boolean {
   const src = state.src;
   const start = state.pos;
   if (src.charCodeAt(start) !== 0x23 /* # */) return false;
-  if (start > 0 && !BEFORE_CHANNEL.test(src[start - 1]!)) return false;
+  if (start > 0 && !BEFORE_MENTION.test(src[start - 1]!)) return false;
   const link = delimited(src, start + 1, '**', '**');
   if (!link) return false;
   const found = channelLink(link.body, state.env as RenderEnv);
   return found ? emit(state, silent, found, link.end) : false;
+}
+
+/**
+ * Core rule: mentions inside quotes (`>` and ```quote) are silent, as the reference rewrites them; the others
+ * count towards the result's mentions.
+ */
+export function settleMentions(state: StateCore): void {
+  const env = state.env as RenderEnv;
+  let quoteDepth = 0;
+  for (const block of state.tokens) {
+    if (block.type === 'blockquote_open') quoteDepth++;
+    if (block.type === 'blockquote_close') quoteDepth--;
+    for (const token of block.children ?? []) {
+      if (token.type !== MENTION_TOKEN) continue;
+      const found = token.meta as Found;
+      token.type = HTML_TOKEN;
+      if (quoteDepth > 0) token.content = found.silentHtml!;
+      else found.effect?.(env);
+    }
+  }
 }

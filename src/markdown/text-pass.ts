@@ -1,6 +1,6 @@
 // Core rule over inline text outside links: applies linkifiers, then turns unicode emoji into spans.
 import type { StateCore, Token } from 'markdown-it';
-import { findUnicodeEmoji } from './emoji-rules.js';
+import { findEmoticons, findUnicodeEmoji } from './emoji-rules.js';
 import { findLinkifierMatch, type LinkifierMatch } from './linkifiers.js';
 import { HTML_TOKEN } from './mentions.js';
 import type { CompiledLinkifier, RenderEnv } from './types.js';
@@ -40,7 +40,9 @@ function splitText(token: Token, env: RenderEnv, make: Make): Token[] | null {
   const level = token.level;
   const pushPlain = (s: string): void => {
     let last = 0;
-    for (const hit of findUnicodeEmoji(s)) {
+    const emoticons = findEmoticons(s, env.ctx);
+    const unicode = findUnicodeEmoji(s).filter((u) => !emoticons.some((e) => u.index < e.index + e.length && e.index < u.index + u.length));
+    for (const hit of [...emoticons, ...unicode].sort((a, b) => a.index - b.index)) {
       if (hit.index > last) out.push(textToken(make, s.slice(last, hit.index), level));
       const html = make(HTML_TOKEN, '', 0);
       html.content = hit.html;

@@ -2,7 +2,11 @@
 import { escapeHtml } from './escape.js';
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
-const ALLOWED_SCHEMES = new Set(['http', 'https', 'mailto']);
+// The reference's allowed link schemes: http, https, ftp, file and the HTML standard's safelisted schemes.
+const ALLOWED_SCHEMES = new Set([
+  'http', 'https', 'ftp', 'file', 'bitcoin', 'geo', 'im', 'irc', 'ircs', 'magnet', 'mailto', 'matrix', 'mms',
+  'news', 'nntp', 'openpgp4fpr', 'sip', 'sms', 'smsto', 'ssh', 'tel', 'urn', 'webcal', 'wtai', 'xmpp',
+]);
 
 /** Escapes text placed between tags (quotes stay as they are, like Zulip's output). */
 export function escapeText(s: string): string {
@@ -13,19 +17,28 @@ export function escapeText(s: string): string {
 export const escapeAttr = escapeHtml;
 
 /**
- * Only http, https and mailto URLs and relative references may become links.
- * Control characters and spaces are stripped first, as browsers ignore them
- * when reading a scheme ("java\tscript:" is "javascript:").
+ * The reference's `sanitize_url`: the href a link to `url` gets, or null when it may not be a link.
+ * Allowed schemes only (never javascript:, data:, vbscript:); "a@b.c" becomes mailto:, a bare "host/path"
+ * http://; "/path" and "#fragment" stay relative. Control characters and spaces are ignored when reading
+ * the scheme, as browsers do ("java\tscript:" is "javascript:").
  */
-export function isSafeUrl(url: string): boolean {
+export function sanitizeUrl(url: string): string | null {
   const s = url.replace(/[\u0000-\u0020\u007f-\u009f]/g, '');
-  if (s === '') return false;
+  if (s === '') return null;
   const m = SCHEME.exec(s);
-  if (m) return ALLOWED_SCHEMES.has(m[1]!.toLowerCase());
-  // A relative reference must not have a ':' in its first segment (RFC 3986 4.2);
-  // this also refuses anything a browser could still read as a scheme.
+  if (m) return ALLOWED_SCHEMES.has(m[1]!.toLowerCase()) ? url : null;
+  if (s.startsWith('\\') || s.startsWith('/\\')) return null;
+  if (s.startsWith('/') && !s.startsWith('//')) return url;
+  if (s.startsWith('#')) return url;
   const firstSegment = s.split(/[/?#]/, 1)[0]!;
-  return !firstSegment.includes(':') && !s.startsWith('\\') && !s.startsWith('/\\');
+  if (firstSegment.includes(':')) return null;
+  if (!s.startsWith('//') && s.split(/[?#]/, 1)[0]!.includes('@')) return `mailto:${url}`;
+  return `http://${url.replace(/^\/\//, '')}`;
+}
+
+/** Whether `url` may be a link or image source at all (see sanitizeUrl). */
+export function isSafeUrl(url: string): boolean {
+  return sanitizeUrl(url) !== null;
 }
 
 /** The realm's own URL without a trailing slash. */

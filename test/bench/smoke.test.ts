@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const SCENARIOS = ['send', 'fanout', 'idle', 'register', 'history', 'mixed', 'attack'];
+const SCENARIOS = ['send', 'fanout', 'idle', 'register', 'history', 'mixed', 'attack', 'render'];
 
 interface Summary {
   count: number;
@@ -83,6 +83,11 @@ async function smoke(t: import('ava').ExecutionContext, database: 'external' | '
     for (const op of ['register', 'fetch', 'presence', 'send']) ordered(t, mix.breakdown[op], `mixed ${op}`);
     t.true(mix.figures.events_received > 0);
     t.is(mix.figures.error_percent, 0);
+    // render: every worst-case shape rendered at the quick length, with CPU time per render and per shape.
+    const rend = records.render.result;
+    t.is(rend.figures.input_length, 2500);
+    t.true(rend.figures.shapes > 0 && rend.figures.cpu_max_ms > 0 && typeof rend.figures.slowest_shape_by_cpu === 'string');
+    t.truthy(rend.breakdown[`cpu: ${rend.figures.slowest_shape_by_cpu}`]);
     // attack: the mixed model measured alone and under the heavy requests, which were sent and answered.
     const att = records.attack.result;
     t.true(att.figures.mixed_p99_ms_alone > 0 && att.figures.mixed_p99_ms_under_attack > 0);

@@ -378,6 +378,9 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
     else if (e.op === 'update_dict') for (const [k, v] of Object.entries(e.data)) state[`realm_${k}`] = v;
     // Derived fields, as the reference's apply_event keeps them.
     if (e.op === 'update' && e.property === 'message_edit_history_visibility_policy') state.realm_allow_edit_history = e.value !== 'none';
+    if (e.op === 'update' && e.property === 'jitsi_server_url' && 'jitsi_server_url' in state) {
+      state.jitsi_server_url = e.value ?? state.server_jitsi_server_url ?? '';
+    }
     if (e.op === 'update_dict' && 'user_id' in state) {
       const has = (setting: string) => state[`realm_${setting}`] !== undefined && userHasGroupSetting(state, state.user_id, state[`realm_${setting}`]);
       for (const [field, setting] of Object.entries(OWN_PERMISSION_FIELDS)) {

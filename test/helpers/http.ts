@@ -1,5 +1,7 @@
 // A plain node:http client for tests: any method, header (Host too), body encoding, over a real socket.
+// Every success answer is checked against the reference OpenAPI (./openapi.ts).
 import http from 'node:http';
+import { checkResponse } from './openapi.js';
 
 export interface Credentials {
   email: string;
@@ -88,6 +90,12 @@ export class Client {
             json = JSON.parse(text);
           } catch {
             json = undefined;
+          }
+          try {
+            checkResponse(method, fullPath + qs, res.statusCode ?? 0, res.headers['content-type'], text);
+          } catch (e) {
+            reject(e);
+            return;
           }
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
         });

@@ -7,6 +7,14 @@ import type { TestServer } from './server.js';
 
 /** Fields that differ between any two registers, whatever happened in between. */
 const VOLATILE = ['queue_id', 'last_event_id', 'server_timestamp', 'presence_last_update_id'];
+/** Deprecated enums the reference computes at register from the group settings that replaced them; no event
+ *  carries them and its apply_event does not follow them, so they are not compared. */
+const DERIVED_AT_REGISTER = [
+  'realm_create_public_stream_policy',
+  'realm_create_private_stream_policy',
+  'realm_create_web_public_stream_policy',
+  'realm_wildcard_mention_policy',
+];
 
 const ID_KEYS = ['user_id', 'stream_id', 'id', 'fragment', 'scheduled_message_id', 'other_user_id', 'user_ids_string'];
 
@@ -58,7 +66,7 @@ export async function verifyAction(
   const events = polled.json.events as Record<string, any>[];
   const applied = applyEvents(before, events as never);
   const after = (await s.client.as(viewer).post('/register', { form })).json;
-  for (const k of VOLATILE) {
+  for (const k of [...VOLATILE, ...DERIVED_AT_REGISTER]) {
     delete applied[k];
     delete after[k];
   }

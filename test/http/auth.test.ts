@@ -35,7 +35,7 @@ test('GET /server_settings needs no credentials and has every field', async (t) 
   const b = r.json;
   t.is(b.result, 'success');
   t.is(b.service_feature_level, 419);
-  t.regex(b.service_version, /^\d+\.\d+\.\d+/);
+  t.regex(b.service_version, /^\d+\.\d+-palaver-\d+\.\d+\.\d+/);
   t.is(b.service_merge_base, b.service_version);
   t.is(b.realm_url, `http://127.0.0.1:${s.port}`);
   t.is(b.realm_uri, b.realm_url);

@@ -23,7 +23,7 @@ test('an external image link is previewed through the signed proxy URL, as camo 
   t.is(proxyUrl(KEY, url), `/external_content/${digest}/${hex}`);
   t.is(
     render(`look ${url}`),
-    `<p>look <a href="${url}" rel="noopener noreferrer" target="_blank" title="${url}">${url}</a></p>\n` +
+    `<p>look <a href="${url}">${url}</a></p>\n` +
       `<div class="message_inline_image"><a href="${url}"><img src="/external_content/${digest}/${hex}"></a></div>`,
   );
 });

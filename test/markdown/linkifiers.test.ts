@@ -91,7 +91,7 @@ test('URL template values are percent-encoded (RFC 6570 simple expansion)', (t) 
 });
 
 const link = (href: string, text: string): string =>
-  `<a href="${href}" rel="noopener noreferrer" target="_blank" title="${href}">${text}</a>`;
+  `<a href="${href}">${text}</a>`;
 
 test('the leftmost match wins, and ties go to the earlier linkifier', (t) => {
   const linkifiers = [

@@ -4,7 +4,7 @@ import { renderMarkdown } from '../../src/markdown/index.js';
 import { makeContext, unsafeHtmlReason } from './context.js';
 
 const A = (href: string, text: string): string =>
-  `<a href="${href}" rel="noopener noreferrer" target="_blank" title="${href}">${text}</a>`;
+  `<a href="${href}">${text}</a>`;
 const EMOJI = (name: string, code: string): string =>
   `<span aria-label="${name.replace(/_/g, ' ')}" class="emoji emoji-${code}" role="img" title="${name.replace(/_/g, ' ')}">:${name}:</span>`;
 const IAGO = '<span class="user-mention" data-user-id="5">@Iago</span>';
@@ -24,7 +24,7 @@ const cases: [name: string, input: string, html: string][] = [
   ['setext headings are off', 'Title\n===', '<p>Title<br>\n===</p>'],
   ['horizontal rule', 'a\n\n---\n\nb', '<p>a</p>\n<hr>\n<p>b</p>'],
   ['bullet list', 'Some text:\n* One\n* Two', '<p>Some text:</p>\n<ul>\n<li>One</li>\n<li>Two</li>\n</ul>'],
-  ['mixed bullets', '* a\n- b\n+ c', '<ul>\n<li>a</li>\n</ul>\n<ul>\n<li>b</li>\n</ul>\n<ul>\n<li>c</li>\n</ul>'],
+  ['mixed bullets make one list', '* a\n- b\n+ c', '<ul>\n<li>a</li>\n<li>b</li>\n<li>c</li>\n</ul>'],
   ['nested list', '* outer\n  * inner', '<ul>\n<li>outer<ul>\n<li>inner</li>\n</ul>\n</li>\n</ul>'],
   ['loose list', '* Alpha\n\n* Beta', '<ul>\n<li>\n<p>Alpha</p>\n</li>\n<li>\n<p>Beta</p>\n</li>\n</ul>'],
   ['numbered list', '1. A\n2. B', '<ol>\n<li>A</li>\n<li>B</li>\n</ol>'],
@@ -33,8 +33,8 @@ const cases: [name: string, input: string, html: string][] = [
   ['nested blockquote', '> a\n>> b', '<blockquote>\n<p>a</p>\n<blockquote>\n<p>b</p>\n</blockquote>\n</blockquote>'],
   ['inline code', 'run `ls <dir> && "x"`', '<p>run <code>ls &lt;dir&gt; &amp;&amp; "x"</code></p>'],
   ['fenced code with language', '```python\nprint("hi")  \n```',
-    '<div class="codehilite" data-code-language="Python"><pre><span></span><code>print(&quot;hi&quot;)\n</code></pre></div>'],
-  ['language aliases are canonical', '``` js\nx\n```', '<div class="codehilite" data-code-language="JavaScript"><pre><span></span><code>x\n</code></pre></div>'],
+    '<div class="codehilite" data-code-language="Python"><pre><span></span><code><span class="nb">print</span><span class="p">(</span><span class="s2">&quot;hi&quot;</span><span class="p">)</span>\n</code></pre></div>'],
+  ['language aliases are canonical', '``` js\nx\n```', '<div class="codehilite" data-code-language="JavaScript"><pre><span></span><code><span class="nx">x</span>\n</code></pre></div>'],
   ['unknown language kept', '```inventedlanguage\nx\n```',
     '<div class="codehilite" data-code-language="inventedlanguage"><pre><span></span><code>x\n</code></pre></div>'],
   ['fenced code without language', 'Hamlet said:\n~~~~\ndef f():\n    x = 1\t\n\n~~~~\nOK.',

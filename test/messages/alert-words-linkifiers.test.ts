@@ -71,7 +71,7 @@ test.serial('linkifiers: administrators only; add, list, render, topic links, ch
   await makeChannel(s, name, [member.id, other.id]);
   const msg = await post(s, member, name, 'fix for #42 and PR7', 'see #42');
   const m = (await s.client.as(other).get(`/messages/${msg}`)).json.message;
-  t.is(m.content, '<p>see <a href="https://example.com/issues/42" rel="noopener noreferrer" target="_blank" title="https://example.com/issues/42">#42</a></p>');
+  t.is(m.content, '<p>see <a href="https://example.com/issues/42">#42</a></p>');
   t.deepEqual(m.topic_links, [
     { text: '#42', url: 'https://example.com/issues/42' },
     { text: 'PR7', url: 'https://example.com/pulls/7' },

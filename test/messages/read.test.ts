@@ -165,6 +165,28 @@ test('POST /messages/render renders without sending', async (t) => {
   t.is(missing.json.code, 'REQUEST_VARIABLE_MISSING');
 });
 
+test('POST /messages/render translates emoticons only for authors who turned translate_emoticons on', async (t) => {
+  const { member } = await makeCast(s);
+  const before = await s.client.as(member).post('/messages/render', { form: { content: 'ok :)' } });
+  t.is(before.json.rendered, '<p>ok :)</p>');
+  const set = await s.client.as(member).patch('/settings', { form: { translate_emoticons: 'true' } });
+  t.is(set.status, 200);
+  const after = await s.client.as(member).post('/messages/render', { form: { content: 'ok :)' } });
+  t.is(after.json.rendered, '<p>ok <span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>');
+});
+
+test('POST /messages/render (on the render pool): mentions of a deactivated user are silent, quoted ones too', async (t) => {
+  const { member, other, admin } = await makeCast(s);
+  const gone = await s.client.as(admin).delete(`/users/${other.id}`);
+  t.is(gone.status, 200, gone.text);
+  const r = await s.client.as(member).post('/messages/render', { form: { content: `@**${other.fullName}**\n> @**${admin.fullName}**` } });
+  t.is(
+    r.json.rendered,
+    `<p><span class="user-mention silent" data-user-id="${other.id}">${other.fullName}</span></p>\n` +
+      `<blockquote>\n<p><span class="user-mention silent" data-user-id="${admin.id}">${admin.fullName}</span></p>\n</blockquote>`,
+  );
+});
+
 test('matches_narrow: only matching messages of the viewer, with highlighted content and topic', async (t) => {
   const { member, other, admin } = await makeCast(s);
   const name = uniqueName();

@@ -99,7 +99,7 @@ export async function openSite(opts: { embedded?: boolean; env?: Record<string, 
       if (testDb) return createDatabase(testDb.url, { max: 2, onIdleError: () => undefined });
       const c = await findRunningEmbedded(dataDir);
       if (!c) throw new Error('the embedded database is reachable only while a server runs');
-      return createDatabase(c, { max: 1, onIdleError: () => undefined });
+      return createDatabase(c, { max: 2, onIdleError: () => undefined });
     },
     async close() {
       killAll();

@@ -4,6 +4,7 @@
 // `cutAfterCommit` lets the next COMMIT reach the database but drops the connection before its answer comes back
 // (the one moment a client cannot know whether its transaction committed).
 import net from 'node:net';
+import { socketOf } from '../helpers/database.js';
 
 export type ProxyMode = 'up' | 'down' | 'stall';
 
@@ -26,17 +27,15 @@ function holdsCommit(chunk: Buffer): boolean {
 }
 
 export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
-  const target = new URL(targetUrl);
-  const host = target.hostname;
-  const port = Number(target.port || 5432);
+  const target = socketOf(targetUrl);
   let mode: ProxyMode = 'up';
   let commitCutArmed = false;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket | null }>();
   const held: net.Socket[] = [];
 
   const connect = (client: net.Socket) => {
-    const upstream = net.connect({ host, port });
-    const pair = { client, upstream };
+    const upstream = net.connect(target);
+    const pair = { client, upstream, cut: false };
     pairs.add(pair);
     for (const s of [client, upstream]) s.on('error', () => undefined);
     client.pipe(upstream);
@@ -45,6 +44,8 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     client.on('data', (chunk: Buffer) => {
       if (!commitCutArmed || !holdsCommit(chunk)) return;
       commitCutArmed = false;
+      // The COMMIT still reaches the database: the upstream is closed only later.
+      pair.cut = true;
       upstream.unpipe(client);
       client.resetAndDestroy();
       setTimeout(() => upstream.destroy(), 500);
@@ -52,7 +53,7 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     const end = () => {
       pairs.delete(pair);
       client.destroy();
-      upstream.destroy();
+      if (!pair.cut) upstream.destroy();
     };
     client.on('close', end);
     upstream.on('close', end);

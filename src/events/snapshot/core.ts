@@ -1,6 +1,8 @@
 // Snapshot sections the foundation owns: the realm and its settings, users, groups, and the user's own record.
 import { serverThumbnailFormats } from '../../files/thumbnail-formats.js';
 import { realmUrl } from '../../http/urls.js';
+import { EMOJI_DATA_PATH } from '../../markdown/emoji.js';
+import { deprecatedRealmPolicies, serverSupportedPermissionSettings } from '../../realm/permission-settings.js';
 import { registerBranding } from '../../realm/admin/branding.js';
 import { renderedRealmDescription } from '../../realm/admin/properties.js';
 import { allRealmSettings } from '../../realm/realm-settings.js';
@@ -8,6 +10,19 @@ import { ROLE, type UserGroup } from '../../realm/types.js';
 import { gravatarUrl } from '../../realm/user-format.js';
 import { realmUserLists } from './realm-users.js';
 import type { Section } from './types.js';
+
+/** When this process started (register's server_generation). */
+const SERVER_GENERATION = Math.floor(Date.now() / 1000);
+
+/** The reference's GIPHY rating choices (GIPHY itself is not offered: no key). */
+const GIPHY_RATING_OPTIONS = {
+  disabled: { name: 'GIPHY integration disabled', id: 0 },
+  y: { name: 'Allow GIFs rated Y (Very young audience)', id: 1 },
+  g: { name: 'Allow GIFs rated G (General audience)', id: 2 },
+  pg: { name: 'Allow GIFs rated PG (Parental guidance)', id: 3 },
+  pg13: { name: 'Allow GIFs rated PG-13 (Parental guidance - under 13)', id: 4 },
+  r: { name: 'Allow GIFs rated R (Restricted)', id: 5 },
+};
 
 function groupRecord(g: UserGroup) {
   return {
@@ -50,7 +65,6 @@ export const coreSections: Record<string, Section> = {
       realm_default_external_accounts: {},
       realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
       realm_bot_domain: state.emailDomain,
-      realm_billing: null,
       server_web_public_streams_enabled: services.config.webPublicStreamsEnabled,
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
@@ -64,11 +78,26 @@ export const coreSections: Record<string, Section> = {
       server_typing_stopped_wait_period_milliseconds: 5000,
       server_typing_started_wait_period_milliseconds: 10000,
       development_environment: false,
+      // Fields the reference documents for this section that no setting here changes.
+      ...deprecatedRealmPolicies(state),
+      realm_require_e2ee_push_notifications: false,
+      server_min_deactivated_realm_deletion_days: 14,
+      server_max_deactivated_realm_deletion_days: null,
+      settings_send_digest_emails: false,
+      zulip_plan_is_not_limited: true,
+      upgrade_text_for_wide_organization_logo: '',
+      server_jitsi_server_url: null,
+      jitsi_server_url: out.realm_jitsi_server_url ?? '',
+      server_generation: SERVER_GENERATION,
+      giphy_rating_options: GIPHY_RATING_OPTIONS,
+      server_emoji_data_url: `${url}${EMOJI_DATA_PATH}`,
+      server_can_summarize_topics: false,
+      server_supported_permission_settings: serverSupportedPermissionSettings(),
     };
   },
 
   realm_user: async (ctx) => {
-    const { state, user, registration } = ctx;
+    const { state, user } = ctx;
     const me: Record<string, unknown> = {};
     if (user) {
       Object.assign(me, {
@@ -81,8 +110,9 @@ export const coreSections: Record<string, Section> = {
         is_moderator: user.role === ROLE.MODERATOR,
         is_guest: user.role === ROLE.GUEST,
         avatar_source: 'G',
-        avatar_url: registration.clientGravatar ? null : gravatarUrl(state.apiEmailOf(user)),
-        avatar_url_medium: registration.clientGravatar ? null : gravatarUrl(state.apiEmailOf(user)),
+        // The user's own avatar is always a URL, client_gravatar or not (as in the reference).
+        avatar_url: gravatarUrl(state.apiEmailOf(user)),
+        avatar_url_medium: gravatarUrl(state.apiEmailOf(user)),
         can_create_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group') || state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),
         can_create_public_streams: state.userHasRealmPermission(user.id, 'can_create_public_channel_group'),
         can_create_private_streams: state.userHasRealmPermission(user.id, 'can_create_private_channel_group'),

@@ -1,9 +1,12 @@
 // The register snapshot: one section per event type, run for the types a client fetches. Each domain adds
 // its sections here with one spread line.
 import { channelSections } from '../../realm/channels/snapshot.js';
+import { botSections } from './bots.js';
 import { coreSections } from './core.js';
+import { defaultSections } from './defaults.js';
 import { draftsSections } from './drafts.js';
 import { filesSections } from './files.js';
+import { legacySections } from './legacy.js';
 import { messageSections } from './messages.js';
 import { peopleSections } from './people.js';
 import { realmAdminSections } from './realm-admin.js';
@@ -12,6 +15,8 @@ import type { Section } from './types.js';
 export type { Section, SnapshotContext } from './types.js';
 
 export const snapshotSections: Record<string, Section> = {
+  // First: a domain's own section replaces the default of a feature it builds.
+  ...defaultSections,
   ...coreSections,
   ...channelSections,
   ...draftsSections,
@@ -19,6 +24,10 @@ export const snapshotSections: Record<string, Section> = {
   ...messageSections,
   ...peopleSections,
   ...realmAdminSections,
+  ...botSections,
+  ...legacySections,
+  // The reference documents the channel folders section under both names.
+  channel_folders: channelSections.channel_folder!,
 };
 
 /** Runs the sections for `types` (every section when null); unknown types are ignored. */

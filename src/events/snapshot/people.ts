@@ -1,6 +1,5 @@
 // Snapshot sections of the people domain: presence, user statuses, the user's settings, the realm's defaults of
 // personal settings, and user groups (with every permission setting resolved).
-import { administeredBots, botRecord } from '../../realm/people/bots.js';
 import { formatGroup } from '../../realm/people/groups.js';
 import { presenceResponse } from '../../realm/people/presence.js';
 import { formatStatus } from '../../realm/people/status.js';
@@ -9,8 +8,6 @@ import { snapshotAccess } from './realm-users.js';
 import type { Section } from './types.js';
 
 export const peopleSections: Record<string, Section> = {
-  /** The bots the user may administer (all of them for administrators), active or not. */
-  realm_bot: ({ state, user }) => ({ realm_bots: user ? administeredBots(state, user).map((b) => botRecord(state, b)) : [] }),
   presence: async (ctx) => {
     const { state, user, registration, services, presenceHistoryLimitDays } = ctx;
     if (!user) return { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 };
@@ -40,6 +37,13 @@ export const peopleSections: Record<string, Section> = {
   },
 
   user_settings: ({ user }) => (user ? { user_settings: userSettingsObject(user) } : {}),
+
+  // Registered push devices stay pending: no push service confirms them here.
+  push_device: async ({ user, services }) => ({
+    push_devices: Object.fromEntries(
+      (user ? await services.db.people.pushDevices(user.id) : []).map((d) => [String(d.pushAccountId), { status: 'pending', error_code: null }]),
+    ),
+  }),
 
   realm_user_settings_defaults: ({ state }) => ({ realm_user_settings_defaults: realmUserSettingsDefaults(state) }),
 

@@ -7,7 +7,7 @@ import { serializeBody } from '../../events/snapshot/raw-json.js';
 import { EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS, LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
 import { ROLE } from '../../realm/types.js';
-import { FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
+import { versionFields } from '../../version.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, dict, enumOf, int, list, nullable, oneOf, optional, required, str, withDefault } from '../params.js';
@@ -77,9 +77,7 @@ export const register = endpoint({
     return {
       queue_id: queueId,
       last_event_id: -1,
-      service_feature_level: FEATURE_LEVEL,
-      service_version: SERVICE_VERSION,
-      service_merge_base: SERVICE_MERGE_BASE,
+      ...versionFields(ctx.services.config.zulipCompatFields),
       ...LIMITS,
       max_file_upload_size_mib: ctx.services.config.files.maxUploadMib,
       event_queue_longpoll_timeout_seconds: EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS,

@@ -9,7 +9,8 @@ import { subscriptionEndpoints } from './subscriptions.js';
 import { topicEndpoints } from './topics.js';
 import { userTopicEndpoints } from './user-topics.js';
 import { deleteQueue, getEvents, register } from './events.js';
-import { serverSettings } from './server.js';
+import { emojiDataFile, serverSettings } from './server.js';
+import { createBigBlueButtonCall } from './calls.js';
 import { inviteEndpoints } from './invites.js';
 import { alertWordEndpoints } from './alert-words.js';
 import { linkifierEndpoints } from './linkifiers.js';
@@ -40,6 +41,8 @@ import { realmAdminEndpoints } from './realm.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
+  emojiDataFile,
+  createBigBlueButtonCall,
   fetchApiKey,
   ...userEndpoints,
   ...botEndpoints,

@@ -1,6 +1,7 @@
-// GET /server_settings: what a client needs before logging in.
-import { endpoint, type RequestContext } from '../endpoint.js';
-import { FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
+// GET /server_settings: what a client needs before logging in; the emoji data file register points clients to.
+import { EMOJI_DATA_PATH, emojiByName, emojiCodes, emojiNames } from '../../markdown/emoji.js';
+import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
+import { versionFields } from '../../version.js';
 import { realmUrl } from '../urls.js';
 import { escapeHtml } from '../../markdown/escape.js';
 
@@ -17,9 +18,7 @@ export const serverSettings = endpoint({
     return {
       authentication_methods: Object.fromEntries(AUTH_METHODS.map((m) => [m, m === 'password' || m === 'email'])),
       external_authentication_methods: [],
-      service_feature_level: FEATURE_LEVEL,
-      service_version: SERVICE_VERSION,
-      service_merge_base: SERVICE_MERGE_BASE,
+      ...versionFields(ctx.services.config.zulipCompatFields),
       push_notifications_enabled: false,
       is_incompatible: false,
       email_auth_enabled: true,
@@ -50,6 +49,9 @@ export const serverSettings = endpoint({
     service_feature_level: { type: 'integer' },
     service_version: { type: 'string' },
     service_merge_base: { type: 'string' },
+    zulip_feature_level: { type: 'integer' },
+    zulip_version: { type: 'string' },
+    zulip_merge_base: { type: 'string' },
     push_notifications_enabled: { type: 'boolean' },
     is_incompatible: { type: 'boolean' },
     email_auth_enabled: { type: 'boolean' },
@@ -60,5 +62,28 @@ export const serverSettings = endpoint({
     realm_icon: { type: 'string' },
     realm_description: { type: 'string' },
     realm_web_public_access_enabled: { type: 'boolean' },
+  },
+});
+
+/** The Unicode emoji this server accepts, as register's server_emoji_data_url describes: {code_to_names}. */
+let emojiData: string | undefined;
+
+export const emojiDataFile = endpoint({
+  method: 'GET',
+  path: EMOJI_DATA_PATH,
+  root: true,
+  auth: 'public',
+  params: {},
+  handle() {
+    if (emojiData === undefined) {
+      const codeToNames: Record<string, string[]> = {};
+      for (const [code, name] of emojiCodes()) codeToNames[code] = [name];
+      for (const name of emojiNames()) {
+        const code = emojiByName(name)!;
+        if (!codeToNames[code]!.includes(name)) codeToNames[code]!.push(name);
+      }
+      emojiData = JSON.stringify({ code_to_names: codeToNames });
+    }
+    return new RawReply({ status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=86400' }, body: emojiData });
   },
 });

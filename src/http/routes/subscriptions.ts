@@ -1,12 +1,19 @@
-// Subscriptions: GET/POST/DELETE /users/me/subscriptions, POST /users/me/subscriptions/properties,
+// Subscriptions: GET/POST/PATCH/DELETE /users/me/subscriptions, POST /users/me/subscriptions/properties,
 // GET /users/{user_id}/subscriptions/{stream_id}.
 import { visibleChannel } from '../../realm/channels/access.js';
 import { formatSubscription } from '../../realm/channels/format.js';
 import type { PropertiesInput } from '../../realm/channels/properties.commands.js';
-import type { Subscribed, SubscribeInput, Unsubscribed, UnsubscribeInput } from '../../realm/channels/subscriptions.commands.js';
+import type {
+  Subscribed,
+  SubscribeInput,
+  Unsubscribed,
+  UnsubscribeInput,
+  UpdatedSubscriptions,
+} from '../../realm/channels/subscriptions.commands.js';
 import { trafficFor } from '../../realm/channels/traffic.js';
 import { targetUser } from '../../realm/people/access.js';
 import { endpoint } from '../endpoint.js';
+import { errors } from '../errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
 import { enumOf, int, json, list, object, oneOf, optional, required, str, withDefault, bool } from '../params.js';
 import { newChannelParams, newChannelSettings, serverContext } from './channels.js';
@@ -31,6 +38,12 @@ export const getSubscriptions = endpoint({
   },
 });
 
+/** Channels to subscribe to by name (created when missing). */
+const channelSpecs = list(object({ name: required(str()), description: optional(str()) }), { maxItems: REQUEST_LIMITS.subscribeChannels });
+
+/** Channels to unsubscribe from, by name. */
+const channelNames = list(str(), { maxItems: REQUEST_LIMITS.subscribeChannels });
+
 /** User IDs or emails. */
 const principals = optional(list(oneOf(int(), str()), { maxItems: REQUEST_LIMITS.principals }));
 
@@ -39,7 +52,7 @@ export const subscribe = endpoint({
   path: '/users/me/subscriptions',
   auth: 'user',
   params: {
-    subscriptions: required(list(object({ name: required(str()), description: optional(str()) }), { maxItems: REQUEST_LIMITS.subscribeChannels })),
+    subscriptions: required(channelSpecs),
     principals,
     authorization_errors_fatal: withDefault(bool(), true),
     announce: withDefault(bool(), false),
@@ -69,11 +82,40 @@ export const unsubscribe = endpoint({
   method: 'DELETE',
   path: '/users/me/subscriptions',
   auth: 'user',
-  params: { subscriptions: required(list(str(), { maxItems: REQUEST_LIMITS.subscribeChannels })), principals },
+  params: { subscriptions: required(channelNames), principals },
   async handle(ctx, p) {
     const input: UnsubscribeInput = { actorId: ctx.user.id, names: p.subscriptions, principals: p.principals ?? null };
     const r = await ctx.realm.dispatch<Unsubscribed>('unsubscribe', input);
     return { removed: r.removedNames, not_removed: r.notRemovedNames };
+  },
+});
+
+/** Subscribes the caller to `add` and unsubscribes them from `delete`, in one transaction. New channels get the
+ *  defaults POST would give them. */
+export const updateSubscriptions = endpoint({
+  method: 'PATCH',
+  path: '/users/me/subscriptions',
+  auth: 'user',
+  params: { add: withDefault(channelSpecs, []), delete: withDefault(channelNames, []) },
+  async handle(ctx, p) {
+    if (p.add.length === 0 && p.delete.length === 0) throw errors.nothingToDoForSubscriptions();
+    const add: SubscribeInput | null = p.add.length === 0 ? null : {
+      actorId: ctx.user.id,
+      channels: p.add,
+      principals: null,
+      authorizationErrorsFatal: true,
+      announce: false,
+      settings: { inviteOnly: false, isWebPublic: false, isDefault: false, groupSettings: {} },
+      server: serverContext(ctx),
+    };
+    const remove: UnsubscribeInput | null = p.delete.length === 0 ? null : { actorId: ctx.user.id, names: p.delete, principals: null };
+    const r = await ctx.realm.dispatch<UpdatedSubscriptions>('subscriptions.update', { actorId: ctx.user.id, add, remove });
+    return {
+      subscribed: r.added?.subscribed ?? {},
+      already_subscribed: r.added?.alreadySubscribed ?? {},
+      removed: r.removed?.removedNames ?? [],
+      not_removed: r.removed?.notRemovedNames ?? [],
+    };
   },
 });
 
@@ -109,4 +151,4 @@ export const getSubscriptionStatus = endpoint({
   },
 });
 
-export const subscriptionEndpoints = [getSubscriptions, subscribe, unsubscribe, updateSubscriptionProperties, getSubscriptionStatus];
+export const subscriptionEndpoints = [getSubscriptions, subscribe, updateSubscriptions, unsubscribe, updateSubscriptionProperties, getSubscriptionStatus];

@@ -14,8 +14,11 @@ export const getOwnUser = endpoint({
   path: '/users/me',
   auth: 'user',
   params: {},
-  handle(ctx) {
-    return { ...formatUser(ctx.user, { includeDeliveryEmail: true, emailDomain: ctx.realm.state.emailDomain }), max_message_id: -1 };
+  async handle(ctx) {
+    const { bot_type, ...me } = formatUser(ctx.user, { includeDeliveryEmail: true, emailDomain: ctx.realm.state.emailDomain });
+    // As in the reference: bot_type only for bots; the highest id of a message the user has received.
+    const maxMessageId = await ctx.services.db.userMessages.maxMessageId(ctx.user.id);
+    return { ...me, ...(ctx.user.isBot ? { bot_type } : {}), max_message_id: maxMessageId };
   },
 });
 

@@ -1,4 +1,5 @@
-// Subscribing (creating missing channels by name) and unsubscribing users: POST and DELETE /users/me/subscriptions.
+// Subscribing (creating missing channels by name) and unsubscribing users: POST and DELETE /users/me/subscriptions,
+// and both in one command (PATCH /users/me/subscriptions).
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../http/errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
@@ -166,4 +167,40 @@ const unsubscribe: CommandDef<UnsubscribeInput, Unsubscribed, Unsubscribed> = {
   events: (state, r): RealmEvent[] => subscriptionRemovedEvents(state, r.removed),
 };
 
-export const subscriptionCommands = { subscribe, unsubscribe };
+export interface UpdateSubscriptionsInput {
+  actorId: number;
+  add: SubscribeInput | null;
+  remove: UnsubscribeInput | null;
+}
+
+export interface UpdatedSubscriptions {
+  added: Subscribed | null;
+  removed: Unsubscribed | null;
+}
+
+/** Both halves checked against one working set and written in one transaction, as the reference composes its two
+ *  views atomically: a refused half refuses the whole. (A channel named in both lists is checked against the
+ *  subscriptions before the additions.) */
+const updateSubscriptions: CommandDef<UpdateSubscriptionsInput, { add: SubscribePlan | null; remove: Unsubscribed | null }, UpdatedSubscriptions> = {
+  prepare: async (state, input) => (input.add ? { ...input, add: await subscribe.prepare!(state, input.add) } : input),
+  orderKey: (input) => byUser(input.actorId),
+  check: (state, input) => ({
+    add: input.add && subscribe.check(state, input.add),
+    remove: input.remove && unsubscribe.check(state, input.remove),
+  }),
+  async write(t, plan, state) {
+    const added = plan.add && (await subscribe.write!(t, plan.add, state));
+    const removed = plan.remove && (await unsubscribe.write!(t, plan.remove, state));
+    return { added, removed };
+  },
+  apply(state, r) {
+    if (r.added) subscribe.apply!(state, r.added);
+    if (r.removed) unsubscribe.apply!(state, r.removed);
+  },
+  events: (state, r) => [
+    ...(r.added ? subscribe.events!(state, r.added) : []),
+    ...(r.removed ? unsubscribe.events!(state, r.removed) : []),
+  ],
+};
+
+export const subscriptionCommands = { subscribe, unsubscribe, 'subscriptions.update': updateSubscriptions };

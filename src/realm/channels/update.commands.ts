@@ -63,7 +63,7 @@ function checkPrivacyChange(state: RealmState, user: User, ch: Channel, input: U
   const isWebPublic = input.isWebPublic ?? (input.isPrivate === true ? false : ch.isWebPublic);
   const inviteOnly = input.isPrivate ?? (input.isWebPublic === true ? false : ch.inviteOnly);
   if (isWebPublic && inviteOnly) throw errors.webPublicChannelPrivate();
-  if (!inviteOnly && input.historyPublicToSubscribers === false) throw errors.publicChannelHistory();
+  // As in the reference, a public channel's history is public to subscribers whatever the request says.
   const history = inviteOnly ? (input.historyPublicToSubscribers ?? (ch.inviteOnly ? ch.historyPublicToSubscribers : true)) : true;
   if (isWebPublic && !ch.isWebPublic) {
     if (!webPublicAllowed(state, input.server.webPublicStreamsEnabled)) throw errors.webPublicChannelsDisabled();

@@ -1,13 +1,17 @@
 // Rendering a message in its realm: the Markdown context from the working set (on the worker pool for what users
 // write), /me detection, topic links and alert-word hits.
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
-import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type RenderContext, type RenderResult } from '../../markdown/index.js';
+import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type MentionableUser, type RenderContext, type RenderResult } from '../../markdown/index.js';
 import { renderOffLoop } from '../../render-pool/index.js';
-import { hasMetadataAccess } from '../channels/access.js';
+import { hasContentAccess } from '../channels/access.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
+import { userSetting } from '../people/user-settings.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
+import { topicPermalinkLookups } from './topic-permalinks.js';
+
+const mentionable = (u: User): MentionableUser => ({ id: u.id, fullName: u.fullName, isActive: u.isActive });
 
 /**
  * The Markdown renderer's lookups for a realm, as seen by the author; `images` for inline image previews. Each
@@ -15,22 +19,30 @@ import type { User } from '../types.js';
  */
 export function renderContext(state: RealmState, author: User | null, realmUrl: string, images?: ImageRenderData): RenderContext {
   return {
+    // Deactivated users and groups are found too (isActive / deactivated): the renderer makes their mentions silent.
     userByName(name) {
       const wanted = name.toLowerCase();
-      for (const u of state.usersById.values()) if (u.isActive && u.fullName.toLowerCase() === wanted) return { id: u.id, fullName: u.fullName };
-      return undefined;
+      let inactive: User | undefined;
+      for (const u of state.usersById.values()) {
+        if (u.fullName.toLowerCase() !== wanted) continue;
+        if (u.isActive) return mentionable(u);
+        inactive ??= u;
+      }
+      return inactive && mentionable(inactive);
     },
     userById: (id) => {
       const u = state.usersById.get(id);
-      return u?.isActive ? { id: u.id, fullName: u.fullName } : undefined;
+      return u && mentionable(u);
     },
     groupByName(name) {
       const g = state.groupsByName.get(name);
-      return g && !g.deactivated ? { id: g.id, name: g.name } : undefined;
+      return g && { id: g.id, name: g.name, deactivated: g.deactivated };
     },
+    // Channel links name a channel exactly (case-sensitively) whose content the author may read, as the reference's
+    // lookup does (get_stream_name_map: an administrator who only sees a private channel's settings gets no link).
     channelByName(name) {
       const c = state.channels.channelByName(name);
-      if (!c || (author && !hasMetadataAccess(state, author, c))) return undefined;
+      if (!c || c.name !== name || (author && !hasContentAccess(state, author, c))) return undefined;
       return { id: c.id, name: c.name };
     },
     emoji(name) {
@@ -41,6 +53,8 @@ export function renderContext(state: RealmState, author: User | null, realmUrl: 
     linkifiers: state.messages.linkifiers,
     realmUrl,
     emptyTopicDisplayName: realmSetting(state, 'empty_topic_display_name'),
+    // `:)` becomes an emoji only for authors who turned translate_emoticons on.
+    translateEmoticons: author !== null && userSetting(author, 'translate_emoticons') === true,
     images,
   };
 }
@@ -58,9 +72,12 @@ export function renderContent(state: RealmState, author: User | null, realmUrl: 
   return withMe(content, renderMarkdown(content, renderContext(state, author, realmUrl)));
 }
 
-/** Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"). */
+/**
+ * Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"); topic
+ * links get their `/with/` permalinks from the database (topic-permalinks.ts).
+ */
 export async function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Promise<Rendered> {
-  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images)));
+  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author)));
 }
 
 /** A rendering made before its command reached the realm actor (the command's prepare), with what it rendered. */

@@ -12,6 +12,9 @@ export const BOT_TYPE = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3, 
 export const SERVICE_INTERFACE = { ZULIP: 1, SLACK: 2 } as const;
 export const SERVICE_INTERFACES: readonly number[] = Object.values(SERVICE_INTERFACE);
 
+/** The server's own bot (the reference's cross-realm system bot): no one administers it. */
+export const NOTIFICATION_BOT_EMAIL = 'notification-bot@palaver.internal';
+
 const NO_SETTINGS = { defaultSendingStreamId: null, defaultEventsRegisterStreamId: null, defaultAllPublicStreams: false, service: null };
 
 export function botSettings(state: RealmState, botId: number): BotSettings {
@@ -32,7 +35,7 @@ export function canAdministerBot(user: User, bot: User): boolean {
 export function accessBot(state: RealmState, caller: User, botId: number): User {
   requireMemberOrAdmin(caller);
   const bot = state.usersById.get(botId);
-  if (!bot || !bot.isBot) throw errors.noSuchBot();
+  if (!bot || !bot.isBot || bot.email === NOTIFICATION_BOT_EMAIL) throw errors.noSuchBot();
   if (!canAdministerBot(caller, bot)) throw errors.insufficientPermission();
   if (bot.canCreateUsers && caller.role !== ROLE.OWNER) throw errors.mustBeOwner();
   return bot;
@@ -84,8 +87,8 @@ export function botRecord(state: RealmState, bot: User): Record<string, unknown>
 /** The bots `viewer` may administer: every bot for administrators, else their own (get_owned_bot_dicts). */
 export function administeredBots(state: RealmState, viewer: User): User[] {
   const out: User[] = [];
-  for (const u of state.usersById.values()) if (u.isBot && canAdministerBot(viewer, u)) out.push(u);
-  return out;
+  for (const u of state.usersById.values()) if (u.isBot && u.email !== NOTIFICATION_BOT_EMAIL && canAdministerBot(viewer, u)) out.push(u);
+  return out.sort((a, b) => a.id - b.id);
 }
 
 export function realmBotAdd(state: RealmState, bot: User, users = botAudience(state, bot)): RealmEvent {

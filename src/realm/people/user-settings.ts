@@ -64,7 +64,7 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
   web_font_size_px: { type: int({ min: 1, max: 1000 }), default: 16, realmDefault: true },
   web_line_height_percent: { type: int({ min: 1, max: 1000 }), default: 140, realmDefault: true },
   color_scheme: I([1, 2, 3], 1, 'display'),
-  translate_emoticons: B(true, 'display'),
+  translate_emoticons: B(false, 'display'), // the reference's default (off)
   display_emoji_reaction_users: B(true),
   default_language: {
     type: check(str({ maxLength: 50 }), (v) => /^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$/.test(v), (v) => `Invalid default_language`),

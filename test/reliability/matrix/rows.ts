@@ -121,9 +121,26 @@ for (let segments = 1; segments <= 8; segments++) {
   );
 }
 
+/** Subscribing oneself to a fresh channel of each visibility: POST (its `subscriptions`) and PATCH (its `add`). */
+const subscribeSelfRow = (method: string, field: string): Row => ({
+  method, path: '/users/me/subscriptions', cases: VISIBILITIES,
+  request: async (w, _r, c) => {
+    const id = await freshChannel(w, vis(c));
+    const ch = await ok(owner(w).get(`/streams/${id}`));
+    return { path: '/users/me/subscriptions', form: { [field]: json([{ name: ch.stream.name }]) } };
+  },
+  expect: (r, c) => (c === 'privSub' || c === 'webPublic' || (c !== 'privUnsub' && r !== 'guest') ? OK : bad(/^Unable to access channel \(fresh \w+ \d+\)\.$/)),
+});
+
 export const rows: Row[] = [
   // Server and authentication.
   { method: 'GET', path: '/server_settings', request: () => ({ path: '/server_settings' }), expect: ALL_OK },
+  { method: 'GET', path: '/static/generated/emoji/emoji_api.json', request: () => ({ path: '/static/generated/emoji/emoji_api.json', root: true }), expect: ALL_OK },
+  {
+    method: 'GET', path: '/calls/bigbluebutton/create',
+    request: () => ({ path: '/calls/bigbluebutton/create', query: { meeting_name: 'standup' } }),
+    expect: () => err(400, 'BAD_REQUEST', 'BigBlueButton is not configured.'),
+  },
   {
     method: 'POST', path: '/fetch_api_key',
     request: (w) => ({ path: '/fetch_api_key', form: { username: w.users.owner.email, password: w.s.config.ownerPassword! } }),
@@ -513,15 +530,8 @@ export const rows: Row[] = [
     expect: (r, c) => (!metadataAccess(active(r), vis(c)) ? INVALID_CHANNEL : !isAdminRole(r) ? bad('You do not have permission to administer this channel.') : c === 'archived' ? bad('Channel is already deactivated') : OK),
   },
   { method: 'GET', path: '/users/me/subscriptions', request: () => ({ path: '/users/me/subscriptions' }), expect: ALL_OK },
-  {
-    method: 'POST', path: '/users/me/subscriptions', cases: VISIBILITIES,
-    request: async (w, _r, c) => {
-      const id = await freshChannel(w, vis(c));
-      const ch = await ok(owner(w).get(`/streams/${id}`));
-      return { path: '/users/me/subscriptions', form: { subscriptions: json([{ name: ch.stream.name }]) } };
-    },
-    expect: (r, c) => (c === 'privSub' || c === 'webPublic' || (c !== 'privUnsub' && r !== 'guest') ? OK : bad(/^Unable to access channel \(fresh \w+ \d+\)\.$/)),
-  },
+  subscribeSelfRow('POST', 'subscriptions'),
+  subscribeSelfRow('PATCH', 'add'),
   {
     method: 'DELETE', path: '/users/me/subscriptions', cases: VISIBILITIES,
     request: async (w, _r, c) => {

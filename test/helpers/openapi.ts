@@ -1,0 +1,320 @@
+// Validates success responses against the reference's OpenAPI document (../shared/spec/reference-openapi.yaml).
+// test/helpers/http.ts runs every 2xx JSON answer under /api/v1 through `checkResponse`; a mismatch fails the test.
+//
+// The document is parsed once (a JSON copy in the temporary directory serves the other test processes) and each
+// operation's schema compiled on first use (the generated code is kept under node_modules/.cache for the other
+// processes: a large schema takes seconds to compile). Before compiling, schemas are made plain JSON Schema:
+// - `$ref`s are inlined and `allOf` branches merged into one object schema (properties and `required` joined,
+//   closed when any branch says `additionalProperties: false`), so a closed branch does not reject the base's fields;
+// - OpenAPI's `nullable: true` becomes "or null"; `oneOf` becomes `anyOf` (one documented shape must match);
+// - a list of alternatives told apart by a `type` constant (the events of GET /events) is checked against the
+//   alternatives of the event's own type only, so a mismatch names the fields of that event.
+// Our contract spells the reference's `zulip_*` version fields `service_*`: they are read as `zulip_*`.
+//
+// OPENAPI_VALIDATION=off skips the check; OPENAPI_VALIDATION=report:<file> appends mismatches to <file> (one JSON
+// line each) instead of failing, to survey the whole suite at once. Without the document (no ../shared, or
+// REFERENCE_OPENAPI pointing nowhere) the check is skipped.
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import standaloneModule from 'ajv/dist/standalone/index.js';
+import { load } from 'js-yaml';
+import { packageRoot } from '../../src/paths.js';
+
+const Ajv = AjvModule.default ?? AjvModule;
+const standaloneCode = standaloneModule.default ?? standaloneModule;
+
+/** Where the reference schema and the reference server disagree, or a test sends what no server would: mismatches
+ *  whose line (as in the failure message: pointer, complaint, value) matches `match` are not failures. */
+export const SCHEMA_EXCEPTIONS: { operation: string; match: RegExp; reason: string }[] = [
+  {
+    operation: 'get-events',
+    match: /^\/events\/\d+ must NOT have additional properties 'local_message_id'/,
+    reason: 'the sending queue\'s copy of a message event carries local_message_id (the reference server sends it; its schema omits it)',
+  },
+  {
+    operation: 'get-events',
+    match: /^\/events\/\d+(\/type must be equal to one of the allowed values .* got "(custom_test|wanted|unwanted|other_type|note|[a-z])"$| must match "then" schema)/,
+    reason: 'events of these made-up types are published straight into the hub by the event-routing tests themselves',
+  },
+  {
+    operation: 'get-user-presence',
+    match: /^\/presence\/(website|aggregated) must NOT have additional properties '(client|pushable)'/,
+    reason: 'the reference server\'s legacy presence dict has client (and pushable for website); its schema omits them',
+  },
+  {
+    operation: 'get-own-user',
+    match: /^\/ must NOT have additional properties '(bot_type|bot_owner_id)'/,
+    reason: 'a bot\'s own record carries bot_type and bot_owner_id (the reference server\'s format_user_row); its schema omits them',
+  },
+];
+
+type Json = any;
+
+export const referencePath = process.env.REFERENCE_OPENAPI ?? path.join(packageRoot, '..', 'shared', 'spec', 'reference-openapi.yaml');
+
+interface Operation {
+  id: string;
+  method: string;
+  template: string;
+  pattern: RegExp;
+  params: number;
+  responses: Record<string, Json>;
+}
+
+let doc: Json | null | undefined;
+let operations: Operation[] = [];
+interface Validators {
+  /** Stops at the first mismatch: the cheap check every answer gets. */
+  fast: ValidateFunction;
+  /** Every mismatch, compiled only when an answer fails, for the message. */
+  full?: ValidateFunction;
+  schema: Json;
+}
+const compiled = new Map<string, Validators | null>();
+const ajvFast = new Ajv({ strict: false, allErrors: false, validateFormats: false, logger: false, code: { source: true } });
+const ajvFull = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
+
+/** Where compiled validators are kept between test processes (inside node_modules, so that the generated code's
+ *  `require("ajv/dist/runtime/…")` resolves). */
+const validatorCache = path.join(packageRoot, 'node_modules', '.cache', 'palaver-openapi');
+const requireCached = createRequire(import.meta.url);
+
+/** Writes `text` to `file` whole or not at all (test processes share the file). */
+function writeWhole(file: string, text: string): void {
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, text);
+  renameSync(partial, file);
+}
+
+/** The fast validator of a schema: compiled once for all test processes (a large schema takes seconds), then
+ *  loaded from its generated code. */
+function compileFast(schema: Json): ValidateFunction {
+  const key = createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 24);
+  const file = path.join(validatorCache, `${key}.cjs`);
+  if (existsSync(file)) {
+    try {
+      return requireCached(file) as ValidateFunction;
+    } catch {
+      // An unreadable copy is compiled again below.
+    }
+  }
+  const validate = ajvFast.compile(schema);
+  mkdirSync(validatorCache, { recursive: true });
+  writeWhole(file, standaloneCode(ajvFast, validate));
+  return validate;
+}
+
+/** The YAML document parsed, through a JSON copy in the temporary directory shared by the test processes
+ *  (parsing the YAML takes about a second; each test file runs in its own process). */
+function parseReference(): Json {
+  const st = statSync(referencePath);
+  const key = createHash('sha256').update(`${path.resolve(referencePath)} ${st.size} ${st.mtimeMs}`).digest('hex').slice(0, 16);
+  const cache = path.join(tmpdir(), `palaver-reference-openapi-${key}.json`);
+  try {
+    return JSON.parse(readFileSync(cache, 'utf8'));
+  } catch {
+    const parsed = load(readFileSync(referencePath, 'utf8'));
+    writeWhole(cache, JSON.stringify(parsed));
+    return parsed;
+  }
+}
+
+/** The reference document, or null when it is not there. */
+export function referenceDocument(): Json | null {
+  if (doc !== undefined) return doc;
+  if (process.env.OPENAPI_VALIDATION === 'off' || !existsSync(referencePath)) return (doc = null);
+  doc = parseReference();
+  operations = [];
+  for (const [template, item] of Object.entries<Json>(doc.paths)) {
+    const names: string[] = [];
+    const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, n: string) => {
+      names.push(n);
+      return '([^/]+)';
+    });
+    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
+      const op = item[method];
+      if (!op) continue;
+      operations.push({
+        id: op.operationId ?? `${method} ${template}`,
+        method: method.toUpperCase(),
+        template,
+        pattern: new RegExp(`^${source}$`),
+        params: names.length,
+        responses: op.responses ?? {},
+      });
+    }
+  }
+  // A literal segment wins over a parameter (/users/me before /users/{user_id}).
+  operations.sort((a, b) => a.params - b.params);
+  return doc;
+}
+
+/** Every documented operation: method, path template, operationId. */
+export function referenceOperations(): { method: string; template: string; id: string }[] {
+  return referenceDocument() ? operations.map(({ method, template, id }) => ({ method, template, id })) : [];
+}
+
+/** The operation a request path (below /api/v1) names, if the reference documents it. */
+export function findOperation(method: string, apiPath: string): Operation | undefined {
+  if (!referenceDocument()) return undefined;
+  return operations.find((o) => o.method === method && o.pattern.test(apiPath));
+}
+
+function resolveRef(ref: string): Json {
+  let node = doc;
+  for (const part of ref.replace(/^#\//, '').split('/')) node = node[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  return node;
+}
+
+const DROPPED = new Set(['example', 'examples', 'description', 'deprecated', 'discriminator', 'readOnly', 'writeOnly']);
+
+/** Plain JSON Schema from an OpenAPI schema object (see the head of this file). */
+function normalize(node: Json, refs: string[] = []): Json {
+  if (Array.isArray(node)) return node.map((n) => normalize(n, refs));
+  if (node === null || typeof node !== 'object') return node;
+  if (typeof node.$ref === 'string') {
+    // A schema that contains itself is accepted as anything below its second appearance.
+    if (refs.includes(node.$ref)) return {};
+    return normalize(resolveRef(node.$ref), [...refs, node.$ref]);
+  }
+  let out: Json = {};
+  for (const [k, v] of Object.entries<Json>(node)) {
+    if (DROPPED.has(k) || k.startsWith('x-')) continue;
+    if (k === 'properties' || k === 'patternProperties') {
+      out[k] = Object.fromEntries(Object.entries<Json>(v).map(([p, s]) => [p, normalize(s, refs)]));
+    } else if (k === 'oneOf') out.anyOf = normalize(v, refs);
+    else out[k] = normalize(v, refs);
+  }
+  if (out.allOf) {
+    const branches: Json[] = out.allOf;
+    delete out.allOf;
+    for (const b of branches) out = merge(out, b);
+  }
+  if (out.anyOf) out = byTypeConstant(out);
+  if (out.nullable === true) {
+    delete out.nullable;
+    return { anyOf: [out, { type: 'null' }] };
+  }
+  delete out.nullable;
+  return out;
+}
+
+function merge(a: Json, b: Json): Json {
+  const out: Json = { ...a };
+  for (const [k, v] of Object.entries<Json>(b)) {
+    if (k === 'properties') {
+      out.properties = { ...out.properties };
+      for (const [p, s] of Object.entries<Json>(v)) out.properties[p] = out.properties[p] ? { allOf: [out.properties[p], s] } : s;
+    } else if (k === 'required') out.required = [...new Set([...(out.required ?? []), ...v])];
+    else if (k === 'additionalProperties') {
+      if (v === false || out.additionalProperties === undefined) out.additionalProperties = v;
+    } else if (k === 'anyOf' && out.anyOf) out.allOf = [...(out.allOf ?? []), { anyOf: v }];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Alternatives that each fix `type` to one value: each value's own alternatives, chosen by an if/then chain. */
+function byTypeConstant(schema: Json): Json {
+  const branches: Json[] = schema.anyOf;
+  const typeOf = (b: Json): unknown => {
+    const e = b?.properties?.type?.enum;
+    return Array.isArray(e) && e.length === 1 ? e[0] : undefined;
+  };
+  if (branches.length < 3 || !branches.every((b) => typeOf(b) !== undefined)) return schema;
+  const groups = new Map<unknown, Json[]>();
+  for (const b of branches) groups.set(typeOf(b), [...(groups.get(typeOf(b)) ?? []), b]);
+  const { anyOf: _drop, ...rest } = schema;
+  return {
+    ...rest,
+    type: 'object',
+    required: ['type'],
+    properties: { type: { enum: [...groups.keys()] } },
+    allOf: [...groups].map(([t, bs]) => ({
+      if: { properties: { type: { const: t } }, required: ['type'] },
+      then: bs.length === 1 ? bs[0] : { anyOf: bs },
+    })),
+  };
+}
+
+function responseSchema(op: Operation, status: number): Json | undefined {
+  let r = op.responses[String(status)] ?? op.responses['2XX'];
+  if (r?.$ref) r = resolveRef(r.$ref);
+  return r?.content?.['application/json']?.schema;
+}
+
+function validatorsFor(op: Operation, status: number): Validators | null {
+  const key = `${op.id} ${status}`;
+  let v = compiled.get(key);
+  if (v === undefined) {
+    const raw = responseSchema(op, status);
+    const schema = raw ? normalize(raw) : undefined;
+    v = schema ? { fast: compileFast(schema), schema } : null;
+    compiled.set(key, v);
+  }
+  return v;
+}
+
+const SERVICE_NAMES: Record<string, string> = {
+  service_feature_level: 'zulip_feature_level',
+  service_version: 'zulip_version',
+  service_merge_base: 'zulip_merge_base',
+};
+
+/** The contract's `service_*` names read as the reference's `zulip_*` (which win when both are there). */
+function asReference(value: Json): Json {
+  if (Array.isArray(value)) return value.map(asReference);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries<Json>(value)) {
+    const alias = SERVICE_NAMES[k];
+    if (alias) {
+      if (!(alias in value)) out[alias] = v;
+    } else out[k] = asReference(v);
+  }
+  return out;
+}
+
+/** One line per mismatch: pointer, complaint, the schema's place, the value found. */
+function describe(e: ErrorObject, body: Json): string {
+  let at: Json = body;
+  for (const part of e.instancePath.split('/').slice(1)) at = at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  const extra = e.keyword === 'additionalProperties' ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'` : '';
+  return `${e.instancePath || '/'} ${e.message}${extra} (${e.schemaPath}) got ${JSON.stringify(at)?.slice(0, 160)}`;
+}
+
+/** Checks one answer; throws (or reports, see the head of this file) when it is not what the reference documents. */
+export function checkResponse(method: string, fullPath: string, status: number, contentType: string | undefined, text: string): void {
+  if (status < 200 || status >= 300 || !fullPath.startsWith('/api/v1/') || !/json/.test(contentType ?? '')) return;
+  if (!referenceDocument()) return;
+  const apiPath = fullPath.slice('/api/v1'.length).split('?')[0]!;
+  const op = findOperation(method, apiPath);
+  if (!op) return;
+  const validators = validatorsFor(op, status);
+  if (!validators) return;
+  let body: Json;
+  try {
+    body = asReference(JSON.parse(text));
+  } catch {
+    return;
+  }
+  if (validators.fast(body)) return;
+  validators.full ??= ajvFull.compile(validators.schema);
+  validators.full(body);
+  const exceptions = SCHEMA_EXCEPTIONS.filter((x) => x.operation === op.id);
+  const lines = (validators.full.errors ?? []).map((e) => describe(e, body)).filter((l) => !exceptions.some((x) => x.match.test(l)));
+  if (lines.length === 0) return;
+  const shown = lines.slice(0, 8).map((l) => `  ${l}`);
+  if (lines.length > 8) shown.push(`  … ${lines.length - 8} more`);
+  const message = `${method} ${apiPath} (${op.id}) answered ${status} with a body the reference OpenAPI does not allow:\n${shown.join('\n')}`;
+  const mode = process.env.OPENAPI_VALIDATION ?? '';
+  if (mode.startsWith('report:')) {
+    appendFileSync(mode.slice('report:'.length), JSON.stringify({ operation: op.id, method, path: apiPath, message }) + '\n');
+    return;
+  }
+  throw new Error(message);
+}
