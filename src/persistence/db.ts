@@ -16,6 +16,7 @@ import { UserMessagesRepository } from './repos/user-messages.js';
 import { GroupsRepository } from './repos/groups.js';
 import { InvitesRepository } from './repos/invites.js';
 import { OutboxRepository } from './repos/outbox.js';
+import { EmailInvitesRepository } from './repos/email-invites.js';
 import { PeopleRepository } from './repos/people.js';
 import { PresenceRepository } from './repos/presence.js';
 import { RealmsRepository } from './repos/realms.js';
@@ -27,6 +28,11 @@ import { DraftsRepository } from './repos/drafts.js';
 import { NavigationViewsRepository } from './repos/navigation-views.js';
 import { SavedSnippetsRepository } from './repos/saved-snippets.js';
 import { ScheduledMessagesRepository } from './repos/scheduled-messages.js';
+import { BotStorageRepository } from './repos/bot-storage.js';
+import { MutedUsersRepository } from './repos/muted-users.js';
+import { PlaygroundsRepository } from './repos/playgrounds.js';
+import { ProfileFieldsRepository } from './repos/profile-fields.js';
+import { PushTokensRepository } from './repos/push-tokens.js';
 
 export interface Repos {
   realms: RealmsRepository;
@@ -45,6 +51,7 @@ export interface Repos {
   presence: PresenceRepository;
   invites: InvitesRepository;
   outbox: OutboxRepository;
+  emailInvites: EmailInvitesRepository;
   eventQueues: EventQueuesRepository;
   messages: MessagesRepository;
   userMessages: UserMessagesRepository;
@@ -55,6 +62,11 @@ export interface Repos {
   savedSnippets: SavedSnippetsRepository;
   navigationViews: NavigationViewsRepository;
   scheduledMessages: ScheduledMessagesRepository;
+  profileFields: ProfileFieldsRepository;
+  mutedUsers: MutedUsersRepository;
+  playgrounds: PlaygroundsRepository;
+  botStorage: BotStorageRepository;
+  pushTokens: PushTokensRepository;
 }
 
 export type Db = IDatabase<Repos> & Repos;
@@ -129,6 +141,7 @@ export function createDatabase(
       obj.presence = new PresenceRepository(obj, pgp);
       obj.invites = new InvitesRepository(obj, pgp);
       obj.outbox = new OutboxRepository(obj, pgp);
+      obj.emailInvites = new EmailInvitesRepository(obj, pgp);
       obj.eventQueues = new EventQueuesRepository(obj, pgp);
       obj.messages = new MessagesRepository(obj, pgp);
       obj.userMessages = new UserMessagesRepository(obj, pgp);
@@ -139,6 +152,11 @@ export function createDatabase(
       obj.savedSnippets = new SavedSnippetsRepository(obj, pgp);
       obj.navigationViews = new NavigationViewsRepository(obj, pgp);
       obj.scheduledMessages = new ScheduledMessagesRepository(obj, pgp);
+      obj.profileFields = new ProfileFieldsRepository(obj, pgp);
+      obj.mutedUsers = new MutedUsersRepository(obj, pgp);
+      obj.playgrounds = new PlaygroundsRepository(obj, pgp);
+      obj.botStorage = new BotStorageRepository(obj, pgp);
+      obj.pushTokens = new PushTokensRepository(obj, pgp);
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;

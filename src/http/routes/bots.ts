@@ -1,5 +1,6 @@
 // Bots: create, list one's own, configure, deactivate, regenerate API keys (also a person's own key).
-import { botDefaults, requireMemberOrAdmin } from '../../realm/people/bots.js';
+import { requireMemberOrAdmin } from '../../realm/people/access.js';
+import { botDefaults } from '../../realm/people/bots.js';
 import type { CreatedBot } from '../../realm/people/bots.commands.js';
 import { ROLES } from '../../realm/types.js';
 import { gravatarUrl } from '../../realm/user-format.js';

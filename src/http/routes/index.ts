@@ -38,6 +38,14 @@ import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
 import { botEndpoints } from './bots.js';
 import { realmAdminEndpoints } from './realm.js';
+import { botStorageEndpoints } from './bot-storage.js';
+import { channelEmailAddress } from './channel-email.js';
+import { reportMessage } from './message-reports.js';
+import { mutedUserEndpoints } from './muted-users.js';
+import { playgroundEndpoints } from './playgrounds.js';
+import { profileFieldEndpoints } from './profile-fields.js';
+import { readReceipts } from './read-receipts.js';
+import { reminderEndpoints } from './reminders.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
@@ -81,4 +89,12 @@ export const endpoints: Endpoint[] = [
   ...operatorEndpoints,
   ...dashboardEndpoints,
   ...realmAdminEndpoints,
+  ...profileFieldEndpoints,
+  ...mutedUserEndpoints,
+  readReceipts,
+  reportMessage,
+  ...playgroundEndpoints,
+  channelEmailAddress,
+  ...botStorageEndpoints,
+  ...reminderEndpoints,
 ];

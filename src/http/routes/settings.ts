@@ -30,9 +30,10 @@ function isTimezone(tz: string): boolean {
 
 const USER_SETTING_NAMES = Object.keys(USER_SETTINGS);
 
-export const updateSettings = endpoint({
+/** PATCH /settings, and its deprecated alias PATCH /settings/notifications (same parameters, as in the reference). */
+const settingsEndpoint = (path: string) => endpoint({
   method: 'PATCH',
-  path: '/settings',
+  path,
   auth: 'user',
   bots: 'none',
   params: {
@@ -64,6 +65,9 @@ export const updateSettings = endpoint({
   },
 });
 
+export const updateSettings = settingsEndpoint('/settings');
+export const updateNotificationSettings = settingsEndpoint('/settings/notifications');
+
 export const updateRealmUserSettingsDefaults = endpoint({
   method: 'PATCH',
   path: '/realm/user_settings_defaults',
@@ -79,4 +83,4 @@ export const updateRealmUserSettingsDefaults = endpoint({
   },
 });
 
-export const settingsEndpoints = [updateSettings, updateRealmUserSettingsDefaults];
+export const settingsEndpoints = [updateSettings, updateNotificationSettings, updateRealmUserSettingsDefaults];

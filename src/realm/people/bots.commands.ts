@@ -9,7 +9,7 @@ import { createUser, isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
 import { roleGroup } from '../system-groups.js';
 import { ROLE, type User } from '../types.js';
-import { actor, checkFullName, isAdmin } from './access.js';
+import { actor, checkFullName, isAdmin, requireMemberOrAdmin } from './access.js';
 import {
   BOT_TYPE,
   SERVICE_INTERFACES,
@@ -20,7 +20,6 @@ import {
   realmBotAdd,
   realmBotDelete,
   realmBotUpdate,
-  requireMemberOrAdmin,
 } from './bots.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
 import { applyCreatedUser } from './users.commands.js';

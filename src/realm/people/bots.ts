@@ -5,7 +5,7 @@ import type { BotSettings } from '../../persistence/repos/bots.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../types.js';
 import { gravatarUrl } from '../user-format.js';
-import { activeAdminIds, isAdmin } from './access.js';
+import { activeAdminIds, isAdmin, requireMemberOrAdmin } from './access.js';
 
 export const BOT_TYPE = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3, EMBEDDED: 4 } as const;
 /** Service interfaces of outgoing webhooks: Zulip's own payload, or Slack's outgoing-webhook format. */
@@ -19,12 +19,6 @@ const NO_SETTINGS = { defaultSendingStreamId: null, defaultEventsRegisterStreamI
 
 export function botSettings(state: RealmState, botId: number): BotSettings {
   return state.people.bots.get(botId) ?? { userId: botId, ...NO_SETTINGS };
-}
-
-/** Bots the reference lets a person create or own: never guests, never bots (require_member_or_admin). */
-export function requireMemberOrAdmin(user: User): void {
-  if (user.isBot) throw errors.notForBots();
-  if (user.role === ROLE.GUEST) throw errors.notForGuests();
 }
 
 /** Administrators and the bot's owner may administer a bot (the reference's access_bot_by_id). */
