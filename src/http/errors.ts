@@ -305,6 +305,16 @@ export const errors = {
   // cannot be had (upstream error, not an image, too large, too slow, a refused address).
   imageProxyBadSignature: () => new ApiError('BAD_REQUEST', 'Bad signature', 403),
   imageProxyFailed: (msg: string) => new ApiError('NOT_FOUND', msg, 404),
+  // Bots (POST/PATCH /bots, and what a bot's requests may do), with the reference's texts.
+  notForIncomingWebhookBots: () => new ApiError('BAD_REQUEST', 'This API is not available to incoming webhook bots.', 400),
+  noSuchBot: () => new ApiError('BAD_REQUEST', 'No such bot', 400),
+  badBotName: () => new ApiError('BAD_REQUEST', 'Bad name or username', 400),
+  botUsernameInUse: () => new ApiError('BAD_REQUEST', 'Username already in use', 400),
+  botNameInUse: () => new ApiError('BAD_REQUEST', 'Name is already in use!', 400),
+  invalidBotType: () => new ApiError('BAD_REQUEST', 'Invalid bot type', 400),
+  embeddedBotsDisabled: () => new ApiError('BAD_REQUEST', 'Embedded bots are not enabled.', 400),
+  invalidInterfaceType: () => new ApiError('BAD_REQUEST', 'Invalid interface type', 400),
+  botOwnerRefused: (why: string) => new ApiError('BAD_REQUEST', `Failed to change owner, ${why}`, 400),
 
   // Running the organization: PATCH /realm, its email domains, icon and logos.
   systemGroupRequired: (setting: string) => new ApiError('BAD_REQUEST', `'${setting}' must be a system user group.`, 400),

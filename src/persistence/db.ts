@@ -1,6 +1,7 @@
 // The database: pg-promise with one repository per aggregate attached to every connection and transaction.
 import pgPromise, { type IDatabase, type IMain, type ITask } from 'pg-promise';
 import { AttachmentsRepository } from './repos/attachments.js';
+import { BotsRepository } from './repos/bots.js';
 import { ImageAttachmentsRepository } from './repos/image-attachments.js';
 import { ChangesRepository } from './repos/changes.js';
 import { RealmEmojiRepository } from './repos/realm-emoji.js';
@@ -47,6 +48,7 @@ export interface Repos {
   channelFolders: ChannelFoldersRepository;
   userTopics: UserTopicsRepository;
   people: PeopleRepository;
+  bots: BotsRepository;
   presence: PresenceRepository;
   invites: InvitesRepository;
   outbox: OutboxRepository;
@@ -137,6 +139,7 @@ export function createDatabase(
       obj.channelFolders = new ChannelFoldersRepository(obj, pgp);
       obj.userTopics = new UserTopicsRepository(obj, pgp);
       obj.people = new PeopleRepository(obj, pgp);
+      obj.bots = new BotsRepository(obj, pgp);
       obj.presence = new PresenceRepository(obj, pgp);
       obj.invites = new InvitesRepository(obj, pgp);
       obj.outbox = new OutboxRepository(obj, pgp);

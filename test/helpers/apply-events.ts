@@ -125,6 +125,18 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
     }
   },
 
+  realm_bot(state, e) {
+    if (!state.realm_bots) return;
+    if (e.op === 'add') {
+      state.realm_bots = [...removeBy(state.realm_bots, 'user_id', [e.bot.user_id])!, e.bot];
+    } else if (e.op === 'delete' || e.op === 'remove') {
+      state.realm_bots = removeBy(state.realm_bots, 'user_id', [e.bot.user_id]);
+    } else if (e.op === 'update') {
+      const bot = byKey(state.realm_bots, 'user_id', e.bot.user_id);
+      if (bot) Object.assign(bot, e.bot);
+    }
+  },
+
   user_group(state, e) {
     if (!state.realm_user_groups) return;
     const groups = state.realm_user_groups as any[];

@@ -65,7 +65,7 @@ export const coreSections: Record<string, Section> = {
       realm_authentication_methods: { password: { enabled: true, available: true }, email: { enabled: true, available: true } },
       realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
       realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
-      realm_bot_domain: services.config.rootDomain,
+      realm_bot_domain: state.emailDomain,
       server_web_public_streams_enabled: services.config.webPublicStreamsEnabled,
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,

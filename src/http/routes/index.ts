@@ -36,6 +36,7 @@ import { scheduledMessageEndpoints } from './scheduled-messages.js';
 import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
+import { botEndpoints } from './bots.js';
 import { realmAdminEndpoints } from './realm.js';
 import { botStorageEndpoints } from './bot-storage.js';
 import { channelEmailAddress } from './channel-email.js';
@@ -53,6 +54,7 @@ export const endpoints: Endpoint[] = [
   createBigBlueButtonCall,
   fetchApiKey,
   ...userEndpoints,
+  ...botEndpoints,
   ...userGroupEndpoints,
   ...statusEndpoints,
   ...presenceEndpoints,

@@ -35,6 +35,7 @@ const settingsEndpoint = (path: string) => endpoint({
   method: 'PATCH',
   path,
   auth: 'user',
+  bots: 'none',
   params: {
     full_name: optional(str({ maxLength: 1000 })),
     old_password: optional(str({ maxLength: 1024 })),

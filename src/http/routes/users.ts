@@ -123,12 +123,17 @@ export const updateUser = endpoint({
 });
 
 /** Deactivates through the realm actor, then closes the event queues of every account that went. */
-async function deactivate(ctx: RequestContext<'user'>, userId: number, notificationComment: string | null, own = false) {
+export async function deactivate(
+  ctx: RequestContext<'user'>,
+  userId: number,
+  notificationComment: string | null,
+  target: { own?: boolean; bot?: boolean } = {},
+) {
   const { ids } = await ctx.realm.dispatch<{ ids: number[] }>('users.deactivate', {
     actorId: ctx.user.id,
     userId,
     notificationComment,
-    own,
+    ...target,
   });
   const queues = ctx.services.queues;
   for (const id of ids) for (const q of queues.byUser(id)) queues.delete(q.getSnapshot().context.queueId);
@@ -140,7 +145,7 @@ export const deactivateOwnUser = endpoint({
   path: '/users/me',
   auth: 'user',
   params: {},
-  handle: (ctx) => deactivate(ctx, ctx.user.id, null, true),
+  handle: (ctx) => deactivate(ctx, ctx.user.id, null, { own: true }),
 });
 
 export const deactivateUser = endpoint({

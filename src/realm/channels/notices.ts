@@ -7,6 +7,7 @@ import { eventMessage, flagNames } from '../messages/format.js';
 import { silentMention } from '../messages/quoting.js';
 import { renderContent, type Rendered } from '../messages/render.js';
 import { applyCreatedUser } from '../people/users.commands.js';
+import { NOTIFICATION_BOT_EMAIL } from '../people/bots.js';
 import { realmUserAdd } from '../people/events.js';
 import { createUser } from '../provision.js';
 import { realmSetting } from '../realm-settings.js';
@@ -15,7 +16,7 @@ import { ROLE, type User } from '../types.js';
 import { activeSubscriberIds } from './format.js';
 import type { Channel } from './types.js';
 
-export const NOTIFICATION_BOT_EMAIL = 'notification-bot@palaver.internal';
+export { NOTIFICATION_BOT_EMAIL };
 export const NOTIFICATION_BOT_NAME = 'Notification Bot';
 /** Topics of the notices: in the realm's announcements channel, and in the new channel itself. */
 export const NEW_CHANNELS_TOPIC = 'new channels';

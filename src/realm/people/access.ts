@@ -15,7 +15,7 @@ export function requireAdmin(user: User): void {
 
 /** Zulip's require_member_or_admin: bots and guests are refused. */
 export function requireMemberOrAdmin(user: User): void {
-  if (user.isBot) throw errors.badRequest('This endpoint does not accept bot requests.');
+  if (user.isBot) throw errors.notForBots();
   if (user.role === ROLE.GUEST) throw errors.notForGuests();
 }
 

@@ -1,5 +1,6 @@
 // Every realm command of the people domain (users, groups, statuses, settings, presence, invitations, push, typing).
 import type { CommandRegistry } from '../commands.js';
+import { botCommands } from './bots.commands.js';
 import { groupCommands } from './groups.commands.js';
 import { inviteCommands } from './invites.js';
 import { emailInviteCommands } from './email-invites.js';
@@ -26,4 +27,5 @@ export const peopleCommands: CommandRegistry = {
   ...profileFieldCommands,
   ...mutedUserCommands,
   ...botStorageCommands,
+  ...botCommands,
 };

@@ -1,9 +1,11 @@
-// The people domain's part of a realm's working set: user statuses, custom profile fields and muted users.
+// The people domain's part of a realm's working set: user statuses, custom profile fields, muted users and
+// bot settings.
 import type { Repos } from '../../persistence/db.js';
+import type { BotSettings } from '../../persistence/repos/bots.js';
 import type { UserStatus } from '../../persistence/repos/people.js';
 import type { ProfileField } from '../../persistence/repos/profile-fields.js';
 
-export type { UserStatus };
+export type { UserStatus, BotSettings };
 
 export class PeopleState {
   constructor(
@@ -12,13 +14,16 @@ export class PeopleState {
     public profileFields: ProfileField[] = [],
     /** Muter's ID → muted user's ID → when muted (seconds). */
     readonly mutes: Map<number, Map<number, number>> = new Map(),
+    /** Bot ID → its default channels and outgoing-webhook service. */
+    readonly bots: Map<number, BotSettings> = new Map(),
   ) {}
 
   static async load(db: Repos, realmId: number): Promise<PeopleState> {
     const statuses = await db.people.statusesForRealm(realmId);
     const fields = await db.profileFields.forRealm(realmId);
     const mutes = await db.mutedUsers.forRealm(realmId);
-    return new PeopleState(statuses, fields, mutes);
+    const bots = await db.bots.forRealm(realmId);
+    return new PeopleState(statuses, fields, mutes, new Map(bots.map((b) => [b.userId, b])));
   }
 
   /** Whether `muterId` has muted `userId`. */

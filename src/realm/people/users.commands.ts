@@ -11,6 +11,7 @@ import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSu
 import type { Subscription } from '../channels/types.js';
 import { emailRefusal } from '../admin/domains.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
+import { accessBot, realmBotUpdate } from './bots.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
 import {
   applyProfileChanges, planProfileChanges, prerenderProfileValues, profileChangeEvents, writeProfileChanges, type ProfileChange, type ProfileEntry,
@@ -139,6 +140,8 @@ interface DeactivateInput {
   notificationComment: string | null;
   /** DELETE /users/me rather than the administrative DELETE /users/{user_id}. */
   own?: boolean;
+  /** DELETE /bots/{bot_id}: the target is a bot the caller administers (owner or administrator). */
+  bot?: boolean;
 }
 interface DeactivatePlan {
   ids: number[];
@@ -152,8 +155,10 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   check(state, input) {
     const caller = actor(state, input.actorId);
     const self = input.own === true;
-    const target = self ? caller : targetUser(state, input.userId);
-    if (self) {
+    const target = self ? caller : input.bot ? accessBot(state, caller, input.userId) : targetUser(state, input.userId);
+    if (input.bot) {
+      if (!target.isActive) throw errors.noSuchBot();
+    } else if (self) {
       if (activeUserIds(state).filter((id) => !state.usersById.get(id)!.isBot).length === 1) {
         throw errors.cannotDeactivateLastUser(false);
       }
@@ -186,7 +191,11 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   },
   events(state, plan) {
     return [
-      ...plan.ids.map((id) => realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids)),
+      ...plan.ids.flatMap((id) => {
+        const user = state.usersById.get(id)!;
+        const update = realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids);
+        return user.isBot ? [update, realmBotUpdate(state, user, { is_active: false })] : [update];
+      }),
       ...(plan.invitesRevoked ? invitesChanged(state, []) : []),
     ];
   },
@@ -209,7 +218,11 @@ const reactivate: CommandDef<{ actorId: number; userId: number }, number, number
   apply(state, id) {
     state.putUser({ ...state.usersById.get(id)!, isActive: true });
   },
-  events: (state, id) => [realmUserUpdate(state, { user_id: id, is_active: true })],
+  events(state, id) {
+    const user = state.usersById.get(id)!;
+    const update = realmUserUpdate(state, { user_id: id, is_active: true });
+    return user.isBot ? [update, realmBotUpdate(state, user, { is_active: true })] : [update];
+  },
 };
 
 interface UpdateUserInput {

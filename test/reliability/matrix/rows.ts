@@ -33,6 +33,7 @@ export interface Row {
 }
 
 const ALL_OK = () => OK;
+const humansOnly = (r: RoleName) => (r === 'bot' ? NOT_FOR_BOTS : OK);
 const vis = (c: string) => c as Visibility;
 const active = (r: RoleName) => r as ActiveRole;
 const TUS = { 'tus-resumable': '1.0.0' };
@@ -91,6 +92,12 @@ async function freshDomain(w: World): Promise<string> {
 /** Zulip's require_member_or_admin (every user-group endpoint): guests and bots are refused first. */
 const membersOnly = (then: Outcome | ((r: RoleName) => Outcome)) => (r: RoleName): Outcome =>
   r === 'guest' ? NOT_FOR_GUESTS : r === 'bot' ? NOT_FOR_BOTS : typeof then === 'function' ? then(r) : then;
+/** A bot the realm's owner created, for one call. */
+async function ownersBot(w: World): Promise<number> {
+  return (await ok(owner(w).post('/bots', { form: { full_name: uniq('Owned Bot '), short_name: uniq('owned') } }))).user_id;
+}
+/** access_bot_by_id: the owner (here the realm owner) and administrators; guests and bots are refused first. */
+const botAdmins = membersOnly((r) => (isAdminRole(r) ? OK : INSUFFICIENT));
 /** Sending (and scheduling) to a channel: a channel the sender may not know is "missing" (existence and name
  *  stay hidden); archived and private channels refuse by name; guests post only where subscribed or web-public. */
 const canPost = (r: RoleName, c: string): Outcome => {
@@ -194,6 +201,34 @@ export const rows: Row[] = [
     expect: adminsOnly(),
   },
 
+  // Bots: members may create them (can_create_bots_group); a bot is administered by its owner and administrators.
+  {
+    method: 'POST', path: '/bots',
+    request: () => ({ path: '/bots', form: { full_name: uniq('Matrix Bot '), short_name: uniq('matrix') } }),
+    expect: membersOnly(OK),
+  },
+  { method: 'GET', path: '/bots', request: () => ({ path: '/bots' }), expect: membersOnly(OK) },
+  {
+    method: 'PATCH', path: '/bots/{bot_id}',
+    request: async (w) => ({ path: `/bots/${await ownersBot(w)}`, form: { full_name: uniq('Renamed Bot ') } }),
+    expect: botAdmins,
+  },
+  {
+    method: 'DELETE', path: '/bots/{bot_id}',
+    request: async (w) => ({ path: `/bots/${await ownersBot(w)}` }),
+    expect: botAdmins,
+  },
+  {
+    method: 'POST', path: '/bots/{bot_id}/api_key/regenerate',
+    request: async (w) => ({ path: `/bots/${await ownersBot(w)}/api_key/regenerate` }),
+    expect: botAdmins,
+  },
+  {
+    method: 'POST', path: '/users/me/api_key/regenerate', disposableActor: true,
+    request: () => ({ path: '/users/me/api_key/regenerate' }),
+    expect: humansOnly,
+  },
+
   // User groups.
   {
     method: 'GET', path: '/user_groups', request: () => ({ path: '/user_groups' }),
@@ -244,7 +279,8 @@ export const rows: Row[] = [
   { method: 'POST', path: '/users/me/status', request: () => ({ path: '/users/me/status', form: { status_text: 'busy' } }), expect: ALL_OK },
   { method: 'POST', path: '/users/{user_id}/status', request: (w) => ({ path: `/users/${w.users.keeper.id}/status`, form: { status_text: 'set by admin' } }), expect: adminsOnly(INSUFFICIENT) },
   { method: 'GET', path: '/users/{user_id}/status', request: (w) => ({ path: `/users/${w.users.keeper.id}/status` }), expect: ALL_OK },
-  { method: 'POST', path: '/users/me/presence', request: () => ({ path: '/users/me/presence', form: { status: 'active' } }), expect: ALL_OK },
+  // Zulip's human_users_only: bots have no presence and no personal settings.
+  { method: 'POST', path: '/users/me/presence', request: () => ({ path: '/users/me/presence', form: { status: 'active' } }), expect: humansOnly },
   { method: 'GET', path: '/users/{user_id}/presence', request: (w) => ({ path: `/users/${w.users.keeper.id}/presence` }), expect: ALL_OK },
   { method: 'GET', path: '/realm/presence', request: () => ({ path: '/realm/presence' }), expect: ALL_OK },
 
@@ -318,7 +354,7 @@ export const rows: Row[] = [
   },
 
   // Settings.
-  { method: 'PATCH', path: '/settings', request: () => ({ path: '/settings', form: { enter_sends: 'true' } }), expect: ALL_OK },
+  { method: 'PATCH', path: '/settings', request: () => ({ path: '/settings', form: { enter_sends: 'true' } }), expect: humansOnly },
   { method: 'PATCH', path: '/realm/user_settings_defaults', request: () => ({ path: '/realm/user_settings_defaults', form: { enter_sends: 'true' } }), expect: adminsOnly() },
 
   // Invitations.
@@ -786,7 +822,8 @@ export const rows: Row[] = [
     request: (w, _r, c) => ({ path: `/streams/${w.channels[vis(c)].id}/email_address` }),
     expect: byContent,
   },
-  { method: 'PATCH', path: '/settings/notifications', request: () => ({ path: '/settings/notifications', form: { enable_sounds: 'true' } }), expect: ALL_OK },
+  // The same view as PATCH /settings in the reference (json_change_settings, human_users_only).
+  { method: 'PATCH', path: '/settings/notifications', request: () => ({ path: '/settings/notifications', form: { enable_sounds: 'true' } }), expect: humansOnly },
   {
     method: 'POST', path: '/realm/playgrounds',
     request: () => ({ path: '/realm/playgrounds', form: { name: uniq('Playground '), pygments_language: 'Python', url_template: 'https://play.example/?code={code}' } }),
