@@ -1,5 +1,6 @@
 // What a realm export holds: each table, which of its rows belong to the realm (and to the export type), and how
 // the importer rewrites the IDs in a row. Tables are listed parents first; the importer loads them in this order.
+import { generateApiKey } from '../auth/secrets.js';
 import type { ExportType, Row } from './archive.js';
 
 /** Old ID -> new ID per table, filled as the importer inserts rows. */
@@ -340,6 +341,19 @@ export const TABLES: TableSpec[] = [
     remap(row, m) {
       row.user_id = m.get('users', row.user_id);
       row.muted_user_id = m.get('users', row.muted_user_id);
+    },
+  },
+  {
+    name: 'bot_settings',
+    select: () => 'SELECT t.* FROM bot_settings t JOIN users u ON u.id = t.user_id WHERE u.realm_id = $1',
+    remap(row, m) {
+      row.user_id = m.get('users', row.user_id);
+      row.default_sending_stream_id = m.opt('channels', row.default_sending_stream_id);
+      row.default_events_register_stream_id = m.opt('channels', row.default_events_register_stream_id);
+    },
+    // An outgoing webhook's token is a credential, as API keys are: only a full export carries it.
+    scrub(row, type) {
+      if (type !== 'full' && row.service_token !== null) row.service_token = generateApiKey();
     },
   },
   {

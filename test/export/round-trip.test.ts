@@ -187,6 +187,7 @@ test('export then import into an empty database reproduces users, channels, mess
   const field = await ok(owner.post('/realm/profile_fields', { form: { name: 'Mentor', hint: '', field_type: '6' } }));
   await ok(s.client.as(alice).patch('/users/me/profile_data', { form: { data: JSON.stringify([{ id: field.id, value: [bob.id] }]) } }));
   await ok(s.client.as(alice).post(`/users/me/muted_users/${bob.id}`));
+  await ok(owner.post('/bots', { form: { full_name: 'Hook', short_name: 'hook', bot_type: '3', payload_url: JSON.stringify('http://127.0.0.1:9/hook'), default_sending_stream: 'lobby' } }));
   const viewers = { owner: s.owner, alice: { email: alice.email, apiKey: alice.apiKey }, bob: { email: bob.email, apiKey: bob.apiKey } };
   const before = await view(s, viewers);
   t.is(Object.keys(before.uploads).length, 1);
@@ -226,6 +227,14 @@ test('export then import into an empty database reproduces users, channels, mess
       return (reg.muted_users as { id: number }[]).map((x) => ids.get(x.id));
     };
     t.deepEqual(await muted(target), ['bob@test.example']);
+    const bots = async (srv: TestServer) => {
+      const reg = (await srv.client.as(viewers.owner).post('/register', { form: { fetch_event_types: JSON.stringify(['realm_bot']) } })).json;
+      return (reg.realm_bots as Record<string, any>[]).map((b) => [b.email, b.default_sending_stream, b.services[0]?.base_url]);
+    };
+    const botsAfter = await bots(target);
+    t.deepEqual(botsAfter, await bots(s));
+    t.is(botsAfter.length, 1);
+    t.deepEqual(botsAfter[0]!.slice(1), ['lobby', 'http://127.0.0.1:9/hook']);
     t.deepEqual(after.streams, before.streams);
     t.deepEqual(after.messages, before.messages);
     t.deepEqual(after.uploads, before.uploads);
