@@ -11,6 +11,8 @@ import { addUsers, login, makeChannel, openSite, until, type ChildServer, type S
 import { slowClient, type SlowClient } from './overload-clients.js';
 
 const WRITE_STALL_MS = 3000;
+/** uWebSockets' HTTP idle timeout (HTTP_IDLE_TIMEOUT_S), which also applies to a write that makes no progress. */
+const UWS_IDLE_TIMEOUT_MS = 10_000;
 /** The child's V8 heap limit, MiB. Building a ~7 MiB reply takes ~20 MiB of live heap: with the default four large
  *  fetches built at once the server lives within it; with thirty at once (no limit) it runs out of memory. */
 const HEAP_MIB = 192;
@@ -136,6 +138,22 @@ test.serial('a client that takes nothing is disconnected after WRITE_STALL_MS; a
   } finally {
     staller.kill();
     trickler.kill();
+  }
+});
+
+test.serial('a client that takes nothing is kept for WRITE_STALL_MS, also beyond the 10 s after which uWS would close it', async (t) => {
+  await restart({ WRITE_STALL_MS: '600000' });
+  const staller = client('stall');
+  try {
+    t.is((await staller.head).status, 200);
+    // uWS closes a connection whose write makes no progress for its HTTP idle timeout (10 s) unless the server renews it.
+    await new Promise((r) => setTimeout(r, UWS_IDLE_TIMEOUT_MS + 2000));
+    staller.go();
+    const end = await staller.end;
+    t.is(end.ended, 'complete', JSON.stringify(end));
+    t.is(end.body, end.contentLength);
+  } finally {
+    staller.kill();
   }
 });
 
