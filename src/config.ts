@@ -11,9 +11,12 @@ export interface Config {
   rootDomain: string;
   /** Scheme used when building realm URLs. */
   externalScheme: 'http' | 'https';
-  /** External PostgreSQL; when unset an embedded PGlite database under dataDir is used. */
+  /** External PostgreSQL; when unset an embedded PostgreSQL under dataDir is used. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** The embedded PostgreSQL: EMBEDDED_DB_OS_USER is the account that runs it when Palaver runs as root (created when
+   *  missing); EMBEDDED_DB_PORT makes it listen on 127.0.0.1 too, for user postgres with EMBEDDED_DB_PASSWORD. */
+  embeddedDb: { osUser: string; tcp: { port: number; password: string } | null };
   /** DB_QUERY_TIMEOUT_MS: a query unanswered this long fails (503) and its connection is dropped, so a database
    *  that stops answering (a network partition) cannot hang requests. */
   dbQueryTimeoutMs: number;
@@ -110,6 +113,16 @@ function flagDefaultOn(env: NodeJS.ProcessEnv, name: string): boolean {
   return !['0', 'false', 'no'].includes((env[name] ?? '').toLowerCase());
 }
 
+function embeddedDbConfig(env: NodeJS.ProcessEnv): Config['embeddedDb'] {
+  const osUser = env.EMBEDDED_DB_OS_USER || 'palaver-db';
+  if (!env.EMBEDDED_DB_PORT) return { osUser, tcp: null };
+  const port = int(env, 'EMBEDDED_DB_PORT', 0);
+  if (port < 1 || port > 65535) throw new Error(`EMBEDDED_DB_PORT out of range: ${port}`);
+  const password = env.EMBEDDED_DB_PASSWORD ?? '';
+  if (password.length < 12) throw new Error('EMBEDDED_DB_PORT needs EMBEDDED_DB_PASSWORD (at least 12 characters)');
+  return { osUser, tcp: { port, password } };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 9991);
@@ -125,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     externalScheme: env.EXTERNAL_SCHEME === 'https' ? 'https' : 'http',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
+    embeddedDb: embeddedDbConfig(env),
     dbQueryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000),
     ownerEmail: env.PALAVER_OWNER_EMAIL || undefined,
     ownerPassword: env.PALAVER_OWNER_PASSWORD || undefined,

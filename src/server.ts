@@ -11,8 +11,8 @@ import { endpoints } from './http/routes/index.js';
 import { InFlight, serve } from './http/respond.js';
 import type { Services } from './http/services.js';
 import { createLogger, type Logger } from './log.js';
-import { cancelQueries, createDatabase, type Database } from './persistence/db.js';
-import { EMBEDDED_MAX_CONNECTIONS, startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js';
+import { cancelQueries, createDatabase, type Connection, type Database } from './persistence/db.js';
+import { startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js';
 import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
 import { realmCommands } from './realm/registry.js';
@@ -52,11 +52,9 @@ export interface StartOptions {
 }
 
 /** Runs `fn` on a connection of its own, outside the pool: for migrations (which may legitimately run longer than the
- *  query timeout) and for shutdown's last work (when the pool's connections may all be taken by heavy queries). The
- *  embedded database has no query timeout and one session that queues every query: `fn` gets the pool there. */
-async function withOwnConnection<T>(config: Config, db: Database['db'], fn: (db: Database['db']) => Promise<T>): Promise<T> {
-  if (!config.databaseUrl) return fn(db);
-  const own = createDatabase(config.databaseUrl, { max: 1 });
+ *  query timeout) and for shutdown's last work (when the pool's connections may all be taken by heavy queries). */
+async function withOwnConnection<T>(connection: Connection, fn: (db: Database['db']) => Promise<T>): Promise<T> {
+  const own = createDatabase(connection, { max: 1 });
   try {
     return await fn(own.db);
   } finally {
@@ -76,16 +74,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let embedded: EmbeddedDatabase | null = null;
   // This server's sessions in pg_stat_activity: shutdown cancels what still runs in them.
   const applicationName = `palaver-${process.pid}-${randomBytes(4).toString('hex')}`;
-  let database: Database;
-  if (config.databaseUrl) {
-    database = createDatabase(config.databaseUrl, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs, applicationName });
-  } else {
-    embedded = await startEmbedded(config.dataDir);
-    // PGlite runs one query at a time; a few connections suffice and leave the rest for the admin CLI.
-    // No query timeout: the embedded database cannot be partitioned away, and its one session queues every query.
-    database = createDatabase(embedded.connection, { max: Math.min(4, EMBEDDED_MAX_CONNECTIONS), onIdleError, observer });
-    log.info({ dataDir: config.dataDir }, 'embedded database started');
+  if (!config.databaseUrl) {
+    embedded = await startEmbedded(config.dataDir, { ...config.embeddedDb, log });
+    log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }
+  const connection = config.databaseUrl ?? embedded!.connection;
+  const database = createDatabase(connection, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs, applicationName });
   const { db } = database;
   const closeDatabase = async () => {
     await database.close();
@@ -95,7 +89,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let root;
   let startedFiles: Files | null = null;
   try {
-    const applied = await withOwnConnection(config, db, migrate);
+    const applied = await withOwnConnection(connection, migrate);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
@@ -187,7 +181,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         // they hold come back and the work below gets its turn; those waiting to run one are refused.
         closeFetchSlots(config);
         if (inFlight.count > 0 && config.databaseUrl) {
-          const cancelled = await withOwnConnection(config, db, (own) => cancelQueries(own, applicationName)).catch((err: unknown) => {
+          const cancelled = await withOwnConnection(connection, (own) => cancelQueries(own, applicationName)).catch((err: unknown) => {
             log.warn({ err }, 'cancelling running queries failed');
             return 0;
           });
@@ -200,7 +194,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await scheduled.stop();
         await realms.stop(config.shutdownTimeoutMs);
         // On a connection of its own: the pool may still be held by requests that outlived the deadline.
-        await withOwnConnection(config, db, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
+        await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
         queues.stop();
         router.stop();
         rateLimiter.stop();

@@ -3,9 +3,8 @@
 // socket its data directory records) for bulk seeding and the database ceiling. The tests' throwaway databases
 // (test/helpers/database.ts) are made here too.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import pgPromise, { type IDatabase } from 'pg-promise';
-import { embeddedInfoPath, type EmbeddedDatabase } from '../../src/persistence/embedded.js';
+import { embeddedConnection } from '../../src/persistence/embedded.js';
 
 export type BenchDb = IDatabase<unknown>;
 
@@ -34,10 +33,8 @@ export async function createScratchDatabase(baseUrl: string, prefix = 'palaver_b
   };
 }
 
-/**
- * A connection to the server's database: its DATABASE_URL, or the embedded PGlite of its data directory
- * (reachable while that server runs; PGlite serves one session, so keep `max` small there).
- */
+/** A connection to the server's database: its DATABASE_URL, or the embedded PostgreSQL of its data directory
+ *  (reachable while that server runs). */
 export function openDatabase(where: { databaseUrl: string | null; dataDir: string | null }, max = 8): BenchDb {
   if (where.databaseUrl) {
     const db = pgp({ connectionString: where.databaseUrl, max, application_name: 'palaver-bench' });
@@ -45,8 +42,9 @@ export function openDatabase(where: { databaseUrl: string | null; dataDir: strin
     return db;
   }
   if (!where.dataDir) throw new Error('the database of a server given by --url needs --database-url');
-  const info = JSON.parse(readFileSync(embeddedInfoPath(where.dataDir), 'utf8')) as EmbeddedDatabase['connection'];
-  const db = pgp({ ...info, max: Math.min(max, 2) });
+  const info = embeddedConnection(where.dataDir);
+  if (!info) throw new Error(`no embedded database is recorded in ${where.dataDir}`);
+  const db = pgp({ ...info, max });
   db.$pool.on('error', () => undefined);
   return db;
 }

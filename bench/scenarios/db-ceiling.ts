@@ -27,8 +27,7 @@ export async function databaseCeiling(
   where: { senderId: number; streamId: number; recipients: number[] },
   opts: { seconds: number; clients: number; perTransaction: number },
 ): Promise<DbCeiling> {
-  // PGlite serves one session: parallel transactions would only queue behind each other.
-  const clients = target.databaseUrl ? opts.clients : 1;
+  const clients = opts.clients;
   const db = openDatabase(target, clients);
   try {
     const realmId = await db.one('SELECT realm_id FROM users WHERE id = $1', [where.senderId], (r) => r.realm_id as number);

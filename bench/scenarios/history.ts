@@ -78,8 +78,7 @@ interface Narrow {
 }
 
 export const history: Scenario = async (ctx) => {
-  const embedded = !ctx.target.databaseUrl;
-  const total = num(ctx.options, 'messages', ctx.quick ? 10_000 : embedded ? 200_000 : 1_000_000);
+  const total = num(ctx.options, 'messages', ctx.quick ? 10_000 : 1_000_000);
   const subscribers = num(ctx.options, 'subscribers', ctx.quick ? 3 : 5);
   const channelCount = num(ctx.options, 'channels', 4);
   const topics = num(ctx.options, 'topics', 100);

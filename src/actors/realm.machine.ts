@@ -66,6 +66,7 @@ export const realmMachine = setup({
     load: fromPromise<RealmState, { db: Db; realmId: number; rootDomain?: string }>(async ({ input }) => {
       const state = await RealmState.load(input.db, input.realmId);
       if (input.rootDomain !== undefined) state.rootDomain = input.rootDomain;
+      state.reads = input.db;
       return state;
     }),
     commit: fromPromise<BatchResult, { db: Db; realmId: number; state: RealmState; commands: CommandRegistry; batch: PendingCommand[]; stale: boolean }>(

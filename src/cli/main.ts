@@ -195,7 +195,7 @@ async function openDatabase(): Promise<{ database: Database; embedded: EmbeddedD
   if (config.databaseUrl) return { database: createDatabase(config.databaseUrl, { max: 2 }), embedded: null };
   const running = await findRunningEmbedded(config.dataDir);
   if (running) return { database: createDatabase(running, { max: 1 }), embedded: null };
-  const embedded = await startEmbedded(config.dataDir);
+  const embedded = await startEmbedded(config.dataDir, config.embeddedDb);
   return { database: createDatabase(embedded.connection, { max: 1 }), embedded };
 }
 

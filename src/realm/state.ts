@@ -22,6 +22,8 @@ export class RealmState {
   files = new FilesState();
   /** The server's ROOT_DOMAIN, set by the realm actor when it loads the working set (kept across reloads). */
   rootDomain = 'localhost';
+  /** The database for reads made outside the actor (render lookups); set by the realm actor, null in bare states. */
+  reads: Pick<Repos, 'messages'> | null = null;
 
   constructor(public realm: Realm, users: User[], groups: UserGroup[]) {
     for (const u of users) this.putUser(u);

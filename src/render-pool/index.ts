@@ -1,9 +1,11 @@
 // The process's render pool: one per process (worker threads are a process-wide resource, like libuv's pool),
 // started on first use with the options the server configured.
 import type { RenderContext, RenderResult } from '../markdown/index.js';
+import type { BatchedLookups } from './lookups.js';
 import { DEFAULT_RENDER_POOL, RenderPool, type RenderPoolOptions } from './pool.js';
 
 export { RenderPool, type RenderPoolOptions } from './pool.js';
+export type { BatchedLookups } from './lookups.js';
 
 let options: RenderPoolOptions = DEFAULT_RENDER_POOL;
 let pool: RenderPool | null = null;
@@ -17,8 +19,11 @@ export function configureRenderPool(next: RenderPoolOptions): void {
   options = next;
 }
 
-/** Renders Markdown off the event loop, within the time limit (throws ApiError "Unable to render message"). */
-export function renderOffLoop(content: string, ctx: RenderContext): Promise<RenderResult> {
+/**
+ * Renders Markdown off the event loop, within the time limit (throws ApiError "Unable to render message"); lookups
+ * in `batched` are answered asynchronously, once per round (see lookups.ts).
+ */
+export function renderOffLoop(content: string, ctx: RenderContext, batched?: BatchedLookups): Promise<RenderResult> {
   pool ??= new RenderPool(options);
-  return pool.render(content, ctx);
+  return pool.render(content, ctx, batched);
 }

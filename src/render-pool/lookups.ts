@@ -1,6 +1,7 @@
 // Render jobs for worker threads. A RenderContext's synchronous lookups (users, groups, channels, emoji, and any the
 // renderer gains) cannot cross into a worker, so each becomes a table of answers sent with the job: the worker
-// records the keys its tables lack, the main thread answers them from the realm's memory, and the job runs again.
+// records the keys its tables lack, the main thread answers them from the realm's memory (or, for a batched lookup,
+// with one asynchronous call per round, e.g. a database query), and the job runs again.
 import type { RenderContext, RenderResult } from '../markdown/index.js';
 
 type Lookup = (key: unknown) => unknown;
@@ -10,6 +11,12 @@ export type LookupTables = Record<string, Map<unknown, unknown>>;
 
 /** Keys per lookup name that a render asked for and its tables lacked. */
 export type MissedKeys = Record<string, unknown[]>;
+
+/**
+ * Lookups answered asynchronously, all of a round's keys in one call (`undefined` or absent: none). The renderer
+ * sees them as synchronous lookups of the same name, like the context's own.
+ */
+export type BatchedLookups = Record<string, (keys: unknown[]) => Promise<Map<unknown, unknown>>>;
 
 export interface RenderJob {
   content: string;
@@ -37,18 +44,25 @@ export function splitContext(ctx: RenderContext): { lookups: Record<string, Look
 }
 
 /** Empty answer tables, one per lookup: the first round learns which keys the content needs. */
-export function emptyTables(lookups: Record<string, Lookup>): LookupTables {
-  return Object.fromEntries(Object.keys(lookups).map((name) => [name, new Map()]));
+export function emptyTables(lookups: Record<string, Lookup>, batched: BatchedLookups = {}): LookupTables {
+  return Object.fromEntries([...Object.keys(lookups), ...Object.keys(batched)].map((name) => [name, new Map()]));
 }
 
-/** Answers the keys a round lacked from the real lookups (on the main thread, where the realm's memory is). */
-export function answerMissed(lookups: Record<string, Lookup>, tables: LookupTables, missed: MissedKeys): void {
+/**
+ * Answers the keys a round lacked: from the real lookups (on the main thread, where the realm's memory is), and
+ * from each batched lookup in one call, awaited together.
+ */
+export async function answerMissed(lookups: Record<string, Lookup>, batched: BatchedLookups, tables: LookupTables, missed: MissedKeys): Promise<void> {
+  const pending: Promise<void>[] = [];
   for (const [name, keys] of Object.entries(missed)) {
-    const lookup = lookups[name];
     const table = tables[name];
-    if (!lookup || !table) continue;
-    for (const key of keys) table.set(key, lookup(key));
+    if (!table) continue;
+    const lookup = lookups[name];
+    const batch = batched[name];
+    if (lookup) for (const key of keys) table.set(key, lookup(key));
+    else if (batch) pending.push(batch(keys).then((answers) => keys.forEach((key) => table.set(key, answers.get(key)))));
   }
+  await Promise.all(pending);
 }
 
 /** The worker's side: a context whose lookups read the job's tables and note what they lack into `missed`. */

@@ -3,7 +3,7 @@
 import { Piscina } from 'piscina';
 import { errors } from '../http/errors.js';
 import type { RenderContext, RenderResult } from '../markdown/index.js';
-import { answerMissed, emptyTables, splitContext, type RenderJob, type RenderReply } from './lookups.js';
+import { answerMissed, emptyTables, splitContext, type BatchedLookups, type RenderJob, type RenderReply } from './lookups.js';
 
 export interface RenderPoolOptions {
   /** Worker threads at most (RENDER_THREADS). */
@@ -45,14 +45,14 @@ export class RenderPool {
     });
   }
 
-  /** Renders on a worker, answering its lookups from `ctx` between rounds (see lookups.ts). */
-  async render(content: string, ctx: RenderContext): Promise<RenderResult> {
+  /** Renders on a worker, answering its lookups from `ctx` and `batched` between rounds (see lookups.ts). */
+  async render(content: string, ctx: RenderContext, batched: BatchedLookups = {}): Promise<RenderResult> {
     const { lookups, data } = splitContext(ctx);
-    const tables = emptyTables(lookups);
+    const tables = emptyTables(lookups, batched);
     for (let round = 1; ; round++) {
       const reply = await this.run({ content, data, tables, final: round === MAX_ROUNDS, started: new SharedArrayBuffer(4) });
       if ('result' in reply) return reply.result;
-      answerMissed(lookups, tables, reply.missed);
+      await answerMissed(lookups, batched, tables, reply.missed);
     }
   }
 

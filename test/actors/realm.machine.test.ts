@@ -7,39 +7,26 @@ import { RealmHandle } from '../../src/actors/realms.js';
 import { EventHub, type RealmEvent } from '../../src/events/hub.js';
 import { ApiError, errors } from '../../src/http/errors.js';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
-import { startEmbedded, type EmbeddedDatabase } from '../../src/persistence/embedded.js';
 import { migrate } from '../../src/persistence/migrate.js';
 import { coreCommands, type CommandDef, type CommandRegistry, type RealmBatchObserver } from '../../src/realm/commands.js';
 import { createRealm } from '../../src/realm/provision.js';
 import type { RealmState } from '../../src/realm/state.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 
 let database: Database;
-let testDb: TestDatabase | null;
-let embedded: EmbeddedDatabase | null = null;
-let dataDir: string;
+let testDb: TestDatabase | undefined;
 let realmId: number;
 
 test.before(async () => {
   testDb = await createTestDatabase();
-  dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-actor-'));
-  if (testDb) database = createDatabase(testDb.url);
-  else {
-    embedded = await startEmbedded(dataDir);
-    database = createDatabase(embedded.connection);
-  }
+  database = createDatabase(testDb.url);
   await migrate(database.db);
   await database.db.none('CREATE TABLE notes (id serial PRIMARY KEY, realm_id int, body text UNIQUE)');
   realmId = (await database.db.tx((t) => createRealm(t, { stringId: 'actor', name: 'Actor test' }))).id;
 });
 test.after.always(async () => {
   await database?.close();
-  await embedded?.stop();
   await testDb?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** A batchable test command that writes a row and records what it saw. */

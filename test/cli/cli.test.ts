@@ -89,12 +89,11 @@ test('errors are JSON on stderr with a non-zero exit', async (t) => {
 
 test('without a running server the CLI opens the embedded database itself; the server then sees the rows', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-cli-'));
-  const db = await createTestDatabase();
   try {
-    const env = cliEnv(dataDir, db?.url);
+    const env = cliEnv(dataDir, undefined);
     const realm = await cli(env, 'create-realm', '--subdomain', '', '--name', 'Made Offline', '--owner-email', 'first@offline.test', '--owner-password', 'offline-pw-1');
     t.is(realm.name, 'Made Offline');
-    const server = await startTestServer({ reuse: { dataDir, databaseUrl: db?.url, testDatabase: db }, env: { PALAVER_OWNER_EMAIL: 'first@offline.test', PALAVER_OWNER_PASSWORD: 'offline-pw-1' } });
+    const server = await startTestServer({ reuse: { dataDir, databaseUrl: undefined }, env: { PALAVER_OWNER_EMAIL: 'first@offline.test', PALAVER_OWNER_PASSWORD: 'offline-pw-1' } });
     try {
       t.is(server.server.bootstrapped, null, 'an existing realm means no bootstrap');
       t.is((await new Client(server.port).get('/server_settings')).json.realm_name, 'Made Offline');

@@ -1,10 +1,71 @@
-// A throwaway database per test file: a fresh database on DATABASE_URL's server, or none (embedded PGlite).
+// A throwaway database per test file: a fresh database on DATABASE_URL's server, or, with no DATABASE_URL, on the
+// embedded PostgreSQL that the test files of one ava run share (database-keeper.ts runs it; the first file to need
+// it starts the keeper).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import type net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createScratchDatabase, type ScratchDatabase } from '../../bench/lib/database.js';
+import { embeddedInUse, findRunningEmbedded, type EmbeddedConnection } from '../../src/persistence/embedded.js';
 
 export type TestDatabase = ScratchDatabase;
 
-/** null when DATABASE_URL is unset: the server then uses its embedded database. */
-export async function createTestDatabase(): Promise<TestDatabase | null> {
-  const base = process.env.DATABASE_URL;
-  return base ? createScratchDatabase(base, 'palaver_t') : null;
+const PREFIX = 'palaver-testdb-';
+const KEEPER = new URL('./database-keeper.js', import.meta.url);
+let shared: Promise<EmbeddedConnection> | null = null;
+
+/** The URL of the server the test databases are made on. */
+async function serverUrl(): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  shared ??= sharedServer();
+  const { host, port, user, database } = await shared;
+  return `postgres://${user}@${encodeURIComponent(host)}:${port}/${database}`;
+}
+
+/** Test files run in processes of their own, children of ava's main process: one server per main process. */
+async function sharedServer(): Promise<EmbeddedConnection> {
+  const dir = path.join(tmpdir(), `${PREFIX}${process.ppid}`);
+  removeAbandoned(dir);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+    spawn(process.execPath, [KEEPER.pathname, dir, String(process.ppid)], { detached: true, stdio: 'ignore' }).unref();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(100)) {
+    const running = await findRunningEmbedded(dir);
+    if (running) return running;
+    const failed = path.join(dir, 'failed');
+    if (existsSync(failed)) throw new Error(`the tests' embedded PostgreSQL did not start: ${readFileSync(failed, 'utf8')}`);
+  }
+  throw new Error(`the tests' embedded PostgreSQL in ${dir} did not start within two minutes`);
+}
+
+/** Directories of test servers whose keepers died (killed) an hour ago or more; `own` (named after this run's PID,
+ *  which an earlier run may have had) after two minutes, longer than a keeper takes to record itself. */
+function removeAbandoned(own: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = path.join(tmpdir(), name);
+    try {
+      const ageMs = Date.now() - statSync(dir).mtimeMs;
+      if (!embeddedInUse(dir) && ageMs > (dir === own ? 120_000 : 3600_000)) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Another account's, or already gone.
+    }
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  return createScratchDatabase(await serverUrl(), 'palaver_t');
+}
+
+/** Where a PostgreSQL URL's server listens: a unix socket (the host is a directory) or TCP. */
+export function socketOf(url: string): net.NetConnectOpts {
+  const u = new URL(url);
+  const host = decodeURIComponent(u.hostname);
+  const port = Number(u.port || 5432);
+  return host.startsWith('/') ? { path: path.join(host, `.s.PGSQL.${port}`) } : { host, port };
 }

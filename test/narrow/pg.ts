@@ -1,4 +1,4 @@
-// A real PostgreSQL for narrow tests (DATABASE_URL, else in-process PGlite) with temporary fixture tables.
+// A real PostgreSQL for narrow tests (a throwaway database, see helpers/database.ts) with temporary fixture tables.
 import {
   FLAG_BITS,
   compileSql,
@@ -9,8 +9,9 @@ import {
   type ResolvedTerm,
 } from '../../src/narrow/index.js';
 import { CHANNELS } from './fixtures.js';
+import { createTestDatabase } from '../helpers/database.js';
 
-/** Per-process table names: test files run in parallel, possibly on one shared session (PGlite's socket server). */
+/** Per-process table names, as test files run in parallel. */
 const T = {
   streams: `narrow_test_streams_${process.pid}`,
   messages: `narrow_test_messages_${process.pid}`,
@@ -25,34 +26,30 @@ export interface TestDb {
   close(): Promise<void>;
 }
 
-/** One connection, so the temporary tables stay visible. */
+/** One connection to a throwaway database, so the temporary tables stay visible. */
 export async function openDb(): Promise<TestDb> {
-  const url = process.env.DATABASE_URL;
-  if (url) {
-    const pgp = (await import('pg-promise')).default();
-    const conn = await pgp(url).connect();
-    // One query at a time on the one connection; tests in a file run concurrently.
-    let queue: Promise<unknown> = Promise.resolve();
-    return {
-      label: 'DATABASE_URL',
-      // ParameterizedQuery sends the values as protocol parameters, as the server would.
-      query: (text, values = []) => {
-        const run = queue.then(() => conn.any(new pgp.ParameterizedQuery({ text, values })));
-        queue = run.catch(() => undefined);
-        return run;
-      },
-      close: async () => {
-        conn.done();
-        pgp.end();
-      },
-    };
-  }
-  const { PGlite } = await import('@electric-sql/pglite');
-  const pg = await PGlite.create();
+  const scratch = await createTestDatabase();
+  const pgp = (await import('pg-promise')).default();
+  const pool = pgp(scratch.url);
+  // Dropping the database at close terminates backends whose clients may not have closed yet: no error here.
+  pool.$pool.on('error', () => undefined);
+  const conn = await pool.connect();
+  // One query at a time on the one connection; tests in a file run concurrently.
+  let queue: Promise<unknown> = Promise.resolve();
   return {
-    label: 'PGlite',
-    query: async (sql, params = []) => (await pg.query<Record<string, unknown>>(sql, params)).rows,
-    close: () => pg.close(),
+    label: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL',
+    // ParameterizedQuery sends the values as protocol parameters, as the server would.
+    query: (text, values = []) => {
+      const run = queue.then(() => conn.any(new pgp.ParameterizedQuery({ text, values })));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    close: async () => {
+      conn.client.on('error', () => undefined);
+      conn.done(true);
+      await pool.$pool.end();
+      await scratch.drop();
+    },
   };
 }
 

@@ -1,11 +1,7 @@
-// A TCP proxy in front of a PostgreSQL server (embedded PGlite or DATABASE_URL's), which a test can take down and
+// A TCP proxy in front of the test database's PostgreSQL server, which a test can take down and
 // bring back, to see the server with its database unreachable.
-import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startEmbedded, type EmbeddedDatabase } from '../../src/persistence/embedded.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, socketOf } from '../helpers/database.js';
 
 export interface DbProxy {
   /** DATABASE_URL through the proxy. */
@@ -16,23 +12,8 @@ export interface DbProxy {
 }
 
 export async function startDbProxy(): Promise<DbProxy> {
-  let target: net.NetConnectOpts;
-  let user = 'postgres';
-  let database = 'postgres';
-  let embedded: EmbeddedDatabase | null = null;
-  let testDb: TestDatabase | null = null;
-  const dir = mkdtempSync(path.join(tmpdir(), 'palaver-dbproxy-'));
-  testDb = await createTestDatabase();
-  if (testDb) {
-    const u = new URL(testDb.url);
-    target = { host: u.hostname, port: Number(u.port || 5432) };
-    user = decodeURIComponent(u.username) + (u.password ? ':' + decodeURIComponent(u.password) : '');
-    database = u.pathname.slice(1);
-  } else {
-    embedded = await startEmbedded(dir);
-    const c = embedded.connection;
-    target = c.host.startsWith('/') ? { path: path.join(c.host, `.s.PGSQL.${c.port}`) } : { host: c.host, port: c.port };
-  }
+  const testDb = await createTestDatabase();
+  const target = socketOf(testDb.url);
   let isUp = true;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
@@ -54,7 +35,7 @@ export async function startDbProxy(): Promise<DbProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   return {
-    url: `postgres://${user}@127.0.0.1:${port}/${database}`,
+    url: Object.assign(new URL(testDb.url), { host: `127.0.0.1:${port}` }).toString(),
     down() {
       isUp = false;
       for (const sock of sockets) sock.destroy();
@@ -65,9 +46,7 @@ export async function startDbProxy(): Promise<DbProxy> {
     async close() {
       for (const sock of sockets) sock.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await embedded?.stop();
-      await testDb?.drop();
-      rmSync(dir, { recursive: true, force: true });
+      await testDb.drop();
     },
   };
 }

@@ -98,7 +98,7 @@ export async function openSite(opts: { embedded?: boolean; env?: Record<string, 
     async connect() {
       if (testDb) return createDatabase(testDb.url, { max: 2, onIdleError: () => undefined });
       const c = await findRunningEmbedded(dataDir);
-      if (c) return createDatabase(c, { max: 1, onIdleError: () => undefined });
+      if (c) return createDatabase(c, { max: 2, onIdleError: () => undefined });
       // No server runs: the embedded database opened here for as long as the connection (as the admin CLI does).
       const embedded = await startEmbedded(dataDir);
       const database = createDatabase(embedded.connection, { max: 1, onIdleError: () => undefined });

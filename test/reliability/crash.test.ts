@@ -1,11 +1,10 @@
 // Durability under crashes: the server process is killed with SIGKILL in the middle of a send load, of the delivery of
 // due scheduled messages, and of a topic deletion; started again on the same database, it has every acknowledged write
-// exactly once and nothing half-done that breaks history. Run against PostgreSQL (DATABASE_URL) and the embedded PGlite.
+// exactly once and nothing half-done that breaks history. The send load runs both on a database of its own (the test
+// database server) and on the server's embedded PostgreSQL, the default, killed along with the server it belongs to.
 import test, { type ExecutionContext } from 'ava';
 import { Client, type Credentials } from '../helpers/http.js';
 import { addUsers, history, login, makeChannel, openSite, until, type ChildServer, type Site } from './child-server.js';
-
-const withPostgres = Boolean(process.env.DATABASE_URL);
 
 interface Ack {
   id: number;
@@ -112,11 +111,7 @@ test.serial('SIGKILL during a send load: every acknowledged message is in histor
   }
 });
 
-test.serial('the same with the embedded database (PGlite)', async (t) => {
-  if (!withPostgres) {
-    t.pass('without DATABASE_URL the test above already ran on the embedded database');
-    return;
-  }
+test.serial('the same with the embedded PostgreSQL (the default, no DATABASE_URL)', async (t) => {
   const site = await openSite({ embedded: true });
   try {
     await sendLoadKilled(t, site);

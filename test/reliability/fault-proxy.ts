@@ -4,6 +4,7 @@
 // `cutAfterCommit` lets the next COMMIT reach the database and drops the connection when its answer comes back,
 // without passing it on (the one moment a client cannot know whether its transaction committed).
 import net from 'node:net';
+import { socketOf } from '../helpers/database.js';
 
 export type ProxyMode = 'up' | 'down' | 'stall';
 
@@ -29,9 +30,7 @@ function holdsCommit(chunk: Buffer): boolean {
 }
 
 export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
-  const target = new URL(targetUrl);
-  const host = target.hostname;
-  const port = Number(target.port || 5432);
+  const target = socketOf(targetUrl);
   let mode: ProxyMode = 'up';
   let commitCutArmed = false;
   let commitsCut = 0;
@@ -39,7 +38,7 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
   const held: net.Socket[] = [];
 
   const connect = (client: net.Socket) => {
-    const upstream = net.connect({ host, port });
+    const upstream = net.connect(target);
     const pair = { client, upstream };
     pairs.add(pair);
     for (const s of [client, upstream]) s.on('error', () => undefined);
@@ -47,7 +46,8 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     upstream.pipe(client);
     // After pipe's own listener has passed the chunk on, nothing more goes back to the client: once the database has
     // answered the COMMIT (so the transaction has certainly committed), the answer is dropped and the client reset.
-    // (Reset at once, the connection to the database could be closed before the database has read the COMMIT.)
+    // (Reset at once, the server's 503 could come back while the database is still committing, slow under load, and a
+    // read right after it would not find what the COMMIT wrote.)
     client.on('data', (chunk: Buffer) => {
       if (!commitCutArmed || !holdsCommit(chunk)) return;
       commitCutArmed = false;

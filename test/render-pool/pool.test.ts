@@ -3,6 +3,7 @@
 import test from 'ava';
 import { ApiError } from '../../src/http/errors.js';
 import { renderMarkdown, type RenderContext } from '../../src/markdown/index.js';
+import { topicKey } from '../../src/markdown/types.js';
 import { RenderPool } from '../../src/render-pool/index.js';
 import { makeContext } from '../markdown/context.js';
 
@@ -34,6 +35,25 @@ test('lookups are asked only for what the content names, once each', async (t) =
   const r = await pool.render('@**Iago** @**Iago** @**Ghost** :smile:', ctx);
   t.deepEqual(r.mentionedUserIds, new Set([5]));
   t.deepEqual(asked.sort(), ['emoji:smile', 'user:Ghost', 'user:Iago']);
+});
+
+test('a batched lookup is answered asynchronously, once per round with all its keys', async (t) => {
+  const { topicLatestMessageId: _, ...ctx } = makeContext();
+  const calls: unknown[][] = [];
+  const batched = {
+    topicLatestMessageId: async (keys: unknown[]) => {
+      calls.push(keys);
+      await new Promise((r) => setTimeout(r, 10));
+      return new Map<unknown, unknown>([[topicKey(9, 'lunch'), 7]]);
+    },
+  };
+  const r = await pool.render('#**Verona>lunch** #**Verona>dinner** #**Verona>lunch**', ctx, batched);
+  t.deepEqual(calls, [[topicKey(9, 'lunch'), topicKey(9, 'dinner')]]);
+  t.deepEqual([...r.html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]), [
+    '/#narrow/channel/9-Verona/topic/lunch/with/7',
+    '/#narrow/channel/9-Verona/topic/dinner',
+    '/#narrow/channel/9-Verona/topic/lunch/with/7',
+  ]);
 });
 
 test('a render past its time limit is abandoned with "Unable to render message"; the pool renders on', async (t) => {

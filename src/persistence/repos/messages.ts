@@ -195,6 +195,23 @@ export class MessagesRepository {
     );
   }
 
+  /**
+   * Per topic (case-insensitive): its newest message, or with `userId` its newest the user received (a private
+   * history), or null. One statement; each topic is a backward step on messages_stream_topic (with `userId`, a walk
+   * back to the newest received message, bounded by the pool's query timeout).
+   */
+  latestInTopics(topics: { streamId: number; topic: string; userId: number | null }[]): Promise<(number | null)[]> {
+    if (topics.length === 0) return Promise.resolve([]);
+    return this.db.map(
+      `SELECT (SELECT m.id FROM messages m WHERE m.stream_id = t.s AND lower(m.topic) = lower(t.topic)
+                 AND (t.u IS NULL OR EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = t.u AND um.message_id = m.id))
+               ORDER BY m.id DESC LIMIT 1) AS id
+       FROM unnest($1::int[], $2::text[], $3::int[]) WITH ORDINALITY AS t(s, topic, u, i) ORDER BY t.i`,
+      [topics.map((t) => t.streamId), topics.map((t) => t.topic), topics.map((t) => t.userId)],
+      (r) => (r.id == null ? null : Number(r.id)),
+    );
+  }
+
   /** Whether the topic has any message. */
   topicExists(streamId: number, topic: string): Promise<boolean> {
     return this.db.one(

@@ -3,12 +3,13 @@
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
 import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type MentionableUser, type RenderContext, type RenderResult } from '../../markdown/index.js';
 import { renderOffLoop } from '../../render-pool/index.js';
-import { hasMetadataAccess } from '../channels/access.js';
+import { hasContentAccess } from '../channels/access.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
 import { userSetting } from '../people/user-settings.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
+import { topicPermalinkLookups } from './topic-permalinks.js';
 
 const mentionable = (u: User): MentionableUser => ({ id: u.id, fullName: u.fullName, isActive: u.isActive });
 
@@ -37,10 +38,11 @@ export function renderContext(state: RealmState, author: User | null, realmUrl: 
       const g = state.groupsByName.get(name);
       return g && { id: g.id, name: g.name, deactivated: g.deactivated };
     },
-    // Channel links name a channel exactly (case-sensitively), as the reference's lookup does.
+    // Channel links name a channel exactly (case-sensitively) whose content the author may read, as the reference's
+    // lookup does (get_stream_name_map: an administrator who only sees a private channel's settings gets no link).
     channelByName(name) {
       const c = state.channels.channelByName(name);
-      if (!c || c.name !== name || (author && !hasMetadataAccess(state, author, c))) return undefined;
+      if (!c || c.name !== name || (author && !hasContentAccess(state, author, c))) return undefined;
       return { id: c.id, name: c.name };
     },
     emoji(name) {
@@ -70,9 +72,12 @@ export function renderContent(state: RealmState, author: User | null, realmUrl: 
   return withMe(content, renderMarkdown(content, renderContext(state, author, realmUrl)));
 }
 
-/** Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"). */
+/**
+ * Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"); topic
+ * links get their `/with/` permalinks from the database (topic-permalinks.ts).
+ */
 export async function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Promise<Rendered> {
-  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images)));
+  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author)));
 }
 
 /** A rendering made before its command reached the realm actor (the command's prepare), with what it rendered. */
