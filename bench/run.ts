@@ -1,10 +1,14 @@
 // The bench suite: `npm run bench -- <scenario> [--url URL] [--database-url URL] [--quick] [--knob value …]`.
 // Starts a server (or targets --url), prepares data through the API, drives load, stops by itself, and
-// reports a table, a JSON file and an SVG chart per scenario.
+// reports a table, a JSON file and an SVG of charts per scenario; `compare A.json B.json` sets two results side by side.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { login } from './lib/client.js';
-import { machine, svg, table, writeResults } from './lib/report.js';
+import { compareSpec, ratios, renderSvg, scenarioSpec, type BenchRecord } from './lib/charts.js';
+import { machine, ratioTable, table, writeResults } from './lib/report.js';
+import { percentiles } from './lib/stats.js';
 import { sampleProcess, startTarget } from './lib/server.js';
 import { attack } from './scenarios/attack.js';
 import { httpCeiling } from './scenarios/ceilings.js';
@@ -42,10 +46,32 @@ function knobs(argv: string[]): ScenarioContext['options'] {
   return out;
 }
 
-const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--url URL] [--database-url URL] [--quick] [--out DIR] [--no-ceiling] [--<knob> N]`;
+const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--quick] [--url URL] [--database-url URL] [--out DIR] [--no-ceiling] [--quiet] [--<knob> N …]
+       npm run bench -- mixed --ramp [--ramp-start N] [--ramp-step N] [--ramp-max N] [--duration S] [--p99-ms MS] [--max-error-percent P]
+       npm run bench -- compare A.json B.json [--out DIR]
+       npm run bench -- --help
+Scenarios, their knobs and the result files: bench/README.md`;
 
-export async function runBench(argv: string[]): Promise<{ results: Record<string, unknown>; failed: string[] }> {
-  const { values, positionals } = parseArgs({
+/** A command line the runner does not understand: exit status 2 with the usage. */
+class UsageError extends Error {
+  constructor(problem: string) {
+    super(`${problem}\n${USAGE}`);
+  }
+}
+
+/** `compare A.json B.json`: a table of B / A for every figure both have, and its chart. */
+async function compare(files: string[], out: string): Promise<string> {
+  const [a, b] = files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as BenchRecord) as [BenchRecord, BenchRecord];
+  const labels = files.map((f) => path.basename(f, '.json')) as [string, string];
+  mkdirSync(out, { recursive: true });
+  const chart = path.join(out, `compare-${new Date().toISOString().replace(/[:.]/g, '-')}.svg`);
+  writeFileSync(chart, await renderSvg(compareSpec(a, b, labels)));
+  return `${ratioTable(ratios(a, b), labels)}\n  chart:   ${chart}\n`;
+}
+
+/** The runner's own options and the positionals (scenario knobs are left to knobs()). */
+function parse(argv: string[]) {
+  return parseArgs({
     args: argv.filter((a, i) => !isKnob(argv, i)),
     allowPositionals: true,
     options: {
@@ -57,8 +83,24 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
       quiet: { type: 'boolean', default: false },
     },
   });
+}
+
+export async function runBench(argv: string[]): Promise<{ results: Record<string, unknown>; failed: string[] }> {
+  let parsed;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
   const which = positionals[0];
-  if (!which || (which !== 'all' && !(which in SCENARIOS))) throw new Error(USAGE);
+  if (which === 'compare') {
+    if (positionals.length !== 3) throw new UsageError('compare takes two result files');
+    process.stdout.write(await compare(positionals.slice(1), values.out as string));
+    return { results: {}, failed: [] };
+  }
+  if (!which || (which !== 'all' && !(which in SCENARIOS))) throw new UsageError(which ? `unknown scenario: ${which}` : 'no scenario');
+  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
   const options = knobs(argv);
   const names = which === 'all' ? Object.keys(SCENARIOS) : [which];
   const quick = values.quick === true;
@@ -98,8 +140,9 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
         progress('');
         const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
         process.stdout.write(table(name, result, ceilingRef) + '\n');
+        result.percentiles = percentiles(result.samples);
         const record = { scenario: name, machine: machine(), settings: { quick, options, server: shared ? 'shared by the run' : 'own', url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
-        const files = writeResults(values.out as string, name, record, svg(name, result));
+        const files = writeResults(values.out as string, name, record, await renderSvg(scenarioSpec(record)));
         process.stdout.write(`  results: ${files.json}\n  chart:   ${files.svg}\n`);
         results[name] = record;
         if (result.errors > 0) failed.push(name);
@@ -114,7 +157,9 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runBench(process.argv.slice(2)).then(
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) process.stdout.write(USAGE + '\n');
+  else runBench(argv).then(
     ({ failed }) => {
       process.exitCode = failed.length ? 1 : 0;
     },

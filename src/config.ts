@@ -77,6 +77,8 @@ export interface Config {
   files: { maxUploadMib: number; dir: string; unclaimedGraceMs: number };
   /** Reusable invitation links expire after this many minutes unless the request says otherwise. */
   invitationLinkValidityMinutes: number;
+  /** Email invitations a realm may mail in a day (the reference's INVITES_DEFAULT_REALM_DAILY_MAX). */
+  invitesDailyMax: number;
   /** The push notification service; unset: POST /mobile_push/register answers PUSH_SERVICE_NOT_CONFIGURED. */
   pushServiceUrl: string | undefined;
   /** smtp://[user:pass@]host[:port]; unset: outgoing email stays in the outbox and is logged. */
@@ -186,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       unclaimedGraceMs: int(env, 'UNCLAIMED_ATTACHMENT_GRACE_MS', 21 * 24 * 3600 * 1000),
     },
     invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
+    invitesDailyMax: int(env, 'INVITES_DAILY_MAX', 100),
     pushServiceUrl: env.PUSH_SERVICE_URL || undefined,
     zulipCompatFields: flagDefaultOn(env, 'ZULIP_COMPAT_FIELDS'),
     smtpUrl: env.SMTP_URL || undefined,

@@ -5,6 +5,7 @@ import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
 import type { Config } from './config.js';
 import { EventHub } from './events/hub.js';
+import { OutgoingWebhooks, type OutgoingWebhookTuning } from './realm/people/outgoing-webhooks.js';
 import { createHandler } from './http/app.js';
 import type { Endpoint } from './http/endpoint.js';
 import { endpoints } from './http/routes/index.js';
@@ -49,6 +50,8 @@ export interface StartOptions {
   extraEndpoints?: Endpoint[];
   /** The scheduled-delivery actor's clock and timings (tests drive a simulated clock). */
   scheduledDelivery?: Pick<ScheduledDeliveryOptions, 'clock' | 'tuning'>;
+  /** Timeouts, retries and concurrency of outgoing-webhook deliveries (tests shorten them). */
+  outgoingWebhooks?: Partial<OutgoingWebhookTuning>;
 }
 
 /** Runs `fn` on a connection of its own, outside the pool: for migrations (which may legitimately run longer than the
@@ -127,8 +130,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const rateLimiter = new RateLimiter(config.rateLimits);
     const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
+    const outgoingWebhooks = new OutgoingWebhooks({ hub, realms, config, log }, opts.outgoingWebhooks);
     startedFiles = files;
     await files.start();
+    // An export being built when the server stopped will not finish: it is reported failed (the reference's too).
+    await db.realmExports.failUnfinished();
     operators.connect({ db, hub, queues, longPolls, scheduled });
     const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
 
@@ -192,6 +198,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await mail.stop();
         retention.stop();
         await scheduled.stop();
+        outgoingWebhooks.stop();
         await realms.stop(config.shutdownTimeoutMs);
         // On a connection of its own: the pool may still be held by requests that outlived the deadline.
         await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));

@@ -1,5 +1,6 @@
 // HTTP for load generation: keep-alive agents spread over several 127.0.0.x source addresses (one loopback
 // source address has about 28,000 ports), Basic auth, form bodies.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
 export interface Creds {
@@ -31,6 +32,17 @@ export function agentFor(n: number): http.Agent {
     agents.push(new http.Agent({ keepAlive: true, maxSockets: Infinity, ...(localAddress ? { localAddress } : {}) }));
   }
   return agents[i]!;
+}
+
+/** This process's open-files limit (the soft `Max open files` of /proc/self/limits; 1024 where unreadable). */
+export function openFilesCap(): number {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    return Number.isFinite(soft) ? soft : 1024;
+  } catch {
+    return 1024;
+  }
 }
 
 export function request(

@@ -19,15 +19,15 @@ export interface SendInput {
 
 export interface SendOutput {
   samples: number[];
-  /** Messages acknowledged per second since startAt. */
-  perSecond: number[];
+  /** The second (since startAt) each sample finished in. */
+  seconds: number[];
   errors: number;
 }
 
 /** Each sender posts to its channel, one message at a time, until endAt. */
 async function sendLoops(input: SendInput, control: JobControl): Promise<SendOutput> {
   const samples: number[] = [];
-  const perSecond: number[] = [];
+  const seconds: number[] = [];
   let errors = 0;
   await Promise.all(
     input.senders.map(async ({ index, item }) => {
@@ -44,13 +44,12 @@ async function sendLoops(input: SendInput, control: JobControl): Promise<SendOut
           continue;
         }
         samples.push(r.ms);
-        const sec = Math.floor((nowAbs() - input.startAt) / 1000);
-        perSecond[sec] = (perSecond[sec] ?? 0) + 1;
+        seconds.push(Math.floor((nowAbs() - input.startAt) / 1000));
       }
     }),
   );
   control.post({ kind: 'finished', messages: samples.length });
-  return { samples, perSecond: Array.from(perSecond, (v) => v ?? 0), errors };
+  return { samples, seconds, errors };
 }
 
 export interface PollInput {

@@ -143,6 +143,7 @@ export const attack: Scenario = async (ctx) => {
     breakdown,
     samples: underAttack.samples,
     timeline: underAttack.timeline,
+    p99Timeline: underAttack.p99Timeline,
     figures,
     target: {
       description: `the mixed model's p99 under attack under ${p99Limit} ms, and no errors for its users`,

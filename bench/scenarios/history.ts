@@ -4,7 +4,7 @@
 // server runs: message history is read from the database, not from the realm's working set.
 import { request, type Creds } from '../lib/client.js';
 import { closeDatabase, openDatabase, type BenchDb } from '../lib/database.js';
-import { summarize, type Summary } from '../lib/stats.js';
+import { PerSecond, summarize, type Summary } from '../lib/stats.js';
 import { seedUsers } from './seed.js';
 import { num, type Scenario, type ScenarioContext } from './types.js';
 
@@ -114,10 +114,10 @@ export const history: Scenario = async (ctx) => {
   const viewer = s.people[0]!;
   const perNarrow: Record<string, Summary> = {};
   const allSamples: number[] = [];
-  const perSecond = new Map<number, number>();
   let errors = 0;
   let done = 0;
   const started = performance.now();
+  const perSecond = new PerSecond(started);
   for (const n of narrows) {
     const samples: number[] = [];
     await Promise.all(
@@ -134,8 +134,7 @@ export const history: Scenario = async (ctx) => {
             continue;
           }
           samples.push(r.ms);
-          const sec = Math.floor((performance.now() - started) / 1000);
-          perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
+          perSecond.add(r.ms);
           if (++done % 50 === 0) ctx.progress(`history: ${done}/${requests * narrows.length} fetches`);
         }
       }),
@@ -146,13 +145,14 @@ export const history: Scenario = async (ctx) => {
   const seconds = (performance.now() - started) / 1000;
   const topic = perNarrow.topic!;
   const fmt = (x: Summary) => `${x.p50.toFixed(1)} / ${x.p95.toFixed(1)} / ${x.p99.toFixed(1)} / ${x.max.toFixed(1)}`;
-  const last = Math.max(0, ...perSecond.keys());
+  const timeline = perSecond.result();
   return {
     throughput: allSamples.length / seconds,
     latencyMs: topic,
     errors,
     samples: allSamples,
-    timeline: Array.from({ length: last + 1 }, (_, i) => perSecond.get(i) ?? 0),
+    timeline: timeline.counts,
+    p99Timeline: timeline.p99,
     figures: {
       messages: total,
       user_messages: userMessages,

@@ -1,6 +1,6 @@
 // register: register rate and snapshot latency in a realm of U users (and S channels once channels exist).
 import { request } from '../lib/client.js';
-import { summarize } from '../lib/stats.js';
+import { PerSecond, summarize } from '../lib/stats.js';
 import { seedUsers } from './seed.js';
 import { num, type Scenario } from './types.js';
 
@@ -11,10 +11,10 @@ export const register: Scenario = async (ctx) => {
   const base = ctx.target.url;
   const people = await seedUsers(ctx, users);
   const samples: number[] = [];
-  const perSecond = new Map<number, number>();
   let errors = 0;
   let done = 0;
   const started = performance.now();
+  const perSecond = new PerSecond(started);
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
       for (let i = w; i < count; i += concurrency) {
@@ -25,8 +25,7 @@ export const register: Scenario = async (ctx) => {
           continue;
         }
         samples.push(r.ms);
-        const sec = Math.floor((performance.now() - started) / 1000);
-        perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
+        perSecond.add(r.ms);
         await request(base, 'DELETE', '/events', { auth: who, form: { queue_id: r.body.queue_id } });
         if (++done % 100 === 0) ctx.progress(`register ${done}/${count}`);
       }
@@ -34,13 +33,14 @@ export const register: Scenario = async (ctx) => {
   );
   const seconds = (performance.now() - started) / 1000;
   const latency = summarize(samples);
-  const last = Math.max(0, ...perSecond.keys());
+  const timeline = perSecond.result();
   return {
     throughput: samples.length / seconds,
     latencyMs: latency,
     errors,
     samples,
-    timeline: Array.from({ length: last + 1 }, (_, i) => perSecond.get(i) ?? 0),
+    timeline: timeline.counts,
+    p99Timeline: timeline.p99,
     figures: { users, requests: count, concurrency },
     target: { description: `median register under 20 ms for ${users} users`, met: latency.p50 < 20 },
   };

@@ -4,7 +4,7 @@ import os from 'node:os';
 import { request } from '../lib/client.js';
 import type { SendInput, SendOutput } from '../lib/jobs.js';
 import { nowAbs, runJobs, slices } from '../lib/workers.js';
-import { summarize } from '../lib/stats.js';
+import { PerSecond, summarize } from '../lib/stats.js';
 import { databaseCeiling, type DbCeiling } from './db-ceiling.js';
 import { seedUsers } from './seed.js';
 import { num, type Scenario } from './types.js';
@@ -37,8 +37,9 @@ export const send: Scenario = async (ctx) => {
   const outs = await runJobs<SendInput, SendOutput>('sendLoops', jobs).done.finally(() => clearInterval(progress));
   const samples = outs.flatMap((o) => o.samples);
   const errors = outs.reduce((a, o) => a + o.errors, 0);
-  const timeline: number[] = [];
-  for (const o of outs) o.perSecond.forEach((v, i) => (timeline[i] = (timeline[i] ?? 0) + v));
+  const perSecond = new PerSecond();
+  for (const o of outs) o.samples.forEach((ms, i) => perSecond.add(ms, o.seconds[i]));
+  const timeline = perSecond.result();
   const elapsed = (nowAbs() - startAt) / 1000;
   const throughput = samples.length / elapsed;
   // The database ceiling, after the load: the same write straight into this run's database.
@@ -59,7 +60,8 @@ export const send: Scenario = async (ctx) => {
     latencyMs: summarize(samples),
     errors,
     samples,
-    timeline: Array.from(timeline, (v) => v ?? 0),
+    timeline: timeline.counts,
+    p99Timeline: timeline.p99,
     figures: {
       senders,
       worker_threads: jobs.length,

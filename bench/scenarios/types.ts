@@ -26,8 +26,23 @@ export interface ScenarioResult {
   samples: number[];
   /** Operations completed per second, second by second, for the chart. */
   timeline: number[];
+  /** The p99 (ms) of the operations finished in each second of `timeline` (null: none), where the scenario keeps it. */
+  p99Timeline?: (number | null)[];
+  /** Latency at fixed percentiles, [percentile, ms] (set by the runner from `samples`; the result file keeps it for the chart). */
+  percentiles?: [number, number][];
+  /** A ramp's steps (`mixed --ramp`): each user count, its worst operation's p99 and its error rate. */
+  ramp?: RampStep[];
   /** The target it is compared with, and whether it was met. */
   target?: { description: string; met: boolean };
+}
+
+export interface RampStep {
+  users: number;
+  worst_p99_ms: number;
+  worst_op: string;
+  error_percent: number;
+  actions_per_second: number;
+  held: boolean;
 }
 
 export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult>;

@@ -10,6 +10,11 @@ import { createRealm, createUser, isValidEmail, STRING_ID_RE } from '../realm/pr
 import { ROLE, ROLES, type Role } from '../realm/types.js';
 import { formatUser, realmEmailDomain } from '../realm/user-format.js';
 import { realmUrl } from '../http/urls.js';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { LocalDiskStorage } from '../files/storage.js';
+import { exportRealm } from '../export/export.js';
+import { importRealm } from '../export/import.js';
 import { CheckFailed, parseCredentials, runCheck, type CheckCredentials } from './check.js';
 
 class UsageError extends Error {}
@@ -31,6 +36,9 @@ const HELP = `Usage: palaver <command> [options]   (prints JSON)
   deactivate-user --email E [--realm SUB]      reactivate-user --email E [--realm SUB]
   deactivate-realm --realm SUB                 reactivate-realm --realm SUB
   list-users [--realm SUB]
+  export --realm SUB --out FILE                 the realm's full export archive (format: src/export/archive.ts)
+  import --file FILE [--subdomain NEW]          loads an export as a new realm (new IDs; the archive's subdomain
+                                                unless --subdomain; refused when that subdomain is taken)
   check [--url URL] [--realm SUB] [--sender EMAIL:KEY --recipient EMAIL:KEY] [--timeout-ms N]
       end-to-end self-check of a running server: a direct message sent and received through an event queue,
       timed; without credentials it uses two check users it creates in the realm (database access needed)
@@ -53,6 +61,8 @@ const OPTIONS = {
   sender: { type: 'string' },
   recipient: { type: 'string' },
   'timeout-ms': { type: 'string', default: '10000' },
+  out: { type: 'string' },
+  file: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -183,6 +193,24 @@ async function run(command: string, values: Values, db: Db): Promise<unknown> {
       const users = await db.users.forRealm(await realmId(db, subdomain));
       const emailDomain = realmEmailDomain(subdomain, config.rootDomain);
       return { users: users.map((u) => formatUser(u, { includeDeliveryEmail: true, emailDomain })) };
+    }
+    case 'export': {
+      const out = need(values, 'out');
+      const id = await realmId(db, values.realm ?? '');
+      const file = createWriteStream(out, { flags: 'wx' });
+      try {
+        const summary = await exportRealm(db, new LocalDiskStorage(config.files.dir), { realmId: id, type: 'full' }, file);
+        return { realm_id: id, out, ...summary };
+      } catch (err) {
+        // Not an existing file (wx refused it): a partial archive of ours.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await rm(out, { force: true });
+        throw err;
+      }
+    }
+    case 'import': {
+      const file = need(values, 'file');
+      if (values.subdomain !== undefined && !STRING_ID_RE.test(values.subdomain.toLowerCase())) throw new UsageError('--subdomain must be letters, digits and dashes');
+      return importRealm(db, new LocalDiskStorage(config.files.dir), file, { subdomain: values.subdomain });
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);

@@ -1,7 +1,7 @@
 // The request pipeline: observe → route → realm by host → authenticate → parameters → handler → envelope.
 import type { RealmHandle } from '../actors/realms.js';
 import type { ObservedRequest } from '../operators/requests.js';
-import { authenticate, basicUsername } from './auth.js';
+import { authenticate, basicUsername, checkBotAccess } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
 import { ApiError, errors } from './errors.js';
@@ -76,6 +76,7 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       // API keys are guessed per account: failures lock that account out from this address, not the address.
       user = guarded(address, basicUsername(authorization) ?? '', () => authenticate(realm.state, authorization), (e) => e.code === 'INVALID_API_KEY');
       observed.userId = user.id;
+      if (user.isBot) checkBotAccess(endpoint, user);
     }
     // A deactivated organization serves nobody, spectators included.
     else if (realm && endpoint.auth === 'optional' && realm.state.realm.deactivated) throw errors.realmDeactivated();

@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RealmState } from '../realm/state.js';
 import type { User } from '../realm/types.js';
+import { BOT_TYPE } from '../realm/people/bots.js';
 import { errors } from './errors.js';
 
 export interface BasicCredentials {
@@ -86,4 +87,11 @@ export function authenticate(state: RealmState, header: string | undefined): Use
   if (state.realm.deactivated) throw errors.realmDeactivated();
   if (!user.isActive) throw errors.userDeactivated();
   return user;
+}
+
+/** Incoming-webhook bots may only send messages; some endpoints are for people only (the reference's
+ *  allow_incoming_webhooks and human_users_only). */
+export function checkBotAccess(endpoint: { bots: 'all' | 'none' | 'not-incoming-webhook' }, bot: User): void {
+  if (endpoint.bots === 'none') throw errors.notForBots();
+  if (endpoint.bots === 'not-incoming-webhook' && bot.botType === BOT_TYPE.INCOMING_WEBHOOK) throw errors.notForIncomingWebhookBots();
 }

@@ -47,6 +47,10 @@ export interface EndpointDef<S extends Schema, A extends AuthMode> {
   /** A body limit below the server's (MAX_BODY_BYTES) where no valid request comes near it: refused (413) unread. */
   maxBodyBytes?: number;
   auth: A;
+  /** Which bots may call it: incoming-webhook bots only where the reference allows them (sending messages);
+   *  no bot at all for the reference's human-only endpoints (personal settings, presence). Default: every bot
+   *  but incoming-webhook ones. */
+  bots?: 'all' | 'none';
   params: S;
   handle(ctx: RequestContext<A>, params: ParamsOf<S>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
   /** JSON-schema properties of the success response, compiled once with fast-json-stringify. */
@@ -65,6 +69,7 @@ export interface Endpoint {
   body: 'params' | 'stream';
   maxBodyBytes?: number;
   auth: AuthMode;
+  bots: 'all' | 'none' | 'not-incoming-webhook';
   /** The declared parameters (names, types, required), for introspection. */
   schema: Schema;
   parse: ParamParser<Record<string, unknown>>;
@@ -95,6 +100,7 @@ export function endpoint<S extends Schema, A extends AuthMode>(def: EndpointDef<
     body: def.body ?? 'params',
     maxBodyBytes: def.maxBodyBytes,
     auth: def.auth,
+    bots: def.bots ?? 'not-incoming-webhook',
     schema: def.params,
     parse: compileSchema(def.params) as ParamParser<Record<string, unknown>>,
     handle: def.handle as Endpoint['handle'],

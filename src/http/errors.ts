@@ -80,6 +80,16 @@ export const errors = {
     new ApiError('CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.', 400, { objections }),
   noSuchInvitation: () => new ApiError('BAD_REQUEST', 'No such invitation', 400),
   invitationRevoked: () => new ApiError('BAD_REQUEST', 'Invitation has already been revoked', 400),
+  // Email invitations (POST /invites): per-address reasons are [email, reason, is_deactivated] triples.
+  notForGuests: () => new ApiError('BAD_REQUEST', 'Not allowed for guest users', 400),
+  noInviteeEmails: () => new ApiError('BAD_REQUEST', 'You must specify at least one email address.', 400),
+  invitationFailed: (msg: string, failures: [string, string, boolean][], opts: { sent: boolean; dailyLimit?: boolean }) =>
+    new ApiError('INVITATION_FAILED', msg, 400, {
+      errors: failures,
+      sent_invitations: opts.sent,
+      license_limit_reached: false,
+      daily_limit_reached: opts.dailyLimit ?? false,
+    }),
   pushServiceNotConfigured: () =>
     new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
   // Video calls: no BigBlueButton server is configured.
@@ -249,6 +259,32 @@ export const errors = {
   tooManyItems: (what: string, limit: number) => new ApiError('BAD_REQUEST', `Too many ${what} in one request (limit: ${limit})`, 400),
   duplicateHost: () => new ApiError('BAD_REQUEST', 'Request has more than one Host header', 400),
 
+  // Endpoints real clients call (custom profile fields, muted users, read receipts, reports, reminders,
+  // playgrounds, bot storage, legacy push tokens).
+  notForBots: () => new ApiError('BAD_REQUEST', 'This endpoint does not accept bot requests.', 400),
+  mustBeBot: () => new ApiError('BAD_REQUEST', 'Must be a bot user', 400),
+  cannotMuteSelf: () => new ApiError('BAD_REQUEST', 'Cannot mute self', 400),
+  alreadyMuted: () => new ApiError('BAD_REQUEST', 'User already muted', 400),
+  notMuted: () => new ApiError('BAD_REQUEST', 'User is not muted', 400),
+  readReceiptsDisabled: () => new ApiError('BAD_REQUEST', 'Read receipts are disabled in this organization.', 400),
+  reportNeedsExplanation: () => new ApiError('BAD_REQUEST', 'An explanation is required.', 400),
+  reportingDisabled: () => new ApiError('BAD_REQUEST', 'Moderation request channel must be specified to enable message reporting.', 400),
+  reminderNotFound: () => new ApiError('BAD_REQUEST', 'Reminder does not exist', 404),
+  reminderNoteTooLong: (max: number) => new ApiError('BAD_REQUEST', `Maximum reminder note length: ${max} characters`, 400),
+  invalidPlayground: () => new ApiError('BAD_REQUEST', 'Invalid playground', 400),
+  playgroundInvalid: (field: 'name' | 'pygments_language' | 'url_template' | '__all__', msg: string) =>
+    new ApiError('BAD_REQUEST', msg, 400, { errors: { [field]: [msg] } }),
+  botStorage: (msg: string) => new ApiError('BAD_REQUEST', msg, 400),
+  pushTokenLength: () => new ApiError('BAD_REQUEST', 'Empty or invalid length token', 400),
+  invalidApnsToken: () => new ApiError('BAD_REQUEST', 'Invalid APNS token', 400),
+  pushTokenMissing: () => new ApiError('BAD_REQUEST', 'Token does not exist', 400),
+
+  // Realm exports (#16, export lane).
+  exportRateLimited: () => new ApiError('BAD_REQUEST', 'Exceeded rate limit.', 400),
+  invalidExportId: () => new ApiError('BAD_REQUEST', 'Invalid data export ID', 400),
+  exportAlreadyDeleted: () => new ApiError('BAD_REQUEST', 'Export already deleted', 400),
+  exportFailed: () => new ApiError('BAD_REQUEST', 'Export failed, nothing to delete', 400),
+  exportInProgress: () => new ApiError('BAD_REQUEST', 'Export still in progress', 400),
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter }),
   unavailable: (msg = 'Service temporarily unavailable') => new ApiError('SERVICE_UNAVAILABLE', msg, 503),
@@ -269,6 +305,16 @@ export const errors = {
   // cannot be had (upstream error, not an image, too large, too slow, a refused address).
   imageProxyBadSignature: () => new ApiError('BAD_REQUEST', 'Bad signature', 403),
   imageProxyFailed: (msg: string) => new ApiError('NOT_FOUND', msg, 404),
+  // Bots (POST/PATCH /bots, and what a bot's requests may do), with the reference's texts.
+  notForIncomingWebhookBots: () => new ApiError('BAD_REQUEST', 'This API is not available to incoming webhook bots.', 400),
+  noSuchBot: () => new ApiError('BAD_REQUEST', 'No such bot', 400),
+  badBotName: () => new ApiError('BAD_REQUEST', 'Bad name or username', 400),
+  botUsernameInUse: () => new ApiError('BAD_REQUEST', 'Username already in use', 400),
+  botNameInUse: () => new ApiError('BAD_REQUEST', 'Name is already in use!', 400),
+  invalidBotType: () => new ApiError('BAD_REQUEST', 'Invalid bot type', 400),
+  embeddedBotsDisabled: () => new ApiError('BAD_REQUEST', 'Embedded bots are not enabled.', 400),
+  invalidInterfaceType: () => new ApiError('BAD_REQUEST', 'Invalid interface type', 400),
+  botOwnerRefused: (why: string) => new ApiError('BAD_REQUEST', `Failed to change owner, ${why}`, 400),
 
   // Running the organization: PATCH /realm, its email domains, icon and logos.
   systemGroupRequired: (setting: string) => new ApiError('BAD_REQUEST', `'${setting}' must be a system user group.`, 400),

@@ -75,6 +75,19 @@ export function int(opts: IntOptions = {}): ParamType<number> {
   };
 }
 
+/** An http(s) URL (Zulip's check_url), as a JSON string or plain; at most 2,000 characters. */
+export function url(): ParamType<string> {
+  const check = (v: unknown, name: string): string => {
+    if (typeof v !== 'string') throw errors.invalidParam(`${name} is not a string`);
+    if (v.length > 2000 || !URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) throw errors.invalidParam(`${name} is not a URL`);
+    return v;
+  };
+  return {
+    fromRaw: (raw, name) => check(raw.startsWith('"') ? parseJson(raw, name) : raw, name),
+    fromJson: check,
+  };
+}
+
 export function bool(): ParamType<boolean> {
   const fromJson = (v: unknown, name: string): boolean => {
     if (typeof v !== 'boolean') throw errors.invalidParam(`${name} is not a boolean`);

@@ -85,6 +85,8 @@ export interface ServeOptions {
  *  writable wake-up, which comes once about a third of the socket's send buffer is free again: with a send buffer that
  *  has grown to megabytes (loopback, fast links) a client must take in the order of a megabyte per period. */
 export const WRITE_STALL_MS = 10_000;
+/** How often a reply waiting for its client renews uWS's own HTTP idle timeout (10 s), well within it. */
+const UWS_IDLE_RENEW_MS = 4000;
 /** Replies at least this large are written with backpressure and count against the pending-reply budget. */
 export const LARGE_REPLY_BYTES = 64 * 1024;
 /** How many bytes of large replies may wait for slow clients at once; beyond it large replies are refused (503). */
@@ -177,26 +179,39 @@ function offer(res: HttpResponse, conn: ConnectionState, chunk: Buffer, total: n
   if (done) return Promise.resolve(false);
   if (ok) return Promise.resolve(true);
   return new Promise((resolve) => {
-    // A client that takes nothing for stallMs is disconnected (uWS sets no timeout on tryEnd's writes): it would
-    // otherwise keep its reply in memory for as long as it keeps the connection open.
+    // A client that takes nothing for stallMs is disconnected: it would otherwise keep its reply in memory for as
+    // long as it keeps the connection open.
     const stalled = () => {
       if (!conn.aborted) res.close();
     };
     let timer = setTimeout(stalled, stallMs);
+    // uWS itself closes a connection whose write has made no progress for its HTTP idle timeout (10 s), whatever
+    // stallMs says; offering the rest again restarts that timeout, so stallMs alone decides.
+    const keepalive = setInterval(() => {
+      if (!conn.aborted) res.cork(() => retry(res.getWriteOffset()));
+    }, UWS_IDLE_RENEW_MS);
+    let settled = false;
     const settle = (more: boolean) => {
+      settled = true;
       clearTimeout(timer);
+      clearInterval(keepalive);
       waiting.wake = null;
       resolve(more);
     };
     waiting.wake = settle;
-    res.onWritable((offset) => {
-      if (conn.aborted) return true;
-      clearTimeout(timer);
-      timer = setTimeout(stalled, stallMs);
+    /** Offers what the client has not taken yet, from `offset`; true when it was taken whole. */
+    const retry = (offset: number): boolean => {
+      if (settled) return true;
       const [ok2, done2] = res.tryEnd(chunk.subarray(offset - start), total);
       if (done2) settle(false);
       else if (ok2) settle(true);
       return ok2;
+    };
+    res.onWritable((offset) => {
+      if (conn.aborted) return true;
+      clearTimeout(timer);
+      timer = setTimeout(stalled, stallMs);
+      return retry(offset);
     });
   });
 }

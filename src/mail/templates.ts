@@ -19,6 +19,29 @@ export function deactivationNotice(realmName: string, user: User, comment: strin
   return { to: user.email, subject: `Notification of account deactivation on ${realmName}`, body: lines.join('\n') + '\n' };
 }
 
+/**
+ * An email invitation (POST /invites, resent by POST /invites/{id}/resend). The expiry is told in whole days rounded
+ * up, as the reference's days_to_expire; an invitation that never expires says nothing of it.
+ */
+export function invitationMail(
+  inv: { to: string; realmName: string; referrer: Pick<User, 'fullName' | 'email'>; link: string; expiresInMinutes: number | null },
+): MailContent {
+  const lines = [
+    'Hi there,',
+    '',
+    `${inv.referrer.fullName} (${inv.referrer.email}) wants you to join them in ${inv.realmName}.`,
+    '',
+    'To get started, open this link:',
+    '',
+    inv.link,
+  ];
+  if (inv.expiresInMinutes !== null) {
+    const days = Math.max(1, Math.ceil(inv.expiresInMinutes / (24 * 60)));
+    lines.push('', `This invitation expires in ${days} ${days === 1 ? 'day' : 'days'}.`);
+  }
+  return { to: inv.to, subject: `${inv.referrer.fullName} invited you to join ${inv.realmName}`, body: lines.join('\n') + '\n' };
+}
+
 /** Sent when someone gives their address on an invitation link's page: the account is made once they follow it. */
 export function signupConfirmation(realmName: string, to: string, confirmUrl: string, validHours: number): MailContent {
   const lines = [

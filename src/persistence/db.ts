@@ -1,6 +1,7 @@
 // The database: pg-promise with one repository per aggregate attached to every connection and transaction.
 import pgPromise, { type IDatabase, type IMain, type ITask } from 'pg-promise';
 import { AttachmentsRepository } from './repos/attachments.js';
+import { BotsRepository } from './repos/bots.js';
 import { ImageAttachmentsRepository } from './repos/image-attachments.js';
 import { ChangesRepository } from './repos/changes.js';
 import { RealmEmojiRepository } from './repos/realm-emoji.js';
@@ -15,6 +16,7 @@ import { UserMessagesRepository } from './repos/user-messages.js';
 import { GroupsRepository } from './repos/groups.js';
 import { InvitesRepository } from './repos/invites.js';
 import { OutboxRepository } from './repos/outbox.js';
+import { EmailInvitesRepository } from './repos/email-invites.js';
 import { PeopleRepository } from './repos/people.js';
 import { PresenceRepository } from './repos/presence.js';
 import { RealmsRepository } from './repos/realms.js';
@@ -26,6 +28,12 @@ import { DraftsRepository } from './repos/drafts.js';
 import { NavigationViewsRepository } from './repos/navigation-views.js';
 import { SavedSnippetsRepository } from './repos/saved-snippets.js';
 import { ScheduledMessagesRepository } from './repos/scheduled-messages.js';
+import { BotStorageRepository } from './repos/bot-storage.js';
+import { MutedUsersRepository } from './repos/muted-users.js';
+import { PlaygroundsRepository } from './repos/playgrounds.js';
+import { ProfileFieldsRepository } from './repos/profile-fields.js';
+import { PushTokensRepository } from './repos/push-tokens.js';
+import { RealmExportsRepository } from './repos/realm-exports.js';
 
 export interface Repos {
   realms: RealmsRepository;
@@ -40,9 +48,11 @@ export interface Repos {
   channelFolders: ChannelFoldersRepository;
   userTopics: UserTopicsRepository;
   people: PeopleRepository;
+  bots: BotsRepository;
   presence: PresenceRepository;
   invites: InvitesRepository;
   outbox: OutboxRepository;
+  emailInvites: EmailInvitesRepository;
   eventQueues: EventQueuesRepository;
   messages: MessagesRepository;
   userMessages: UserMessagesRepository;
@@ -53,6 +63,12 @@ export interface Repos {
   savedSnippets: SavedSnippetsRepository;
   navigationViews: NavigationViewsRepository;
   scheduledMessages: ScheduledMessagesRepository;
+  profileFields: ProfileFieldsRepository;
+  mutedUsers: MutedUsersRepository;
+  playgrounds: PlaygroundsRepository;
+  botStorage: BotStorageRepository;
+  pushTokens: PushTokensRepository;
+  realmExports: RealmExportsRepository;
 }
 
 export type Db = IDatabase<Repos> & Repos;
@@ -123,9 +139,11 @@ export function createDatabase(
       obj.channelFolders = new ChannelFoldersRepository(obj, pgp);
       obj.userTopics = new UserTopicsRepository(obj, pgp);
       obj.people = new PeopleRepository(obj, pgp);
+      obj.bots = new BotsRepository(obj, pgp);
       obj.presence = new PresenceRepository(obj, pgp);
       obj.invites = new InvitesRepository(obj, pgp);
       obj.outbox = new OutboxRepository(obj, pgp);
+      obj.emailInvites = new EmailInvitesRepository(obj, pgp);
       obj.eventQueues = new EventQueuesRepository(obj, pgp);
       obj.messages = new MessagesRepository(obj, pgp);
       obj.userMessages = new UserMessagesRepository(obj, pgp);
@@ -136,6 +154,12 @@ export function createDatabase(
       obj.savedSnippets = new SavedSnippetsRepository(obj, pgp);
       obj.navigationViews = new NavigationViewsRepository(obj, pgp);
       obj.scheduledMessages = new ScheduledMessagesRepository(obj, pgp);
+      obj.profileFields = new ProfileFieldsRepository(obj, pgp);
+      obj.mutedUsers = new MutedUsersRepository(obj, pgp);
+      obj.playgrounds = new PlaygroundsRepository(obj, pgp);
+      obj.botStorage = new BotStorageRepository(obj, pgp);
+      obj.pushTokens = new PushTokensRepository(obj, pgp);
+      obj.realmExports = new RealmExportsRepository(obj, pgp);
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;

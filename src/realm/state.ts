@@ -4,6 +4,7 @@ import { ChannelsState } from './channels/channels-state.js';
 import { FilesState } from './files/files-state.js';
 import { MessagesState } from './messages/messages-state.js';
 import { PeopleState } from './people/people-state.js';
+import { profileDataOf } from './people/profile-fields.js';
 import type { GroupSettingValue, Realm, User, UserGroup } from './types.js';
 import { apiEmail, realmEmailDomain } from './user-format.js';
 
@@ -38,6 +39,10 @@ export class RealmState {
     if (!realm) throw new Error(`realm ${realmId} does not exist`);
     const state = new RealmState(realm, users, groups);
     state.people = await PeopleState.load(db, realmId);
+    for (const [userId, values] of await db.profileFields.valuesForRealm(realmId)) {
+      const u = state.usersById.get(userId);
+      if (u) state.putUser({ ...u, profileData: profileDataOf(values) });
+    }
     state.channels = await ChannelsState.load(db, realmId);
     state.messages = await MessagesState.load(db, realmId);
     state.files = await FilesState.load(db, realmId);

@@ -53,6 +53,8 @@ export interface User {
   dateJoined: number;
   timezone: string;
   settings: Record<string, unknown>;
+  /** Custom profile field values by field ID (as the API shows them); absent when the user has none. */
+  profileData?: Readonly<Record<string, { value: string; rendered_value?: string }>>;
 }
 
 export interface UserGroup {

@@ -52,6 +52,8 @@ export interface UserFormatOptions {
   includeDeliveryEmail?: boolean;
   /** Who is looking: decides, by the target's email_address_visibility, whether delivery_email is shown. */
   viewer?: User | null;
+  /** profile_data (custom profile field values) for humans; the reference leaves it out of GET /users unless asked. */
+  includeCustomProfileFields?: boolean;
 }
 
 /** email_address_visibility: 1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators. */
@@ -94,6 +96,6 @@ export function formatUser(u: User, opts: UserFormatOptions): Record<string, unk
     avatar_version: 1,
   };
   if (u.isBot) out.bot_owner_id = u.botOwnerId;
-  else out.profile_data = {};
+  else if (opts.includeCustomProfileFields !== false) out.profile_data = u.profileData ?? {};
   return out;
 }

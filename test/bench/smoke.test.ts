@@ -61,6 +61,10 @@ async function smoke(t: import('ava').ExecutionContext, database: 'external' | '
     for (const name of ['send', 'register', 'history', 'mixed']) {
       t.true(records[name].result.throughput > 0, `${name}: throughput`);
       ordered(t, records[name].result.latencyMs, name);
+      // What the charts are drawn from: latency at fixed percentiles, and throughput and p99 second by second.
+      t.true(records[name].result.percentiles.length > 0, `${name}: percentiles`);
+      t.is(records[name].result.p99Timeline.length, records[name].result.timeline.length, `${name}: p99 over time`);
+      t.regex(readFileSync(path.join(out, files.find((f) => f.startsWith(`${name}-`) && f.endsWith('.svg'))!), 'utf8'), /Latency by percentile[\s\S]*Throughput and p99 over time/);
     }
     // fanout: every client received every message.
     const fan = records.fanout.result;

@@ -14,9 +14,6 @@ test.before(async () => {
 });
 test.after.always(async () => s?.close());
 
-/** Sections clients-endpoints is building (issue #15) and not yet produced here. */
-const BUILT_ELSEWHERE = new Set(['custom_profile_fields', 'muted_users', 'realm_playgrounds']);
-
 /** Fields documented as present only in some realms. */
 const CONDITIONAL = new Set(['demo_organization_scheduled_deletion_date']);
 
@@ -41,7 +38,6 @@ test('every documented section is produced when asked for', async (t) => {
   t.true(sections.size > 30);
   const missing: string[] = [];
   for (const [type, fields] of sections) {
-    if (BUILT_ELSEWHERE.has(type)) continue;
     const r = await s.client.as(s.owner).post('/register', { form: { fetch_event_types: JSON.stringify([type]), event_types: '[]' } });
     t.is(r.status, 200, type);
     for (const f of fields) if (!CONDITIONAL.has(f) && !(f in r.json)) missing.push(`${type}: ${f}`);
@@ -143,4 +139,11 @@ test('BigBlueButton calls: the reference error when none is configured', async (
   const r = await s.client.as(s.owner).get('/calls/bigbluebutton/create', { query: { meeting_name: 'standup' } });
   t.is(r.status, 400);
   t.deepEqual(r.json, { result: 'error', msg: 'BigBlueButton is not configured.', code: 'BAD_REQUEST' });
+});
+
+test('realm_default_external_accounts: the external-account types profile fields may use', async (t) => {
+  const r = await s.client.as(s.owner).post('/register', { form: { fetch_event_types: '["realm"]', event_types: '[]' } });
+  const accounts = r.json.realm_default_external_accounts;
+  t.is(accounts.github.url_pattern, 'https://github.com/%(username)s');
+  t.is(accounts.twitter.text, 'Twitter');
 });

@@ -94,7 +94,13 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
       const all = [...state.realm_users, ...(state.realm_non_active_users ?? [])];
       const person = byKey(all, 'user_id', e.person.user_id);
       if (!person) return;
-      const { user_id: _id, ...changes } = e.person;
+      const { user_id: _id, custom_profile_field: field, ...changes } = e.person;
+      if (field) {
+        // A custom profile field value: set, or removed (value null).
+        const data = (person.profile_data ??= {});
+        if (field.value === null) delete data[field.id];
+        else data[field.id] = field.rendered_value === undefined ? { value: field.value } : { value: field.value, rendered_value: field.rendered_value };
+      }
       if ('is_active' in changes) {
         const active = changes.is_active;
         state.realm_users = removeBy(state.realm_users, 'user_id', [person.user_id]);
@@ -116,6 +122,18 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
         }
       }
       if ('full_name' in changes && person.user_id === state.user_id) state.full_name = changes.full_name;
+    }
+  },
+
+  realm_bot(state, e) {
+    if (!state.realm_bots) return;
+    if (e.op === 'add') {
+      state.realm_bots = [...removeBy(state.realm_bots, 'user_id', [e.bot.user_id])!, e.bot];
+    } else if (e.op === 'delete' || e.op === 'remove') {
+      state.realm_bots = removeBy(state.realm_bots, 'user_id', [e.bot.user_id]);
+    } else if (e.op === 'update') {
+      const bot = byKey(state.realm_bots, 'user_id', e.bot.user_id);
+      if (bot) Object.assign(bot, e.bot);
     }
   },
 
@@ -359,6 +377,29 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
     if (e.op === 'add') state.scheduled_messages.push(...e.scheduled_messages);
     else if (e.op === 'update') state.scheduled_messages = state.scheduled_messages.map((m: any) => (m.scheduled_message_id === e.scheduled_message.scheduled_message_id ? e.scheduled_message : m));
     else if (e.op === 'remove') state.scheduled_messages = removeBy(state.scheduled_messages, 'scheduled_message_id', [e.scheduled_message_id]);
+  },
+
+  custom_profile_fields(state, e) {
+    if ('custom_profile_fields' in state) state.custom_profile_fields = e.fields;
+    // Values of deleted fields go from every user (the reference's apply_event).
+    const ids = new Set(e.fields.map((f: any) => String(f.id)));
+    for (const u of [...(state.realm_users ?? []), ...(state.realm_non_active_users ?? [])]) {
+      for (const k of Object.keys(u.profile_data ?? {})) if (!ids.has(k)) delete u.profile_data[k];
+    }
+  },
+
+  reminders(state, e) {
+    if (!state.reminders) return;
+    if (e.op === 'add') state.reminders.push(...e.reminders);
+    else if (e.op === 'remove') state.reminders = removeBy(state.reminders, 'reminder_id', [e.reminder_id]);
+  },
+
+  muted_users(state, e) {
+    if ('muted_users' in state) state.muted_users = e.muted_users;
+  },
+
+  realm_playgrounds(state, e) {
+    if ('realm_playgrounds' in state) state.realm_playgrounds = e.realm_playgrounds;
   },
 
   realm(state, e) {

@@ -38,6 +38,8 @@ export interface TestServerOptions {
   log?: Logger;
   /** The scheduled-delivery actor's clock and timings. */
   scheduledDelivery?: StartOptions['scheduledDelivery'];
+  /** Outgoing-webhook timeouts and retries. */
+  outgoingWebhooks?: StartOptions['outgoingWebhooks'];
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -60,7 +62,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  const server = await startServer(config, { extraEndpoints: opts.endpoints, scheduledDelivery: opts.scheduledDelivery, log: opts.log });
+  const server = await startServer(config, { extraEndpoints: opts.endpoints, scheduledDelivery: opts.scheduledDelivery, outgoingWebhooks: opts.outgoingWebhooks, log: opts.log });
   const client = new Client(server.port);
   const ownerEmail = config.ownerEmail!;
   const login = await client.post('/fetch_api_key', { form: { username: ownerEmail, password: config.ownerPassword! } });

@@ -16,7 +16,7 @@ const DERIVED_AT_REGISTER = [
   'realm_wildcard_mention_policy',
 ];
 
-const ID_KEYS = ['user_id', 'stream_id', 'id', 'fragment', 'scheduled_message_id', 'other_user_id', 'user_ids_string'];
+const ID_KEYS = ['user_id', 'stream_id', 'id', 'fragment', 'scheduled_message_id', 'reminder_id', 'other_user_id', 'user_ids_string'];
 
 /** Orders lists of records by their ID so that order alone never makes two snapshots differ. */
 function normalize(value: unknown): unknown {

@@ -21,7 +21,7 @@ test.serial('GET /users lists every user with the reference fields; delivery_ema
   const me = byId.get(member.id);
   t.deepEqual(Object.keys(me).sort(), [
     'avatar_url', 'avatar_version', 'bot_type', 'date_joined', 'delivery_email', 'email', 'full_name', 'is_active',
-    'is_admin', 'is_bot', 'is_guest', 'is_owner', 'profile_data', 'role', 'timezone', 'user_id',
+    'is_admin', 'is_bot', 'is_guest', 'is_owner', 'role', 'timezone', 'user_id',
   ]);
   t.is(me.email, member.email);
   t.is(me.delivery_email, member.email);

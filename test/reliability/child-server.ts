@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
-import { findRunningEmbedded } from '../../src/persistence/embedded.js';
+import { findRunningEmbedded, startEmbedded } from '../../src/persistence/embedded.js';
 import { createUser } from '../../src/realm/provision.js';
 import type { Role } from '../../src/realm/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -29,7 +29,7 @@ export interface Site {
   /** Unset: the embedded database under dataDir. */
   databaseUrl: string | undefined;
   start(env?: Record<string, string>): Promise<ChildServer>;
-  /** Direct access to the database, as the admin CLI has (the embedded one only while a server runs). */
+  /** Direct access to the database, as the admin CLI has (the embedded one is opened here while no server runs). */
   connect(): Promise<Database>;
   close(): Promise<void>;
 }
@@ -98,8 +98,11 @@ export async function openSite(opts: { embedded?: boolean; env?: Record<string, 
     async connect() {
       if (testDb) return createDatabase(testDb.url, { max: 2, onIdleError: () => undefined });
       const c = await findRunningEmbedded(dataDir);
-      if (!c) throw new Error('the embedded database is reachable only while a server runs');
-      return createDatabase(c, { max: 2, onIdleError: () => undefined });
+      if (c) return createDatabase(c, { max: 2, onIdleError: () => undefined });
+      // No server runs: the embedded database opened here for as long as the connection (as the admin CLI does).
+      const embedded = await startEmbedded(dataDir);
+      const database = createDatabase(embedded.connection, { max: 1, onIdleError: () => undefined });
+      return { ...database, close: () => database.close().finally(() => embedded.stop()) };
     },
     async close() {
       killAll();

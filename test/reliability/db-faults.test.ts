@@ -192,8 +192,10 @@ test.serial('a COMMIT whose answer is lost: the send is answered 503, and the wo
   const firstMessageId = async () => (await owner.get(`/streams/${id}`)).json.stream.first_message_id as number | null;
   t.is(await firstMessageId(), null);
 
+  const cutBefore = proxy.commitsCut;
   proxy.cutAfterCommit();
   const lost = await s.client.as(sender).post('/messages', { form: { type: 'stream', to: String(id), topic: 't', content: 'committed, answer lost' } });
+  t.is(proxy.commitsCut, cutBefore + 1, 'the answer of a COMMIT was cut');
   t.is(lost.status, 503, lost.text);
   t.is(lost.json.code, 'SERVICE_UNAVAILABLE');
   // The database has it, as it would after any commit whose answer was lost.

@@ -1,8 +1,8 @@
 // A TCP proxy between the server and PostgreSQL that injects faults: `down` resets every connection and refuses new
 // ones (a stopped or unreachable server), `stall` keeps connections open but passes nothing (a network partition:
 // no reset, no answer), `restart` drops every connection once and accepts again (a database restart), and
-// `cutAfterCommit` lets the next COMMIT reach the database but drops the connection before its answer comes back
-// (the one moment a client cannot know whether its transaction committed).
+// `cutAfterCommit` lets the next COMMIT reach the database and drops the connection when its answer comes back,
+// without passing it on (the one moment a client cannot know whether its transaction committed).
 import net from 'node:net';
 import { socketOf } from '../helpers/database.js';
 
@@ -13,8 +13,11 @@ export interface FaultProxy {
   url: string;
   set(mode: ProxyMode): void;
   restart(): void;
-  /** One-shot: the next COMMIT is passed on, then its connection is reset before the reply is passed back. */
+  /** One-shot: the next COMMIT is passed on, then its connection is reset once the database has answered it, the
+   *  answer not passed back. */
   cutAfterCommit(): void;
+  /** How many COMMITs were cut so far (the fault was injected). */
+  readonly commitsCut: number;
   close(): Promise<void>;
 }
 
@@ -30,30 +33,36 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
   const target = socketOf(targetUrl);
   let mode: ProxyMode = 'up';
   let commitCutArmed = false;
+  let commitsCut = 0;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket | null }>();
   const held: net.Socket[] = [];
 
   const connect = (client: net.Socket) => {
     const upstream = net.connect(target);
-    const pair = { client, upstream, cut: false };
+    const pair = { client, upstream };
     pairs.add(pair);
     for (const s of [client, upstream]) s.on('error', () => undefined);
     client.pipe(upstream);
     upstream.pipe(client);
-    // After pipe's own listener has passed the chunk on: nothing more comes back, and the client is reset.
+    // After pipe's own listener has passed the chunk on, nothing more goes back to the client: once the database has
+    // answered the COMMIT (so the transaction has certainly committed), the answer is dropped and the client reset.
+    // (Reset at once, the server's 503 could come back while the database is still committing, slow under load, and a
+    // read right after it would not find what the COMMIT wrote.)
     client.on('data', (chunk: Buffer) => {
       if (!commitCutArmed || !holdsCommit(chunk)) return;
       commitCutArmed = false;
-      // The COMMIT still reaches the database: the upstream is closed only later.
-      pair.cut = true;
       upstream.unpipe(client);
-      client.resetAndDestroy();
-      setTimeout(() => upstream.destroy(), 500);
+      upstream.once('data', () => {
+        commitsCut++;
+        client.resetAndDestroy();
+      });
+      // unpipe paused it.
+      upstream.resume();
     });
     const end = () => {
       pairs.delete(pair);
       client.destroy();
-      if (!pair.cut) upstream.destroy();
+      upstream.destroy();
     };
     client.on('close', end);
     upstream.on('close', end);
@@ -107,6 +116,9 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     },
     cutAfterCommit() {
       commitCutArmed = true;
+    },
+    get commitsCut() {
+      return commitsCut;
     },
     async close() {
       resetAll();

@@ -5,6 +5,7 @@ import { EMOJI_DATA_PATH } from '../../markdown/emoji.js';
 import { deprecatedRealmPolicies, serverSupportedPermissionSettings } from '../../realm/permission-settings.js';
 import { registerBranding } from '../../realm/admin/branding.js';
 import { renderedRealmDescription } from '../../realm/admin/properties.js';
+import { DEFAULT_EXTERNAL_ACCOUNTS } from '../../realm/people/profile-fields.js';
 import { allRealmSettings } from '../../realm/realm-settings.js';
 import { ROLE, type UserGroup } from '../../realm/types.js';
 import { gravatarUrl } from '../../realm/user-format.js';
@@ -62,9 +63,9 @@ export const coreSections: Record<string, Section> = {
       realm_push_notifications_enabled: false,
       realm_push_notifications_enabled_end_timestamp: null,
       realm_authentication_methods: { password: { enabled: true, available: true }, email: { enabled: true, available: true } },
-      realm_default_external_accounts: {},
+      realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
       realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
-      realm_bot_domain: services.config.rootDomain,
+      realm_bot_domain: state.emailDomain,
       server_web_public_streams_enabled: services.config.webPublicStreamsEnabled,
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,

@@ -13,5 +13,4 @@ export const defaultSections: Record<string, Section> = {
   video_calls: () => ({ has_zoom_token: false }),
   giphy: () => ({ giphy_api_key: '' }),
   realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),
-  reminders: () => ({ reminders: [] }),
 };

@@ -1,8 +1,8 @@
 // Snapshot sections of a user's compose aids and scheduled messages: drafts, saved snippets, navigation views
-// and undelivered scheduled messages, read from the database.
+// and undelivered scheduled messages and reminders, read from the database.
 import { formatDraft, formatNavigationView, formatSnippet } from '../../realm/drafts/format.js';
 import { userSetting } from '../../realm/people/user-settings.js';
-import { formatScheduled } from '../../realm/scheduled/format.js';
+import { formatReminder, formatScheduled } from '../../realm/scheduled/format.js';
 import type { Section } from './types.js';
 
 /** Zulip's MAX_DRAFTS_IN_REGISTER_RESPONSE. */
@@ -27,5 +27,8 @@ export const draftsSections: Record<string, Section> = {
   navigation_views: navigationViews,
   scheduled_messages: async ({ user, services }) => ({
     scheduled_messages: user ? (await services.db.scheduledMessages.undeliveredOf(user.id)).map(formatScheduled) : [],
+  }),
+  reminders: async ({ user, services }) => ({
+    reminders: user ? (await services.db.scheduledMessages.undeliveredOf(user.id, 'remind')).map(formatReminder) : [],
   }),
 };

@@ -1,5 +1,6 @@
 // Snapshot sections of the messages domain: max_message_id, unread_msgs, recent_private_conversations,
-// starred_messages, alert_words and realm_linkifiers.
+// starred_messages, alert_words, realm_linkifiers and realm_playgrounds.
+import { formatPlaygrounds } from '../../realm/messages/playgrounds.js';
 import { recentConversations, unreadMessages } from '../../realm/messages/unread.js';
 import type { Section } from './types.js';
 
@@ -31,4 +32,8 @@ export const messageSections: Record<string, Section> = {
   }),
 
   realm_filters: () => ({ realm_filters: [] }),
+
+  realm_playgrounds: async ({ state, services }) => ({
+    realm_playgrounds: formatPlaygrounds(await services.db.playgrounds.forRealm(state.realm.id)),
+  }),
 };

@@ -1,6 +1,8 @@
 // Snapshot sections of the people domain: presence, user statuses, the user's settings, the realm's defaults of
 // personal settings, and user groups (with every permission setting resolved).
 import { formatGroup } from '../../realm/people/groups.js';
+import { mutedUsersOf } from '../../realm/people/muted-users.js';
+import { fieldTypes, formatFields } from '../../realm/people/profile-fields.js';
 import { presenceResponse } from '../../realm/people/presence.js';
 import { formatStatus } from '../../realm/people/status.js';
 import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/people/user-settings.js';
@@ -53,4 +55,8 @@ export const peopleSections: Record<string, Section> = {
       .sort((a, b) => a.id - b.id)
       .map((g) => formatGroup(state, g)),
   }),
+
+  custom_profile_fields: ({ state }) => ({ custom_profile_fields: formatFields(state), custom_profile_field_types: fieldTypes() }),
+
+  muted_users: ({ state, user }) => ({ muted_users: user ? mutedUsersOf(state, user.id) : [] }),
 };

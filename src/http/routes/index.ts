@@ -36,7 +36,17 @@ import { scheduledMessageEndpoints } from './scheduled-messages.js';
 import { dashboardEndpoints } from './dashboard.js';
 import { healthEndpoints } from './health.js';
 import { operatorEndpoints } from './operators.js';
+import { botEndpoints } from './bots.js';
 import { realmAdminEndpoints } from './realm.js';
+import { botStorageEndpoints } from './bot-storage.js';
+import { channelEmailAddress } from './channel-email.js';
+import { reportMessage } from './message-reports.js';
+import { mutedUserEndpoints } from './muted-users.js';
+import { playgroundEndpoints } from './playgrounds.js';
+import { profileFieldEndpoints } from './profile-fields.js';
+import { readReceipts } from './read-receipts.js';
+import { reminderEndpoints } from './reminders.js';
+import { realmExportEndpoints } from './realm-exports.js';
 
 export const endpoints: Endpoint[] = [
   serverSettings,
@@ -44,6 +54,7 @@ export const endpoints: Endpoint[] = [
   createBigBlueButtonCall,
   fetchApiKey,
   ...userEndpoints,
+  ...botEndpoints,
   ...userGroupEndpoints,
   ...statusEndpoints,
   ...presenceEndpoints,
@@ -51,6 +62,7 @@ export const endpoints: Endpoint[] = [
   externalContent,
   ...tusEndpoints,
   ...realmEmojiEndpoints,
+  ...realmExportEndpoints,
   ...settingsEndpoints,
   ...inviteEndpoints,
   ...messageEndpoints,
@@ -79,4 +91,12 @@ export const endpoints: Endpoint[] = [
   ...operatorEndpoints,
   ...dashboardEndpoints,
   ...realmAdminEndpoints,
+  ...profileFieldEndpoints,
+  ...mutedUserEndpoints,
+  readReceipts,
+  reportMessage,
+  ...playgroundEndpoints,
+  channelEmailAddress,
+  ...botStorageEndpoints,
+  ...reminderEndpoints,
 ];

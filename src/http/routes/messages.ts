@@ -41,6 +41,7 @@ const sendMessage = endpoint({
   method: 'POST',
   path: '/messages',
   auth: 'user',
+  bots: 'all',
   params: {
     type: required(enumOf(['direct', 'private', 'stream', 'channel'] as const)),
     to: required(str({ allowNul: true })),

@@ -10,6 +10,7 @@ export const updatePresence = endpoint({
   method: 'POST',
   path: '/users/me/presence',
   auth: 'user',
+  bots: 'none',
   params: {
     status: required(enumOf(['active', 'idle'] as const)),
     last_update_id: optional(int({ min: -1 })),

@@ -86,7 +86,7 @@ export const editScheduledMessage = endpoint({
   async handle(ctx, p) {
     for (let i = 0; i < EDIT_TRIES; i++) {
       const current = await ctx.services.db.scheduledMessages.byId(p.scheduled_message_id);
-      if (!current || current.senderId !== ctx.user.id) throw errors.scheduledNotFound();
+      if (!current || current.senderId !== ctx.user.id || current.deliveryType !== 'send') throw errors.scheduledNotFound();
       const r = await ctx.realm.dispatch<EditResult>('scheduled.edit', {
         senderId: ctx.user.id,
         current,

@@ -30,10 +30,12 @@ function isTimezone(tz: string): boolean {
 
 const USER_SETTING_NAMES = Object.keys(USER_SETTINGS);
 
-export const updateSettings = endpoint({
+/** PATCH /settings, and its deprecated alias PATCH /settings/notifications (same parameters, as in the reference). */
+const settingsEndpoint = (path: string) => endpoint({
   method: 'PATCH',
-  path: '/settings',
+  path,
   auth: 'user',
+  bots: 'none',
   params: {
     full_name: optional(str({ maxLength: 1000 })),
     old_password: optional(str({ maxLength: 1024 })),
@@ -63,6 +65,9 @@ export const updateSettings = endpoint({
   },
 });
 
+export const updateSettings = settingsEndpoint('/settings');
+export const updateNotificationSettings = settingsEndpoint('/settings/notifications');
+
 export const updateRealmUserSettingsDefaults = endpoint({
   method: 'PATCH',
   path: '/realm/user_settings_defaults',
@@ -78,4 +83,4 @@ export const updateRealmUserSettingsDefaults = endpoint({
   },
 });
 
-export const settingsEndpoints = [updateSettings, updateRealmUserSettingsDefaults];
+export const settingsEndpoints = [updateSettings, updateNotificationSettings, updateRealmUserSettingsDefaults];

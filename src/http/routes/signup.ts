@@ -1,13 +1,14 @@
 // Sign-up through a reusable invitation link, confirming the email address as the reference does: the link's
 // page asks for an email address and mails a confirmation link to it (through the outbox); following that link
 // shows the form for a name and password, and only then is the account made, with the invited role, channels and
-// groups. Expired, revoked or unknown links, used or expired confirmations and deactivated realms get pages that
-// say so. The keys in these paths are secrets: the request log shows the routes instead (secretPath).
+// groups. An email invitation's mailed link (POST /invites) is such a confirmation already: it opens the same form for
+// its address. Expired, revoked or unknown links, used or expired confirmations and deactivated realms get pages
+// that say so. The keys in these paths are secrets: the request log shows the routes instead (secretPath).
 import { hashNewPassword } from '../../auth/password-policy.js';
 import { signupConfirmation } from '../../mail/templates.js';
 import { escapeHtml } from '../../markdown/escape.js';
 import type { MultiuseInvite, SignupConfirmation } from '../../persistence/repos/invites.js';
-import { inviteState, newInviteKey } from '../../realm/people/invites.js';
+import { confirmationLink, inviteState, newInviteKey } from '../../realm/people/invites.js';
 import { checkNewAccount, checkNewEmail, type CreatedUser } from '../../realm/people/users.commands.js';
 import type { RealmState } from '../../realm/state.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
@@ -90,7 +91,7 @@ export const signupSubmit = endpoint({
     }
     ctx.services.rateLimiter.confirmationMail(email);
     const key = newInviteKey();
-    const url = `${requestRealmUrl(ctx)}/accounts/do_confirm/${key}/`;
+    const url = confirmationLink(requestRealmUrl(ctx), key);
     await ctx.services.db.tx(async (t) => {
       await t.invites.insertConfirmation({
         realmId: state.realm.id,
@@ -111,19 +112,47 @@ export const signupSubmit = endpoint({
   },
 });
 
+/** What a confirmed sign-up joins with: the address, and the invitation's role, channels and groups. */
+interface Confirmed {
+  email: string;
+  invite: Pick<MultiuseInvite, 'invitedAs' | 'groupIds' | 'streamIds' | 'includeRealmDefaultSubscriptions'>;
+  /** Used up by users.create: the confirmation of a link's sign-up, or the email invitation. */
+  use: { inviteId: number; confirmationId: number } | { emailInviteId: number };
+}
+
+/** An email invitation's link: usable while the invitation is (not used, revoked or expired). */
+async function findEmailInvite(ctx: RequestContext, key: string): Promise<Confirmed | RawReply> {
+  const state = ctx.realm.state;
+  const invite = await ctx.services.db.emailInvites.byKey(state.realm.id, key);
+  if (!invite) return problemPage('Invalid link', 'This confirmation link is not valid.', 404);
+  const st = inviteState(state, invite);
+  if (st === 'used') return problemPage('Link used', 'This invitation has already been used. Log in with the account made with it.', 410);
+  if (st !== 'valid') {
+    const text = st === 'expired' ? 'This invitation has expired.' : 'This invitation has been revoked.';
+    return problemPage('Invitation unavailable', text, 410, '<p>Ask the person who invited you for a new invitation.</p>');
+  }
+  return { email: invite.email, invite, use: { emailInviteId: invite.id } };
+}
+
 /** The confirmation behind a key, with the invitation it came through, or the page saying why it cannot be used. */
-async function findConfirmation(ctx: RequestContext, key: string): Promise<{ confirmation: SignupConfirmation; invite: MultiuseInvite } | RawReply> {
+async function findConfirmation(ctx: RequestContext, key: string): Promise<Confirmed | RawReply> {
   const state = ctx.realm.state;
   const deactivated = realmProblem(state);
   if (deactivated) return deactivated;
   const confirmation = await ctx.services.db.invites.confirmationByKey(state.realm.id, key);
-  if (!confirmation) return problemPage('Invalid link', 'This confirmation link is not valid.', 404);
+  if (!confirmation) return findEmailInvite(ctx, key);
   if (confirmation.used) return problemPage('Link used', 'This confirmation link has already been used.', 410);
   if (confirmation.expiresAt <= Math.floor(Date.now() / 1000)) {
     return problemPage('Link expired', 'This confirmation link has expired.', 410, '<p>Use the invitation link again for a new one.</p>');
   }
   const invite = await ctx.services.db.invites.byId(state.realm.id, confirmation.inviteId);
-  return linkProblem(state, invite) ?? { confirmation, invite: invite! };
+  return (
+    linkProblem(state, invite) ?? {
+      email: confirmation.email,
+      invite: invite!,
+      use: { inviteId: invite!.id, confirmationId: confirmation.id },
+    }
+  );
 }
 
 function accountForm(state: RealmState, email: string, fullName: string, error?: string): string {
@@ -142,7 +171,7 @@ export const confirmPage = endpoint({
   async handle(ctx, p) {
     const found = await findConfirmation(ctx, p.key);
     if (found instanceof RawReply) return found;
-    return new RawReply(page('Sign up', accountForm(ctx.realm.state, found.confirmation.email, '')));
+    return new RawReply(page('Sign up', accountForm(ctx.realm.state, found.email, '')));
   },
 });
 
@@ -159,26 +188,25 @@ export const confirmSubmit = endpoint({
   async handle(ctx, p) {
     const found = await findConfirmation(ctx, p.key);
     if (found instanceof RawReply) return found;
-    const { confirmation, invite } = found;
+    const { email, invite } = found;
     const state = ctx.realm.state;
     let created: CreatedUser;
     try {
-      checkNewAccount(state, confirmation.email, p.full_name ?? '');
+      checkNewAccount(state, email, p.full_name ?? '');
       const passwordHash = await hashNewPassword(p.password ?? '', ctx.services.config.passwordHashCost);
       created = await ctx.realm.dispatch<CreatedUser>('users.create', {
-        email: confirmation.email,
+        email,
         fullName: p.full_name ?? '',
         passwordHash,
         role: invite.invitedAs,
         groupIds: invite.groupIds,
         streamIds: invite.streamIds,
         defaultChannels: invite.includeRealmDefaultSubscriptions,
-        inviteId: invite.id,
-        confirmationId: confirmation.id,
+        ...found.use,
       });
     } catch (err) {
       if (err instanceof ApiError && err.status === 400) {
-        return new RawReply(page('Sign up', accountForm(state, confirmation.email, p.full_name ?? '', err.message), 400));
+        return new RawReply(page('Sign up', accountForm(state, email, p.full_name ?? '', err.message), 400));
       }
       throw err;
     }

@@ -1,4 +1,5 @@
-// POST /typing: typing notifications for direct messages and channel topics.
+// POST /typing: typing notifications for direct messages and channel topics; POST /messages/{id}/typing for edits.
+import { accessMessage } from '../../realm/messages/access.js';
 import { requireRecipientsAccess } from '../../realm/people/user-access.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
@@ -30,4 +31,23 @@ export const typing = endpoint({
   },
 });
 
-export const typingEndpoints = [typing];
+
+/** POST /messages/{message_id}/typing: typing in a message being edited, told to those who would see the edit. */
+export const editTyping = endpoint({
+  method: 'POST',
+  path: '/messages/{message_id}/typing',
+  auth: 'user',
+  params: { message_id: required(int()), op: required(enumOf(['start', 'stop'] as const)) },
+  async handle(ctx, p) {
+    const db = ctx.services.db;
+    const { message: m } = await accessMessage(db, ctx.realm.state, ctx.user, p.message_id);
+    const to =
+      m.kind === 'stream'
+        ? { kind: 'stream', streamId: m.streamId!, topic: m.topic }
+        : { kind: 'direct', userIds: (await db.userMessages.rowsFor([m.id])).map((r) => r.userId) };
+    await ctx.realm.dispatch('typing.editMessage', { senderId: ctx.user.id, op: p.op, messageId: m.id, to });
+    return {};
+  },
+});
+
+export const typingEndpoints = [typing, editTyping];

@@ -1,5 +1,5 @@
 // User groups: list, create, update, members and subgroups, deactivate.
-import { targetGroup, targetUser } from '../../realm/people/access.js';
+import { requireMemberOrAdmin, targetGroup, targetUser } from '../../realm/people/access.js';
 import {
   GROUP_PERMISSION_NAMES,
   MAX_GROUP_DESCRIPTION_LENGTH,
@@ -9,8 +9,6 @@ import {
   recursiveMembers,
   recursiveSubgroups,
 } from '../../realm/people/groups.js';
-import { ROLE } from '../../realm/types.js';
-import type { User } from '../../realm/types.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { bool, int, list, optional, required, str, withDefault, type Field } from '../params.js';
@@ -23,12 +21,6 @@ function settingFields<T>(field: () => Field<T>): Record<string, Field<T>> {
 
 function pickSettings(p: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(GROUP_PERMISSION_NAMES.map((n) => [n, p[n]]));
-}
-
-/** Listing groups is for members and administrators: not guests, not bots. */
-function requireMemberOrAdmin(user: User): void {
-  if (user.isBot) throw errors.badRequest('This endpoint does not accept bot requests.');
-  if (user.role === ROLE.GUEST) throw errors.badRequest('Not allowed for guest users');
 }
 
 export const getUserGroups = endpoint({

@@ -7,7 +7,9 @@ import { ROLES, type User } from '../../realm/types.js';
 import { formatUser } from '../../realm/user-format.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../errors.js';
-import { bool, int, intEnum, json, list, nullable, optional, required, str, withDefault } from '../params.js';
+import { bool, int, intEnum, list, nullable, object, optional, required, str, withDefault } from '../params.js';
+import { requestRealmUrl } from './channels.js';
+import { profileValue } from './profile-fields.js';
 
 export const getOwnUser = endpoint({
   method: 'GET',
@@ -44,12 +46,9 @@ export const getUsers = endpoint({
     // Users the realm's can_access_all_users_group keeps from the viewer are "Unknown user" placeholders.
     const accessible = await accessibleUsersOf(ctx.services.db, state, ctx.user);
     const emailDomain = state.emailDomain;
+    const opts = { viewer: ctx.user, clientGravatar: p.client_gravatar, emailDomain, includeCustomProfileFields: p.include_custom_profile_fields };
     return {
-      members: users.map((u) =>
-        accessible && !accessible.has(u.id)
-          ? unknownUser(u.id, emailDomain)
-          : formatUser(u, { viewer: ctx.user, clientGravatar: p.client_gravatar, emailDomain }),
-      ),
+      members: users.map((u) => (accessible && !accessible.has(u.id) ? unknownUser(u.id, emailDomain) : formatUser(u, opts))),
     };
   },
 });
@@ -67,7 +66,8 @@ export const getUser = endpoint({
     const state = ctx.realm.state;
     const user = targetUserByIdOrEmail(state, ctx.user, p.user_id, { allowDeactivated: true });
     await requireUserAccess(ctx.services.db, state, ctx.user, user);
-    return { user: formatUser(user, { viewer: ctx.user, clientGravatar: p.client_gravatar, emailDomain: state.emailDomain }) };
+    const includeCustomProfileFields = p.include_custom_profile_fields;
+    return { user: formatUser(user, { viewer: ctx.user, clientGravatar: p.client_gravatar, emailDomain: state.emailDomain, includeCustomProfileFields }) };
   },
 });
 
@@ -105,25 +105,35 @@ export const updateUser = endpoint({
     user_id: required(int()),
     full_name: optional(str({ maxLength: 1000 })),
     role: optional(intEnum(ROLES)),
-    profile_data: optional(list(json(), { maxItems: 1000 })),
+    profile_data: optional(list(object({ id: required(int()), value: required(nullable(profileValue)) }), { maxItems: 1000 })),
   },
   async handle(ctx, p) {
-    if (p.profile_data && p.profile_data.length > 0) {
-      const first = p.profile_data[0] as { id?: unknown } | null;
-      throw errors.badRequest(`Field id ${String(first?.id)} not found.`);
-    }
-    await ctx.realm.dispatch('users.update', { actorId: ctx.user.id, userId: p.user_id, role: p.role, fullName: p.full_name });
+    // An empty value removes the user's value, as null does (the reference's rule for this endpoint).
+    const profileData = p.profile_data?.map((e) => ({ id: e.id, value: e.value === '' || (Array.isArray(e.value) && e.value.length === 0) ? null : e.value }));
+    await ctx.realm.dispatch('users.update', {
+      actorId: ctx.user.id,
+      userId: p.user_id,
+      role: p.role,
+      fullName: p.full_name,
+      profileData,
+      realmUrl: requestRealmUrl(ctx),
+    });
     return {};
   },
 });
 
 /** Deactivates through the realm actor, then closes the event queues of every account that went. */
-async function deactivate(ctx: RequestContext<'user'>, userId: number, notificationComment: string | null, own = false) {
+export async function deactivate(
+  ctx: RequestContext<'user'>,
+  userId: number,
+  notificationComment: string | null,
+  target: { own?: boolean; bot?: boolean } = {},
+) {
   const { ids } = await ctx.realm.dispatch<{ ids: number[] }>('users.deactivate', {
     actorId: ctx.user.id,
     userId,
     notificationComment,
-    own,
+    ...target,
   });
   const queues = ctx.services.queues;
   for (const id of ids) for (const q of queues.byUser(id)) queues.delete(q.getSnapshot().context.queueId);
@@ -135,7 +145,7 @@ export const deactivateOwnUser = endpoint({
   path: '/users/me',
   auth: 'user',
   params: {},
-  handle: (ctx) => deactivate(ctx, ctx.user.id, null, true),
+  handle: (ctx) => deactivate(ctx, ctx.user.id, null, { own: true }),
 });
 
 export const deactivateUser = endpoint({

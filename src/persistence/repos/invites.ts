@@ -45,23 +45,26 @@ function toConfirmation(r: Record<string, any>): SignupConfirmation {
   };
 }
 
-const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+export const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** The columns reusable links and email invitations share (multiuse_invites, email_invites). */
+export function inviteFields(r: Record<string, any>) {
+  return {
+    id: r.id as number,
+    realmId: r.realm_id as number,
+    key: r.link_key as string,
+    referredBy: r.referred_by as number,
+    invitedAs: r.invited_as as Role,
+    streamIds: r.stream_ids as number[],
+    groupIds: r.group_ids as number[],
+    includeRealmDefaultSubscriptions: r.include_realm_default_subscriptions as boolean,
+    welcomeMessageCustomText: r.welcome_message_custom_text as string | null,
+    expiresAt: r.expires_at ? seconds(r.expires_at) : null,
+  };
+}
 
 function toInvite(r: Record<string, any>): MultiuseInvite {
-  return {
-    id: r.id,
-    realmId: r.realm_id,
-    key: r.link_key,
-    referredBy: r.referred_by,
-    invitedAs: r.invited_as,
-    streamIds: r.stream_ids,
-    groupIds: r.group_ids,
-    includeRealmDefaultSubscriptions: r.include_realm_default_subscriptions,
-    welcomeMessageCustomText: r.welcome_message_custom_text,
-    createdAt: seconds(r.created_at),
-    expiresAt: r.expires_at ? seconds(r.expires_at) : null,
-    revoked: r.revoked,
-  };
+  return { ...inviteFields(r), createdAt: seconds(r.created_at), revoked: r.revoked };
 }
 
 export class InvitesRepository {
@@ -107,9 +110,9 @@ export class InvitesRepository {
     return this.db.none('UPDATE multiuse_invites SET revoked = true WHERE id = $1', [id]);
   }
 
-  /** Revokes every invitation these users made (they were deactivated). */
-  revokeByCreators(userIds: number[]): Promise<null> {
-    return this.db.none('UPDATE multiuse_invites SET revoked = true WHERE referred_by = ANY($1::int[]) AND NOT revoked', [userIds]);
+  /** Revokes every invitation these users made (they were deactivated); returns how many. */
+  revokeByCreators(userIds: number[]): Promise<number> {
+    return this.db.result('UPDATE multiuse_invites SET revoked = true WHERE referred_by = ANY($1::int[]) AND NOT revoked', [userIds], (r) => r.rowCount);
   }
 
   async insertConfirmation(c: Omit<SignupConfirmation, 'id' | 'used'>): Promise<SignupConfirmation> {

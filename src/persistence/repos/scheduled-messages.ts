@@ -21,12 +21,19 @@ export interface ScheduledMessage {
   deliveredMessageId: number | null;
   failed: boolean;
   failureMessage: string | null;
+  /** `remind`: a reminder, sent to its sender by the notification bot. */
+  deliveryType: DeliveryType;
+  /** The message a reminder is about. */
+  reminderTargetMessageId: number | null;
 }
+
+export type DeliveryType = 'send' | 'remind';
 
 export type NewScheduledMessage = Pick<
   ScheduledMessage,
   'realmId' | 'senderId' | 'type' | 'streamId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt' | 'readBySender' | 'sendingClient'
->;
+> &
+  Partial<Pick<ScheduledMessage, 'deliveryType' | 'reminderTargetMessageId'>>;
 
 export type ScheduledChanges = Partial<
   Pick<ScheduledMessage, 'type' | 'streamId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt'>
@@ -40,7 +47,7 @@ export interface DueEntry {
 }
 
 const COLUMNS = `id, realm_id, sender_id, type, stream_id, user_ids, topic, content, rendered_content, scheduled_at, read_by_sender,
-  sending_client, version, delivered, delivered_message_id, failed, failure_message`;
+  sending_client, version, delivered, delivered_message_id, failed, failure_message, delivery_type, reminder_target_message_id`;
 
 function toScheduled(r: Record<string, any>): ScheduledMessage {
   return {
@@ -61,6 +68,8 @@ function toScheduled(r: Record<string, any>): ScheduledMessage {
     deliveredMessageId: r.delivered_message_id === null ? null : Number(r.delivered_message_id),
     failed: r.failed,
     failureMessage: r.failure_message,
+    deliveryType: r.delivery_type,
+    reminderTargetMessageId: r.reminder_target_message_id === null ? null : Number(r.reminder_target_message_id),
   };
 }
 
@@ -70,18 +79,22 @@ export class ScheduledMessagesRepository {
   async insert(m: NewScheduledMessage): Promise<ScheduledMessage> {
     const r = await this.db.one(
       `INSERT INTO scheduled_messages (realm_id, sender_id, type, stream_id, user_ids, topic, content, rendered_content, scheduled_at,
-                                       read_by_sender, sending_client)
-       VALUES ($1, $2, $3, $4, $5::int[], $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-      [m.realmId, m.senderId, m.type, m.streamId, m.userIds, m.topic, m.content, m.renderedContent, m.scheduledAt, m.readBySender, m.sendingClient],
+                                       read_by_sender, sending_client, delivery_type, reminder_target_message_id)
+       VALUES ($1, $2, $3, $4, $5::int[], $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
+      [
+        m.realmId, m.senderId, m.type, m.streamId, m.userIds, m.topic, m.content, m.renderedContent, m.scheduledAt, m.readBySender, m.sendingClient,
+        m.deliveryType ?? 'send', m.reminderTargetMessageId ?? null,
+      ],
     );
     return toScheduled(r);
   }
 
-  /** The sender's undelivered messages (failed ones included), soonest first. */
-  async undeliveredOf(senderId: number): Promise<ScheduledMessage[]> {
-    const rows = await this.db.any(`SELECT ${COLUMNS} FROM scheduled_messages WHERE sender_id = $1 AND NOT delivered ORDER BY scheduled_at, id`, [
-      senderId,
-    ]);
+  /** The sender's undelivered scheduled messages or reminders (failed ones included), soonest first. */
+  async undeliveredOf(senderId: number, deliveryType: DeliveryType = 'send'): Promise<ScheduledMessage[]> {
+    const rows = await this.db.any(
+      `SELECT ${COLUMNS} FROM scheduled_messages WHERE sender_id = $1 AND delivery_type = $2 AND NOT delivered ORDER BY scheduled_at, id`,
+      [senderId, deliveryType],
+    );
     return rows.map(toScheduled);
   }
 
@@ -90,9 +103,13 @@ export class ScheduledMessagesRepository {
     return r ? toScheduled(r) : null;
   }
 
-  /** A message of the sender, locked for an edit or a cancellation; null when the sender has none with that ID. */
-  async lockOf(senderId: number, id: number): Promise<ScheduledMessage | null> {
-    const r = await this.db.oneOrNone(`SELECT ${COLUMNS} FROM scheduled_messages WHERE id = $1 AND sender_id = $2 FOR UPDATE`, [id, senderId]);
+  /** A message (or reminder) of the sender, locked for an edit or a cancellation; null when the sender has none with that ID. */
+  async lockOf(senderId: number, id: number, deliveryType: DeliveryType = 'send'): Promise<ScheduledMessage | null> {
+    const r = await this.db.oneOrNone(`SELECT ${COLUMNS} FROM scheduled_messages WHERE id = $1 AND sender_id = $2 AND delivery_type = $3 FOR UPDATE`, [
+      id,
+      senderId,
+      deliveryType,
+    ]);
     return r ? toScheduled(r) : null;
   }
 

@@ -78,6 +78,24 @@ export class UserMessagesRepository {
       .then((ids) => ids.sort((a, b) => a - b));
   }
 
+  /** Marks the user's unread messages from one sender read (muting the sender); returns their IDs. */
+  markReadFrom(userId: number, senderId: number): Promise<number[]> {
+    return this.db
+      .map(
+        `UPDATE user_messages um SET flags = um.flags | 1 FROM messages m
+         WHERE um.user_id = $1 AND (um.flags & 1) = 0 AND m.id = um.message_id AND m.sender_id = $2
+         RETURNING um.message_id`,
+        [userId, senderId],
+        (r) => Number(r.message_id),
+      )
+      .then((ids) => ids.sort((a, b) => a - b));
+  }
+
+  /** Users who have read the message (its read flag set), ascending. */
+  readBy(messageId: number): Promise<number[]> {
+    return this.db.map('SELECT user_id FROM user_messages WHERE message_id = $1 AND (flags & 1) <> 0 ORDER BY user_id', [messageId], (r) => r.user_id as number);
+  }
+
   /** Whether the user has a message in the topic. */
   hasTopic(userId: number, streamId: number, topic: string): Promise<boolean> {
     return this.db.one(

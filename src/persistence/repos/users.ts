@@ -93,6 +93,14 @@ export class UsersRepository {
     return this.db.none('UPDATE users SET role = $2 WHERE id = $1', [id, role]);
   }
 
+  setApiKey(id: number, apiKey: string): Promise<null> {
+    return this.db.none('UPDATE users SET api_key = $2 WHERE id = $1', [id, apiKey]);
+  }
+
+  setBotOwner(id: number, ownerId: number): Promise<null> {
+    return this.db.none('UPDATE users SET bot_owner_id = $2 WHERE id = $1', [id, ownerId]);
+  }
+
   setFullName(id: number, fullName: string): Promise<null> {
     return this.db.none('UPDATE users SET full_name = $2 WHERE id = $1', [id, fullName]);
   }

@@ -1,11 +1,13 @@
-// Notices from the realm's notification bot (created on first use): the announcement of a new channel.
-// Written with the messages domain's insert and event format; the one place the channels domain posts a message.
+// Notices from the realm's notification bot (created on first use): the announcement of a new channel, and the
+// notices of other domains (message reports). Written with the messages domain's insert and event format.
 import type { RealmEvent } from '../../events/hub.js';
 import type { Tx } from '../../persistence/db.js';
 import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import { eventMessage, flagNames } from '../messages/format.js';
-import { renderContent } from '../messages/render.js';
+import { silentMention } from '../messages/quoting.js';
+import { renderContent, type Rendered } from '../messages/render.js';
 import { applyCreatedUser } from '../people/users.commands.js';
+import { NOTIFICATION_BOT_EMAIL } from '../people/bots.js';
 import { realmUserAdd } from '../people/events.js';
 import { createUser } from '../provision.js';
 import { realmSetting } from '../realm-settings.js';
@@ -14,7 +16,7 @@ import { ROLE, type User } from '../types.js';
 import { activeSubscriberIds } from './format.js';
 import type { Channel } from './types.js';
 
-export const NOTIFICATION_BOT_EMAIL = 'notification-bot@palaver.internal';
+export { NOTIFICATION_BOT_EMAIL };
 export const NOTIFICATION_BOT_NAME = 'Notification Bot';
 /** Topics of the notices: in the realm's announcements channel, and in the new channel itself. */
 export const NEW_CHANNELS_TOPIC = 'new channels';
@@ -27,7 +29,7 @@ export interface Notice {
   recipients: number[];
 }
 
-async function notificationBot(t: Tx, state: RealmState): Promise<{ bot: User; created: boolean }> {
+export async function notificationBot(t: Tx, state: RealmState): Promise<{ bot: User; created: boolean }> {
   // Several notices in one command: the bot made for the first is in the database, not yet in memory.
   const existing = state.userByEmail(NOTIFICATION_BOT_EMAIL) ?? (await t.users.byEmail(state.realm.id, NOTIFICATION_BOT_EMAIL));
   if (existing) return { bot: existing, created: false };
@@ -51,7 +53,7 @@ function policyName(ch: Channel): string {
  *  new channel itself. */
 export function announcementTarget(state: RealmState, ch: Channel): { channel: Channel; topic: string; content: string } {
   const creator = ch.creatorId === null ? undefined : state.usersById.get(ch.creatorId);
-  const by = creator ? `@_**${creator.fullName}|${creator.id}**` : 'an administrator';
+  const by = creator ? silentMention(creator) : 'an administrator';
   const target = state.channels.byId.get(Number(realmSetting(state, 'new_stream_announcements_stream_id')));
   // Private channels are not announced elsewhere: that would reveal their names.
   if (target && !target.isArchived && target.id !== ch.id && !ch.inviteOnly) {
@@ -64,34 +66,46 @@ export function announcementTarget(state: RealmState, ch: Channel): { channel: C
 
 /** Posts the announcement of a new channel (not yet in memory: its subscribers are given). */
 export async function postAnnouncement(t: Tx, state: RealmState, ch: Channel, subscriberIds: number[], realmUrl: string): Promise<Notice> {
-  const { bot, created } = await notificationBot(t, state);
   const { channel, topic, content } = announcementTarget(state, ch);
-  const rendered = renderContent(state, bot, realmUrl, content);
+  const recipients = channel.id === ch.id ? subscriberIds : activeSubscriberIds(state, channel.id);
+  return postNotice(t, state, { channel, topic, content, recipients, realmUrl });
+}
+
+/**
+ * Posts a message of the notification bot to a channel's topic, received by `recipients` (its subscribers).
+ * Content that quotes what users wrote comes `rendered` on the worker pool; the bot's own short texts render here.
+ */
+export async function postNotice(
+  t: Tx,
+  state: RealmState,
+  n: { channel: Channel; topic: string; content: string; recipients: number[]; realmUrl: string; rendered?: Rendered },
+): Promise<Notice> {
+  const { bot, created } = await notificationBot(t, state);
+  const rendered = n.rendered ?? renderContent(state, bot, n.realmUrl, n.content);
   const message: NewMessage = {
     realmId: state.realm.id,
     senderId: bot.id,
     kind: 'stream',
-    streamId: channel.id,
-    topic,
+    streamId: n.channel.id,
+    topic: n.topic,
     directRecipients: [],
-    content,
+    content: n.content,
     renderedContent: rendered.html,
     dateSent: Math.floor(Date.now() / 1000),
     hasLink: rendered.hasLink,
     hasAttachment: rendered.hasAttachment,
     hasImage: rendered.hasImage,
-    recipientId: 2 * channel.id,
+    recipientId: 2 * n.channel.id,
     client: 'Internal',
     isMeMessage: false,
   };
-  const recipients = channel.id === ch.id ? subscriberIds : activeSubscriberIds(state, channel.id);
   // The one message write: the message and its recipients' rows in one statement, as sends are written.
-  const [inserted] = await t.messages.insertWithRecipients([message], [recipients.map((userId) => ({ userId, flags: 0 }))]);
+  const [inserted] = await t.messages.insertWithRecipients([message], [n.recipients.map((userId) => ({ userId, flags: 0 }))]);
   const id = inserted!.id;
   return {
     createdBot: created ? bot : null,
     message: { ...message, id, lastEditTime: null, lastMovedTime: null, editHistory: null },
-    recipients,
+    recipients: n.recipients,
   };
 }
 

@@ -5,6 +5,8 @@ import { deleteMessage } from './delete.js';
 import { editMessage } from './edit.js';
 import { markAsRead, updateFlags } from './flags.js';
 import { changeLinkifiers } from './linkifiers.js';
+import { playgroundCommands } from './playgrounds.js';
+import { reportCommands } from './report.js';
 import { changeReaction } from './reactions.js';
 import { sendMessage } from './send.js';
 
@@ -17,4 +19,6 @@ export const messageCommands: CommandRegistry = {
   changeReaction,
   changeAlertWords,
   changeLinkifiers,
+  ...playgroundCommands,
+  ...reportCommands,
 };

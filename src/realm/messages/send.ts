@@ -255,6 +255,8 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
     for (const id of to.recipients) {
       let f = base;
       if (id === sender.id && readBySender) f |= FLAG_BITS.read;
+      // Messages from a user the recipient muted arrive read (no unread count, no notifications).
+      if (state.people.hasMuted(id, sender.id)) f |= FLAG_BITS.read;
       if (mentioned.has(id)) f |= FLAG_BITS.mentioned;
       if (alerted.has(id)) f |= FLAG_BITS.has_alert_word;
       flags.set(id, f);

@@ -13,6 +13,12 @@ export function requireAdmin(user: User): void {
   if (!isAdmin(user)) throw errors.mustBeAdmin();
 }
 
+/** Zulip's require_member_or_admin: bots and guests are refused. */
+export function requireMemberOrAdmin(user: User): void {
+  if (user.isBot) throw errors.notForBots();
+  if (user.role === ROLE.GUEST) throw errors.notForGuests();
+}
+
 /** The caller as the working set knows it now (a command's check may run after a change to the caller). */
 export function actor(state: RealmState, userId: number): User {
   const u = state.usersById.get(userId);

@@ -1,8 +1,13 @@
 // Every realm command of the people domain (users, groups, statuses, settings, presence, invitations, push, typing).
 import type { CommandRegistry } from '../commands.js';
+import { botCommands } from './bots.commands.js';
 import { groupCommands } from './groups.commands.js';
 import { inviteCommands } from './invites.js';
+import { emailInviteCommands } from './email-invites.js';
 import { presenceCommands } from './presence.js';
+import { botStorageCommands } from './bot-storage.js';
+import { mutedUserCommands } from './muted-users.js';
+import { profileFieldCommands } from './profile-fields.commands.js';
 import { pushCommands } from './push.js';
 import { settingsCommands } from './settings.commands.js';
 import { statusCommands } from './status.js';
@@ -16,6 +21,11 @@ export const peopleCommands: CommandRegistry = {
   ...settingsCommands,
   ...presenceCommands,
   ...inviteCommands,
+  ...emailInviteCommands,
   ...pushCommands,
   ...typingCommands,
+  ...profileFieldCommands,
+  ...mutedUserCommands,
+  ...botStorageCommands,
+  ...botCommands,
 };

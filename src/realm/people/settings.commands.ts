@@ -5,7 +5,7 @@ import { dropDraftsIfSyncTurnedOff } from '../drafts/drafts.commands.js';
 import { errors } from '../../http/errors.js';
 import { realmSetting } from '../realm-settings.js';
 import type { User } from '../types.js';
-import { actor, activeUserIds, checkFullName, isAdmin, requireAdmin } from './access.js';
+import { activeAdminIds, actor, activeUserIds, checkFullName, isAdmin, requireAdmin } from './access.js';
 import { emailVisibilityEvents, realmUserUpdate, userSettingEvents } from './events.js';
 import { userSetting } from './user-settings.js';
 
@@ -71,6 +71,10 @@ const updateSettings: CommandDef<UpdateSettingsInput, SettingsPlan, SettingsPlan
     const out: RealmEvent[] = [];
     for (const [name, value] of Object.entries(plan.settings)) out.push(...userSettingEvents(state, user, name, value));
     if (plan.before) out.push(...emailVisibilityEvents(state, plan.before, user));
+    if ('allow_private_data_export' in plan.settings) {
+      // Administrators follow consents for data exports (the reference's realm_export_consent).
+      out.push({ event: { type: 'realm_export_consent', user_id: user.id, consented: plan.settings.allow_private_data_export === true }, users: activeAdminIds(state) });
+    }
     if (plan.fullName !== undefined) {
       out.push(realmUserUpdate(state, { user_id: user.id, full_name: plan.fullName }));
     }

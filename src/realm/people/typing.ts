@@ -54,4 +54,29 @@ const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
   events: (_state, events) => events,
 };
 
-export const typingCommands = { 'typing.notify': notify };
+export interface EditTypingInput {
+  senderId: number;
+  op: 'start' | 'stop';
+  messageId: number;
+  /** Who would hear of the edit: the message's direct recipients (its rows), or its channel and topic. */
+  to: { kind: 'direct'; userIds: number[] } | { kind: 'stream'; streamId: number; topic: string };
+}
+
+/** typing_edit_message: someone is editing a message, told to those who would see the edit. */
+const notifyEdit: CommandDef<EditTypingInput, RealmEvent[], RealmEvent[]> = {
+  batchable: true,
+  check(state, input) {
+    const sender = actor(state, input.senderId);
+    const base = { type: 'typing_edit_message', op: input.op, sender_id: sender.id, message_id: input.messageId };
+    if (input.to.kind === 'direct') {
+      const userIds = [...new Set(input.to.userIds)].sort((a, b) => a - b);
+      return [{ event: { ...base, recipient: { type: 'direct', user_ids: userIds } }, users: receivers(state, userIds) }];
+    }
+    const { streamId, topic } = input.to;
+    const users = receivers(state, activeSubscriberIds(state, streamId)).filter((id) => id !== sender.id);
+    return [{ event: { ...base, recipient: { type: 'channel', channel_id: streamId, topic } }, users }];
+  },
+  events: (_state, events) => events,
+};
+
+export const typingCommands = { 'typing.notify': notify, 'typing.editMessage': notifyEdit };

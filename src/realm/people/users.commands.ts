@@ -11,8 +11,13 @@ import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSu
 import type { Subscription } from '../channels/types.js';
 import { emailRefusal } from '../admin/domains.js';
 import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
+import { accessBot, realmBotUpdate } from './bots.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
-import { inviteState } from './invites.js';
+import {
+  applyProfileChanges, planProfileChanges, prerenderProfileValues, profileChangeEvents, writeProfileChanges, type ProfileChange, type ProfileEntry,
+} from './profile-fields.commands.js';
+import type { RenderedDescriptions } from '../channels/render.js';
+import { inviteState, invitesChanged } from './invites.js';
 import { deactivationNotice } from '../../mail/templates.js';
 import { settingsForNewUser } from './user-settings.js';
 
@@ -27,6 +32,8 @@ export interface CreateUserInput {
   groupIds?: number[];
   /** Re-checked inside the transaction: the invitation must still be usable. */
   inviteId?: number;
+  /** An email invitation: re-checked like inviteId, then marked used (and the address's other invitations revoked). */
+  emailInviteId?: number;
   /** The sign-up confirmation followed (used up in the same transaction). */
   confirmationId?: number;
   /** Join the realm's default channels (POST /users always; invitations by include_realm_default_subscriptions). */
@@ -37,6 +44,8 @@ export interface CreateUserInput {
 
 export interface CreatedUser {
   user: User;
+  /** Who sent the email invitation the account was created with. */
+  invitedBy?: number;
   groupIds: number[];
   subscriptions?: { plan: NewSubscription[]; rows: Subscription[] };
 }
@@ -77,11 +86,18 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
     return { ...input, email, fullName, groupIds, settings: settingsForNewUser(state) };
   },
   async write(t: Tx, plan, state) {
-    if (plan.inviteId !== undefined) {
-      const invite = await t.invites.byId(state.realm.id, plan.inviteId);
-      if (!invite || inviteState(state, invite) !== 'valid') {
-        throw errors.badRequest('The invitation link has expired or has been revoked.');
-      }
+    const invite =
+      plan.inviteId !== undefined ? await t.invites.byId(state.realm.id, plan.inviteId)
+      : plan.emailInviteId !== undefined ? await t.emailInvites.byId(state.realm.id, plan.emailInviteId)
+      : undefined;
+    if (invite === null || (invite && inviteState(state, invite) !== 'valid')) {
+      throw errors.badRequest('The invitation link has expired or has been revoked.');
+    }
+    let invitedBy: number | undefined;
+    if (invite && 'email' in invite) {
+      await t.emailInvites.setStatus(invite.id, 'used');
+      await t.emailInvites.revokeOthersFor(state.realm.id, plan.email, invite.id);
+      invitedBy = invite.referredBy;
     }
     if (plan.confirmationId !== undefined && !(await t.invites.useConfirmation(plan.confirmationId))) {
       throw errors.badRequest('This confirmation link has already been used.');
@@ -99,15 +115,16 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
     const live = [...channelIds].filter((id) => state.channels.byId.get(id)?.isArchived === false).sort((a, b) => a - b);
     const subPlan = planSubscriptions(state, live.map((channelId) => ({ userId: user.id, channelId })));
     const rows = subPlan.length ? await writeSubscriptions(t, state.realm.id, subPlan) : [];
-    return { user, groupIds: plan.groupIds ?? [], subscriptions: { plan: subPlan, rows } };
+    return { user, invitedBy, groupIds: plan.groupIds ?? [], subscriptions: { plan: subPlan, rows } };
   },
   apply(state, created) {
     applyCreatedUser(state, created);
     if (created.subscriptions) applySubscriptions(state, created.subscriptions.rows);
   },
-  events(state, { user, groupIds, subscriptions }) {
+  events(state, { user, invitedBy, groupIds, subscriptions }) {
     const roleGroupId = state.systemGroup(roleGroup(user.role)).id;
     return [
+      ...(invitedBy !== undefined ? invitesChanged(state, { referredBy: invitedBy }) : []),
       ...realmUserAdd(state, user),
       groupMembership(state, 'add_members', roleGroupId, [user.id]),
       ...groupIds.map((g) => groupMembership(state, 'add_members', g, [user.id])),
@@ -123,9 +140,13 @@ interface DeactivateInput {
   notificationComment: string | null;
   /** DELETE /users/me rather than the administrative DELETE /users/{user_id}. */
   own?: boolean;
+  /** DELETE /bots/{bot_id}: the target is a bot the caller administers (owner or administrator). */
+  bot?: boolean;
 }
 interface DeactivatePlan {
   ids: number[];
+  /** Set by the write: some of their invitations were revoked (invites_changed). */
+  invitesRevoked?: boolean;
   notify: { to: string; subject: string; body: string } | null;
 }
 
@@ -134,8 +155,10 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   check(state, input) {
     const caller = actor(state, input.actorId);
     const self = input.own === true;
-    const target = self ? caller : targetUser(state, input.userId);
-    if (self) {
+    const target = self ? caller : input.bot ? accessBot(state, caller, input.userId) : targetUser(state, input.userId);
+    if (input.bot) {
+      if (!target.isActive) throw errors.noSuchBot();
+    } else if (self) {
       if (activeUserIds(state).filter((id) => !state.usersById.get(id)!.isBot).length === 1) {
         throw errors.cannotDeactivateLastUser(false);
       }
@@ -156,17 +179,25 @@ const deactivate: CommandDef<DeactivateInput, DeactivatePlan, DeactivatePlan> = 
   },
   async write(t, plan, state) {
     for (const id of plan.ids) await t.users.setActive(id, false);
-    // As in the reference: the invitations they made stop working.
-    await t.invites.revokeByCreators(plan.ids);
     await t.people.removePushDevices(plan.ids);
+    await t.pushTokens.removeForUsers(plan.ids);
     if (plan.notify) await t.outbox.enqueue({ realmId: state.realm.id, ...plan.notify });
-    return plan;
+    // As the reference: the invitations and reusable links they made can no longer be used.
+    const revoked = (await t.emailInvites.revokeByReferrer(plan.ids)) + (await t.invites.revokeByCreators(plan.ids));
+    return { ...plan, invitesRevoked: revoked > 0 };
   },
   apply(state, plan) {
     for (const id of plan.ids) state.putUser({ ...state.usersById.get(id)!, isActive: false });
   },
   events(state, plan) {
-    return plan.ids.map((id) => realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids));
+    return [
+      ...plan.ids.flatMap((id) => {
+        const user = state.usersById.get(id)!;
+        const update = realmUserUpdate(state, { user_id: id, is_active: false }, plan.ids);
+        return user.isBot ? [update, realmBotUpdate(state, user, { is_active: false })] : [update];
+      }),
+      ...(plan.invitesRevoked ? invitesChanged(state, []) : []),
+    ];
   },
 };
 
@@ -187,7 +218,11 @@ const reactivate: CommandDef<{ actorId: number; userId: number }, number, number
   apply(state, id) {
     state.putUser({ ...state.usersById.get(id)!, isActive: true });
   },
-  events: (state, id) => [realmUserUpdate(state, { user_id: id, is_active: true })],
+  events(state, id) {
+    const user = state.usersById.get(id)!;
+    const update = realmUserUpdate(state, { user_id: id, is_active: true });
+    return user.isBot ? [update, realmBotUpdate(state, user, { is_active: true })] : [update];
+  },
 };
 
 interface UpdateUserInput {
@@ -195,19 +230,26 @@ interface UpdateUserInput {
   userId: number;
   role?: Role;
   fullName?: string;
+  /** Custom profile field values; a null value removes one. */
+  profileData?: ProfileEntry[];
+  realmUrl?: string;
+  /** Text values rendered on the worker pool (the command's prepare). */
+  renderedDescriptions?: RenderedDescriptions;
 }
 interface UpdateUserPlan {
   userId: number;
   role?: { from: Role; to: Role };
   fullName?: string;
+  profile: ProfileChange[];
 }
 
 const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
+  prepare: (state, input) => prerenderProfileValues(state, input, input.profileData, input.realmUrl ?? ''),
   check(state, input) {
     const caller = actor(state, input.actorId);
     requireAdmin(caller);
     const target = targetUser(state, input.userId, { allowDeactivated: true });
-    const plan: UpdateUserPlan = { userId: target.id };
+    const plan: UpdateUserPlan = { userId: target.id, profile: [] };
     if (input.role !== undefined && input.role !== target.role) {
       if ((input.role === ROLE.OWNER || target.role === ROLE.OWNER) && caller.role !== ROLE.OWNER) throw errors.mustBeOwner();
       if (target.role === ROLE.OWNER && target.isActive && activeOwnerCount(state) === 1) {
@@ -219,6 +261,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       const name = checkFullName(input.fullName, state, target.id);
       if (name !== target.fullName) plan.fullName = name;
     }
+    if (input.profileData) plan.profile = planProfileChanges(state, caller, target, input.profileData, input.renderedDescriptions);
     return plan;
   },
   async write(t, plan, state) {
@@ -228,6 +271,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       await t.groups.addMember(state.systemGroup(roleGroup(plan.role.to)).id, plan.userId);
     }
     if (plan.fullName !== undefined) await t.users.setFullName(plan.userId, plan.fullName);
+    await writeProfileChanges(t, plan.userId, plan.profile);
     return plan;
   },
   apply(state, plan) {
@@ -237,6 +281,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       state.systemGroup(roleGroup(plan.role.to)).directMembers.add(u.id);
     }
     state.putUser({ ...u, role: plan.role?.to ?? u.role, fullName: plan.fullName ?? u.fullName });
+    applyProfileChanges(state, plan.userId, plan.profile);
   },
   events(state, plan) {
     const out: RealmEvent[] = [];
@@ -246,6 +291,7 @@ const update: CommandDef<UpdateUserInput, UpdateUserPlan, UpdateUserPlan> = {
       out.push(groupMembership(state, 'add_members', state.systemGroup(roleGroup(plan.role.to)).id, [plan.userId]));
     }
     if (plan.fullName !== undefined) out.push(realmUserUpdate(state, { user_id: plan.userId, full_name: plan.fullName }));
+    out.push(...profileChangeEvents(state, plan.userId, plan.profile));
     return out;
   },
 };

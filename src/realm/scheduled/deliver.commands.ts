@@ -7,12 +7,19 @@ import type { ScheduledMessage } from '../../persistence/repos/scheduled-message
 import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
 import { prerender, sendMessage, type SendResult } from '../messages/send.js';
+import type { RealmState } from '../state.js';
 import { scheduledRemoved, scheduledUpdated } from './format.js';
+import { reminderSendInput } from './reminders.js';
 import { sendInputOf } from './validate.js';
 
 /** An error that refuses this message for good (the rules say no), as opposed to a failure worth retrying. */
 export function isRefusal(err: unknown): err is ApiError {
   return err instanceof ApiError && err.status < 500;
+}
+
+/** What is sent: the message itself, or for a reminder the notification bot's direct message to its sender. */
+function deliveryInput(state: RealmState, m: ScheduledMessage, realmUrl: string) {
+  return m.deliveryType === 'remind' ? reminderSendInput(state, m, realmUrl) : sendInputOf(m, realmUrl);
 }
 
 export interface DeliverInput {
@@ -34,12 +41,13 @@ export type DeliverResult =
 
 const deliverScheduled: CommandDef<DeliverInput, DeliverPlan, DeliverResult> = {
   batchable: true,
-  prepare: (state, input) => prerender(state, input, input.message.senderId, input.realmUrl, input.message.content),
+  // Rendered as its sender will send it (a reminder: the notification bot).
+  prepare: (state, input) => prerender(state, input, deliveryInput(state, input.message, input.realmUrl).senderId, input.realmUrl, input.message.content),
   orderKey: (input) => byUser(input.message.senderId),
   check(state, { message, realmUrl, rendered }) {
     try {
       if (state.realm.deactivated) throw errors.realmDeactivated();
-      return { message, kind: 'send', plan: sendMessage.check(state, { ...sendInputOf(message, realmUrl), rendered }) };
+      return { message, kind: 'send', plan: sendMessage.check(state, { ...deliveryInput(state, message, realmUrl), rendered }) };
     } catch (err) {
       if (isRefusal(err)) return { message, kind: 'fail', reason: err.message };
       throw err;
@@ -58,9 +66,9 @@ const deliverScheduled: CommandDef<DeliverInput, DeliverPlan, DeliverResult> = {
   },
   events(state, r) {
     if (r.kind === 'skipped') return [];
-    if (r.kind === 'failed') return [scheduledUpdated(r.message)];
+    if (r.kind === 'failed') return scheduledUpdated(r.message);
     const out: RealmEvent[] = sendMessage.events!(state, r.send);
-    out.push(scheduledRemoved(r.message.senderId, r.message.id));
+    out.push(scheduledRemoved(r.message));
     return out;
   },
 };
@@ -79,7 +87,7 @@ const failScheduled: CommandDef<FailInput, FailInput, DeliverResult> = {
     if (!claimed) return { kind: 'skipped' };
     return { kind: 'failed', message: await t.scheduledMessages.markFailed(claimed.id, p.reason), reason: p.reason };
   },
-  events: (_state, r) => (r.kind === 'failed' ? [scheduledUpdated(r.message)] : []),
+  events: (_state, r) => (r.kind === 'failed' ? scheduledUpdated(r.message) : []),
 };
 
 export const deliveryCommands = {

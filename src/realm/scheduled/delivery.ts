@@ -41,6 +41,10 @@ export interface ScheduledDeliveryOptions {
   tuning?: Pick<ScheduledDeliveryInput, 'resyncMs' | 'retryMs' | 'maxAttempts' | 'concurrency'>;
 }
 
+/** Where the events of scheduled messages and of reminders carry their records and IDs. */
+const SCHEDULED_EVENT = { list: 'scheduled_messages', one: 'scheduled_message', id: 'scheduled_message_id' } as const;
+const REMINDER_EVENT = { list: 'reminders', one: 'reminder', id: 'reminder_id' } as const;
+
 export class ScheduledDelivery {
   private actor: Actor<typeof scheduledDeliveryMachine> | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -92,16 +96,17 @@ export class ScheduledDelivery {
     return new Map([...due.values()].map((m) => [m.id, m.at]));
   }
 
-  /** Keeps the actor's due times in step with the scheduled_messages events every realm publishes. */
+  /** Keeps the actor's due times in step with the scheduled_messages and reminders events every realm publishes. */
   private observe(realmId: number, events: RealmEvent[]): void {
     for (const { event: e } of events) {
-      if (e.type !== 'scheduled_messages') continue;
-      const records = e.op === 'add' ? (e.scheduled_messages as Record<string, any>[]) : e.op === 'update' ? [e.scheduled_message as Record<string, any>] : [];
+      const kind = e.type === 'scheduled_messages' ? SCHEDULED_EVENT : e.type === 'reminders' ? REMINDER_EVENT : null;
+      if (!kind) continue;
+      const records = e.op === 'add' ? (e[kind.list] as Record<string, any>[]) : e.op === 'update' ? [e[kind.one] as Record<string, any>] : [];
       for (const m of records) {
-        if (m.failed) this.actor?.send({ type: 'UNSCHEDULE', id: m.scheduled_message_id });
-        else this.actor?.send({ type: 'SCHEDULE', id: m.scheduled_message_id, realmId, at: m.scheduled_delivery_timestamp * 1000 });
+        if (m.failed) this.actor?.send({ type: 'UNSCHEDULE', id: m[kind.id] });
+        else this.actor?.send({ type: 'SCHEDULE', id: m[kind.id], realmId, at: m.scheduled_delivery_timestamp * 1000 });
       }
-      if (e.op === 'remove') this.actor?.send({ type: 'UNSCHEDULE', id: e.scheduled_message_id as number });
+      if (e.op === 'remove') this.actor?.send({ type: 'UNSCHEDULE', id: e[kind.id] as number });
     }
   }
 

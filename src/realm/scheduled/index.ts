@@ -1,9 +1,11 @@
-// Every realm command of scheduled messages: editing them and delivering them.
+// Every realm command of scheduled messages and reminders: editing them and delivering them.
 import type { CommandRegistry } from '../commands.js';
 import { deliveryCommands } from './deliver.commands.js';
+import { reminderCommands } from './reminders.js';
 import { scheduledCrudCommands } from './scheduled.commands.js';
 
 export const scheduledCommands: CommandRegistry = {
   ...scheduledCrudCommands,
   ...deliveryCommands,
+  ...reminderCommands,
 };

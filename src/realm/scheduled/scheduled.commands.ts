@@ -91,7 +91,7 @@ const editScheduled: CommandDef<EditScheduledInput, EditPlan, EditResult> = {
     if (row.version !== plan.current.version) return { stale: true };
     return { stale: false, message: await t.scheduledMessages.update(row.id, plan.changes) };
   },
-  events: (_state, r) => (r.stale ? [] : [scheduledUpdated(r.message)]),
+  events: (_state, r) => (r.stale ? [] : scheduledUpdated(r.message)),
 };
 
 type DeletePlan = { senderId: number; id: number };
@@ -109,7 +109,7 @@ const deleteScheduled: CommandDef<DeletePlan, DeletePlan, DeletePlan> = {
     await t.scheduledMessages.delete(row.id);
     return p;
   },
-  events: (_state, p) => [scheduledRemoved(p.senderId, p.id)],
+  events: (_state, p) => [scheduledRemoved({ senderId: p.senderId, id: p.id, deliveryType: 'send' })],
 };
 
 export const scheduledCrudCommands = {

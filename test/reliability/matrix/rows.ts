@@ -33,6 +33,7 @@ export interface Row {
 }
 
 const ALL_OK = () => OK;
+const humansOnly = (r: RoleName) => (r === 'bot' ? NOT_FOR_BOTS : OK);
 const vis = (c: string) => c as Visibility;
 const active = (r: RoleName) => r as ActiveRole;
 const TUS = { 'tus-resumable': '1.0.0' };
@@ -91,6 +92,12 @@ async function freshDomain(w: World): Promise<string> {
 /** Zulip's require_member_or_admin (every user-group endpoint): guests and bots are refused first. */
 const membersOnly = (then: Outcome | ((r: RoleName) => Outcome)) => (r: RoleName): Outcome =>
   r === 'guest' ? NOT_FOR_GUESTS : r === 'bot' ? NOT_FOR_BOTS : typeof then === 'function' ? then(r) : then;
+/** A bot the realm's owner created, for one call. */
+async function ownersBot(w: World): Promise<number> {
+  return (await ok(owner(w).post('/bots', { form: { full_name: uniq('Owned Bot '), short_name: uniq('owned') } }))).user_id;
+}
+/** access_bot_by_id: the owner (here the realm owner) and administrators; guests and bots are refused first. */
+const botAdmins = membersOnly((r) => (isAdminRole(r) ? OK : INSUFFICIENT));
 /** Sending (and scheduling) to a channel: a channel the sender may not know is "missing" (existence and name
  *  stay hidden); archived and private channels refuse by name; guests post only where subscribed or web-public. */
 const canPost = (r: RoleName, c: string): Outcome => {
@@ -99,6 +106,29 @@ const canPost = (r: RoleName, c: string): Outcome => {
   if (v === 'archived' || v === 'privUnsub') return bad(`Not authorized to send to channel '${v} room'`);
   return OK;
 };
+
+async function freshField(w: World): Promise<number> {
+  return (await ok(owner(w).post('/realm/profile_fields', { form: { name: uniq('Field '), field_type: '1' } }))).id;
+}
+
+/** POST adds a token; DELETE removes one the caller added first (bots are refused either way). */
+function legacyPushRows(path: string, extra: Record<string, string>): Row[] {
+  const humans = (r: RoleName) => (r === 'bot' ? NOT_FOR_BOTS : OK);
+  // Base64 of something unique: a valid APNs token too.
+  const token = () => Buffer.from(uniq('device token ')).toString('base64');
+  return [
+    { method: 'POST', path, request: () => ({ path, form: { token: token(), ...extra } }), expect: humans },
+    {
+      method: 'DELETE', path,
+      request: async (w, r) => {
+        const t = token();
+        await as(w, r).post(path, { form: { token: t, ...extra } });
+        return { path, form: { token: t } };
+      },
+      expect: humans,
+    },
+  ];
+}
 
 const navRows: Row[] = [];
 for (let segments = 1; segments <= 8; segments++) {
@@ -171,6 +201,34 @@ export const rows: Row[] = [
     expect: adminsOnly(),
   },
 
+  // Bots: members may create them (can_create_bots_group); a bot is administered by its owner and administrators.
+  {
+    method: 'POST', path: '/bots',
+    request: () => ({ path: '/bots', form: { full_name: uniq('Matrix Bot '), short_name: uniq('matrix') } }),
+    expect: membersOnly(OK),
+  },
+  { method: 'GET', path: '/bots', request: () => ({ path: '/bots' }), expect: membersOnly(OK) },
+  {
+    method: 'PATCH', path: '/bots/{bot_id}',
+    request: async (w) => ({ path: `/bots/${await ownersBot(w)}`, form: { full_name: uniq('Renamed Bot ') } }),
+    expect: botAdmins,
+  },
+  {
+    method: 'DELETE', path: '/bots/{bot_id}',
+    request: async (w) => ({ path: `/bots/${await ownersBot(w)}` }),
+    expect: botAdmins,
+  },
+  {
+    method: 'POST', path: '/bots/{bot_id}/api_key/regenerate',
+    request: async (w) => ({ path: `/bots/${await ownersBot(w)}/api_key/regenerate` }),
+    expect: botAdmins,
+  },
+  {
+    method: 'POST', path: '/users/me/api_key/regenerate', disposableActor: true,
+    request: () => ({ path: '/users/me/api_key/regenerate' }),
+    expect: humansOnly,
+  },
+
   // User groups.
   {
     method: 'GET', path: '/user_groups', request: () => ({ path: '/user_groups' }),
@@ -221,7 +279,8 @@ export const rows: Row[] = [
   { method: 'POST', path: '/users/me/status', request: () => ({ path: '/users/me/status', form: { status_text: 'busy' } }), expect: ALL_OK },
   { method: 'POST', path: '/users/{user_id}/status', request: (w) => ({ path: `/users/${w.users.keeper.id}/status`, form: { status_text: 'set by admin' } }), expect: adminsOnly(INSUFFICIENT) },
   { method: 'GET', path: '/users/{user_id}/status', request: (w) => ({ path: `/users/${w.users.keeper.id}/status` }), expect: ALL_OK },
-  { method: 'POST', path: '/users/me/presence', request: () => ({ path: '/users/me/presence', form: { status: 'active' } }), expect: ALL_OK },
+  // Zulip's human_users_only: bots have no presence and no personal settings.
+  { method: 'POST', path: '/users/me/presence', request: () => ({ path: '/users/me/presence', form: { status: 'active' } }), expect: humansOnly },
   { method: 'GET', path: '/users/{user_id}/presence', request: (w) => ({ path: `/users/${w.users.keeper.id}/presence` }), expect: ALL_OK },
   { method: 'GET', path: '/realm/presence', request: () => ({ path: '/realm/presence' }), expect: ALL_OK },
 
@@ -295,12 +354,32 @@ export const rows: Row[] = [
   },
 
   // Settings.
-  { method: 'PATCH', path: '/settings', request: () => ({ path: '/settings', form: { enter_sends: 'true' } }), expect: ALL_OK },
+  { method: 'PATCH', path: '/settings', request: () => ({ path: '/settings', form: { enter_sends: 'true' } }), expect: humansOnly },
   { method: 'PATCH', path: '/realm/user_settings_defaults', request: () => ({ path: '/realm/user_settings_defaults', form: { enter_sends: 'true' } }), expect: adminsOnly() },
 
   // Invitations.
   { method: 'POST', path: '/invites/multiuse', request: () => ({ path: '/invites/multiuse', form: {} }), expect: adminsOnly(bad('Insufficient permission')) },
-  { method: 'GET', path: '/invites', request: () => ({ path: '/invites' }), expect: ALL_OK },
+  { method: 'GET', path: '/invites', request: () => ({ path: '/invites' }), expect: membersOnly(OK) },
+  // Email invitations: anyone in can_invite_users_group (members by default); someone else's, administrators.
+  {
+    method: 'POST', path: '/invites',
+    request: () => ({ path: '/invites', form: { invitee_emails: `${uniq('invitee')}@test.example`, stream_ids: '[]' } }),
+    expect: membersOnly(OK),
+  },
+  ...(['DELETE /invites/{invite_id}', 'POST /invites/{invite_id}/resend'] as const).map((route): Row => {
+    const [method, path] = route.split(' ') as [string, string];
+    return {
+      method, path,
+      request: async (w) => {
+        const email = `${uniq('invitee')}@test.example`;
+        await ok(owner(w).post('/invites', { form: { invitee_emails: email, stream_ids: '[]' } }));
+        const list = await ok(owner(w).get('/invites'));
+        const id = list.invites.find((i: { email?: string }) => i.email === email).id;
+        return { path: path.replace('{invite_id}', String(id)) };
+      },
+      expect: membersOnly(adminsOnly()),
+    };
+  }),
   {
     method: 'DELETE', path: '/invites/multiuse/{invite_id}',
     request: async (w) => {
@@ -405,6 +484,18 @@ export const rows: Row[] = [
       return { path: `/messages/${w.channels[vis(c)].messageId}/reactions`, form: { emoji_name: 'heart' } };
     },
     expect: messageByContent,
+  },
+
+  // Data exports (administrators). DELETE and the download use IDs and names that do not exist, so the matrix
+  // does not spend the realm's five exports a week: administrators get the not-found answer, others the refusal.
+  { method: 'POST', path: '/export/realm', lock: 'exports', request: () => ({ path: '/export/realm' }), expect: adminsOnly() },
+  { method: 'GET', path: '/export/realm', request: () => ({ path: '/export/realm' }), expect: adminsOnly() },
+  { method: 'DELETE', path: '/export/realm/{export_id}', request: () => ({ path: '/export/realm/999999' }), expect: only(ADMINS, bad('Invalid data export ID'), MUST_BE_ADMIN) },
+  { method: 'GET', path: '/export/realm/consents', request: () => ({ path: '/export/realm/consents' }), expect: adminsOnly() },
+  {
+    method: 'GET', path: '/user_avatars/exports/{realm_id}/{token}/{file_name}',
+    request: () => ({ path: '/user_avatars/exports/1/none/palaver-export-none.jsonl.gz', root: true }),
+    expect: only(ADMINS, FILE_NOT_FOUND, MUST_BE_ADMIN),
   },
 
   // Alert words and linkifiers.
@@ -636,6 +727,123 @@ export const rows: Row[] = [
     },
     expect: (_r, c) => (c === 'own' ? OK : err(404, 'BAD_REQUEST', 'Scheduled message does not exist')),
   },
+
+  // Custom profile fields (one lock: creating and deleting fields changes the order a reorder must list).
+  { method: 'GET', path: '/realm/profile_fields', request: () => ({ path: '/realm/profile_fields' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/realm/profile_fields', lock: 'profile_fields',
+    request: () => ({ path: '/realm/profile_fields', form: { name: uniq('Field '), field_type: '1' } }),
+    expect: adminsOnly(),
+  },
+  {
+    method: 'PATCH', path: '/realm/profile_fields', lock: 'profile_fields',
+    request: async (w) => {
+      const list = await ok(owner(w).get('/realm/profile_fields'));
+      return { path: '/realm/profile_fields', form: { order: ids(list.custom_fields.map((f: { id: number }) => f.id).reverse()) } };
+    },
+    expect: adminsOnly(),
+  },
+  {
+    method: 'PATCH', path: '/realm/profile_fields/{field_id}', lock: 'profile_fields',
+    request: async (w) => ({ path: `/realm/profile_fields/${await freshField(w)}`, form: { hint: 'changed' } }),
+    expect: adminsOnly(),
+  },
+  {
+    method: 'DELETE', path: '/realm/profile_fields/{field_id}', lock: 'profile_fields',
+    request: async (w) => ({ path: `/realm/profile_fields/${await freshField(w)}` }),
+    expect: adminsOnly(),
+  },
+  {
+    method: 'PATCH', path: '/users/me/profile_data', lock: 'profile_fields',
+    request: async (w) => ({ path: '/users/me/profile_data', form: { data: json([{ id: await freshField(w), value: 'mine' }]) } }),
+    expect: (r) => (r === 'bot' ? NOT_FOR_BOTS : OK),
+  },
+  {
+    method: 'DELETE', path: '/users/me/profile_data', lock: 'profile_fields',
+    request: async (w) => ({ path: '/users/me/profile_data', form: { data: ids([await freshField(w)]) } }),
+    expect: (r) => (r === 'bot' ? NOT_FOR_BOTS : OK),
+  },
+
+  // Muted users, read receipts, reports, reminders, typing while editing.
+  {
+    method: 'POST', path: '/users/me/muted_users/{muted_user_id}',
+    request: async (w) => ({ path: `/users/me/muted_users/${(await addUser(w.s, { fullName: 'Noisy' })).id}` }),
+    expect: ALL_OK,
+  },
+  {
+    method: 'DELETE', path: '/users/me/muted_users/{muted_user_id}',
+    request: async (w, r) => {
+      const noisy = await addUser(w.s, { fullName: 'Noisy' });
+      await ok(as(w, r).post(`/users/me/muted_users/${noisy.id}`));
+      return { path: `/users/me/muted_users/${noisy.id}` };
+    },
+    expect: ALL_OK,
+  },
+  {
+    method: 'GET', path: '/messages/{message_id}/read_receipts', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: `/messages/${w.channels[vis(c)].messageId}/read_receipts` }),
+    expect: messageByContent,
+  },
+  {
+    // The world has no moderation request channel: refused before the message is looked at (the reference's order).
+    method: 'POST', path: '/messages/{message_id}/report',
+    request: (w) => ({ path: `/messages/${w.channels.public.messageId}/report`, form: { report_type: 'spam' } }),
+    expect: () => bad('Moderation request channel must be specified to enable message reporting.'),
+  },
+  { method: 'GET', path: '/reminders', request: () => ({ path: '/reminders' }), expect: ALL_OK },
+  {
+    method: 'POST', path: '/reminders', cases: VISIBILITIES,
+    request: (w, _r, c) => ({
+      path: '/reminders',
+      form: { message_id: String(w.channels[vis(c)].messageId), scheduled_delivery_timestamp: String(Math.floor(Date.now() / 1000) + 86400) },
+    }),
+    expect: messageByContent,
+  },
+  {
+    method: 'DELETE', path: '/reminders/{reminder_id}', cases: ['own', 'others'],
+    request: async (w, r, c) => {
+      // About the message of the channel the whole cast is subscribed to.
+      const made = await ok((c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper)).post('/reminders', {
+        form: { message_id: String(w.channels.privSub.messageId), scheduled_delivery_timestamp: String(Math.floor(Date.now() / 1000) + 86400) },
+      }));
+      return { path: `/reminders/${made.reminder_id}` };
+    },
+    expect: (_r, c) => (c === 'own' ? OK : err(404, 'BAD_REQUEST', 'Reminder does not exist')),
+  },
+  {
+    method: 'POST', path: '/messages/{message_id}/typing', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: `/messages/${w.channels[vis(c)].messageId}/typing`, form: { op: 'start' } }),
+    expect: messageByContent,
+  },
+
+  // Channel email address, the notification settings alias, code playgrounds.
+  {
+    method: 'GET', path: '/streams/{stream_id}/email_address', cases: VISIBILITIES,
+    request: (w, _r, c) => ({ path: `/streams/${w.channels[vis(c)].id}/email_address` }),
+    expect: byContent,
+  },
+  // The same view as PATCH /settings in the reference (json_change_settings, human_users_only).
+  { method: 'PATCH', path: '/settings/notifications', request: () => ({ path: '/settings/notifications', form: { enable_sounds: 'true' } }), expect: humansOnly },
+  {
+    method: 'POST', path: '/realm/playgrounds',
+    request: () => ({ path: '/realm/playgrounds', form: { name: uniq('Playground '), pygments_language: 'Python', url_template: 'https://play.example/?code={code}' } }),
+    expect: adminsOnly(),
+  },
+  {
+    method: 'DELETE', path: '/realm/playgrounds/{playground_id}',
+    request: async (w) => {
+      const made = await ok(owner(w).post('/realm/playgrounds', { form: { name: uniq('Playground '), pygments_language: 'Python', url_template: 'https://play.example/?code={code}' } }));
+      return { path: `/realm/playgrounds/${made.id}` };
+    },
+    expect: adminsOnly(),
+  },
+
+  // Bot storage (bots only) and the legacy push-token endpoints (humans only).
+  { method: 'GET', path: '/bot_storage', request: () => ({ path: '/bot_storage' }), expect: only(['bot'], OK, bad('Must be a bot user')) },
+  { method: 'PUT', path: '/bot_storage', request: () => ({ path: '/bot_storage', form: { storage: json({ k: 'v' }) } }), expect: only(['bot'], OK, bad('Must be a bot user')) },
+  { method: 'DELETE', path: '/bot_storage', request: () => ({ path: '/bot_storage' }), expect: only(['bot'], OK, bad('Must be a bot user')) },
+  ...legacyPushRows('/users/me/apns_device_token', { appid: 'org.zulip.Zulip' }),
+  ...legacyPushRows('/users/me/android_gcm_reg_id', {}),
 
   // Running the organization (settings, domains, icon and logos, deactivation).
   { method: 'PATCH', path: '/realm', request: () => ({ path: '/realm', form: { default_code_block_language: uniq('lang') } }), expect: adminsOnly() },

@@ -1,0 +1,104 @@
+// The bench runner's command line: --help, arguments it does not know, `compare` of two recorded result files,
+// and a short `mixed --ramp` (a real server and load: on DATABASE_URL's PostgreSQL when set, else embedded).
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+const RESULTS = 'test/bench/results';
+
+async function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return exec(process.execPath, ['dist/bench/run.js', ...args], { env: { ...process.env, LOG_LEVEL: 'warn' }, maxBuffer: 16 * 2 ** 20 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+}
+
+test('--help prints the usage and exits 0', async (t) => {
+  for (const flag of ['--help', '-h']) {
+    const r = await bench([flag]);
+    t.is(r.code, 0);
+    t.regex(r.stdout, /^usage: npm run bench -- <send\|fanout\|[a-z|]+\|all>/);
+    t.regex(r.stdout, /npm run bench -- mixed --ramp/);
+    t.regex(r.stdout, /npm run bench -- compare A\.json B\.json/);
+  }
+});
+
+test('arguments the runner does not know exit 2 with the usage', async (t) => {
+  for (const [args, problem] of [
+    [['nonsense'], /^unknown scenario: nonsense$/m],
+    [[], /^no scenario$/m],
+    [['send', 'extra'], /^unexpected argument: extra$/m],
+    [['-x'], /Unknown option '-x'/],
+    [['compare', `${RESULTS}/mixed-quick.json`], /^compare takes two result files$/m],
+  ] as const) {
+    const r = await bench([...args]);
+    t.is(r.code, 2, args.join(' '));
+    t.regex(r.stderr, problem);
+    t.regex(r.stderr, /^usage: npm run bench -- /m);
+  }
+});
+
+test('compare prints the ratios of two result files and writes their chart', async (t) => {
+  const out = mkdtempSync(path.join(tmpdir(), 'palaver-bench-compare-'));
+  try {
+    const r = await bench(['compare', `${RESULTS}/mixed-quick.json`, `${RESULTS}/mixed-ramp-quick.json`, '--out', out]);
+    t.is(r.code, 0, r.stderr);
+    const a = JSON.parse(readFileSync(`${RESULTS}/mixed-quick.json`, 'utf8'));
+    const b = JSON.parse(readFileSync(`${RESULTS}/mixed-ramp-quick.json`, 'utf8'));
+    t.regex(r.stdout, /^\| figure +\| A \(mixed-quick\) \| +B \(mixed-ramp-quick\) \| +B \/ A \|$/m);
+    t.regex(r.stdout, new RegExp(`^\\| throughput \\(ops/s\\) +\\|.*\\| +${(b.result.throughput / a.result.throughput).toFixed(3)} \\|$`, 'm'));
+    const chart = /chart: +(\S+\.svg)$/m.exec(r.stdout)![1]!;
+    t.true(existsSync(chart));
+    t.regex(readFileSync(chart, 'utf8'), /B \/ A: mixed-ramp-quick over mixed-quick/);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+/** A quick `mixed --ramp` with these knobs: its output and its result file. */
+async function quickRamp(t: import('ava').ExecutionContext, knobs: string[]): Promise<{ stdout: string; record: any }> {
+  t.timeout(180_000);
+  const out = mkdtempSync(path.join(tmpdir(), 'palaver-bench-ramp-'));
+  try {
+    const r = await bench(['mixed', '--ramp', '--quick', '--quiet', '--no-ceiling', ...knobs, '--out', out]);
+    t.is(r.code, 0, r.stderr);
+    const files = readdirSync(out);
+    t.regex(readFileSync(path.join(out, files.find((f) => f.endsWith('.svg'))!), 'utf8'), /Ramp: users against p99 and errors/);
+    return { stdout: r.stdout, record: JSON.parse(readFileSync(path.join(out, files.find((f) => f.endsWith('.json'))!), 'utf8')) };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+test('mixed --ramp adds users step by step and reports the last count that held', async (t) => {
+  // A limit no loaded machine misses, so the ramp runs to --ramp-max: 5, 10, 15 users.
+  const { stdout, record } = await quickRamp(t, ['--p99-ms', '60000']);
+  const { ramp, figures } = record.result;
+  t.deepEqual(
+    ramp.map((s: { users: number }) => s.users),
+    [5, 10, 15],
+  );
+  for (const s of ramp) {
+    t.true(s.held);
+    t.true(s.actions_per_second > 0 && s.worst_p99_ms > 0);
+    t.is(s.error_percent, 0);
+  }
+  t.is(figures.ceiling_users, 15);
+  t.is(figures.ramp_stopped_by, '--ramp-max 15 reached');
+  t.regex(stdout, /^ {2}ramp 15 users +worst p99 [\d.]+ ms \(\w+\), errors 0 %, [\d.]+ actions\/s: held$/m);
+});
+
+test('mixed --ramp stops at the first step that breaks the threshold, with no user count held', async (t) => {
+  // A p99 limit no request meets: the first step breaks it.
+  const { stdout, record } = await quickRamp(t, ['--p99-ms', '0.001']);
+  const { ramp, figures } = record.result;
+  t.is(ramp.length, 1);
+  t.false(ramp[0].held);
+  t.is(figures.ceiling_users, 0);
+  t.regex(figures.ramp_stopped_by, /^\w+ p99 [\d.]+ ms > 0.001 ms$/);
+  t.regex(stdout, /^ {2}ramp 5 users +worst p99 .*: BROKE$/m);
+});
