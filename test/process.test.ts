@@ -73,3 +73,26 @@ test('SIGTERM: finishes, closes the database and exits 0 within a few seconds; d
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('first start refuses a given owner password that fails the password policy, and creates nothing', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-proc-'));
+  const db = await createTestDatabase();
+  const env = { DATA_DIR: dataDir, PORT: '0', PALAVER_OWNER_EMAIL: 'weak@test.example', DATABASE_URL: db?.url ?? '' };
+  try {
+    const weak = startProcess({ ...env, PALAVER_OWNER_PASSWORD: 'password1' });
+    t.is(await weak.exited, 1);
+    t.regex(weak.output(), /PALAVER_OWNER_PASSWORD does not meet the password policy/);
+    t.regex(weak.output(), /The password is too weak\./);
+
+    // Nothing was made: a second start with a strong password bootstraps the owner, who can log in with it.
+    const strong = startProcess({ ...env, PALAVER_OWNER_PASSWORD: 'violet-harbour-lantern-82' });
+    const port = await strong.listening;
+    const r = await new Client(port).post('/fetch_api_key', { form: { username: 'weak@test.example', password: 'violet-harbour-lantern-82' } });
+    t.is(r.status, 200, r.text);
+    strong.child.kill('SIGTERM');
+    t.is(await strong.exited, 0);
+  } finally {
+    await db?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -12,8 +12,16 @@ export interface RateLimitConfig {
   user: RateRule;
   ip: RateRule;
   passwordAttempts: RateRule;
+  /** Confirmation mail to one email address; every rule applies (default CONFIRMATION_MAIL_RULES). */
+  confirmationMail?: RateRule[];
   enabled: boolean;
 }
+
+/** The reference's per-email-address rules for mail sent on request (password_reset_form_by_email): 2 an hour, 5 a day. */
+export const CONFIRMATION_MAIL_RULES: RateRule[] = [
+  { limit: 2, windowSeconds: 3600 },
+  { limit: 5, windowSeconds: 86_400 },
+];
 
 /** `200/60` → 200 requests per 60 seconds. */
 export function parseRule(raw: string | undefined, fallback: RateRule): RateRule {
@@ -108,12 +116,14 @@ export class RateLimiter {
   private readonly user: Buckets;
   private readonly ip: Buckets;
   private readonly password: Buckets;
+  private readonly mail: Buckets[];
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly config: RateLimitConfig, now: () => number = Date.now) {
     this.user = new Buckets(config.user, now);
     this.ip = new Buckets(config.ip, now);
     this.password = new Buckets(config.passwordAttempts, now);
+    this.mail = (config.confirmationMail ?? CONFIRMATION_MAIL_RULES).map((rule) => new Buckets(rule, now));
     this.timer = setInterval(() => this.sweep(), 60_000);
     this.timer.unref();
   }
@@ -154,10 +164,16 @@ export class RateLimiter {
     }
   }
 
+  /** Before mailing a confirmation link to `email`: the 429 once any of its rules is spent, else one of each is taken. */
+  confirmationMail(email: string): void {
+    if (!this.config.enabled) return;
+    const key = email.toLowerCase();
+    for (const b of this.mail) b.check(key);
+    for (const b of this.mail) b.take(key);
+  }
+
   sweep(): void {
-    this.user.sweep();
-    this.ip.sweep();
-    this.password.sweep();
+    for (const b of [this.user, this.ip, this.password, ...this.mail]) b.sweep();
   }
 
   stop(): void {
@@ -165,6 +181,6 @@ export class RateLimiter {
   }
 
   get trackedKeys(): number {
-    return this.user.size + this.ip.size + this.password.size;
+    return [this.user, this.ip, this.password, ...this.mail].reduce((n, b) => n + b.size, 0);
   }
 }

@@ -112,6 +112,22 @@ test('names: duplicates (any case) are 409 CHANNEL_ALREADY_EXISTS; empty, too lo
   t.is(missing.json.msg, "Missing 'subscribers' argument");
 });
 
+test('a new channel description in POST /users/me/subscriptions is bounded at the door: too long is refused, nothing is made', async (t) => {
+  const subscribe = (specs: object[]) => s.client.as(cast.member).post('/users/me/subscriptions', { form: { subscriptions: JSON.stringify(specs) } });
+  const [fits, over, huge] = [uniqueName('fits'), uniqueName('over'), uniqueName('huge')];
+  for (const [name, description] of [[over, 'd'.repeat(1025)], [huge, '**a'.repeat(300_000)]] as const) {
+    const r = await subscribe([{ name: fits }, { name, description }]);
+    t.is(r.status, 400);
+    t.deepEqual(r.json, { result: 'error', msg: 'subscriptions[1]["description"] is too long (limit: 1024 characters)', code: 'BAD_REQUEST' });
+  }
+  const names = ((await s.client.as(cast.member).get('/streams')).json.streams as { name: string }[]).map((c) => c.name);
+  t.false([fits, over, huge].some((n) => names.includes(n)), 'no channel of a refused request was created');
+  // At the limit, it is accepted and rendered.
+  t.is((await subscribe([{ name: fits, description: '*' + 'd'.repeat(1022) + '*' }])).status, 200);
+  const made = ((await s.client.as(cast.member).get('/streams')).json.streams as any[]).find((c) => c.name === fits);
+  t.is(made.rendered_description, `<p><em>${'d'.repeat(1022)}</em></p>`);
+});
+
 test('subscribers must be users of the realm; subscribing others needs can_add_subscribers_group', async (t) => {
   const unknown = await create(cast.member, { name: uniqueName(), subscribers: JSON.stringify([999999]) });
   t.deepEqual(unknown.json, { result: 'error', msg: 'No such user', code: 'BAD_REQUEST' });

@@ -272,3 +272,17 @@ test.serial('the confirmation mail goes through the outbox to the address given,
   t.is(bad.status, 400);
   t.regex(bad.text, /Invalid email address/);
 });
+
+test.serial('confirmation mail to one address is rate limited (2 an hour), whatever link or case asks for it', async (t) => {
+  const first = new URL((await invite(owner)).json.invite_link).pathname;
+  const second = new URL((await invite(owner)).json.invite_link).pathname;
+  t.is((await web(first, { email: 'often@test.example' })).status, 200);
+  t.is((await web(second, { email: 'Often@test.example' })).status, 200);
+  const refused = await web(first, { email: 'often@TEST.example' });
+  t.is(refused.status, 429);
+  t.regex(refused.contentType, /text\/html/);
+  const mailed = (await s.server.services.db.outbox.all()).filter((m) => m.to.toLowerCase() === 'often@test.example');
+  t.is(mailed.length, 2, 'the refused request mailed nothing');
+  // Another address is not affected.
+  t.is((await web(first, { email: 'seldom@test.example' })).status, 200);
+});

@@ -152,6 +152,39 @@ test.serial('can_access_all_users_group: placeholders in GET /users, refusals fo
   }
 });
 
+test.serial('can_access_all_users_group: typing to users one may not access is refused as the direct message is', async (t) => {
+  const guest = await addUser(s, { role: 600 });
+  const colleague = await addUser(s);
+  const stranger = await addUser(s);
+  await makeChannel(s, uniqueName('typing'), [guest.id, colleague.id], {});
+  await setRealm(s, {}, { can_access_all_users_group: await systemGroupId(s, 'role:members') });
+  try {
+    const queues = {
+      colleague: (await register(s, colleague, { event_types: '["typing"]' })).queue_id as string,
+      stranger: (await register(s, stranger, { event_types: '["typing"]' })).queue_id as string,
+    };
+    const type = (to: TestUser[]) => s.client.as(guest).post('/typing', { form: { op: 'start', to: JSON.stringify(to.map((u) => u.id)) } });
+    const heard = async (who: TestUser, queue: string) => (await events(s, who, queue)).filter((e) => e.type === 'typing' && e.sender.user_id === guest.id);
+
+    for (const to of [[stranger], [colleague, stranger]]) {
+      const denied = await type(to);
+      t.is(denied.status, 400);
+      t.deepEqual(denied.json, { result: 'error', msg: 'You do not have permission to access some of the recipients.', code: 'BAD_REQUEST' });
+    }
+    t.deepEqual(await heard(stranger, queues.stranger), [], 'the stranger hears nothing');
+    t.deepEqual(await heard(colleague, queues.colleague), [], 'nor does the colleague of a refused group');
+
+    t.is((await type([colleague])).status, 200);
+    t.is((await heard(colleague, queues.colleague)).length, 1);
+    // Once the stranger writes to the guest, they share a conversation: typing to them is delivered.
+    await dm(s, stranger, [guest.id], 'hello guest');
+    t.is((await type([stranger])).status, 200);
+    t.is((await heard(stranger, queues.stranger)).length, 1);
+  } finally {
+    await setRealm(s, {}, { can_access_all_users_group: await systemGroupId(s, 'role:everyone') });
+  }
+});
+
 test.serial('the password policy: length limits and the strength estimate, on POST /users and PATCH /settings; register advertises it', async (t) => {
   const create = (password: string, n: number) =>
     s.client.as(s.owner).post('/users', { form: { email: `pw-${n}@test.example`, password, full_name: `Pw ${n}` } });

@@ -89,6 +89,7 @@ export const signupSubmit = endpoint({
       if (err instanceof ApiError && err.status === 400) return new RawReply(page('Sign up', emailForm(state, p.email ?? '', err.message), 400));
       throw err;
     }
+    ctx.services.rateLimiter.confirmationMail(email);
     const key = newInviteKey();
     const url = confirmationLink(requestRealmUrl(ctx), key);
     await ctx.services.db.tx(async (t) => {

@@ -14,7 +14,7 @@ import { trafficFor } from '../../realm/channels/traffic.js';
 import { targetUser } from '../../realm/people/access.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
-import { REQUEST_LIMITS } from '../../limits.js';
+import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
 import { enumOf, int, json, list, object, oneOf, optional, required, str, withDefault, bool } from '../params.js';
 import { newChannelParams, newChannelSettings, serverContext } from './channels.js';
 
@@ -38,8 +38,11 @@ export const getSubscriptions = endpoint({
   },
 });
 
-/** Channels to subscribe to by name (created when missing). */
-const channelSpecs = list(object({ name: required(str()), description: optional(str()) }), { maxItems: REQUEST_LIMITS.subscribeChannels });
+/** Channels to subscribe to by name (created when missing); a description is bounded here, before any render. */
+const channelSpecs = list(
+  object({ name: required(str()), description: optional(str({ maxLength: LIMITS.max_stream_description_length })) }),
+  { maxItems: REQUEST_LIMITS.subscribeChannels },
+);
 
 /** Channels to unsubscribe from, by name. */
 const channelNames = list(str(), { maxItems: REQUEST_LIMITS.subscribeChannels });

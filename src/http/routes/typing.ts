@@ -1,5 +1,6 @@
 // POST /typing: typing notifications for direct messages and channel topics; POST /messages/{id}/typing for edits.
 import { accessMessage } from '../../realm/messages/access.js';
+import { requireRecipientsAccess } from '../../realm/people/user-access.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../errors.js';
 import { enumOf, int, list, optional, required, str, withDefault } from '../params.js';
@@ -18,6 +19,8 @@ export const typing = endpoint({
   async handle(ctx, p) {
     if (p.type === 'direct') {
       if (p.to === undefined) throw errors.missingArgument('to');
+      // Typing to users one may not write to (can_access_all_users_group) is refused as the message would be.
+      await requireRecipientsAccess(ctx.services.db, ctx.realm.state, ctx.user, p.to);
       await ctx.realm.dispatch('typing.notify', { kind: 'direct', senderId: ctx.user.id, op: p.op, to: p.to });
     } else {
       if (p.stream_id === undefined) throw errors.badRequest('Missing channel ID');

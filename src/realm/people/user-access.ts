@@ -40,6 +40,21 @@ export async function requireUserAccess(db: Repos, state: RealmState, viewer: Us
   if (accessible && !accessible.has(target.id)) throw errors.insufficientPermission();
 }
 
+/**
+ * The direct-message refusal when the realm keeps any of `ids` from `sender` (as sending to them is refused);
+ * IDs of no user are left to the caller's own error.
+ */
+export async function requireRecipientsAccess(db: Repos, state: RealmState, sender: User, ids: readonly number[]): Promise<void> {
+  if (!accessRestricted(state, sender)) return;
+  const unverified = ids.filter((id) => {
+    const u = state.usersById.get(id);
+    return u !== undefined && !userAccessTest(state, u)(sender);
+  });
+  if (unverified.length === 0) return;
+  const partners = new Set((await db.userMessages.recentDirectConversations(sender.id, 1000)).flatMap((c) => c.members));
+  if (unverified.some((id) => !partners.has(id))) throw errors.cannotAccessRecipients();
+}
+
 /** Whether `viewer` can see `target` by subscriptions alone (a user who just joined has no conversations yet). */
 export function canAccessBySubscriptions(state: RealmState, viewer: User, target: User): boolean {
   if (viewer.id === target.id || !accessRestricted(state, viewer)) return true;
