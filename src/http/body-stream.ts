@@ -63,6 +63,8 @@ export class BodyStream implements AsyncIterable<Buffer> {
   /** Read whole (readAll): its chunks stay in memory until the request is over. */
   private whole = false;
   private stallTimer: NodeJS.Timeout | undefined;
+  /** The request is over (release()): what still arrives is dropped, never charged to the budget. */
+  private released = false;
 
   constructor(
     /** Content-Length when the client declared one. */
@@ -108,6 +110,7 @@ export class BodyStream implements AsyncIterable<Buffer> {
 
   /** Gives the body's bytes back to the budget and stops its timer (the request is over). */
   release(): void {
+    this.released = true;
     this.clearStallTimer();
     if (this.accounting) this.accounting.budget.give(this.charged, this.accounting.anonymous);
     this.charged = 0;
@@ -115,7 +118,7 @@ export class BodyStream implements AsyncIterable<Buffer> {
 
   /** Transport side: one copied chunk. */
   push(chunk: Buffer, isLast: boolean): void {
-    if (this.failure !== null || this.ended) return;
+    if (this.failure !== null || this.ended || this.released) return;
     this.received += chunk.length;
     if (this.received > this.limitBy.bytes) {
       this.overLimit();

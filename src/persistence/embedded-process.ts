@@ -137,7 +137,15 @@ function anyProcessIn(dir: string): boolean {
 /** SIGINT, then SIGQUIT (immediate: crash recovery at the next start) if the fast shutdown takes over a minute. */
 export async function shutDown(target: ChildProcess | number): Promise<void> {
   const alive = () => (typeof target === 'number' ? processStart(target) !== null : target.exitCode === null && target.signalCode === null);
-  const signal = (s: NodeJS.Signals) => (typeof target === 'number' ? process.kill(target, s) : target.kill(s));
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      if (typeof target === 'number') process.kill(target, s);
+      else target.kill(s);
+    } catch (err) {
+      // Gone between the check and the signal: stopped all the same.
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  };
   for (const [sig, waitMs] of [['SIGINT', 60_000], ['SIGQUIT', 10_000]] as const) {
     if (!alive()) return;
     signal(sig);
