@@ -141,8 +141,8 @@ export function median(xs: number[]): number {
 }
 
 /**
- * Medians of the first and last thirds of the curve after the warm-up (the first fifth of it) for RSS; for the live V8
- * heap (read after a forced full collection; 0 when not probed) the lowest reading of each third. A reading at a random
+ * Medians of the first and last thirds of the curve after the warm-up (the first fifth of it), for RSS and for the live
+ * V8 heap (read after a forced full collection; 0 when not probed; a leak makes it climb steadily). A reading at a random
  * moment would also count the garbage not yet collected, which swings ×4 (scraped from /metrics every 5 s, a 20 s run
  * compared one such reading with another: 32 vs 72 MiB on a quiet machine, no leak).
  */
@@ -151,7 +151,7 @@ export function thirds(samples: Sample[]): { warmUpUntil: number; first: number;
   const third = Math.max(1, Math.floor(rest.length / 3));
   const heap = (part: Sample[]) => {
     const known = part.flatMap((s) => (s.heapUsedMib === undefined ? [] : [s.heapUsedMib]));
-    return known.length ? Math.min(...known) : 0;
+    return known.length ? median(known) : 0;
   };
   return {
     warmUpUntil: rest[0]?.t ?? 0,
