@@ -96,6 +96,9 @@ export interface Config {
    *  whole fetch, IMAGE_PROXY_MAX_REDIRECTS, and IMAGE_PROXY_ALLOW_PRIVATE (refused by default: loopback, private,
    *  link-local and other special-use addresses). */
   images: { proxyKey: string | undefined; proxyMaxBytes: number; proxyTimeoutMs: number; proxyMaxRedirects: number; proxyAllowPrivate: boolean };
+  /** OUTGOING_WEBHOOKS_ALLOW_PRIVATE: let outgoing-webhook bots reach loopback, private, link-local and other
+   *  special-use addresses (refused by default, as the reference does with Smokescreen). */
+  outgoingWebhooks: { allowPrivate: boolean };
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -206,5 +209,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       proxyMaxRedirects: int(env, 'IMAGE_PROXY_MAX_REDIRECTS', 4),
       proxyAllowPrivate: flag(env, 'IMAGE_PROXY_ALLOW_PRIVATE'),
     },
+    outgoingWebhooks: { allowPrivate: flag(env, 'OUTGOING_WEBHOOKS_ALLOW_PRIVATE') },
   };
 }

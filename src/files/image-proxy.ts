@@ -3,14 +3,12 @@
 // everything, a byte limit, image types only, a few redirects, and no connection to private or special-use
 // addresses (checked on the address actually connected to, so DNS cannot point a name at the inside).
 import { timingSafeEqual } from 'node:crypto';
-import type { LookupFunction } from 'node:net';
-import { BlockList, isIP } from 'node:net';
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { ApiError, errors } from '../http/errors.js';
 import { proxyDigest } from '../markdown/images.js';
+import { guardedLookup, refusedLiteral } from '../net-guard.js';
 
 export interface ProxyOptions {
   key: string;
@@ -28,27 +26,6 @@ export interface ProxiedImage {
 /** Fetches at once; beyond this the proxy answers 503 (each fetch may hold maxBytes in memory). */
 const MAX_IN_FLIGHT = 16;
 
-const SPECIAL_USE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) SPECIAL_USE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7],
-  ['fe80::', 10], ['ff00::', 8],
-] as const) SPECIAL_USE.addSubnet(net, bits, 'ipv6');
-
-/** Whether an address is loopback, private, link-local, multicast or otherwise not on the public internet. */
-export function isSpecialUse(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return SPECIAL_USE.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return SPECIAL_USE.check(mapped[1]!, 'ipv4');
-  return SPECIAL_USE.check(address, 'ipv6');
-}
-
 /** The URL a proxy path names, when its signature is this server's; the error to answer otherwise. */
 export function verifiedUrl(key: string, digest: string, hex: string): string {
   if (!/^[0-9a-f]{40}$/.test(digest) || !/^(?:[0-9a-f]{2})+$/.test(hex)) throw errors.imageProxyBadSignature();
@@ -61,19 +38,11 @@ export function verifiedUrl(key: string, digest: string, hex: string): string {
 export class ImageProxy {
   private inFlight = 0;
 
-  constructor(private opts: Omit<ProxyOptions, 'key'>) {}
+  private readonly lookup: ReturnType<typeof guardedLookup>;
 
-  /** A lookup that refuses names resolving to special-use addresses (unless allowed). */
-  private readonly lookup: LookupFunction = (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const ok = this.opts.allowPrivate ? list : list.filter((a) => !isSpecialUse(a.address));
-      if (ok.length === 0) return callback(Object.assign(new Error(`${hostname} has no public address`), { code: 'EPRIVATE' }), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, ok);
-      callback(null, ok[0]!.address, ok[0]!.family);
-    });
-  };
+  constructor(private opts: Omit<ProxyOptions, 'key'>) {
+    this.lookup = guardedLookup(opts.allowPrivate);
+  }
 
   /** Fetches an image the server signed; throws the ApiError to answer with when it cannot be had. */
   async fetch(url: string): Promise<ProxiedImage> {
@@ -107,8 +76,7 @@ export class ImageProxy {
     }
     const client = parsed.protocol === 'https:' ? https : parsed.protocol === 'http:' ? http : null;
     if (!client) return Promise.reject(errors.imageProxyFailed('Unsupported URL scheme'));
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && !this.opts.allowPrivate && isSpecialUse(host)) return Promise.reject(errors.imageProxyFailed('Address not allowed'));
+    if (refusedLiteral(parsed, this.opts.allowPrivate)) return Promise.reject(errors.imageProxyFailed('Address not allowed'));
     return new Promise((resolve, reject) => {
       const req = client.get(parsed, { lookup: this.lookup, signal, headers: { accept: 'image/*', 'user-agent': 'palaver-image-proxy' } }, resolve);
       req.on('error', (err) => reject(signal.aborted ? errors.imageProxyFailed('Timed out') : errors.imageProxyFailed(`Fetch failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`)));

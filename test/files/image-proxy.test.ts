@@ -4,7 +4,8 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ImageProxy, isSpecialUse } from '../../src/files/image-proxy.js';
+import { ImageProxy } from '../../src/files/image-proxy.js';
+import { isSpecialUse } from '../../src/net-guard.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { dm, makeCast } from '../messages/helpers.js';
 
@@ -94,7 +95,7 @@ test('by default the proxy connects to no loopback or private address, by IP or 
     const err = await t.throwsAsync(proxy.fetch(url));
     t.is((err as { status?: number }).status, 404, url);
   }
-  for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0', '100.64.0.1']) {
+  for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0', '100.64.0.1', '2002:7f00:1::', '::7f00:1', '::ffff:7f00:1']) {
     t.true(isSpecialUse(a), a);
   }
   for (const a of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '8.8.8.8']) t.false(isSpecialUse(a), a);

@@ -45,7 +45,8 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 let s: TestServer;
 let owner: TestUser;
 test.before(async () => {
-  s = await startTestServer({ outgoingWebhooks: { timeoutMs: 60_000, retryDelayMs: 5 } });
+  // The bot servers here listen on loopback, which deliveries may reach only when allowed.
+  s = await startTestServer({ env: { OUTGOING_WEBHOOKS_ALLOW_PRIVATE: '1' }, outgoingWebhooks: { timeoutMs: 60_000, retryDelayMs: 5 } });
   owner = await addUser(s);
   const sub = await s.client.as(owner).post('/users/me/subscriptions', { form: { subscriptions: JSON.stringify([{ name: 'hooks' }]) } });
   if (sub.status !== 200) throw new Error(JSON.stringify(sub.json));
@@ -148,6 +149,46 @@ test.serial('an error status is not retried: "Third party responded with 500" an
   t.true(notice.content.includes('{"oops":true}'));
   t.is(hook.payloads.length, 1);
   await hook.close();
+});
+
+test.serial('the payload quoted to the owner stays in its code block whatever backticks it holds', async (t) => {
+  const hook = await receiver((_body, res) => {
+    res.writeHead(500);
+    res.end('```\n**injected**');
+  });
+  const bot = await outgoingBot(hook.url);
+  await toChannel('fence', `@**${bot.name}** break`);
+  const notice = await eventually(async () =>
+    (await messages([{ operator: 'dm', operand: [bot.id] }])).find((m) => m.content.includes('status code *500*')),
+  );
+  t.true(notice.content.endsWith('following payload:\n````\n```\n**injected**\n````'), notice.content);
+  await hook.close();
+});
+
+test.serial('by default no loopback or link-local payload URL is contacted; the owner hears of a connection error', async (t) => {
+  const strict = await startTestServer({ outgoingWebhooks: { timeoutMs: 60_000, retryDelayMs: 5 } });
+  try {
+    const me = await addUser(strict);
+    const api = strict.client.as(me);
+    await api.post('/users/me/subscriptions', { form: { subscriptions: JSON.stringify([{ name: 'hooks' }]) } });
+    const hook = await receiver((_body, res) => json(res, 200, { content: 'should never be asked' }));
+    const urls = [hook.url, hook.url.replace('127.0.0.1', 'localhost'), 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:127.0.0.1]:9/x'];
+    for (const [i, url] of urls.entries()) {
+      const created = await api.post('/bots', { form: { full_name: `Inside ${i}`, short_name: `inside${i}`, bot_type: '3', payload_url: JSON.stringify(url) } });
+      t.is(created.status, 200);
+      const botId = created.json.user_id as number;
+      await api.post('/messages', { form: { type: 'stream', to: 'hooks', topic: `inside ${i}`, content: `@**Inside ${i}** hello` } });
+      const dms = async () =>
+        (await api.get('/messages', { query: { anchor: 'newest', num_before: '20', num_after: '0', narrow: JSON.stringify([{ operator: 'dm', operand: [botId] }]), apply_markdown: 'false' } })).json.messages as any[];
+      const notice = await eventually(async () => (await dms()).find((m) => m.sender_id === botId && m.content.includes('triggered an outgoing webhook')));
+      t.true(notice.content.includes('A connection error occurred. Is my bot server down?'), url);
+      t.false(notice.content.includes('payload'), url);
+    }
+    t.is(hook.payloads.length, 0);
+    await hook.close();
+  } finally {
+    await strict.close();
+  }
 });
 
 test.serial('a bot that never answers delays neither other messages nor other bots', async (t) => {

@@ -8,11 +8,15 @@ import type { RealmState } from '../state.js';
 /** `renamed`: a channel whose new name links already (a rename in the same request). */
 export function renderContext(state: RealmState, realmUrl: string, renamed?: { id: number; name: string }): RenderContext {
   return {
+    // Answers carry only what the renderer reads (they travel to the render pool's workers).
     userByName: (name) => {
-      for (const u of state.usersById.values()) if (u.isActive && u.fullName === name) return u;
+      for (const u of state.usersById.values()) if (u.isActive && u.fullName === name) return { id: u.id, fullName: u.fullName, isActive: u.isActive };
       return undefined;
     },
-    userById: (id) => state.usersById.get(id),
+    userById: (id) => {
+      const u = state.usersById.get(id);
+      return u && { id: u.id, fullName: u.fullName, isActive: u.isActive };
+    },
     groupByName: (name) => {
       const g = state.groupsByName.get(name);
       return g && !g.deactivated ? g : undefined;

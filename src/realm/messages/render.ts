@@ -14,22 +14,34 @@ import { topicPermalinkLookups } from './topic-permalinks.js';
 const mentionable = (u: User): MentionableUser => ({ id: u.id, fullName: u.fullName, isActive: u.isActive });
 
 /**
+ * `@**Name**` lookups of one render: the realm's users indexed by lower-cased name on the first lookup, so a
+ * message naming many people costs one pass over the users, not one per name. An active user wins over a
+ * deactivated one of the same name; otherwise the first in the working set's order.
+ */
+function mentionByName(state: RealmState): (name: string) => MentionableUser | undefined {
+  let index: Map<string, User> | undefined;
+  return (name) => {
+    if (!index) {
+      index = new Map();
+      for (const u of state.usersById.values()) {
+        const key = u.fullName.toLowerCase();
+        const seen = index.get(key);
+        if (!seen || (!seen.isActive && u.isActive)) index.set(key, u);
+      }
+    }
+    const u = index.get(name.toLowerCase());
+    return u && mentionable(u);
+  };
+}
+
+/**
  * The Markdown renderer's lookups for a realm, as seen by the author; `images` for inline image previews. Each
  * lookup answers only what the renderer reads (answers travel to the render pool's workers).
  */
 export function renderContext(state: RealmState, author: User | null, realmUrl: string, images?: ImageRenderData): RenderContext {
   return {
     // Deactivated users and groups are found too (isActive / deactivated): the renderer makes their mentions silent.
-    userByName(name) {
-      const wanted = name.toLowerCase();
-      let inactive: User | undefined;
-      for (const u of state.usersById.values()) {
-        if (u.fullName.toLowerCase() !== wanted) continue;
-        if (u.isActive) return mentionable(u);
-        inactive ??= u;
-      }
-      return inactive && mentionable(inactive);
-    },
+    userByName: mentionByName(state),
     userById: (id) => {
       const u = state.usersById.get(id);
       return u && mentionable(u);

@@ -2,11 +2,15 @@
 // bot's URL after the commit (the reference's Zulip interface payload), and the bot's answer is sent back as the bot.
 // Deliveries run off the realm actor, a few at a time, each with a timeout and bounded retries; after repeated
 // failures the conversation hears "Failure! Bot is unavailable" and the owner gets a direct message saying why.
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { Realms } from '../../actors/realms.js';
 import type { Config } from '../../config.js';
 import type { EventHub, RealmEvent } from '../../events/hub.js';
 import { realmUrl } from '../../http/urls.js';
 import type { Logger } from '../../log.js';
+import { guardedLookup, refusedLiteral } from '../../net-guard.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { RealmState } from '../state.js';
 import { BOT_TYPE, SERVICE_INTERFACE } from './bots.js';
@@ -43,16 +47,24 @@ class DeliveryError extends Error {
   }
 }
 
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
+/** The answer's text, at most MAX_RESPONSE_BYTES of it. */
+async function readCapped(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-    chunks.push(chunk);
-    size += chunk.byteLength;
+  for await (const chunk of res) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
     if (size >= MAX_RESPONSE_BYTES) break;
   }
+  res.destroy();
   return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8');
+}
+
+/** A Markdown code block holding `text` verbatim: its fence is longer than any run of backticks inside. */
+function codeBlock(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}\n${text}\n${fence}`;
 }
 
 /** Zulip's hash encoding of a narrow operand: percent-encoding with `.` for `%`. */
@@ -109,12 +121,15 @@ export class OutgoingWebhooks {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<AbortController>();
   private readonly unsubscribe: () => void;
+  /** Deliveries connect only to public addresses unless OUTGOING_WEBHOOKS_ALLOW_PRIVATE (checked when connecting). */
+  private readonly lookup: ReturnType<typeof guardedLookup>;
 
   constructor(
     private deps: { hub: EventHub; realms: Realms; config: Config; log: Logger },
     tuning: Partial<OutgoingWebhookTuning> = {},
   ) {
     this.tuning = { ...DEFAULTS, ...tuning };
+    this.lookup = guardedLookup(deps.config.outgoingWebhooks.allowPrivate);
     this.unsubscribe = deps.hub.subscribe((realmId, events) => this.onEvents(realmId, events));
   }
 
@@ -211,14 +226,8 @@ export class OutgoingWebhooks {
     let status: number;
     let text: string;
     try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', 'user-agent': `ZulipOutgoingWebhook/${SERVICE_VERSION}` },
-        body: form ? payload.toString() : JSON.stringify(payload),
-        redirect: 'manual',
-        signal: abort.signal,
-      });
-      status = res.status;
+      const res = await this.request(url, form ? 'application/x-www-form-urlencoded' : 'application/json', form ? payload.toString() : JSON.stringify(payload), abort.signal);
+      status = res.statusCode ?? 0;
       text = await readCapped(res);
     } catch {
       if (abort.signal.aborted) throw new DeliveryError(`Request timed out after ${this.tuning.timeoutMs / 1000} seconds.`, true);
@@ -244,6 +253,19 @@ export class OutgoingWebhooks {
     return s.trim() === '' ? null : s;
   }
 
+  /** POSTs without following redirects; a URL naming a refused address fails as a connection error would. */
+  private request(url: string, contentType: string, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+    const parsed = new URL(url);
+    const client = parsed.protocol === 'https:' ? https : parsed.protocol === 'http:' ? http : null;
+    if (!client || refusedLiteral(parsed, this.deps.config.outgoingWebhooks.allowPrivate)) return Promise.reject(new Error('address not allowed'));
+    return new Promise((resolve, reject) => {
+      const headers = { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'user-agent': `ZulipOutgoingWebhook/${SERVICE_VERSION}` };
+      const req = client.request(parsed, { method: 'POST', headers, lookup: this.lookup, signal }, resolve);
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
   private badAnswer(msg: string, text: string): DeliveryError {
     const detail = `The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> ${msg}`;
     return new DeliveryError(msg, false, { content: text, detail });
@@ -264,7 +286,7 @@ export class OutgoingWebhooks {
     let text = `[A message](${messageUrl(realmUrl(this.deps.config, state.realm.stringId), job.message)}) to your bot @_**${bot.fullName}** triggered an outgoing webhook.`;
     if (why.detail) text += `\n${why.detail}`;
     else if (why.status) text += `\nThe webhook got a response with status code *${why.status}*.`;
-    if (why.content) text += `\nThe response contains the following payload:\n\`\`\`\n${why.content.slice(0, 1000)}\n\`\`\``;
+    if (why.content) text += `\nThe response contains the following payload:\n${codeBlock(why.content.slice(0, 1000))}`;
     await this.send(job, { type: 'direct', to: [bot.botOwnerId], content: text });
   }
 
