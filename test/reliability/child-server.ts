@@ -28,7 +28,8 @@ export interface Site {
   dataDir: string;
   /** Unset: the embedded database under dataDir. */
   databaseUrl: string | undefined;
-  start(env?: Record<string, string>): Promise<ChildServer>;
+  /** `nodeArgs`: flags for node before the server's script (e.g. a preloaded probe). */
+  start(env?: Record<string, string>, nodeArgs?: string[]): Promise<ChildServer>;
   /** Direct access to the database, as the admin CLI has (the embedded one is opened here while no server runs). */
   connect(): Promise<Database>;
   close(): Promise<void>;
@@ -45,8 +46,8 @@ export async function openSite(opts: { embedded?: boolean; env?: Record<string, 
   const site: Site = {
     dataDir,
     databaseUrl: testDb?.url,
-    async start(env = {}) {
-      const child = spawn(process.execPath, ['dist/src/main.js'], {
+    async start(env = {}, nodeArgs = []) {
+      const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
         env: {
           ...process.env,
           DATABASE_URL: testDb?.url ?? '',
