@@ -25,7 +25,9 @@ export async function initialise(bins: PgBinaries, pgdata: string, account: Acco
     '--encoding=UTF8',
     '--locale-provider=builtin',
     '--builtin-locale=C.UTF-8',
-    '--locale=C',
+    // Character classes of the C library's C.UTF-8: the full-text parser must cut "it’s" at the apostrophe, as
+    // src/narrow/search.ts does (under a C ctype every non-ASCII character is a letter).
+    '--locale=C.UTF-8',
   ], making, account);
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
