@@ -22,8 +22,8 @@ export function topicPermalinkLookups(state: RealmState, author: User | null): B
         const newline = typeof key === 'string' ? key.indexOf('\n') : -1;
         if (newline < 0) continue;
         const ch = state.channels.byId.get(Number((key as string).slice(0, newline)));
-        if (!ch || (author && !hasContentAccess(state, author, ch))) continue;
-        if (!ch.historyPublicToSubscribers && !author) continue;
+        // With no author (server-written text) only public channels are looked up: nobody's access to vouch for.
+        if (!ch || (author ? !hasContentAccess(state, author, ch) : ch.inviteOnly)) continue;
         asked.push({ key, streamId: ch.id, topic: (key as string).slice(newline + 1), userId: ch.historyPublicToSubscribers ? null : author!.id });
       }
       const answers = new Map<unknown, unknown>();
