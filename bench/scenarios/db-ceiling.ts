@@ -24,7 +24,7 @@ const userMessageColumns = new helpers.ColumnSet(['user_id', 'message_id', 'flag
 
 export async function databaseCeiling(
   target: Target,
-  where: { senderId: number; streamId: number; recipients: number[] },
+  where: { senderId: number; channelId: number; recipients: number[] },
   opts: { seconds: number; clients: number; perTransaction: number },
 ): Promise<DbCeiling> {
   const clients = opts.clients;
@@ -44,11 +44,11 @@ export async function databaseCeiling(
               realm_id: realmId,
               sender_id: where.senderId,
               recipient_kind: 'stream',
-              stream_id: where.streamId,
+              stream_id: where.channelId,
               topic: `ceiling ${c}`,
               content,
               rendered_content: `<p>${content}</p>`,
-              recipient_id: 2 * where.streamId,
+              recipient_id: 2 * where.channelId,
               sending_client: 'bench',
             };
           });

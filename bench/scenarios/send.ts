@@ -47,9 +47,9 @@ export const send: Scenario = async (ctx) => {
   let db: DbCeiling | null = null;
   if (ceilingSeconds > 0 && (ctx.target.databaseUrl || ctx.target.dataDir)) {
     ctx.progress('send: measuring the database ceiling');
-    const streamId = (await request(base, 'GET', '/get_stream_id', { auth: ctx.owner, query: { stream: channels[0]! } })).body.stream_id as number;
+    const channelId = (await request(base, 'GET', '/get_stream_id', { auth: ctx.owner, query: { stream: channels[0]! } })).body.stream_id as number;
     const recipients = [...new Set(ids.slice(0, channelSize))];
-    db = await databaseCeiling(ctx.target, { senderId: ids[0]!, streamId, recipients }, {
+    db = await databaseCeiling(ctx.target, { senderId: ids[0]!, channelId, recipients }, {
       seconds: ceilingSeconds,
       clients: num(ctx.options, 'db-clients', 8),
       perTransaction: num(ctx.options, 'db-batch', 100),

@@ -1,7 +1,7 @@
 // The realm actor: the single writer of one realm. loading → ready (idle ⇄ writing) → stopping → stopped.
 import { assign, fromPromise, setup } from 'xstate';
 import type { EventHub, RealmEvent } from '../events/hub.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
 import type { CommandRegistry, PendingCommand, RealmBatchObserver } from '../realm/commands.js';

@@ -1,6 +1,6 @@
 // How the rest of the server reaches realms: find one by host, wait for its actor, read its state, send it commands.
 import { waitFor, type Actor } from 'xstate';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { RealmState } from '../realm/state.js';
 import type { RealmEntry } from '../realm/types.js';
 import type { RealmRef, rootMachine } from './root.machine.js';

@@ -3,7 +3,7 @@
 // a time, each within a time budget counted from when the worker has loaded its dictionaries (a worker past it
 // is replaced, and that check answers 503); at most MAX_WAITING wait for it.
 import { Worker } from 'node:worker_threads';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { hashPassword } from './secrets.js';
 

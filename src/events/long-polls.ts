@@ -1,7 +1,7 @@
 // Parked GET /events requests, by handle: the queue actors never hold sockets; this map does, and answers
 // each parked request when its queue delivers, rejects, or expires.
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
-import { ApiError, errors } from '../http/errors.js';
+import { ApiError, errors } from '../errors.js';
 import type { QueueRegistry } from './queue-registry.js';
 
 interface Parked {

@@ -174,7 +174,7 @@ export function toNarrowMessage(e: ClientEvent): NarrowMessage {
     id: Number(m.id),
     senderId: Number(m.sender_id),
     kind: isStream ? 'stream' : 'direct',
-    streamId: isStream ? Number(m.stream_id) : null,
+    channelId: isStream ? Number(m.stream_id) : null,
     topic: String(m.subject ?? m.topic ?? ''),
     directRecipients: isStream ? [] : recipients,
     content: String(m.content ?? ''),
@@ -184,7 +184,7 @@ export function toNarrowMessage(e: ClientEvent): NarrowMessage {
     hasAttachment: Boolean(m.has_attachment),
     hasImage: Boolean(m.has_image),
     hasReaction: Array.isArray(m.reactions) && (m.reactions as unknown[]).length > 0,
-    streamIsPublic: Boolean(m.stream_is_public),
+    channelIsPublic: Boolean(m.stream_is_public),
     topicIsFollowed: false,
     topicIsMuted: false,
   };

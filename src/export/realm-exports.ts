@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type { RealmHandle } from '../actors/realms.js';
 import type { EventHub } from '../events/hub.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
 import type { RealmExportRow } from '../persistence/repos/realm-exports.js';

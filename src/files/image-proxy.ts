@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { ApiError, errors } from '../http/errors.js';
+import { ApiError, errors } from '../errors.js';
 import { proxyDigest } from '../markdown/images.js';
 import { guardedLookup, refusedLiteral } from '../net-guard.js';
 

@@ -2,7 +2,7 @@
 import busboy from 'busboy';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { errors, type ApiError } from '../http/errors.js';
+import { errors, type ApiError } from '../errors.js';
 
 export interface IncomingFile {
   filename: string;

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RealmHandle, Realms } from '../actors/realms.js';
 import type { Config } from '../config.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
 import type { Removed } from '../realm/files/attachments.commands.js';

@@ -1,7 +1,7 @@
 // Resumable uploads (tus 1.0: core, creation, termination, expiration): each upload's record and bytes in
 // storage (tus/<id>.info and tus/<id>), one writer at a time per upload, the offset being the bytes stored.
 import { randomBytes } from 'node:crypto';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { FileStorage } from './storage.js';
 
 export interface PatchOutcome {

@@ -4,7 +4,7 @@ import type { ObservedRequest } from '../operators/requests.js';
 import { authenticate, basicUsername, checkBotAccess } from './auth.js';
 import { readParams } from './body.js';
 import { RawReply, type Endpoint, type RequestContext } from './endpoint.js';
-import { ApiError, errors } from './errors.js';
+import { ApiError, errors } from '../errors.js';
 import { requireOperatorToken } from './operator-auth.js';
 import { htmlErrorPage } from './pages.js';
 import { errorReply, type Connection, type IncomingRequest, type Reply } from './respond.js';

@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RealmState } from '../realm/state.js';
 import type { User } from '../realm/types.js';
 import { BOT_TYPE } from '../realm/people/bots.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 export interface BasicCredentials {
   username: string;

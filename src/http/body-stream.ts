@@ -1,6 +1,6 @@
 // A request body as it arrives: read whole (small bodies) or chunk by chunk (uploads), with a byte limit, flow control,
 // a server-wide budget of bytes in flight and a stall timeout.
-import { errors, type ApiError } from './errors.js';
+import { errors, type ApiError } from '../errors.js';
 
 /** How the transport is slowed down while the reader is behind (respond.ts maps these to uWS pause/resume). */
 export interface BodyFlow {

@@ -1,6 +1,6 @@
 // Request parameters from the query string and from urlencoded or multipart bodies, for every method.
 import busboy from 'busboy';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 export interface UploadedFile {
   field: string;

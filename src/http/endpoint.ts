@@ -3,7 +3,7 @@ import fastJson from 'fast-json-stringify';
 import type { RealmHandle } from '../actors/realms.js';
 import type { User } from '../realm/types.js';
 import type { UploadedFile } from './body.js';
-import { compileSchema, type ParamParser, type ParamsOf, type Schema } from './params.js';
+import { compileSchema, type ParamParser, type ParamsOf, type Schema } from '../params.js';
 import type { Connection, IncomingRequest, Reply } from './respond.js';
 import type { Services } from './services.js';
 

@@ -4,7 +4,7 @@
 // bound many at once exhaust memory; heavy narrows, without one, take every connection of the database pool.
 import type { Config } from '../config.js';
 import type { ResolvedTerm } from '../narrow/index.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 import type { Connection } from './respond.js';
 
 /** A fetch asking for more messages than this is a large fetch. */

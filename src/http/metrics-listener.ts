@@ -2,7 +2,7 @@
 // scrapes from the same host or a private network. The main port serves it too, behind the operator token.
 import type { TemplatedApp } from 'uWebSockets.js';
 import { listenExclusive, type LoadedUws } from '../uws.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 import { InFlight, serve, type Reply } from './respond.js';
 import type { ServerMetrics } from '../operators/metrics.js';
 

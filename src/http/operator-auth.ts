@@ -1,6 +1,6 @@
 // The operator token: `Authorization: Bearer <OPERATOR_TOKEN>`. Never a chat user's key; refused when unset.
 import { secretsEqual } from '../auth/secrets.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 /** Throws the matching 401/403 unless `header` carries the configured operator token. */
 export function requireOperatorToken(configured: string | undefined, header: string | undefined): void {

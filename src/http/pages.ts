@@ -1,6 +1,6 @@
 // Small server-rendered HTML pages: a shared layout, and the page form of an API error.
 import { escapeHtml } from '../markdown/escape.js';
-import type { ApiError } from './errors.js';
+import type { ApiError } from '../errors.js';
 import type { Reply } from './respond.js';
 
 /** A complete HTML document; `body` is trusted markup, `title` is escaped. */

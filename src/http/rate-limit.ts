@@ -1,6 +1,6 @@
 // Rate limits: token buckets per user (authenticated calls), per IP (unauthenticated ones) and per IP for
 // password attempts; answers carry the X-RateLimit-* headers, and a refusal is a 429 RATE_LIMIT_HIT.
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 export interface RateRule {
   /** Requests allowed per window. */

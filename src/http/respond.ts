@@ -5,7 +5,8 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Config } from '../config.js';
 import { BodyBudget, BodyStream } from './body-stream.js';
-import { errors, toErrorReply, type ApiError } from './errors.js';
+import { errors, type ApiError } from '../errors.js';
+import { toErrorReply } from './error-reply.js';
 
 export interface IncomingRequest {
   method: string;

@@ -1,6 +1,6 @@
 // Matches a method and path to an endpoint: exact paths first, then `{param}` patterns; 404 and 405 otherwise.
 import type { Endpoint, Method } from './endpoint.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 interface Pattern {
   segments: string[];

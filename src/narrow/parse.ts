@@ -1,5 +1,5 @@
 // Parses Zulip's narrow language (object and legacy pair forms) into normalized terms, with Zulip's error texts.
-import { ApiError, errors } from '../http/errors.js';
+import { ApiError, errors } from '../errors.js';
 import { HAS_OPERANDS, IS_OPERANDS, type HasOperand, type IsOperand, type NarrowOperator, type NarrowTerm } from './types.js';
 
 export interface ParseOptions {

@@ -41,12 +41,12 @@ function isTest(what: Extract<ResolvedTerm, { op: 'is' }>['what']): Test {
 function termTest(t: ResolvedTerm, viewer: NarrowViewer): Test {
   switch (t.op) {
     case 'channel':
-      return (m) => m.streamId === t.streamId;
+      return (m) => m.channelId === t.channelId;
     case 'channels-public':
-      return (m) => m.kind === 'stream' && m.streamIsPublic;
+      return (m) => m.kind === 'stream' && m.channelIsPublic;
     case 'channel-ids': {
-      const ids = new Set(t.streamIds);
-      return (m) => m.streamId !== null && ids.has(m.streamId);
+      const ids = new Set(t.channelIds);
+      return (m) => m.channelId !== null && ids.has(m.channelId);
     }
     case 'topic': {
       const topic = foldCase(t.topic);

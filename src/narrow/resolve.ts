@@ -5,7 +5,7 @@ import type { NarrowTerm, ResolvedTerm } from './types.js';
 
 /** The conversation a `with` message belongs to. For direct messages, the participants (viewer optional). */
 export type WithConversation =
-  | { kind: 'stream'; streamId: number; topic: string }
+  | { kind: 'stream'; channelId: number; topic: string }
   | { kind: 'direct'; userIds: number[] };
 
 export interface NarrowResolver {
@@ -53,7 +53,7 @@ function applyWith(terms: NarrowTerm[], resolver: NarrowResolver): NarrowTerm[] 
   const head: NarrowTerm[] =
     conv.kind === 'stream'
       ? [
-          { operator: 'channel', operand: conv.streamId, negated: false },
+          { operator: 'channel', operand: conv.channelId, negated: false },
           { operator: 'topic', operand: conv.topic, negated: false },
         ]
       : [{ operator: 'dm', operand: conv.userIds, negated: false }];
@@ -76,14 +76,14 @@ function resolveTerm(t: NarrowTerm, resolver: NarrowResolver, options: ResolveOp
   switch (t.operator) {
     case 'channel': {
       const c = resolver.channelByNameOrId(t.operand);
-      if (c) return { op: 'channel', streamId: c.id, negated };
+      if (c) return { op: 'channel', channelId: c.id, negated };
       if ((options.unknownChannel ?? 'error') === 'error') throw narrowError(`unknown channel ${t.operand}`);
       return { op: 'none', negated };
     }
     case 'channels':
       if (t.operand === 'public') return { op: 'channels-public', negated };
       return resolver.webPublicChannelIds
-        ? { op: 'channel-ids', streamIds: resolver.webPublicChannelIds(), negated }
+        ? { op: 'channel-ids', channelIds: resolver.webPublicChannelIds(), negated }
         : { op: 'none', negated };
     case 'topic':
       return { op: 'topic', topic: t.operand, negated };

@@ -24,7 +24,7 @@ export interface NarrowColumns {
   /** Text 'stream' or 'direct'. */
   kind: string;
   /** NULL for direct messages. */
-  streamId: string;
+  channelId: string;
   topic: string;
   /** int[] of distinct participant IDs including the sender; empty or NULL for channel messages. */
   directRecipients: string;
@@ -34,7 +34,7 @@ export interface NarrowColumns {
   hasAttachment: string;
   hasImage: string;
   hasReaction: string;
-  streamIsPublic: string;
+  channelIsPublic: string;
   topicFollowed: string;
   /** True when the viewer's muting hides the message (see NarrowMessage.topicIsMuted). */
   topicMuted: string;
@@ -125,11 +125,11 @@ class Compiler {
     const recipients = this.col('directRecipients');
     switch (t.op) {
       case 'channel':
-        return `${this.col('streamId')} = ${this.p.add(t.streamId)}`;
+        return `${this.col('channelId')} = ${this.p.add(t.channelId)}`;
       case 'channels-public':
-        return `${this.kindIs('stream')} AND ${this.col('streamIsPublic')}`;
+        return `${this.kindIs('stream')} AND ${this.col('channelIsPublic')}`;
       case 'channel-ids':
-        return `${this.col('streamId')} = ANY(${this.p.add(t.streamIds)}::int[])`;
+        return `${this.col('channelId')} = ANY(${this.p.add(t.channelIds)}::int[])`;
       case 'topic':
         return `${this.kindIs('stream')} AND lower(${this.col('topic')}) = lower(${this.p.add(t.topic)})`;
       case 'sender':

@@ -41,10 +41,10 @@ export type NarrowOperator = NarrowTerm['operator'];
  * and `in:home` has become `-is:muted`.
  */
 export type ResolvedTerm =
-  | { op: 'channel'; streamId: number; negated: boolean }
+  | { op: 'channel'; channelId: number; negated: boolean }
   | { op: 'channels-public'; negated: boolean }
   /** Messages of one of these channels (`channels:web-public`, resolved against the realm's channels). */
-  | { op: 'channel-ids'; streamIds: number[]; negated: boolean }
+  | { op: 'channel-ids'; channelIds: number[]; negated: boolean }
   | { op: 'topic'; topic: string; negated: boolean }
   | { op: 'sender'; userId: number; negated: boolean }
   /** The conversation with exactly these users plus the viewer. */
@@ -69,7 +69,7 @@ export interface NarrowMessage {
   id: number;
   senderId: number;
   kind: 'stream' | 'direct';
-  streamId: number | null;
+  channelId: number | null;
   topic: string;
   /** Sorted, distinct user IDs including the sender, for direct messages; empty for channel messages. */
   directRecipients: number[];
@@ -82,7 +82,7 @@ export interface NarrowMessage {
   hasAttachment: boolean;
   hasImage: boolean;
   hasReaction: boolean;
-  streamIsPublic: boolean;
+  channelIsPublic: boolean;
   topicIsFollowed: boolean;
   /** Hidden by the viewer's muting: muted topic, or topic in a muted channel that is not unmuted/followed. */
   topicIsMuted: boolean;

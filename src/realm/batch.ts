@@ -1,5 +1,5 @@
 // Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit).
-import { ApiError, errors } from '../http/errors.js';
+import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { isConnectionError } from '../persistence/errors.js';
 import type { CommandDef, CommandRegistry, Outcome, PendingCommand } from './commands.js';

@@ -5,7 +5,7 @@ import { checkPasswordStrength } from '../auth/password-policy.js';
 import { generatePassword, hashPassword } from '../auth/secrets.js';
 import type { Config } from '../config.js';
 import type { Db } from '../persistence/db.js';
-import { realmUrl } from '../http/urls.js';
+import { realmUrl } from '../urls.js';
 import { LIMITS } from '../limits.js';
 import { createRealm, createUser, isValidEmail } from './provision.js';
 import { ROLE } from './types.js';

@@ -1,6 +1,6 @@
 // Topic names as the API takes and gives them: "(no topic)" and the realm's empty-topic display name mean
 // the empty topic; clients without the empty_topic_name capability see the display name instead of "".
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import { realmSetting } from './realm-settings.js';
 import type { RealmState } from './state.js';
 

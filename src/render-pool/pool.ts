@@ -1,7 +1,7 @@
 // Markdown rendering on a pool of worker threads (piscina), each render with a time limit: one that runs past it is
 // abandoned, its worker terminated and replaced, and the caller gets Zulip's "Unable to render message".
 import { Piscina } from 'piscina';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { RenderContext, RenderResult } from '../markdown/index.js';
 import { answerMissed, emptyTables, splitContext, type BatchedLookups, type RenderJob, type RenderReply } from './lookups.js';
 

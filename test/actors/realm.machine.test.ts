@@ -5,7 +5,7 @@ import { createActor, waitFor } from 'xstate';
 import { realmMachine } from '../../src/actors/realm.machine.js';
 import { RealmHandle } from '../../src/actors/realms.js';
 import { EventHub, type RealmEvent } from '../../src/events/hub.js';
-import { ApiError, errors } from '../../src/http/errors.js';
+import { ApiError, errors } from '../../src/errors.js';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
 import { migrate } from '../../src/persistence/migrate.js';
 import { coreCommands, type CommandDef, type CommandRegistry, type RealmBatchObserver } from '../../src/realm/commands.js';

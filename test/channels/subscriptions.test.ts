@@ -286,7 +286,7 @@ test.serial('default channels: administrators add and remove them; new users joi
   const name = uniqueName('welcome');
   const id = await createChannel(s, cast.admin, name, [cast.admin.id]);
   const priv = await createChannel(s, cast.admin, uniqueName('private default'), [cast.admin.id], { invite_only: 'true' });
-  const post = (as: { email: string; apiKey: string }, streamId: number) => s.client.as(as).post('/default_streams', { form: { stream_id: String(streamId) } });
+  const post = (as: { email: string; apiKey: string }, channelId: number) => s.client.as(as).post('/default_streams', { form: { stream_id: String(channelId) } });
   t.deepEqual((await post(cast.member, id)).json, { result: 'error', msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
   t.deepEqual((await post(cast.admin, priv)).json, { result: 'error', msg: 'Private channels cannot be made default.', code: 'BAD_REQUEST' });
   t.deepEqual((await post(cast.admin, 987654)).json, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { createActor, toPromise } from 'xstate';
 import { topicDeletionMachine, type TopicDeletionInput } from '../../src/actors/topic-deletion.machine.js';
-import { errors } from '../../src/http/errors.js';
+import { errors } from '../../src/errors.js';
 import type { DeletedBatch, DeleteTopicBatchInput } from '../../src/realm/channels/topics.commands.js';
 
 /** A topic of `count` messages; each batch advances the clock by `msPerBatch`. */

@@ -72,8 +72,8 @@ test.serial('spectators list topics of web-public channels only', async (t) => {
 
 test.serial('POST /user_topics: muted, unmuted, followed and back to inherit; unchanged policies publish nothing', async (t) => {
   const id = await createChannel(s, cast.member, uniqueName('policies'), [cast.member.id]);
-  const set = (topic: string, policy: number | string, streamId = id) =>
-    s.client.as(cast.member).post('/user_topics', { form: { stream_id: String(streamId), topic, visibility_policy: String(policy) } });
+  const set = (topic: string, policy: number | string, channelId = id) =>
+    s.client.as(cast.member).post('/user_topics', { form: { stream_id: String(channelId), topic, visibility_policy: String(policy) } });
   const events = recordEvents(s);
   for (const policy of [1, 2, 3]) {
     t.deepEqual((await set('dinner', policy)).json, { result: 'success', msg: '' });

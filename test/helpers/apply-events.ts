@@ -21,7 +21,7 @@ function sortedUnique(ids: number[]): number[] {
 // huddles with more), channel topics, mentions, and the count of what is not muted.
 type UnreadKind =
   | { kind: 'private'; others: number[]; muted: false }
-  | { kind: 'stream'; streamId: number; topic: string; muted: boolean };
+  | { kind: 'stream'; channelId: number; topic: string; muted: boolean };
 
 const MENTION_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned'];
 
@@ -30,10 +30,10 @@ function isMention(flags: string[]): boolean {
 }
 
 /** Whether the viewer has muted this topic (or its channel, without unmuting or following the topic). */
-function topicMuted(state: State, streamId: number, topic: string): boolean {
-  const policy = (state.user_topics ?? []).find((t: any) => t.stream_id === streamId && t.topic_name.toLowerCase() === topic.toLowerCase())?.visibility_policy ?? 0;
+function topicMuted(state: State, channelId: number, topic: string): boolean {
+  const policy = (state.user_topics ?? []).find((t: any) => t.stream_id === channelId && t.topic_name.toLowerCase() === topic.toLowerCase())?.visibility_policy ?? 0;
   if (policy === 1) return true;
-  const sub = byKey(state.subscriptions, 'stream_id', streamId);
+  const sub = byKey(state.subscriptions, 'stream_id', channelId);
   return sub?.is_muted === true && policy !== 2 && policy !== 3;
 }
 
@@ -41,7 +41,7 @@ function unreadKind(state: State, m: any): UnreadKind {
   if (m.type === 'private') {
     return { kind: 'private', others: sortedUnique(m.display_recipient.map((u: any) => u.id).filter((id: number) => id !== state.user_id)), muted: false };
   }
-  return { kind: 'stream', streamId: m.stream_id, topic: m.subject, muted: topicMuted(state, m.stream_id, m.subject) };
+  return { kind: 'stream', channelId: m.stream_id, topic: m.subject, muted: topicMuted(state, m.stream_id, m.subject) };
 }
 
 function addUnread(state: State, id: number, k: UnreadKind, mentioned: boolean): void {
@@ -58,8 +58,8 @@ function addUnread(state: State, id: number, k: UnreadKind, mentioned: boolean):
     if (!entry) u.huddles.push((entry = { user_ids_string: key, unread_message_ids: [] }));
     add(entry);
   } else {
-    let entry = u.streams.find((x: any) => x.stream_id === k.streamId && x.topic.toLowerCase() === k.topic.toLowerCase());
-    if (!entry) u.streams.push((entry = { stream_id: k.streamId, topic: k.topic, unread_message_ids: [] }));
+    let entry = u.streams.find((x: any) => x.stream_id === k.channelId && x.topic.toLowerCase() === k.topic.toLowerCase());
+    if (!entry) u.streams.push((entry = { stream_id: k.channelId, topic: k.topic, unread_message_ids: [] }));
     add(entry);
   }
   if (!k.muted) u.count++;
@@ -296,7 +296,7 @@ const reducers: Record<string, (state: State, e: Event) => void> = {
         const kind: UnreadKind =
           d.type === 'private'
             ? { kind: 'private', others: sortedUnique(d.user_ids), muted: false }
-            : { kind: 'stream', streamId: d.stream_id, topic: d.topic, muted: !d.unmuted_stream_msg };
+            : { kind: 'stream', channelId: d.stream_id, topic: d.topic, muted: !d.unmuted_stream_msg };
         addUnread(state, id, kind, d.mentioned === true);
       }
     }

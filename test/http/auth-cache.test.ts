@@ -1,7 +1,7 @@
 // Authentication remembers parsed headers and key digests (src/http/auth.ts); none of it may outlive a change of the
 // user record: a new API key, a new email, a deactivation or a deactivated realm count from the next request on.
 import test from 'ava';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 import { authenticate } from '../../src/http/auth.js';
 import { RealmState } from '../../src/realm/state.js';
 import type { Realm, User } from '../../src/realm/types.js';

@@ -1,7 +1,7 @@
 // BodyStream's accounting against the server-wide budget of body bytes in flight, without a server.
 import test from 'ava';
 import { BodyBudget, BodyStream } from '../../src/http/body-stream.js';
-import { errors } from '../../src/http/errors.js';
+import { errors } from '../../src/errors.js';
 
 const limit = { bytes: 1024 * 1024, error: () => errors.bodyTooLarge(1024 * 1024) };
 

@@ -1,7 +1,7 @@
 // Large-fetch slots: a few held at once, a bounded queue served in order, a per-user cap, shed requests get a 503
 // with Retry-After, and a client that goes away while waiting leaves the queue.
 import test from 'ava';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 import { Slots } from '../../src/http/large-fetches.js';
 import type { Connection } from '../../src/http/respond.js';
 

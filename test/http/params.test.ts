@@ -1,9 +1,9 @@
 // The parameter-schema mechanism: types, errors, defaults, aliases and unknown parameters.
 import test from 'ava';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 import {
   bool, compileSchema, enumOf, int, list, nullable, object, oneOf, optional, required, str, withDefault,
-} from '../../src/http/params.js';
+} from '../../src/params.js';
 
 function fails(t: any, fn: () => unknown, msg: string, code = 'BAD_REQUEST') {
   const e = t.throws(fn, { instanceOf: ApiError }) as ApiError;

@@ -2,8 +2,8 @@
 import test from 'ava';
 import { endpoint, RawReply } from '../../src/http/endpoint.js';
 import { page } from '../../src/http/pages.js';
-import { errors } from '../../src/http/errors.js';
-import { bool, int, list, optional, required, str } from '../../src/http/params.js';
+import { errors } from '../../src/errors.js';
+import { bool, int, list, optional, required, str } from '../../src/params.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const echoParams = {

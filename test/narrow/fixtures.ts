@@ -19,8 +19,8 @@ export const CHANNELS = [
 
 type Extra = Partial<Omit<NarrowMessage, 'id' | 'flags'>> & { flags?: string[] };
 
-function channelMsg(id: number, streamId: number, topic: string, senderId: number, content: string, rendered: string, x: Extra = {}): NarrowMessage {
-  return base(id, { kind: 'stream', streamId, topic, senderId, content, renderedContent: rendered, ...x });
+function channelMsg(id: number, channelId: number, topic: string, senderId: number, content: string, rendered: string, x: Extra = {}): NarrowMessage {
+  return base(id, { kind: 'stream', channelId, topic, senderId, content, renderedContent: rendered, ...x });
 }
 
 function directMsg(id: number, recipients: number[], senderId: number, content: string, x: Extra = {}): NarrowMessage {
@@ -29,12 +29,12 @@ function directMsg(id: number, recipients: number[], senderId: number, content: 
 }
 
 function base(id: number, x: Extra): NarrowMessage {
-  const channel = CHANNELS.find((c) => c.id === x.streamId);
+  const channel = CHANNELS.find((c) => c.id === x.channelId);
   return {
     id,
     senderId: x.senderId ?? 1,
     kind: x.kind ?? 'stream',
-    streamId: x.streamId ?? null,
+    channelId: x.channelId ?? null,
     topic: x.topic ?? '',
     directRecipients: x.directRecipients ?? [],
     content: x.content ?? '',
@@ -44,7 +44,7 @@ function base(id: number, x: Extra): NarrowMessage {
     hasAttachment: x.hasAttachment ?? false,
     hasImage: x.hasImage ?? false,
     hasReaction: x.hasReaction ?? false,
-    streamIsPublic: channel?.isPublic ?? false,
+    channelIsPublic: channel?.isPublic ?? false,
     topicIsFollowed: x.topicIsFollowed ?? false,
     topicIsMuted: x.topicIsMuted ?? false,
   };
@@ -75,7 +75,7 @@ export const MESSAGES: NarrowMessage[] = [
 
 /** The conversation of a message, as a server would answer the `with` hook. */
 export function conversationOf(m: NarrowMessage): WithConversation {
-  return m.kind === 'stream' ? { kind: 'stream', streamId: m.streamId!, topic: m.topic } : { kind: 'direct', userIds: m.directRecipients };
+  return m.kind === 'stream' ? { kind: 'stream', channelId: m.channelId!, topic: m.topic } : { kind: 'direct', userIds: m.directRecipients };
 }
 
 /** Names are case-insensitive, as in Zulip; numbers are IDs. */

@@ -1,6 +1,6 @@
 // Parser and resolver outputs: alias normalization, options, and what resolution does to each operator.
 import test from 'ava';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 import { parseNarrow, resolveNarrow, type NarrowResolver } from '../../src/narrow/index.js';
 import { makeResolver } from './fixtures.js';
 

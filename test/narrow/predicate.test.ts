@@ -1,6 +1,6 @@
 // Runs the narrow case table through parse → resolve → compilePredicate over the fixture messages.
 import test from 'ava';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 import { compilePredicate } from '../../src/narrow/index.js';
 import { CASES, VIEWER, resolveCase } from './cases.js';
 import { MESSAGES } from './fixtures.js';

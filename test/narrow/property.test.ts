@@ -1,7 +1,7 @@
 // fast-check: random narrows over random messages select the same IDs through the predicate and through SQL.
 import test from 'ava';
 import fc from 'fast-check';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 import { compilePredicate, compileSql, parseNarrow, resolveNarrow, type NarrowMessage } from '../../src/narrow/index.js';
 import { CHANNELS, VIEWER, makeResolver } from './fixtures.js';
 import { COLUMNS, createSchema, dropSchema, loadMessages, openDb, sqlMatches, type TestDb } from './pg.js';
@@ -38,7 +38,7 @@ const FLAGS = ['read', 'starred', 'mentioned', 'stream_wildcard_mentioned', 'top
 
 const messageArb = fc.record({
   direct: fc.boolean(),
-  streamId: fc.constantFrom(...CHANNELS.map((c) => c.id)),
+  channelId: fc.constantFrom(...CHANNELS.map((c) => c.id)),
   topic: fc.constantFrom(...TOPICS),
   others: fc.uniqueArray(fc.integer({ min: 2, max: 5 }), { maxLength: 3 }),
   senderPick: fc.nat(),
@@ -57,7 +57,7 @@ function toMessage(r: MessageRecord, id: number): NarrowMessage {
     id,
     senderId: r.direct ? recipients[r.senderPick % recipients.length]! : 1 + (r.senderPick % 5),
     kind: r.direct ? 'direct' : 'stream',
-    streamId: r.direct ? null : r.streamId,
+    channelId: r.direct ? null : r.channelId,
     topic: r.direct ? '' : r.topic,
     directRecipients: recipients,
     content: r.fragments.map((f) => f[0]).join(' '),
@@ -67,7 +67,7 @@ function toMessage(r: MessageRecord, id: number): NarrowMessage {
     hasAttachment: r.has[1],
     hasImage: r.has[2],
     hasReaction: r.has[3],
-    streamIsPublic: !r.direct && CHANNELS.find((c) => c.id === r.streamId)!.isPublic,
+    channelIsPublic: !r.direct && CHANNELS.find((c) => c.id === r.channelId)!.isPublic,
     // Stored for direct messages too: the compilers must ignore them there alike.
     topicIsFollowed: r.followed,
     topicIsMuted: r.muted,

@@ -233,7 +233,7 @@ test.serial('revoke, resend and expiry', async (t) => {
   // Expired: not listed, not resendable, and the link says so.
   const realmId = (await state()).realm.id;
   const expired = await s.server.services.db.emailInvites.insert({
-    realmId, email: 'late@test.example', key: 'expiredemailkey000000000', referredBy: admin.id, invitedAs: 400, streamIds: [],
+    realmId, email: 'late@test.example', key: 'expiredemailkey000000000', referredBy: admin.id, invitedAs: 400, channelIds: [],
     groupIds: [], includeRealmDefaultSubscriptions: false, notifyReferrerOnJoin: true, welcomeMessageCustomText: null,
     expiresAt: Math.floor(Date.now() / 1000) - 60,
   });

@@ -40,7 +40,7 @@ test.serial('an administrator creates a link: default expiry of 14400 minutes, r
   const stored = (await s.server.services.db.invites.byKey((await state()).realm.id, keyOf(res.json.invite_link)))!;
   t.is(stored.invitedAs, 400);
   t.true(Math.abs(stored.expiresAt! - (before + 14400 * 60)) <= 5);
-  t.deepEqual(stored.streamIds, []);
+  t.deepEqual(stored.channelIds, []);
   t.is(stored.includeRealmDefaultSubscriptions, false);
   const ev = log.of('invites_changed');
   t.is(ev.length, 1);
@@ -97,7 +97,7 @@ test.serial('channels and groups: must exist, be accessible, and be ones the cal
   const ok = await invite(admin, { stream_ids: JSON.stringify([pub]), include_realm_default_subscriptions: 'true' });
   t.is(ok.status, 200, ok.text);
   const row = (await s.server.services.db.invites.byKey((await state()).realm.id, keyOf(ok.json.invite_link)))!;
-  t.deepEqual(row.streamIds, [pub]);
+  t.deepEqual(row.channelIds, [pub]);
   t.is(row.includeRealmDefaultSubscriptions, true);
   t.is((await invite(admin, { stream_ids: '[987654]' })).json.msg, 'Invalid channel ID 987654. No invites were sent.');
   // A private channel is inaccessible to an administrator who is not subscribed; its subscriber may use it.
@@ -209,7 +209,7 @@ test.serial('sign-up over HTTP: the email form, the confirmation mail, joining w
   // Expired: a link whose time has passed.
   const realmId = (await state()).realm.id;
   const expired = await s.server.services.db.invites.insert({
-    realmId, key: 'expiredkey000000000000000', referredBy: owner.id, invitedAs: 400, streamIds: [], groupIds: [],
+    realmId, key: 'expiredkey000000000000000', referredBy: owner.id, invitedAs: 400, channelIds: [], groupIds: [],
     includeRealmDefaultSubscriptions: false, welcomeMessageCustomText: null, expiresAt: Math.floor(Date.now() / 1000) - 60,
   });
   const exp = await web(`/join/${expired.key}/`);

@@ -1,7 +1,7 @@
 // The render pool: renders on worker threads match the renderer's own output, lookups are answered between rounds,
 // and a render past its time limit is abandoned with Zulip's error while the pool goes on rendering.
 import test from 'ava';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 import { renderMarkdown, type RenderContext } from '../../src/markdown/index.js';
 import { topicKey } from '../../src/markdown/types.js';
 import { RenderPool } from '../../src/render-pool/index.js';

@@ -1,6 +1,6 @@
 // Snapshot sections the foundation owns: the realm and its settings, users, groups, and the user's own record.
 import { serverThumbnailFormats } from '../../files/thumbnail-formats.js';
-import { realmUrl } from '../../http/urls.js';
+import { realmUrl } from '../../urls.js';
 import { EMOJI_DATA_PATH } from '../../markdown/emoji.js';
 import { deprecatedRealmPolicies, serverSupportedPermissionSettings } from '../../realm/permission-settings.js';
 import { registerBranding } from '../../realm/admin/branding.js';

@@ -1,7 +1,7 @@
 // Alert words: GET, POST and DELETE /users/me/alert_words.
 import type { AlertWordsResult } from '../../realm/messages/alert-words.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
-import { list, required, str } from '../params.js';
+import { list, required, str } from '../../params.js';
 
 const words = required(list(str({ maxLength: 1000 }), { maxItems: 1000 }));
 

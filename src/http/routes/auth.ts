@@ -1,8 +1,8 @@
 // POST /fetch_api_key: exchange an email and password for the account's API key.
 import { verifyPassword } from '../../auth/secrets.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { required, str } from '../params.js';
+import { errors } from '../../errors.js';
+import { required, str } from '../../params.js';
 
 export const fetchApiKey = endpoint({
   method: 'POST',

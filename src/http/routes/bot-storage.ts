@@ -1,8 +1,8 @@
 // Bot storage: GET, PUT and DELETE /bot_storage, a bot's own key-value entries (bots only, as in the reference).
 import { BOT_STORAGE_LIMIT, storageBot } from '../../realm/people/bot-storage.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { dict, list, optional, required, str } from '../params.js';
+import { errors } from '../../errors.js';
+import { dict, list, optional, required, str } from '../../params.js';
 
 const MAX_KEYS = 10_000;
 const keys = optional(list(str({ maxLength: BOT_STORAGE_LIMIT }), { maxItems: MAX_KEYS }));

@@ -2,8 +2,8 @@
 // (Palaver has none) the reference answers the empty string, after the same access and sender checks.
 import { visibleChannel } from '../../realm/channels/access.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { int, optional, required } from '../params.js';
+import { errors } from '../../errors.js';
+import { int, optional, required } from '../../params.js';
 
 export const channelEmailAddress = endpoint({
   method: 'GET',

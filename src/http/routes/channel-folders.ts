@@ -3,7 +3,7 @@ import type { CreateFolderInput, UpdateFolderInput } from '../../realm/channels/
 import { formatFolder } from '../../realm/channels/format.js';
 import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
 import { endpoint } from '../endpoint.js';
-import { bool, int, list, optional, required, str, withDefault } from '../params.js';
+import { bool, int, list, optional, required, str, withDefault } from '../../params.js';
 import { requestRealmUrl, viewer } from './channels.js';
 
 const nameParam = str({ maxLength: LIMITS.max_channel_folder_name_length });

@@ -8,9 +8,9 @@ import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
 import { CHANNEL_GROUP_SETTING_NAMES, TOPICS_POLICIES, type ChannelGroupSettingName } from '../../realm/channels/types.js';
 import type { GroupSettingValue, User } from '../../realm/types.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, enumOf, int, list, nullable, optional, required, str, withDefault, type Field, type ParamsOf } from '../params.js';
-import { realmUrl } from '../urls.js';
+import { errors } from '../../errors.js';
+import { bool, enumOf, int, list, nullable, optional, required, str, withDefault, type Field, type ParamsOf } from '../../params.js';
+import { realmUrl } from '../../urls.js';
 
 /** The realm URL of the request's realm (links into it render relative). */
 export function requestRealmUrl(ctx: RequestContext): string {

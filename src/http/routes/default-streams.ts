@@ -1,6 +1,6 @@
 // Default channels for new users: POST and DELETE /default_streams (administrators).
 import { endpoint } from '../endpoint.js';
-import { int, required } from '../params.js';
+import { int, required } from '../../params.js';
 
 export const addDefaultStream = endpoint({
   method: 'POST',

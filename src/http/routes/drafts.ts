@@ -3,8 +3,8 @@ import { draftsUser, type DraftInput } from '../../realm/drafts/drafts.commands.
 import { formatDraft } from '../../realm/drafts/format.js';
 import { endpoint } from '../endpoint.js';
 import { REQUEST_LIMITS } from '../../limits.js';
-import { errors } from '../errors.js';
-import { enumOf, int, list, object, optional, required, str, type ParamType } from '../params.js';
+import { errors } from '../../errors.js';
+import { enumOf, int, list, object, optional, required, str, type ParamType } from '../../params.js';
 
 /** A UNIX timestamp in seconds: an integer or a float (clients send either). */
 function seconds(): ParamType<number> {

@@ -9,8 +9,8 @@ import { realmSetting } from '../../realm/realm-settings.js';
 import { ROLE } from '../../realm/types.js';
 import { versionFields } from '../../version.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, dict, enumOf, int, list, nullable, oneOf, optional, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, dict, enumOf, int, list, nullable, oneOf, optional, required, str, withDefault } from '../../params.js';
 import { viewer } from './channels.js';
 
 const includeSubscribersType = oneOf(bool(), enumOf(['partial'] as const));

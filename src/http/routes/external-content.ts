@@ -2,7 +2,7 @@
 // reference's camo), so that clients never reveal themselves to third parties.
 import { verifiedUrl } from '../../files/image-proxy.js';
 import { endpoint, RawReply } from '../endpoint.js';
-import { required, str } from '../params.js';
+import { required, str } from '../../params.js';
 
 export const externalContent = endpoint({
   method: 'GET',

@@ -6,8 +6,8 @@ import { INVITEE_EMAILS_MAX_CHARS, parseInviteeEmails, type SentInvites } from '
 import { isAdmin, requireMemberOrAdmin } from '../../realm/people/access.js';
 import { ROLES, type User } from '../../realm/types.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, int, intEnum, list, nullable, optional, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, int, intEnum, list, nullable, optional, required, str, withDefault } from '../../params.js';
 import { requestRealmUrl } from './channels.js';
 
 /** Minutes an invitation lasts: null never expires; absent, the server's default. */
@@ -30,7 +30,7 @@ export const createMultiuseInvite = endpoint({
       actorId: ctx.user.id,
       invitedAs: p.invite_as,
       expiresInMinutes: p.invite_expires_in_minutes === undefined ? ctx.services.config.invitationLinkValidityMinutes : p.invite_expires_in_minutes,
-      streamIds: p.stream_ids,
+      channelIds: p.stream_ids,
       groupIds: p.group_ids,
       includeRealmDefaultSubscriptions: p.include_realm_default_subscriptions,
       welcomeMessageCustomText: p.welcome_message_custom_text ?? null,
@@ -81,7 +81,7 @@ export const sendInvites = endpoint({
       emails: parseInviteeEmails(p.invitee_emails),
       invitedAs: p.invite_as,
       expiresInMinutes: p.invite_expires_in_minutes === undefined ? config.invitationLinkValidityMinutes : p.invite_expires_in_minutes,
-      streamIds: p.stream_ids,
+      channelIds: p.stream_ids,
       groupIds: p.group_ids,
       includeRealmDefaultSubscriptions: p.include_realm_default_subscriptions,
       notifyReferrerOnJoin: p.notify_referrer_on_join,

@@ -2,7 +2,7 @@
 // PATCH /realm/linkifiers (order).
 import { formatLinkifiers, type LinkifierResult } from '../../realm/messages/linkifiers.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
-import { int, list, required, str } from '../params.js';
+import { int, list, required, str } from '../../params.js';
 
 const getLinkifiers = endpoint({
   method: 'GET',

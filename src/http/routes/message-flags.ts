@@ -7,8 +7,8 @@ import { withFetchSlot } from '../large-fetches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, enumOf, int, json, list, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, enumOf, int, json, list, required, str, withDefault } from '../../params.js';
 import { checkedRange } from './messages.js';
 
 const op = required(enumOf(['add', 'remove'] as const));
@@ -93,7 +93,7 @@ const markStreamAsRead = endpoint({
   params: { stream_id: required(int()) },
   async handle(ctx, p) {
     const ch = visibleChannel(ctx.realm.state, ctx.user, p.stream_id, 'content');
-    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id, streamId: ch.id });
+    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id, channelId: ch.id });
     return {};
   },
 });
@@ -108,7 +108,7 @@ const markTopicAsRead = endpoint({
     const ch = visibleChannel(state, ctx.user, p.stream_id, 'content');
     const topic = normalizeTopic(state, p.topic_name);
     if (topic !== '' && !(await ctx.services.db.userMessages.hasTopic(ctx.user.id, ch.id, topic))) throw errors.noSuchTopic(topic);
-    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id, streamId: ch.id, topic });
+    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id, channelId: ch.id, topic });
     return {};
   },
 });

@@ -2,8 +2,8 @@
 import { accessMessage } from '../../realm/messages/access.js';
 import { MAX_REPORT_DESCRIPTION_LENGTH, moderationChannel, REPORT_REASONS, type ReportType } from '../../realm/messages/report.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { enumOf, int, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { enumOf, int, required, str, withDefault } from '../../params.js';
 import { requestRealmUrl } from './channels.js';
 
 export const reportMessage = endpoint({

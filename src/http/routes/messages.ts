@@ -14,9 +14,9 @@ import { renderAs } from '../../realm/messages/render.js';
 import { accessWebPublicMessage, SPECTATOR_FLAGS } from '../../realm/messages/spectator.js';
 import type { SendResult } from '../../realm/messages/send.js';
 import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { withFetchSlot } from '../large-fetches.js';
-import { bool, enumOf, int, json, list, optional, required, str, withDefault } from '../params.js';
+import { bool, enumOf, int, json, list, optional, required, str, withDefault } from '../../params.js';
 import { requestRealmUrl, viewer } from './channels.js';
 
 /** The checked range of a history read (GET /messages, POST /messages/flags/narrow). */
@@ -220,7 +220,7 @@ const editMessage = endpoint({
       content: p.content,
       prevContentSha256: p.prev_content_sha256,
       topic: p.topic,
-      streamId: p.stream_id,
+      channelId: p.stream_id,
       propagateMode: p.propagate_mode,
       realmUrl: requestRealmUrl(ctx),
       images,

@@ -1,7 +1,7 @@
 // Muted users: POST and DELETE /users/me/muted_users/{muted_user_id}.
 import { requireUserAccess } from '../../realm/people/user-access.js';
 import { endpoint } from '../endpoint.js';
-import { int, required } from '../params.js';
+import { int, required } from '../../params.js';
 
 function changeMute(method: 'POST' | 'DELETE', kind: 'mutedUsers.mute' | 'mutedUsers.unmute') {
   return endpoint({

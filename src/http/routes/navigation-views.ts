@@ -3,7 +3,7 @@
 import { formatNavigationView } from '../../realm/drafts/format.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
 import { REQUEST_LIMITS } from '../../limits.js';
-import { bool, optional, required, str } from '../params.js';
+import { bool, optional, required, str } from '../../params.js';
 
 /** Path segments a raw fragment may span. */
 const MAX_FRAGMENT_SEGMENTS = 8;

@@ -2,9 +2,9 @@
 // list with filters, counts by kind and state, one actor with its persisted snapshot.
 import type { ActorFilter } from '../../operators/actor-directory.js';
 import { endpoint, RawReply } from '../endpoint.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { metricsReply } from '../metrics-listener.js';
-import { int, optional, required, str, withDefault } from '../params.js';
+import { int, optional, required, str, withDefault } from '../../params.js';
 
 export const metrics = endpoint({
   method: 'GET',

@@ -1,7 +1,7 @@
 // Code playgrounds: POST /realm/playgrounds and DELETE /realm/playgrounds/{playground_id} (administrators).
 import { MAX_PYGMENTS_LANGUAGE_LENGTH } from '../../realm/messages/playgrounds.js';
 import { endpoint } from '../endpoint.js';
-import { int, required, str } from '../params.js';
+import { int, required, str } from '../../params.js';
 
 export const addPlayground = endpoint({
   method: 'POST',

@@ -3,8 +3,8 @@ import { targetUserByIdOrEmail } from '../../realm/people/access.js';
 import { legacyPresence, presenceResponse, presenceVisible } from '../../realm/people/presence.js';
 import { accessibleUsersOf, requireUserAccess } from '../../realm/people/user-access.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, enumOf, int, optional, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, enumOf, int, optional, required, str, withDefault } from '../../params.js';
 
 export const updatePresence = endpoint({
   method: 'POST',

@@ -2,8 +2,8 @@
 // remove the user's own values.
 import { formatFields } from '../../realm/people/profile-fields.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, dict, int, list, object, oneOf, optional, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, dict, int, list, object, oneOf, optional, required, str, withDefault } from '../../params.js';
 import { requestRealmUrl } from './channels.js';
 
 /** field_data: options {"key": {"text", "order"}} or an external account {"subtype", "url_pattern"}. */

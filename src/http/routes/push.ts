@@ -2,8 +2,8 @@
 // endpoints.
 import type { PushTokenKind } from '../../persistence/repos/push-tokens.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { enumOf, int, required, str } from '../params.js';
+import { errors } from '../../errors.js';
+import { enumOf, int, required, str } from '../../params.js';
 
 export const registerPushDevice = endpoint({
   method: 'POST',

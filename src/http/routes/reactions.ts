@@ -1,6 +1,6 @@
 // Emoji reactions: POST and DELETE /messages/{message_id}/reactions.
 import { endpoint, type Endpoint } from '../endpoint.js';
-import { int, optional, required, str } from '../params.js';
+import { int, optional, required, str } from '../../params.js';
 
 /** POST adds a reaction, DELETE removes one; both name the emoji the same way (DELETE may omit the name). */
 function reactionEndpoint(method: 'POST' | 'DELETE', op: 'add' | 'remove', nameRequired: boolean) {

@@ -5,8 +5,8 @@ import { accessMessage } from '../../realm/messages/access.js';
 import { userSetting } from '../../realm/people/user-settings.js';
 import { realmSetting } from '../../realm/realm-settings.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { int, required } from '../params.js';
+import { errors } from '../../errors.js';
+import { int, required } from '../../params.js';
 
 export const readReceipts = endpoint({
   method: 'GET',

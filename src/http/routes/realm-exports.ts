@@ -4,9 +4,9 @@ import { fileReply } from '../../files/download.js';
 import { consentingUserIds, deleteExport, formatExport, requestExport, type ExportDeps } from '../../export/realm-exports.js';
 import { requireAdmin } from '../../realm/people/access.js';
 import { endpoint, RawReply, type Endpoint, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { int, intEnum, required, str, withDefault } from '../params.js';
-import { realmUrl } from '../urls.js';
+import { errors } from '../../errors.js';
+import { int, intEnum, required, str, withDefault } from '../../params.js';
+import { realmUrl } from '../../urls.js';
 
 function deps(ctx: RequestContext): ExportDeps {
   const { db, files, hub, log } = ctx.services;

@@ -14,9 +14,9 @@ import { groupSettingUpdateParam } from '../../realm/people/groups.js';
 import { requireAdmin } from '../../realm/people/access.js';
 import type { BrandingImage } from '../../realm/types.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, int, nullable, optional, required, str, type Field } from '../params.js';
-import { realmUrl } from '../urls.js';
+import { errors } from '../../errors.js';
+import { bool, int, nullable, optional, required, str, type Field } from '../../params.js';
+import { realmUrl } from '../../urls.js';
 import { sentSettings } from './settings.js';
 import { MULTIPART_OVERHEAD } from './uploads.js';
 

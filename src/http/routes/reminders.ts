@@ -4,8 +4,8 @@ import { LIMITS } from '../../limits.js';
 import { accessMessage } from '../../realm/messages/access.js';
 import { formatReminder } from '../../realm/scheduled/format.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { int, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { int, required, str, withDefault } from '../../params.js';
 import { requestRealmUrl } from './channels.js';
 
 export const getReminders = endpoint({

@@ -3,7 +3,7 @@ import { LIMITS } from '../../limits.js';
 import { formatSnippet } from '../../realm/drafts/format.js';
 import { SNIPPET_TITLE_MAX } from '../../realm/drafts/snippets.commands.js';
 import { endpoint } from '../endpoint.js';
-import { int, optional, required, str } from '../params.js';
+import { int, optional, required, str } from '../../params.js';
 
 const title = str({ maxLength: SNIPPET_TITLE_MAX });
 const content = str({ maxLength: LIMITS.max_message_length });

@@ -5,8 +5,8 @@ import type { EditResult } from '../../realm/scheduled/scheduled.commands.js';
 import { scheduledType } from '../../realm/scheduled/validate.js';
 import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, enumOf, int, optional, required, str, type ParamType } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, enumOf, int, optional, required, str, type ParamType } from '../../params.js';
 import { requestRealmUrl } from './channels.js';
 
 /** `to` as sent: JSON when it parses (an ID or a list), else the raw text (a name, refused by the command). */

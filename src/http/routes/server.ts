@@ -2,7 +2,7 @@
 import { EMOJI_DATA_PATH, emojiByName, emojiCodes, emojiNames } from '../../markdown/emoji.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { versionFields } from '../../version.js';
-import { realmUrl } from '../urls.js';
+import { realmUrl } from '../../urls.js';
 import { escapeHtml } from '../../markdown/escape.js';
 
 const AUTH_METHODS = ['password', 'dev', 'email', 'ldap', 'remoteuser', 'github', 'azuread', 'gitlab', 'apple', 'google', 'saml', 'openid connect'];

@@ -4,8 +4,8 @@ import { verifyPassword } from '../../auth/secrets.js';
 import { requireAdmin } from '../../realm/people/access.js';
 import { REALM_DEFAULT_SETTING_NAMES, USER_SETTINGS } from '../../realm/people/user-settings.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { optional, str, type Field } from '../params.js';
+import { errors } from '../../errors.js';
+import { optional, str, type Field } from '../../params.js';
 
 function catalogueFields(names: string[]): Record<string, Field<unknown>> {
   return Object.fromEntries(names.map((n) => [n, optional(USER_SETTINGS[n]!.type)]));

@@ -12,9 +12,9 @@ import { confirmationLink, inviteState, newInviteKey } from '../../realm/people/
 import { checkNewAccount, checkNewEmail, type CreatedUser } from '../../realm/people/users.commands.js';
 import type { RealmState } from '../../realm/state.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../errors.js';
 import { page } from '../pages.js';
-import { optional, required, str } from '../params.js';
+import { optional, required, str } from '../../params.js';
 import { requestRealmUrl } from './channels.js';
 
 const ROLE_NAMES: Record<number, string> = { 100: 'Owner', 200: 'Administrator', 300: 'Moderator', 400: 'Member', 600: 'Guest' };
@@ -115,7 +115,7 @@ export const signupSubmit = endpoint({
 /** What a confirmed sign-up joins with: the address, and the invitation's role, channels and groups. */
 interface Confirmed {
   email: string;
-  invite: Pick<MultiuseInvite, 'invitedAs' | 'groupIds' | 'streamIds' | 'includeRealmDefaultSubscriptions'>;
+  invite: Pick<MultiuseInvite, 'invitedAs' | 'groupIds' | 'channelIds' | 'includeRealmDefaultSubscriptions'>;
   /** Used up by users.create: the confirmation of a link's sign-up, or the email invitation. */
   use: { inviteId: number; confirmationId: number } | { emailInviteId: number };
 }
@@ -200,7 +200,7 @@ export const confirmSubmit = endpoint({
         passwordHash,
         role: invite.invitedAs,
         groupIds: invite.groupIds,
-        streamIds: invite.streamIds,
+        channelIds: invite.channelIds,
         defaultChannels: invite.includeRealmDefaultSubscriptions,
         ...found.use,
       });

@@ -3,7 +3,7 @@ import { targetUser } from '../../realm/people/access.js';
 import { STATUS_TEXT_MAX, formatStatus } from '../../realm/people/status.js';
 import { requireUserAccess } from '../../realm/people/user-access.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
-import { bool, int, optional, required, str } from '../params.js';
+import { bool, int, optional, required, str } from '../../params.js';
 
 const statusParams = {
   status_text: optional(str({ maxLength: STATUS_TEXT_MAX, trim: true })),

@@ -11,8 +11,8 @@ import { isAdmin } from '../../realm/people/access.js';
 import type { RealmState } from '../../realm/state.js';
 import { ROLE, type User } from '../../realm/types.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, enumOf, int, nullable, optional, required, str, withDefault, type Field } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, enumOf, int, nullable, optional, required, str, withDefault, type Field } from '../../params.js';
 import { serverContext, viewer } from './channels.js';
 
 interface ListFilters {

@@ -13,9 +13,9 @@ import type {
 import { trafficFor } from '../../realm/channels/traffic.js';
 import { targetUser } from '../../realm/people/access.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
-import { enumOf, int, json, list, object, oneOf, optional, required, str, withDefault, bool } from '../params.js';
+import { enumOf, int, json, list, object, oneOf, optional, required, str, withDefault, bool } from '../../params.js';
 import { newChannelParams, newChannelSettings, serverContext } from './channels.js';
 
 export const getSubscriptions = endpoint({
@@ -134,7 +134,7 @@ export const updateSubscriptionProperties = endpoint({
   async handle(ctx, p) {
     const input: PropertiesInput = {
       actorId: ctx.user.id,
-      changes: p.subscription_data.map((d) => ({ streamId: d.stream_id, property: d.property, value: d.value })),
+      changes: p.subscription_data.map((d) => ({ channelId: d.stream_id, property: d.property, value: d.value })),
     };
     await ctx.realm.dispatch('updateSubscriptionProperties', input);
     return {};

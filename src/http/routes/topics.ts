@@ -6,7 +6,7 @@ import type { DeletedBatch, DeleteTopicBatchInput } from '../../realm/channels/t
 import { requireAdmin } from '../../realm/people/access.js';
 import { normalizeTopic, topicForClient } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
-import { bool, int, required, str, withDefault } from '../params.js';
+import { bool, int, required, str, withDefault } from '../../params.js';
 import { viewer } from './channels.js';
 
 export const getTopics = endpoint({

@@ -2,8 +2,8 @@
 // upload becomes an attachment like POST /user_uploads's, and the final PATCH answers with its url and filename.
 import { TUS_EXTENSIONS, TUS_VERSION, parseMetadata, tusDataKey, type TusUpload } from '../../files/tus.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { required, str } from '../params.js';
+import { errors } from '../../errors.js';
+import { required, str } from '../../params.js';
 
 const BASE = '/api/v1/tus';
 

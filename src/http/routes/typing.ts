@@ -2,8 +2,8 @@
 import { accessMessage } from '../../realm/messages/access.js';
 import { requireRecipientsAccess } from '../../realm/people/user-access.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { enumOf, int, list, optional, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { enumOf, int, list, optional, required, str, withDefault } from '../../params.js';
 
 export const typing = endpoint({
   method: 'POST',
@@ -25,7 +25,7 @@ export const typing = endpoint({
     } else {
       if (p.stream_id === undefined) throw errors.badRequest('Missing channel ID');
       if (p.topic === undefined) throw errors.missingTopic();
-      await ctx.realm.dispatch('typing.notify', { kind: 'stream', senderId: ctx.user.id, op: p.op, streamId: p.stream_id, topic: p.topic });
+      await ctx.realm.dispatch('typing.notify', { kind: 'stream', senderId: ctx.user.id, op: p.op, channelId: p.stream_id, topic: p.topic });
     }
     return {};
   },
@@ -43,7 +43,7 @@ export const editTyping = endpoint({
     const { message: m } = await accessMessage(db, ctx.realm.state, ctx.user, p.message_id);
     const to =
       m.kind === 'stream'
-        ? { kind: 'stream', streamId: m.streamId!, topic: m.topic }
+        ? { kind: 'stream', channelId: m.channelId!, topic: m.topic }
         : { kind: 'direct', userIds: (await db.userMessages.rowsFor([m.id])).map((r) => r.userId) };
     await ctx.realm.dispatch('typing.editMessage', { senderId: ctx.user.id, op: p.op, messageId: m.id, to });
     return {};

@@ -7,8 +7,8 @@ import type { Removed } from '../../realm/files/attachments.commands.js';
 import { attachmentRecord } from '../../realm/files/attachments.commands.js';
 import { canDownload } from '../../realm/files/access.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { int, required, str } from '../params.js';
+import { errors } from '../../errors.js';
+import { int, required, str } from '../../params.js';
 
 /** Room in a multipart body for the boundaries, part headers and small fields around the file. */
 export const MULTIPART_OVERHEAD = 64 * 1024;

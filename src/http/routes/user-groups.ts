@@ -10,8 +10,8 @@ import {
   recursiveSubgroups,
 } from '../../realm/people/groups.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, int, list, optional, required, str, withDefault, type Field } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, int, list, optional, required, str, withDefault, type Field } from '../../params.js';
 
 const ids = () => withDefault(list(int(), { maxItems: 10_000 }), [] as number[]);
 

@@ -5,8 +5,8 @@ import { LIMITS } from '../../limits.js';
 import { VISIBILITY_POLICY } from '../../realm/channels/types.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { enumOf, int, intEnum, optional, required, str } from '../params.js';
+import { errors } from '../../errors.js';
+import { enumOf, int, intEnum, optional, required, str } from '../../params.js';
 
 const topicParam = required(str({ maxLength: LIMITS.max_topic_length }));
 

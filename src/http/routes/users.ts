@@ -6,8 +6,8 @@ import { checkNewAccount } from '../../realm/people/users.commands.js';
 import { ROLES, type User } from '../../realm/types.js';
 import { formatUser } from '../../realm/user-format.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
-import { errors } from '../errors.js';
-import { bool, int, intEnum, list, nullable, object, optional, required, str, withDefault } from '../params.js';
+import { errors } from '../../errors.js';
+import { bool, int, intEnum, list, nullable, object, optional, required, str, withDefault } from '../../params.js';
 import { requestRealmUrl } from './channels.js';
 import { profileValue } from './profile-fields.js';
 

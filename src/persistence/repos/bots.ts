@@ -12,8 +12,8 @@ export interface BotService {
 
 export interface BotSettings {
   userId: number;
-  defaultSendingStreamId: number | null;
-  defaultEventsRegisterStreamId: number | null;
+  defaultSendingChannelId: number | null;
+  defaultEventsRegisterChannelId: number | null;
   defaultAllPublicStreams: boolean;
   service: BotService | null;
 }
@@ -32,8 +32,8 @@ interface BotSettingsRow {
 function toSettings(r: BotSettingsRow): BotSettings {
   return {
     userId: r.user_id,
-    defaultSendingStreamId: r.default_sending_stream_id,
-    defaultEventsRegisterStreamId: r.default_events_register_stream_id,
+    defaultSendingChannelId: r.default_sending_stream_id,
+    defaultEventsRegisterChannelId: r.default_events_register_stream_id,
     defaultAllPublicStreams: r.default_all_public_streams,
     service:
       r.service_base_url === null
@@ -65,7 +65,7 @@ export class BotsRepository {
          default_all_public_streams = EXCLUDED.default_all_public_streams,
          service_name = EXCLUDED.service_name, service_base_url = EXCLUDED.service_base_url,
          service_interface = EXCLUDED.service_interface, service_token = EXCLUDED.service_token`,
-      [s.userId, s.defaultSendingStreamId, s.defaultEventsRegisterStreamId, s.defaultAllPublicStreams,
+      [s.userId, s.defaultSendingChannelId, s.defaultEventsRegisterChannelId, s.defaultAllPublicStreams,
         s.service?.name ?? null, s.service?.baseUrl ?? null, s.service?.interface ?? null, s.service?.token ?? null],
     );
   }

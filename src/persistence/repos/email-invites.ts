@@ -35,7 +35,7 @@ export class EmailInvitesRepository {
        VALUES ($1, $2, $3, $4, $5, $6::int[], $7::int[], $8, $9, $10,
          CASE WHEN $11::bigint IS NULL THEN NULL ELSE to_timestamp($11::bigint) END)
        RETURNING *`,
-      [i.realmId, i.email, i.key, i.referredBy, i.invitedAs, i.streamIds, i.groupIds, i.includeRealmDefaultSubscriptions,
+      [i.realmId, i.email, i.key, i.referredBy, i.invitedAs, i.channelIds, i.groupIds, i.includeRealmDefaultSubscriptions,
         i.notifyReferrerOnJoin, i.welcomeMessageCustomText, i.expiresAt],
     );
     return toInvite(row);

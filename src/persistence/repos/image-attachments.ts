@@ -75,7 +75,7 @@ export class ImageAttachmentsRepository {
   }
 
   /** Messages linking the upload whose rendering still has a preview placeholder, locked for the rewrite. */
-  placeholderMessages(realmId: number, pathId: string): Promise<{ id: number; streamId: number | null; content: string; renderedContent: string }[]> {
+  placeholderMessages(realmId: number, pathId: string): Promise<{ id: number; channelId: number | null; content: string; renderedContent: string }[]> {
     return this.db.map(
       `SELECT m.id, m.stream_id, m.content, m.rendered_content FROM messages m
        JOIN attachment_messages am ON am.message_id = m.id
@@ -83,7 +83,7 @@ export class ImageAttachmentsRepository {
        WHERE a.realm_id = $1 AND a.path_id = $2 AND m.rendered_content LIKE '%image-loading-placeholder%'
        ORDER BY m.id FOR UPDATE OF m`,
       [realmId, pathId],
-      (r) => ({ id: Number(r.id), streamId: r.stream_id ?? null, content: r.content, renderedContent: r.rendered_content }),
+      (r) => ({ id: Number(r.id), channelId: r.stream_id ?? null, content: r.content, renderedContent: r.rendered_content }),
     );
   }
 

@@ -8,7 +8,7 @@ export interface MultiuseInvite {
   key: string;
   referredBy: number;
   invitedAs: Role;
-  streamIds: number[];
+  channelIds: number[];
   groupIds: number[];
   includeRealmDefaultSubscriptions: boolean;
   welcomeMessageCustomText: string | null;
@@ -55,7 +55,7 @@ export function inviteFields(r: Record<string, any>) {
     key: r.link_key as string,
     referredBy: r.referred_by as number,
     invitedAs: r.invited_as as Role,
-    streamIds: r.stream_ids as number[],
+    channelIds: r.stream_ids as number[],
     groupIds: r.group_ids as number[],
     includeRealmDefaultSubscriptions: r.include_realm_default_subscriptions as boolean,
     welcomeMessageCustomText: r.welcome_message_custom_text as string | null,
@@ -76,7 +76,7 @@ export class InvitesRepository {
          include_realm_default_subscriptions, welcome_message_custom_text, expires_at)
        VALUES ($1, $2, $3, $4, $5::int[], $6::int[], $7, $8, CASE WHEN $9::bigint IS NULL THEN NULL ELSE to_timestamp($9::bigint) END)
        RETURNING *`,
-      [i.realmId, i.key, i.referredBy, i.invitedAs, i.streamIds, i.groupIds, i.includeRealmDefaultSubscriptions,
+      [i.realmId, i.key, i.referredBy, i.invitedAs, i.channelIds, i.groupIds, i.includeRealmDefaultSubscriptions,
         i.welcomeMessageCustomText, i.expiresAt],
     );
     return toInvite(row);

@@ -17,7 +17,7 @@ export interface StoredMessage {
   realmId: number;
   senderId: number;
   kind: 'stream' | 'direct';
-  streamId: number | null;
+  channelId: number | null;
   topic: string;
   /** Sorted participants including the sender; [] for channel messages. */
   directRecipients: number[];
@@ -60,7 +60,7 @@ export function toStoredMessage(r: Record<string, any>): StoredMessage {
     realmId: r.realm_id,
     senderId: r.sender_id,
     kind: r.recipient_kind,
-    streamId: r.stream_id,
+    channelId: r.stream_id,
     topic: r.topic,
     directRecipients: r.direct_recipients ?? [],
     content: r.content,
@@ -83,7 +83,7 @@ export interface MessageChange {
   id: number;
   content?: { content: string; renderedContent: string; hasLink: boolean; hasAttachment: boolean; hasImage: boolean; isMeMessage: boolean };
   topic?: string;
-  streamId?: number;
+  channelId?: number;
   recipientId?: number;
   editHistory: EditHistoryEntry[];
   editTime: Date;
@@ -140,7 +140,7 @@ export class MessagesRepository {
       col((m) => m.realmId),
       col((m) => m.senderId),
       col((m) => m.kind),
-      col((m) => m.streamId),
+      col((m) => m.channelId),
       col((m) => m.topic),
       col((m) => (m.kind === 'direct' ? `{${m.directRecipients.join(',')}}` : null)),
       col((m) => m.content),
@@ -175,22 +175,22 @@ export class MessagesRepository {
   }
 
   /** IDs of a topic's messages (case-insensitive), optionally only from `fromId` on, ascending. */
-  topicMessageIds(streamId: number, topic: string, fromId: number | null): Promise<number[]> {
+  topicMessageIds(channelId: number, topic: string, fromId: number | null): Promise<number[]> {
     return this.db.map(
       `SELECT id FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2) AND ($3::bigint IS NULL OR id >= $3)
        ORDER BY id`,
-      [streamId, topic, fromId],
+      [channelId, topic, fromId],
       (r) => Number(r.id),
     );
   }
 
   /** A topic's participants: who sent a message to it or reacted to one of its messages. */
-  topicParticipantIds(streamId: number, topic: string): Promise<number[]> {
+  topicParticipantIds(channelId: number, topic: string): Promise<number[]> {
     return this.db.map(
       `SELECT sender_id AS id FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2)
        UNION SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id
        WHERE m.stream_id = $1 AND lower(m.topic) = lower($2)`,
-      [streamId, topic],
+      [channelId, topic],
       (r) => r.id as number,
     );
   }
@@ -200,23 +200,23 @@ export class MessagesRepository {
    * history), or null. One statement; each topic is a backward step on messages_stream_topic (with `userId`, a walk
    * back to the newest received message, bounded by the pool's query timeout).
    */
-  latestInTopics(topics: { streamId: number; topic: string; userId: number | null }[]): Promise<(number | null)[]> {
+  latestInTopics(topics: { channelId: number; topic: string; userId: number | null }[]): Promise<(number | null)[]> {
     if (topics.length === 0) return Promise.resolve([]);
     return this.db.map(
       `SELECT (SELECT m.id FROM messages m WHERE m.stream_id = t.s AND lower(m.topic) = lower(t.topic)
                  AND (t.u IS NULL OR EXISTS (SELECT 1 FROM user_messages um WHERE um.user_id = t.u AND um.message_id = m.id))
                ORDER BY m.id DESC LIMIT 1) AS id
        FROM unnest($1::int[], $2::text[], $3::int[]) WITH ORDINALITY AS t(s, topic, u, i) ORDER BY t.i`,
-      [topics.map((t) => t.streamId), topics.map((t) => t.topic), topics.map((t) => t.userId)],
+      [topics.map((t) => t.channelId), topics.map((t) => t.topic), topics.map((t) => t.userId)],
       (r) => (r.id == null ? null : Number(r.id)),
     );
   }
 
   /** Whether the topic has any message. */
-  topicExists(streamId: number, topic: string): Promise<boolean> {
+  topicExists(channelId: number, topic: string): Promise<boolean> {
     return this.db.one(
       'SELECT EXISTS (SELECT 1 FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2)) AS e',
-      [streamId, topic],
+      [channelId, topic],
       (r) => r.e as boolean,
     );
   }
@@ -239,7 +239,7 @@ export class MessagesRepository {
       add('last_edit_time = ?', c.editTime);
     }
     if (c.topic !== undefined) add('topic = ?', c.topic);
-    if (c.streamId !== undefined) add('stream_id = ?', c.streamId);
+    if (c.channelId !== undefined) add('stream_id = ?', c.channelId);
     if (c.recipientId !== undefined) add('recipient_id = ?', c.recipientId);
     if (c.moved) add('last_moved_time = ?', c.editTime);
     return this.db.none(`UPDATE messages SET ${sets.join(', ')} WHERE id = $1`, values);

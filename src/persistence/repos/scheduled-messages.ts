@@ -6,7 +6,7 @@ export interface ScheduledMessage {
   realmId: number;
   senderId: number;
   type: 'stream' | 'private';
-  streamId: number | null;
+  channelId: number | null;
   /** Direct recipients (sorted), null for channel messages. */
   userIds: number[] | null;
   topic: string;
@@ -31,12 +31,12 @@ export type DeliveryType = 'send' | 'remind';
 
 export type NewScheduledMessage = Pick<
   ScheduledMessage,
-  'realmId' | 'senderId' | 'type' | 'streamId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt' | 'readBySender' | 'sendingClient'
+  'realmId' | 'senderId' | 'type' | 'channelId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt' | 'readBySender' | 'sendingClient'
 > &
   Partial<Pick<ScheduledMessage, 'deliveryType' | 'reminderTargetMessageId'>>;
 
 export type ScheduledChanges = Partial<
-  Pick<ScheduledMessage, 'type' | 'streamId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt'>
+  Pick<ScheduledMessage, 'type' | 'channelId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt'>
 >;
 
 /** What the delivery actor needs to know of a pending message. */
@@ -55,7 +55,7 @@ function toScheduled(r: Record<string, any>): ScheduledMessage {
     realmId: r.realm_id,
     senderId: r.sender_id,
     type: r.type,
-    streamId: r.stream_id,
+    channelId: r.stream_id,
     userIds: r.user_ids,
     topic: r.topic,
     content: r.content,
@@ -82,7 +82,7 @@ export class ScheduledMessagesRepository {
                                        read_by_sender, sending_client, delivery_type, reminder_target_message_id)
        VALUES ($1, $2, $3, $4, $5::int[], $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
       [
-        m.realmId, m.senderId, m.type, m.streamId, m.userIds, m.topic, m.content, m.renderedContent, m.scheduledAt, m.readBySender, m.sendingClient,
+        m.realmId, m.senderId, m.type, m.channelId, m.userIds, m.topic, m.content, m.renderedContent, m.scheduledAt, m.readBySender, m.sendingClient,
         m.deliveryType ?? 'send', m.reminderTargetMessageId ?? null,
       ],
     );
@@ -127,7 +127,7 @@ export class ScheduledMessagesRepository {
          failed = false, failure_message = NULL,
          version = version + 1
        WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, c.type ?? null, c.streamId ?? null, c.userIds ?? null, c.topic ?? null, c.content ?? null, c.renderedContent ?? null, c.scheduledAt ?? null],
+      [id, c.type ?? null, c.channelId ?? null, c.userIds ?? null, c.topic ?? null, c.content ?? null, c.renderedContent ?? null, c.scheduledAt ?? null],
     );
     return toScheduled(r);
   }

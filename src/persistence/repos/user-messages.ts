@@ -12,7 +12,7 @@ export interface UnreadRow {
   id: number;
   senderId: number;
   kind: 'stream' | 'direct';
-  streamId: number | null;
+  channelId: number | null;
   topic: string;
   directRecipients: number[];
   flags: number;
@@ -65,14 +65,14 @@ export class UserMessagesRepository {
   }
 
   /** Marks the user's unread messages read: all of them, a channel's, or a topic's; returns their IDs. */
-  markRead(userId: number, scope: { streamId?: number; topic?: string }): Promise<number[]> {
+  markRead(userId: number, scope: { channelId?: number; topic?: string }): Promise<number[]> {
     return this.db
       .map(
         `UPDATE user_messages um SET flags = um.flags | 1 FROM messages m
          WHERE um.user_id = $1 AND (um.flags & 1) = 0 AND m.id = um.message_id
            AND ($2::int IS NULL OR m.stream_id = $2) AND ($3::text IS NULL OR lower(m.topic) = lower($3))
          RETURNING um.message_id`,
-        [userId, scope.streamId ?? null, scope.topic ?? null],
+        [userId, scope.channelId ?? null, scope.topic ?? null],
         (r) => Number(r.message_id),
       )
       .then((ids) => ids.sort((a, b) => a - b));
@@ -97,11 +97,11 @@ export class UserMessagesRepository {
   }
 
   /** Whether the user has a message in the topic. */
-  hasTopic(userId: number, streamId: number, topic: string): Promise<boolean> {
+  hasTopic(userId: number, channelId: number, topic: string): Promise<boolean> {
     return this.db.one(
       `SELECT EXISTS (SELECT 1 FROM user_messages um JOIN messages m ON m.id = um.message_id
          WHERE um.user_id = $1 AND m.stream_id = $2 AND lower(m.topic) = lower($3)) AS e`,
-      [userId, streamId, topic],
+      [userId, channelId, topic],
       (r) => r.e as boolean,
     );
   }
@@ -130,7 +130,7 @@ export class UserMessagesRepository {
         id: Number(r.id),
         senderId: r.sender_id,
         kind: r.recipient_kind,
-        streamId: r.stream_id,
+        channelId: r.stream_id,
         topic: r.topic,
         directRecipients: r.direct_recipients ?? [],
         flags: r.flags,

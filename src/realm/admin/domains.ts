@@ -1,5 +1,5 @@
 // The organization's email domains (GET/POST/PATCH/DELETE /realm/domains): validation, commands and events.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { actor, activeUserIds } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';

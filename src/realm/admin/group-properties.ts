@@ -1,6 +1,6 @@
 // The organization's permission settings as PATCH /realm changes them: which groups each may be set to (the
 // reference's GroupPermissionSetting), who may change it, and checking a {new, old} change.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { normalizeGroupSetting, sameGroupSetting, type RawGroupSetting } from '../people/groups.js';
 import type { RealmState } from '../state.js';
 import { REALM_GROUP_SETTING_DEFAULTS, SYSTEM_GROUP, type SystemGroupName } from '../system-groups.js';

@@ -1,8 +1,8 @@
 // The organization settings PATCH /realm changes: each one's parameter type, who may change it, how a sent value
 // becomes the stored one (the reference's special values), and the realm events a change produces.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { escapeHtml } from '../../markdown/escape.js';
-import { bool, enumOf, int, str, type ParamType } from '../../http/params.js';
+import { bool, enumOf, int, str, type ParamType } from '../../params.js';
 import { visibleChannel } from '../channels/access.js';
 import { retentionParam } from '../channels/validate.js';
 import { REALM_SETTING_DEFAULTS, type RealmSettingName } from '../realm-settings.js';

@@ -1,6 +1,6 @@
 // Realm commands on the organization itself: PATCH /realm (settings and permission groups) and deactivation.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { actor, activeUserIds, requireAdmin } from '../people/access.js';
 import { ROLE, type GroupSettingValue, type User } from '../types.js';

@@ -1,6 +1,6 @@
 // Channel access rules: metadata access (knowing a channel, its subscribers and settings), content access
 // (its messages and topics), administering it, adding and removing subscribers; and the audiences of events.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { isAdmin } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';

@@ -1,6 +1,6 @@
 // New channels: the settings a creator may ask for (POST /channels/create, and POST subscriptions for
 // channels that do not exist yet), checked against the creator's permissions.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { NewChannel } from '../../persistence/repos/channels.js';
 import { isAdmin } from '../people/access.js';

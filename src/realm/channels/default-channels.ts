@@ -1,6 +1,6 @@
 // Default channels: which channels new users join (POST/DELETE /default_streams), and joining them.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';
 import { actor, requireAdmin } from '../people/access.js';

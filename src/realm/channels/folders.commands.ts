@@ -1,6 +1,6 @@
 // Channel folders: creating, renaming, describing, archiving and reordering them (administrators only).
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { FolderChanges } from '../../persistence/repos/channel-folders.js';
 import { byUser, type CommandDef } from '../commands.js';
 import { activeUserIds, actor, requireAdmin } from '../people/access.js';

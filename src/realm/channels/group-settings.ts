@@ -1,5 +1,5 @@
 // Channel permission settings: their defaults and rules, the group-setting value parameter, and validation.
-import { int, list, object, oneOf, optional, required, type ParamType } from '../../http/params.js';
+import { int, list, object, oneOf, optional, required, type ParamType } from '../../params.js';
 import { normalizeGroupSetting } from '../people/groups.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP, type SystemGroupName } from '../system-groups.js';

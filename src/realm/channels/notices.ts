@@ -86,7 +86,7 @@ export async function postNotice(
     realmId: state.realm.id,
     senderId: bot.id,
     kind: 'stream',
-    streamId: n.channel.id,
+    channelId: n.channel.id,
     topic: n.topic,
     directRecipients: [],
     content: n.content,
@@ -111,14 +111,14 @@ export async function postNotice(
 
 export function applyNotice(state: RealmState, n: Notice): void {
   if (n.createdBot) applyCreatedUser(state, { user: n.createdBot, groupIds: [] });
-  state.channels.noteMessage(n.message.streamId!, n.message.id, n.message.dateSent);
+  state.channels.noteMessage(n.message.channelId!, n.message.id, n.message.dateSent);
 }
 
 /** The bot's realm_user add (when new) and the message event to the notice's recipients. */
 export function noticeEvents(state: RealmState, n: Notice): RealmEvent[] {
   const events: RealmEvent[] = n.createdBot ? realmUserAdd(state, n.createdBot) : [];
   if (n.recipients.length === 0) return events;
-  const isPublic = state.channels.byId.get(n.message.streamId!)?.inviteOnly === false;
+  const isPublic = state.channels.byId.get(n.message.channelId!)?.inviteOnly === false;
   events.push({
     event: { type: 'message', message: eventMessage(state, n.message, []) },
     users: n.recipients.map((id) => ({ id, fields: { flags: flagNames(0) } })),

@@ -1,6 +1,6 @@
 // A subscriber's personal settings for channels (POST /users/me/subscriptions/properties).
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { SubscriptionColumn } from '../../persistence/repos/subscriptions.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
@@ -14,7 +14,7 @@ type Property = (typeof SUBSCRIPTION_PROPERTIES)[number];
 const HEX_COLOR = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 export interface PropertyChange {
-  streamId: number;
+  channelId: number;
   property: string;
   value: unknown;
 }
@@ -56,7 +56,7 @@ const updateSubscriptionProperties: CommandDef<PropertiesInput, { userId: number
   check(state, input) {
     const user = actor(state, input.actorId);
     const changes = input.changes.map((c) => {
-      const ch = visibleChannel(state, user, c.streamId, 'metadata');
+      const ch = visibleChannel(state, user, c.channelId, 'metadata');
       if (!state.channels.isSubscribed(user.id, ch.id)) throw errors.notSubscribedToChannel(ch.id);
       return { channelId: ch.id, ...checkChange(c.property, c.value) };
     });

@@ -1,6 +1,6 @@
 // Checks on channel names, descriptions and settings given by clients.
-import { errors } from '../../http/errors.js';
-import { int, oneOf, str, type ParamType } from '../../http/params.js';
+import { errors } from '../../errors.js';
+import { int, oneOf, str, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
 import { LIMITS } from '../../limits.js';
 import type { Channel } from './types.js';

@@ -1,7 +1,7 @@
 // Realm commands on a user's synchronized drafts: create (several at once), replace, delete; and dropping them
 // all when the user turns enable_drafts_synchronization off.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import type { Tx } from '../../persistence/db.js';
 import type { DraftType, NewDraft, StoredDraft } from '../../persistence/repos/drafts.js';

@@ -1,6 +1,6 @@
 // Realm commands on a user's saved snippets: create, edit (title and/or content), delete.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { SavedSnippet } from '../../persistence/repos/saved-snippets.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';

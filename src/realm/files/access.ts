@@ -13,7 +13,7 @@ export async function canDownload(db: Repos, state: RealmState, user: User, a: A
   if (a.ownerId === user.id) return true;
   const links = await db.attachments.linkingMessages(a.id, user.id);
   // Exactly the rule by which the user may read the linking message.
-  return links.some((m) => canSeeMessage(state, user, { kind: m.channelId === null ? 'direct' : 'stream', streamId: m.channelId }, m.received));
+  return links.some((m) => canSeeMessage(state, user, { kind: m.channelId === null ? 'direct' : 'stream', channelId: m.channelId }, m.received));
 }
 
 /**

@@ -1,6 +1,6 @@
 // Realm commands for attachment rows: record an upload (its bytes already stored), delete one, remove unclaimed ones.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { Attachment, DeletedAttachment } from '../../persistence/repos/attachments.js';
 import type { CommandDef } from '../commands.js';

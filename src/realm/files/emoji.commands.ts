@@ -1,6 +1,6 @@
 // Realm commands for custom emoji: add one (its image already stored) and deactivate one; both publish realm_emoji.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { emojiByName } from '../../markdown/index.js';
 import type { CommandDef } from '../commands.js';
 import { activeUserIds, actor, isAdmin } from '../people/access.js';

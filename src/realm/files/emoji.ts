@@ -1,5 +1,5 @@
 // Custom emoji: the name rules, the API form, and the lookups and checks statuses, reactions and Markdown use.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { emojiByName, emojiCodeIsValid } from '../../markdown/index.js';
 import type { RealmState } from '../state.js';
 import type { CustomEmoji } from './files-state.js';

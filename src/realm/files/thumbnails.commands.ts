@@ -31,7 +31,7 @@ const finishThumbnails: CommandDef<FinishInput, FinishInput & { realmId: number 
     const img = p.thumbnails === null ? null : await t.imageAttachments.byPathId(p.pathId);
     if (img !== null && (img.realmId !== p.realmId || img.thumbnails.length === 0)) return { editTime, messages: [] };
     const preview = img && uploadPreview(img);
-    const changed: { id: number; streamId: number | null; content: string; renderedContent: string }[] = [];
+    const changed: { id: number; channelId: number | null; content: string; renderedContent: string }[] = [];
     for (const m of await t.imageAttachments.placeholderMessages(p.realmId, p.pathId)) {
       const html = rewriteUploadPreviews(m.renderedContent, p.pathId, preview);
       if (html === null) continue;
@@ -41,7 +41,7 @@ const finishThumbnails: CommandDef<FinishInput, FinishInput & { realmId: number 
     const rows = await t.userMessages.rowsFor(changed.map((m) => m.id));
     const messages = changed.map((m) => {
       const flagsOf = new Map(rows.filter((r) => r.messageId === m.id).map((r) => [r.userId, r.flags]));
-      const audience = changeAudience(state, flagsOf.keys(), m.streamId).map((id) => ({ id, flags: flagNames(flagsOf.get(id) ?? 0) }));
+      const audience = changeAudience(state, flagsOf.keys(), m.channelId).map((id) => ({ id, flags: flagNames(flagsOf.get(id) ?? 0) }));
       return { id: m.id, content: m.content, renderedContent: m.renderedContent, audience };
     });
     return { editTime, messages };

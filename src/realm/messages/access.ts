@@ -2,7 +2,7 @@
 import { ROLE, type User } from '../types.js';
 import type { RealmState } from '../state.js';
 import type { Channel } from '../channels/types.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Repos } from '../../persistence/db.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 
@@ -18,10 +18,10 @@ export function canReadChannelHistory(state: RealmState, user: User, ch: Channel
 }
 
 /** Whether the user may see a message: they have a row for it, or it is in a channel whose history they may read. */
-export function canSeeMessage(state: RealmState, user: User, m: Pick<StoredMessage, 'kind' | 'streamId'>, hasRow: boolean): boolean {
+export function canSeeMessage(state: RealmState, user: User, m: Pick<StoredMessage, 'kind' | 'channelId'>, hasRow: boolean): boolean {
   if (hasRow) return true;
   if (m.kind !== 'stream') return false;
-  const ch = state.channels.byId.get(m.streamId!);
+  const ch = state.channels.byId.get(m.channelId!);
   return ch !== undefined && canReadChannelHistory(state, user, ch);
 }
 
@@ -29,9 +29,9 @@ export function canSeeMessage(state: RealmState, user: User, m: Pick<StoredMessa
  * Who hears of a change to messages (edit, deletion, reaction): everyone holding a row, plus, for a channel
  * whose history subscribers may read, its current subscribers.
  */
-export function changeAudience(state: RealmState, holders: Iterable<number>, streamId: number | null): number[] {
+export function changeAudience(state: RealmState, holders: Iterable<number>, channelId: number | null): number[] {
   const out = new Set(holders);
-  const ch = streamId === null ? undefined : state.channels.byId.get(streamId);
+  const ch = channelId === null ? undefined : state.channels.byId.get(channelId);
   if (ch?.historyPublicToSubscribers) for (const id of state.channels.subscriberIds(ch.id)) out.add(id);
   return [...out].filter((id) => state.usersById.get(id)?.isActive).sort((a, b) => a - b);
 }

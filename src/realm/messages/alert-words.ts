@@ -1,5 +1,5 @@
 // Alert words: a user's words that flag messages containing them (has_alert_word); adding and removing them.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 

@@ -10,7 +10,7 @@ export function editHistoryForClient(state: RealmState, m: StoredMessage, allowE
   let content = m.content;
   let rendered = m.renderedContent;
   let topic = shown(m.topic);
-  let stream = m.streamId;
+  let stream = m.channelId;
   const out: Record<string, unknown>[] = [];
   for (const e of m.editHistory ?? []) {
     const entry: Record<string, unknown> = { content, rendered_content: rendered, timestamp: e.timestamp, topic, user_id: e.user_id };

@@ -1,6 +1,6 @@
 // Who may change what in a message (PATCH /messages/{id}): Zulip's payload validation, content editing
 // permission and time limit, topic moves, resolving, channel moves and their time limits.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { RESOLVED_TOPIC_PREFIX } from '../../narrow/index.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import { canAdminister, inChannelSetting } from '../channels/access.js';
@@ -14,16 +14,16 @@ export const EDIT_LIMIT_BUFFER_SECONDS = 20;
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
-export function checkPayload(m: StoredMessage, change: { content?: string; topic?: string; streamId?: number; propagateMode: PropagateMode }): void {
-  if (change.topic === undefined && change.content === undefined && change.streamId === undefined) throw errors.nothingToChange();
+export function checkPayload(m: StoredMessage, change: { content?: string; topic?: string; channelId?: number; propagateMode: PropagateMode }): void {
+  if (change.topic === undefined && change.content === undefined && change.channelId === undefined) throw errors.nothingToChange();
   if (m.kind !== 'stream') {
-    if (change.streamId !== undefined) throw errors.directMessageMove();
+    if (change.channelId !== undefined) throw errors.directMessageMove();
     if (change.topic !== undefined) throw errors.directMessageTopic();
   }
-  if (change.propagateMode !== 'change_one' && change.topic === undefined && change.streamId === undefined) {
+  if (change.propagateMode !== 'change_one' && change.topic === undefined && change.channelId === undefined) {
     throw errors.propagateModeWithoutMove();
   }
-  if (change.streamId !== undefined && change.content !== undefined) throw errors.contentAndChannelEdit();
+  if (change.channelId !== undefined && change.content !== undefined) throw errors.contentAndChannelEdit();
 }
 
 /** Zulip's validate_user_can_edit_message: editing on, one's own message, within the limit. */

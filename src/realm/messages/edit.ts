@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { RealmEvent } from '../../events/hub.js';
 import type { ImageRenderData } from '../../markdown/index.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
 import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/messages.js';
@@ -31,7 +31,7 @@ export interface EditInput {
   /** The SHA-256 (hex) of the content the client edited; refused when the content has changed since. */
   prevContentSha256?: string;
   topic?: string;
-  streamId?: number;
+  channelId?: number;
   propagateMode: PropagateMode;
   realmUrl: string;
   /** Inline image previews for new content (see SendInput.images). */
@@ -67,9 +67,9 @@ async function editContent(t: Tx, state: RealmState, user: User, m: StoredMessag
   const holders = rows.map((x) => x.userId);
   const mentioned = mentionedUsers(state, r, holders);
   const alerted = alertedUsers(state, content, holders);
-  const participants = r.wildcards.topic && m.kind === 'stream' ? new Set([...(await t.messages.topicParticipantIds(m.streamId!, m.topic)), m.senderId]) : null;
+  const participants = r.wildcards.topic && m.kind === 'stream' ? new Set([...(await t.messages.topicParticipantIds(m.channelId!, m.topic)), m.senderId]) : null;
   if (m.kind === 'stream' && !state.userHasRealmPermission(user.id, 'can_mention_many_users_group')) {
-    if (r.wildcards.stream && activeSubscriberIds(state, m.streamId!).length > WILDCARD_MENTION_THRESHOLD) throw errors.streamWildcardNotAllowed();
+    if (r.wildcards.stream && activeSubscriberIds(state, m.channelId!).length > WILDCARD_MENTION_THRESHOLD) throw errors.streamWildcardNotAllowed();
     if (participants && participants.size > WILDCARD_MENTION_THRESHOLD) throw errors.topicWildcardNotAllowed();
   }
   for (const row of rows) {
@@ -113,12 +113,12 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
     }
     let topic = p.topic === undefined ? undefined : cleanTopic(state, p.topic);
     if (topic === m.topic) topic = undefined;
-    const streamId = p.streamId === m.streamId ? undefined : p.streamId;
-    checkPayload(m, { content: p.content, topic, streamId, propagateMode: p.propagateMode });
-    const oldChannel = m.kind === 'stream' ? state.channels.byId.get(m.streamId!) : undefined;
+    const channelId = p.channelId === m.channelId ? undefined : p.channelId;
+    checkPayload(m, { content: p.content, topic, channelId, propagateMode: p.propagateMode });
+    const oldChannel = m.kind === 'stream' ? state.channels.byId.get(m.channelId!) : undefined;
     let newChannel: Channel | undefined;
-    if (streamId !== undefined) {
-      newChannel = visibleChannel(state, p.user, streamId, 'content');
+    if (channelId !== undefined) {
+      newChannel = visibleChannel(state, p.user, channelId, 'content');
       checkChannelMove(state, p.user, oldChannel!);
       checkCanPost(state, p.user, newChannel);
     }
@@ -140,12 +140,12 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
       const entry: EditHistoryEntry = { user_id: p.user.id, timestamp: now };
       if (x.id === m.id && content) Object.assign(entry, { prev_content: m.content, prev_rendered_content: m.renderedContent });
       if (topic !== undefined) Object.assign(entry, { prev_topic: x.topic, topic });
-      if (newChannel) Object.assign(entry, { prev_stream: x.streamId, stream: newChannel.id });
+      if (newChannel) Object.assign(entry, { prev_stream: x.channelId, stream: newChannel.id });
       await t.messages.update({
         id: x.id,
         content: x.id === m.id ? content : undefined,
         topic,
-        streamId: newChannel?.id,
+        channelId: newChannel?.id,
         editHistory: [entry, ...(x.editHistory ?? [])],
         editTime,
         moved: isMove,
@@ -168,7 +168,7 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
     const target = (await t.messages.byId(m.id))!;
     const rows = await t.userMessages.rowsFor([m.id]);
     const flagsOf = new Map(rows.map((r) => [r.userId, r.flags]));
-    const audienceIds = changeAudience(state, flagsOf.keys(), target.streamId).filter((id) => !lostAccess.includes(id));
+    const audienceIds = changeAudience(state, flagsOf.keys(), target.channelId).filter((id) => !lostAccess.includes(id));
     const audience = audienceIds.map((id) => ({ id, flags: flagNames(flagsOf.get(id) ?? 0) }));
     return { userId: p.user.id, editTime: now, propagateMode: p.propagateMode, target, before: m, movedIds, topic, newChannel, contentChanged: content !== undefined, audience, lostAccess };
   },
@@ -184,8 +184,8 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
       rendering_only: false,
     };
     if (m.kind === 'stream') {
-      event.stream_name = state.channels.byId.get(m.streamId!)?.name ?? '';
-      event.stream_id = m.streamId;
+      event.stream_name = state.channels.byId.get(m.channelId!)?.name ?? '';
+      event.stream_id = m.channelId;
     }
     if (r.contentChanged) {
       Object.assign(event, {
@@ -208,7 +208,7 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
     if (r.newChannel) event.new_stream_id = r.newChannel.id;
     const events: RealmEvent[] = [{ event, users: r.audience.map((a) => ({ id: a.id, fields: { flags: a.flags } })) }];
     if (r.lostAccess.length > 0 && m.kind === 'stream') {
-      const base = { type: 'delete_message', message_type: 'stream', stream_id: m.streamId, topic: m.topic };
+      const base = { type: 'delete_message', message_type: 'stream', stream_id: m.channelId, topic: m.topic };
       events.push({
         event: { ...base, message_ids: r.movedIds },
         users: r.lostAccess,

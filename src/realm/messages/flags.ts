@@ -1,7 +1,7 @@
 // Personal message flags (POST /messages/flags and the mark-as-read operations): Zulip's state table, historical
 // rows for messages the user never received, and the update_message_flags event.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
@@ -70,9 +70,9 @@ export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
     if (p.flag === 'read' && !on) {
       ids = ids.filter((id) => {
         const m = messages.get(id);
-        if (!m || m.kind !== 'stream' || state.channels.isSubscribed(p.userId, m.streamId!)) return true;
+        if (!m || m.kind !== 'stream' || state.channels.isSubscribed(p.userId, m.channelId!)) return true;
         ignored.push(id);
-        ignoredChannels.add(m.streamId!);
+        ignoredChannels.add(m.channelId!);
         return false;
       });
     }
@@ -100,7 +100,7 @@ export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
 
 export interface MarkReadInput {
   userId: number;
-  streamId?: number;
+  channelId?: number;
   topic?: string;
 }
 
@@ -112,7 +112,7 @@ export const markAsRead: CommandDef<MarkReadInput, MarkReadInput, FlagsResult> =
     return input;
   },
   async write(t, p) {
-    const changed = await t.userMessages.markRead(p.userId, { streamId: p.streamId, topic: p.topic });
+    const changed = await t.userMessages.markRead(p.userId, { channelId: p.channelId, topic: p.topic });
     return { userId: p.userId, op: 'add', flag: 'read', changed, ignored: [], ignoredChannels: [] };
   },
   events: (_state, r) => flagsEvent(r),

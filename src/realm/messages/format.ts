@@ -24,8 +24,8 @@ export function flagNames(bits: number): string[] {
 }
 
 /** The API's recipient_id: 2 × channel ID for channel messages, 2 × conversation ID + 1 for direct ones. */
-export function recipientIdOf(m: Pick<StoredMessage, 'kind' | 'streamId' | 'recipientId'>): number {
-  return m.kind === 'stream' ? 2 * m.streamId! : m.recipientId;
+export function recipientIdOf(m: Pick<StoredMessage, 'kind' | 'channelId' | 'recipientId'>): number {
+  return m.kind === 'stream' ? 2 * m.channelId! : m.recipientId;
 }
 
 export function formatReactions(reactions: Reaction[]): Record<string, unknown>[] {
@@ -75,7 +75,7 @@ export function formatMessage(state: RealmState, m: StoredMessage, reactions: Re
   const sender = state.usersById.get(m.senderId);
   const senderEmail = sender ? state.apiEmailOf(sender) : '';
   const isStream = m.kind === 'stream';
-  const channel = isStream ? state.channels.byId.get(m.streamId!) : undefined;
+  const channel = isStream ? state.channels.byId.get(m.channelId!) : undefined;
   const out: Record<string, unknown> = {
     id: m.id,
     sender_id: m.senderId,
@@ -96,7 +96,7 @@ export function formatMessage(state: RealmState, m: StoredMessage, reactions: Re
     avatar_url: o.clientGravatar ? null : gravatarUrl(senderEmail),
     content_type: o.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
-  if (isStream) out.stream_id = m.streamId;
+  if (isStream) out.stream_id = m.channelId;
   if (m.editHistory && m.editHistory.length > 0 && realmSetting(state, 'message_edit_history_visibility_policy') !== 'none') {
     const history = historyForClient(state, m.editHistory, o.allowEmptyTopic);
     if (history.length > 0) out.edit_history = history;
@@ -114,7 +114,7 @@ export function formatMessage(state: RealmState, m: StoredMessage, reactions: Re
 export function eventMessage(state: RealmState, m: StoredMessage, reactions: Reaction[]): Record<string, unknown> {
   const out = formatMessage(state, m, reactions, { applyMarkdown: false, clientGravatar: false, allowEmptyTopic: true });
   out.rendered_content = m.renderedContent;
-  out.stream_is_public = m.kind === 'stream' && state.channels.byId.get(m.streamId!)?.inviteOnly === false;
+  out.stream_is_public = m.kind === 'stream' && state.channels.byId.get(m.channelId!)?.inviteOnly === false;
   out.empty_topic_display_name = realmSetting(state, 'empty_topic_display_name');
   return out;
 }

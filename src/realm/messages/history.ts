@@ -1,7 +1,7 @@
 // Reading message history (GET /messages, POST /messages/flags/narrow): the narrow compiled to SQL over the
 // viewer's rows, or over a channel's whole history where they may read it (a spectator: the web-public
 // channels' history only), with Zulip's anchor arithmetic.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Db } from '../../persistence/db.js';
 import { MESSAGE_COLUMNS, toStoredMessage, type StoredMessage } from '../../persistence/repos/messages.js';
 import { compileSql, FLAG_BITS, type ResolvedTerm } from '../../narrow/index.js';
@@ -51,7 +51,7 @@ export function includesHistory(state: RealmState, viewer: User, narrow: readonl
   for (const t of narrow) {
     if (t.negated) continue;
     if (t.op === 'channel') {
-      const ch = state.channels.byId.get(t.streamId);
+      const ch = state.channels.byId.get(t.channelId);
       if (ch && canReadChannelHistory(state, viewer, ch)) include = true;
     } else if ((t.op === 'channels-public' || t.op === 'channel-ids') && viewer.role !== ROLE.GUEST) include = true;
   }

@@ -57,7 +57,7 @@ export async function resolveForViewer(
         ? spectatorMaySee(state, m)
         : m.realmId === state.realm.id && canSeeMessage(state, viewer, m, (await db.userMessages.flagsFor(viewer.id, [m.id])).has(m.id)));
     if (m && visible) {
-      conversation = m.kind === 'stream' ? { kind: 'stream', streamId: m.streamId!, topic: m.topic } : { kind: 'direct', userIds: m.directRecipients };
+      conversation = m.kind === 'stream' ? { kind: 'stream', channelId: m.channelId!, topic: m.topic } : { kind: 'direct', userIds: m.directRecipients };
     }
   }
   // Legacy pairs carry IDs as strings: a name or email wins, an all-digits string falls back to the ID.
@@ -97,7 +97,7 @@ export function narrowColumns(state: RealmState, viewerId: number | null, histor
     id: 'm.id',
     senderId: 'm.sender_id',
     kind: 'm.recipient_kind',
-    streamId: 'm.stream_id',
+    channelId: 'm.stream_id',
     topic: 'm.topic',
     directRecipients: 'm.direct_recipients',
     flags: v === null ? String(SPECTATOR_FLAGS) : history ? `COALESCE(um.flags, ${HISTORICAL_DEFAULT})` : 'um.flags',
@@ -105,7 +105,7 @@ export function narrowColumns(state: RealmState, viewerId: number | null, histor
     hasAttachment: 'm.has_attachment',
     hasImage: 'm.has_image',
     hasReaction: 'EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)',
-    streamIsPublic: `COALESCE(m.stream_id = ANY(${intList(publicChannelIds(state))}), false)`,
+    channelIsPublic: `COALESCE(m.stream_id = ANY(${intList(publicChannelIds(state))}), false)`,
     topicFollowed: v === null ? 'FALSE' : policy(`= ${VISIBILITY_POLICY.FOLLOWED}`),
     topicMuted:
       v === null
@@ -123,10 +123,10 @@ export function topicPolicies(topics: UserTopic[]): Map<string, number> {
 
 /** Whether a channel message is hidden from the viewer by muting: a muted topic, or a channel they are subscribed
  *  to and muted whose topic is not unmuted or followed. */
-export function isMutedFor(state: RealmState, viewerId: number, streamId: number, topic: string, policies: Map<string, number>): boolean {
-  const policy = policies.get(`${streamId}:${topic.toLowerCase()}`) ?? 0;
+export function isMutedFor(state: RealmState, viewerId: number, channelId: number, topic: string, policies: Map<string, number>): boolean {
+  const policy = policies.get(`${channelId}:${topic.toLowerCase()}`) ?? 0;
   if (policy === VISIBILITY_POLICY.MUTED) return true;
-  const sub = state.channels.subscription(viewerId, streamId);
+  const sub = state.channels.subscription(viewerId, channelId);
   const channelMuted = sub?.active === true && sub.isMuted;
   return channelMuted && policy !== VISIBILITY_POLICY.UNMUTED && policy !== VISIBILITY_POLICY.FOLLOWED;
 }
@@ -141,13 +141,13 @@ export function toNarrowMessage(
   policies: Map<string, number>,
 ): NarrowMessage {
   const isStream = m.kind === 'stream';
-  const ch = isStream ? state.channels.byId.get(m.streamId!) : undefined;
-  const policy = isStream ? (policies.get(`${m.streamId}:${m.topic.toLowerCase()}`) ?? 0) : 0;
+  const ch = isStream ? state.channels.byId.get(m.channelId!) : undefined;
+  const policy = isStream ? (policies.get(`${m.channelId}:${m.topic.toLowerCase()}`) ?? 0) : 0;
   return {
     id: m.id,
     senderId: m.senderId,
     kind: m.kind,
-    streamId: m.streamId,
+    channelId: m.channelId,
     topic: m.topic,
     directRecipients: m.directRecipients,
     content: m.content,
@@ -157,9 +157,9 @@ export function toNarrowMessage(
     hasAttachment: m.hasAttachment,
     hasImage: m.hasImage,
     hasReaction,
-    streamIsPublic: ch !== undefined && !ch.inviteOnly,
+    channelIsPublic: ch !== undefined && !ch.inviteOnly,
     topicIsFollowed: policy === VISIBILITY_POLICY.FOLLOWED,
-    topicIsMuted: isStream && isMutedFor(state, viewerId, m.streamId!, m.topic, policies),
+    topicIsMuted: isStream && isMutedFor(state, viewerId, m.channelId!, m.topic, policies),
   };
 }
 

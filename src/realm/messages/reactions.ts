@@ -1,7 +1,7 @@
 // Emoji reactions: adding (by name, or name with code and type) and removing, with Zulip's validation, historical
 // rows for reactions to messages the user never received, and the reaction event.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Reaction } from '../../persistence/repos/reactions.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import type { CommandDef } from '../commands.js';
@@ -73,7 +73,7 @@ export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionRes
       if (!reaction) throw errors.reactionDoesNotExist();
     }
     const holders = (await t.userMessages.rowsFor([message.id])).map((r) => r.userId);
-    return { op: p.input.op, reaction, message, audience: changeAudience(state, holders, message.streamId) };
+    return { op: p.input.op, reaction, message, audience: changeAudience(state, holders, message.channelId) };
   },
 
   events(state, r): RealmEvent[] {

@@ -1,6 +1,6 @@
 // Who a message is addressed to: `to` in every form clients send it (name, ID, JSON, list, comma list),
 // resolved against the working set with Zulip's errors.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
 import { hasMetadataAccess } from '../channels/access.js';
 import type { Channel } from '../channels/types.js';

@@ -1,6 +1,6 @@
 // Reporting a message (POST /messages/{id}/report): the notification bot posts the report, with a quote of the
 // message, to the realm's moderation request channel, in a topic per reported user (the reference's format).
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import { LIMITS } from '../../limits.js';
 import { applyNotice, NOTIFICATION_BOT_EMAIL, noticeEvents, postNotice, type Notice } from '../channels/notices.js';
@@ -57,7 +57,7 @@ function reportContent(state: RealmState, reporter: { id: number; fullName: stri
     const last = mentions.pop()!;
     header = `${silentMention(reporter)} reported a DM sent by ${silentMention(reported)} to ${mentions.join(', ')}, and ${last}.`;
   } else {
-    const channel = state.channels.byId.get(m.streamId!)!;
+    const channel = state.channels.byId.get(m.channelId!)!;
     header = `${silentMention(reporter)} reported #**${channel.name}>${m.topic}@${m.id}** sent by ${silentMention(reported)}.`;
   }
   const context = `\n- Reason: **${REPORT_REASONS[type]}**\n- Notes:\n\`\`\`quote\n${description}\n\`\`\``;

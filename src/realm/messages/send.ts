@@ -3,7 +3,7 @@
 // message event with each one's flags.
 import type { RealmEvent } from '../../events/hub.js';
 import type { ImageRenderData } from '../../markdown/index.js';
-import { ApiError, errors } from '../../http/errors.js';
+import { ApiError, errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
@@ -122,7 +122,7 @@ function address(state: RealmState, sender: User, input: SendInput) {
     const participants = [...new Set([sender.id, ...others.map((u) => u.id)])].sort((a, b) => a - b);
     const mustExist = checkDirectPermissions(state, sender, participants);
     const unverifiedRecipients = accessRestricted(state, sender) ? others.filter((u) => !userAccessTest(state, u)(sender)).map((u) => u.id) : [];
-    return { kind: 'direct' as const, streamId: null, topic: '', participants, recipients: participants, mustExist, unverifiedRecipients };
+    return { kind: 'direct' as const, channelId: null, topic: '', participants, recipients: participants, mustExist, unverifiedRecipients };
   }
   const ch = targetChannel(state, input.to);
   checkCanPost(state, sender, ch, input.to);
@@ -130,7 +130,7 @@ function address(state: RealmState, sender: User, input: SendInput) {
   const topic = cleanTopic(state, input.topic);
   checkTopicPolicy(state, ch, topic);
   const recipients = [...new Set([...activeSubscriberIds(state, ch.id), sender.id])].sort((a, b) => a - b);
-  return { kind: 'stream' as const, streamId: ch.id, topic, participants: [], recipients, mustExist: false, unverifiedRecipients: [] };
+  return { kind: 'stream' as const, channelId: ch.id, topic, participants: [], recipients, mustExist: false, unverifiedRecipients: [] };
 }
 
 /** A topic wildcard mention (@**topic**) in a channel: refused above the threshold without permission;
@@ -204,7 +204,7 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
         m.recipientId = 2 * convId + 1;
       } else if (plan.topicWildcard) {
         await flush();
-        markTopicWildcard(state, m, flags, new Set(await t.messages.topicParticipantIds(m.streamId!, m.topic)));
+        markTopicWildcard(state, m, flags, new Set(await t.messages.topicParticipantIds(m.channelId!, m.topic)));
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -220,10 +220,10 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
     const m = a.message;
     let visibility: VisibilityChange | null = null;
     if (m.kind === 'stream') {
-      const key = `${m.streamId}\u0000${row.topicKey}`;
+      const key = `${m.channelId}\u0000${row.topicKey}`;
       const startsTopic = !row.topicExisted && !topics.has(key);
       topics.add(key);
-      visibility = await applyAutomaticVisibility(t, state, a.plan.sender, m.streamId!, m.topic, new Date(m.dateSent * 1000), startsTopic);
+      visibility = await applyAutomaticVisibility(t, state, a.plan.sender, m.channelId!, m.topic, new Date(m.dateSent * 1000), startsTopic);
     }
     // Uploads linked in the message become readable by whoever can read the message.
     await linkAttachments(t, state, row.id, m.content, m.senderId);
@@ -265,7 +265,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
       realmId: state.realm.id,
       senderId: sender.id,
       kind: to.kind,
-      streamId: to.streamId,
+      channelId: to.channelId,
       topic: to.topic,
       directRecipients: to.participants,
       content,
@@ -274,7 +274,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
       hasLink: rendered.hasLink,
       hasAttachment: rendered.hasAttachment,
       hasImage: rendered.hasImage,
-      recipientId: to.streamId === null ? 0 : 2 * to.streamId,
+      recipientId: to.channelId === null ? 0 : 2 * to.channelId,
       client: input.client,
       isMeMessage: rendered.isMeMessage,
     };
@@ -302,14 +302,14 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   apply(state, r) {
     const m = r.message;
     if (m.kind === 'direct') state.messages.directConversations.set(m.directRecipients.join(','), (m.recipientId - 1) / 2);
-    else state.channels.noteMessage(m.streamId!, m.id, m.dateSent);
+    else state.channels.noteMessage(m.channelId!, m.id, m.dateSent);
   },
 
   events(state, r) {
     const m = r.message;
     const events: RealmEvent[] = [];
     if (r.visibility) events.push(userTopicEvent(r.visibility));
-    const isPublic = m.kind === 'stream' && state.channels.byId.get(m.streamId!)?.inviteOnly === false;
+    const isPublic = m.kind === 'stream' && state.channels.byId.get(m.channelId!)?.inviteOnly === false;
     events.push({
       event: { type: 'message', message: eventMessage(state, m, []) },
       users: r.rows.map((row) => ({ id: row.userId, fields: { flags: flagNames(row.flags) } })),

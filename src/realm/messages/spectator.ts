@@ -1,6 +1,6 @@
 // What a spectator (a logged-out visitor of a realm with spectator access) may read: messages of web-public
 // channels only, through narrows Zulip calls web-public and spectator-compatible, and always with flags ["read"].
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { FLAG_BITS, narrowError, type NarrowTerm } from '../../narrow/index.js';
 import type { Repos } from '../../persistence/db.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
@@ -92,9 +92,9 @@ export function spectatorChannel(state: RealmState, x: string | number): Channel
 }
 
 /** Whether a spectator may read this message: a message of a web-public channel of the realm. */
-export function spectatorMaySee(state: RealmState, m: Pick<StoredMessage, 'realmId' | 'kind' | 'streamId'>): boolean {
+export function spectatorMaySee(state: RealmState, m: Pick<StoredMessage, 'realmId' | 'kind' | 'channelId'>): boolean {
   if (m.realmId !== state.realm.id || m.kind !== 'stream') return false;
-  return state.channels.byId.get(m.streamId!)?.isWebPublic === true;
+  return state.channels.byId.get(m.channelId!)?.isWebPublic === true;
 }
 
 /** Zulip's access_web_public_message: a message a spectator may read, else the missing-login error. */

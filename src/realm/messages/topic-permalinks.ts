@@ -17,14 +17,14 @@ export function topicPermalinkLookups(state: RealmState, author: User | null): B
   if (!db) return {};
   return {
     async topicLatestMessageId(keys) {
-      const asked: { key: unknown; streamId: number; topic: string; userId: number | null }[] = [];
+      const asked: { key: unknown; channelId: number; topic: string; userId: number | null }[] = [];
       for (const key of keys.slice(0, MAX_TOPIC_PERMALINKS)) {
         const newline = typeof key === 'string' ? key.indexOf('\n') : -1;
         if (newline < 0) continue;
         const ch = state.channels.byId.get(Number((key as string).slice(0, newline)));
         // With no author (server-written text) only public channels are looked up: nobody's access to vouch for.
         if (!ch || (author ? !hasContentAccess(state, author, ch) : ch.inviteOnly)) continue;
-        asked.push({ key, streamId: ch.id, topic: (key as string).slice(newline + 1), userId: ch.historyPublicToSubscribers ? null : author!.id });
+        asked.push({ key, channelId: ch.id, topic: (key as string).slice(newline + 1), userId: ch.historyPublicToSubscribers ? null : author!.id });
       }
       const answers = new Map<unknown, unknown>();
       let ids: (number | null)[];

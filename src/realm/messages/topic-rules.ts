@@ -1,6 +1,6 @@
 // The topic of a channel message: cleaned as Zulip does (trimmed, printable, at most max_topic_length, the
 // empty topic's aliases mapped to ""), then checked against the channel's topics_policy.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import type { Channel } from '../channels/types.js';
 import { realmSetting } from '../realm-settings.js';

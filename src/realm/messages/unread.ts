@@ -38,12 +38,12 @@ export async function unreadMessages(db: Repos, state: RealmState, userId: numbe
       if (r.flags & MENTION_BITS) mentions.push(r.id);
       continue;
     }
-    if (!state.channels.isSubscribed(userId, r.streamId!)) continue;
-    const key = `${r.streamId}:${r.topic.toLowerCase()}`;
+    if (!state.channels.isSubscribed(userId, r.channelId!)) continue;
+    const key = `${r.channelId}:${r.topic.toLowerCase()}`;
     let entry = streams.get(key);
-    if (!entry) streams.set(key, (entry = { stream_id: r.streamId!, topic: topicForClient(state, r.topic, allowEmptyTopic), unread_message_ids: [] }));
+    if (!entry) streams.set(key, (entry = { stream_id: r.channelId!, topic: topicForClient(state, r.topic, allowEmptyTopic), unread_message_ids: [] }));
     entry.unread_message_ids.push(r.id);
-    const muted = isMutedFor(state, userId, r.streamId!, r.topic, policies);
+    const muted = isMutedFor(state, userId, r.channelId!, r.topic, policies);
     if (!muted) count++;
     if (r.flags & FLAG_BITS.mentioned || (r.flags & MENTION_BITS && !muted)) mentions.push(r.id);
   }
@@ -76,8 +76,8 @@ export async function unreadDetails(
       const others = m.directRecipients.filter((id) => id !== userId);
       out[m.id] = { type: 'private', ...(mentioned ? { mentioned } : {}), user_ids: others };
     } else {
-      const unmuted = !isMutedFor(state, userId, m.streamId!, m.topic, policies);
-      out[m.id] = { type: 'stream', ...(mentioned ? { mentioned } : {}), stream_id: m.streamId, topic: m.topic, unmuted_stream_msg: unmuted };
+      const unmuted = !isMutedFor(state, userId, m.channelId!, m.topic, policies);
+      out[m.id] = { type: 'stream', ...(mentioned ? { mentioned } : {}), stream_id: m.channelId, topic: m.topic, unmuted_stream_msg: unmuted };
     }
   }
   return out;

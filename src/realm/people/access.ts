@@ -1,5 +1,5 @@
 // Who may act on whom: role checks, looking up target users and groups, and the usual event audiences.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User, type UserGroup } from '../types.js';

@@ -1,5 +1,5 @@
 // Bot storage (bots only): a bot's own key-value entries, bounded by the reference's size limit. No events.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';

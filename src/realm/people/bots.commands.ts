@@ -1,7 +1,7 @@
 // Realm commands on bots: create (POST /bots), configure (PATCH /bots/{bot_id}), regenerate an API key.
 import { generateApiKey } from '../../auth/secrets.js';
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { BotSettings } from '../../persistence/repos/bots.js';
 import { hasContentAccess } from '../channels/access.js';
 import type { CommandDef } from '../commands.js';
@@ -85,8 +85,8 @@ const create: CommandDef<CreateBotInput, CreateBotPlan, CreatedBot> = {
     if (![BOT_TYPE.GENERIC, BOT_TYPE.INCOMING_WEBHOOK, BOT_TYPE.OUTGOING_WEBHOOK].includes(input.botType as 1)) throw errors.invalidBotType();
     checkInterface(input.interfaceType);
     const settings: Omit<BotSettings, 'userId'> = {
-      defaultSendingStreamId: input.defaultSendingStream === undefined ? null : defaultChannel(state, caller, input.defaultSendingStream),
-      defaultEventsRegisterStreamId:
+      defaultSendingChannelId: input.defaultSendingStream === undefined ? null : defaultChannel(state, caller, input.defaultSendingStream),
+      defaultEventsRegisterChannelId:
         input.defaultEventsRegisterStream === undefined ? null : defaultChannel(state, caller, input.defaultEventsRegisterStream),
       defaultAllPublicStreams: input.defaultAllPublicStreams ?? false,
       service:
@@ -165,13 +165,13 @@ const update: CommandDef<UpdateBotInput, UpdateBotPlan, UpdateBotPlan> = {
     }
     const s = plan.settings;
     if (input.defaultSendingStream !== undefined) {
-      s.defaultSendingStreamId = input.defaultSendingStream === '' ? null : defaultChannel(state, caller, input.defaultSendingStream);
-      plan.changed.default_sending_stream = channelName(state, s.defaultSendingStreamId);
+      s.defaultSendingChannelId = input.defaultSendingStream === '' ? null : defaultChannel(state, caller, input.defaultSendingStream);
+      plan.changed.default_sending_stream = channelName(state, s.defaultSendingChannelId);
     }
     if (input.defaultEventsRegisterStream !== undefined) {
-      s.defaultEventsRegisterStreamId =
+      s.defaultEventsRegisterChannelId =
         input.defaultEventsRegisterStream === '' ? null : defaultChannel(state, caller, input.defaultEventsRegisterStream);
-      plan.changed.default_events_register_stream = channelName(state, s.defaultEventsRegisterStreamId);
+      plan.changed.default_events_register_stream = channelName(state, s.defaultEventsRegisterChannelId);
     }
     if (input.defaultAllPublicStreams !== undefined) {
       s.defaultAllPublicStreams = input.defaultAllPublicStreams;

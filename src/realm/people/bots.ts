@@ -1,6 +1,6 @@
 // Bots as their administrators see them: types, who may administer one, the Bot record and realm_bot events.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { BotSettings } from '../../persistence/repos/bots.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../types.js';
@@ -15,7 +15,7 @@ export const SERVICE_INTERFACES: readonly number[] = Object.values(SERVICE_INTER
 /** The server's own bot (the reference's cross-realm system bot): no one administers it. */
 export const NOTIFICATION_BOT_EMAIL = 'notification-bot@palaver.internal';
 
-const NO_SETTINGS = { defaultSendingStreamId: null, defaultEventsRegisterStreamId: null, defaultAllPublicStreams: false, service: null };
+const NO_SETTINGS = { defaultSendingChannelId: null, defaultEventsRegisterChannelId: null, defaultAllPublicStreams: false, service: null };
 
 export function botSettings(state: RealmState, botId: number): BotSettings {
   return state.people.bots.get(botId) ?? { userId: botId, ...NO_SETTINGS };
@@ -51,8 +51,8 @@ export function channelName(state: RealmState, id: number | null): string | null
 export function botDefaults(state: RealmState, botId: number) {
   const s = botSettings(state, botId);
   return {
-    default_sending_stream: channelName(state, s.defaultSendingStreamId),
-    default_events_register_stream: channelName(state, s.defaultEventsRegisterStreamId),
+    default_sending_stream: channelName(state, s.defaultSendingChannelId),
+    default_events_register_stream: channelName(state, s.defaultEventsRegisterChannelId),
     default_all_public_streams: s.defaultAllPublicStreams,
   };
 }

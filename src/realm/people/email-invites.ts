@@ -1,6 +1,6 @@
 // Email invitations (POST /invites): who may send them, how the addresses are checked (the reference's per-address
 // reasons), the daily sending limit, and the send/revoke/resend commands; each mail goes through the outbox.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { invitationMail } from '../../mail/templates.js';
 import type { Tx } from '../../persistence/db.js';
 import type { EmailInvite, NewEmailInvite } from '../../persistence/repos/email-invites.js';
@@ -68,7 +68,7 @@ export interface SendInvitesInput {
   invitedAs: Role;
   /** Minutes; null never expires. */
   expiresInMinutes: number | null;
-  streamIds: number[];
+  channelIds: number[];
   groupIds: number[];
   includeRealmDefaultSubscriptions: boolean;
   notifyReferrerOnJoin: boolean;
@@ -109,7 +109,7 @@ const send: CommandDef<SendInvitesInput, SendPlan, SentInvites> = {
     const caller = actor(state, input.actorId);
     requireMemberOrAdmin(caller);
     if (!state.userHasRealmPermission(caller.id, 'can_invite_users_group')) throw errors.insufficientPermission();
-    const { streamIds, groupIds } = checkInviteTargets(state, caller, input);
+    const { channelIds, groupIds } = checkInviteTargets(state, caller, input);
     if (input.emails.length === 0) throw errors.noInviteeEmails();
     if (input.emails.length > input.dailyMax) throw dailyLimitReached();
     const invalid: InviteFailure[] = [];
@@ -126,7 +126,7 @@ const send: CommandDef<SendInvitesInput, SendPlan, SentInvites> = {
       });
     }
     if (good.length === 0) throw errors.invitationFailed("We weren't able to invite anyone.", skipped, { sent: false });
-    const targets = { streamIds, groupIds };
+    const targets = { channelIds, groupIds };
     const invites = good.map((email) => ({ ...plannedInvite(state, caller, input, targets), email, notifyReferrerOnJoin: input.notifyReferrerOnJoin }));
     return { invites, skipped, input };
   },

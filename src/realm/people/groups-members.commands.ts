@@ -1,6 +1,6 @@
 // Realm commands on a user group's members and subgroups: add and remove, by the group's permission settings
 // (manage, add/remove members, join, leave); user_group add/remove_members and add/remove_subgroups events.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
 import type { UserGroup } from '../types.js';

@@ -1,6 +1,6 @@
 // Realm commands on user groups: create, update (name, description, permissions, reactivation), deactivate;
 // members and subgroups are in groups-members.commands.ts. Each publishes user_group events to the whole realm.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type GroupSettingValue, type UserGroup } from '../types.js';

@@ -1,7 +1,7 @@
 // User groups: their permission settings, group-setting values (parsed, normalized, resolved) and records.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
-import { int, json, list, type ParamType } from '../../http/params.js';
+import { errors } from '../../errors.js';
+import { int, json, list, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP } from '../system-groups.js';
 import { ROLE, type GroupSettingValue, type UserGroup } from '../types.js';

@@ -2,7 +2,7 @@
 // checks and events both kinds share with email invitations (email-invites.ts).
 import { randomBytes } from 'node:crypto';
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { MultiuseInvite, NewInvite } from '../../persistence/repos/invites.js';
 import type { EmailInvite } from '../../persistence/repos/email-invites.js';
 import { canAddSubscribers, hasContentAccess } from '../channels/access.js';
@@ -84,7 +84,7 @@ export interface CreateInviteInput {
   invitedAs: Role;
   /** Minutes; null never expires. */
   expiresInMinutes: number | null;
-  streamIds: number[];
+  channelIds: number[];
   groupIds: number[];
   includeRealmDefaultSubscriptions: boolean;
   welcomeMessageCustomText: string | null;
@@ -100,18 +100,18 @@ export interface CreateInviteInput {
 export function checkInviteTargets(
   state: RealmState,
   caller: User,
-  input: { invitedAs: Role; streamIds: number[]; groupIds: number[] },
-): { streamIds: number[]; groupIds: number[] } {
+  input: { invitedAs: Role; channelIds: number[]; groupIds: number[] },
+): { channelIds: number[]; groupIds: number[] } {
   if (input.invitedAs < caller.role) throw errors.insufficientPermission();
-  const streamIds = [...new Set(input.streamIds)];
-  for (const id of streamIds) {
+  const channelIds = [...new Set(input.channelIds)];
+  for (const id of channelIds) {
     const ch = state.channels.byId.get(id);
     if (!ch || ch.isArchived || !hasContentAccess(state, caller, ch)) {
       throw errors.badRequest(`Invalid channel ID ${id}. No invites were sent.`);
     }
   }
   const mayAddSubscribers = state.userHasRealmPermission(caller.id, 'can_add_subscribers_group');
-  for (const id of streamIds) {
+  for (const id of channelIds) {
     const ch = state.channels.byId.get(id)!;
     if (!mayAddSubscribers || (!state.channels.defaultChannelIds.has(id) && !canAddSubscribers(state, caller, ch))) {
       throw errors.badRequest('You do not have permission to subscribe other users to channels.');
@@ -124,15 +124,15 @@ export function checkInviteTargets(
     const may = !g.isSystemGroup && (canManageGroup(state, caller.id, g) || hasGroupPermission(state, caller.id, g, 'can_add_members_group'));
     if (!may) throw errors.insufficientPermission();
   }
-  return { streamIds, groupIds };
+  return { channelIds, groupIds };
 }
 
 /** What a new invitation of either kind holds, with a fresh key, once its targets passed checkInviteTargets. */
 export function plannedInvite(
   state: RealmState,
   caller: User,
-  input: Omit<CreateInviteInput, 'actorId' | 'streamIds' | 'groupIds'>,
-  targets: { streamIds: number[]; groupIds: number[] },
+  input: Omit<CreateInviteInput, 'actorId' | 'channelIds' | 'groupIds'>,
+  targets: { channelIds: number[]; groupIds: number[] },
 ): NewInvite {
   return {
     realmId: state.realm.id,

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Realms } from '../../actors/realms.js';
 import type { Config } from '../../config.js';
 import type { EventHub, RealmEvent } from '../../events/hub.js';
-import { realmUrl } from '../../http/urls.js';
+import { realmUrl } from '../../urls.js';
 import type { Logger } from '../../log.js';
 import { guardedLookup, refusedLiteral } from '../../net-guard.js';
 import { SERVICE_VERSION } from '../../version.js';

@@ -2,7 +2,7 @@
 // of them (the user, or an administrator through PATCH /users/{id}). custom_profile_fields events carry the
 // whole list to everyone; a changed value is a realm_user update of its user.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../persistence/repos/profile-fields.js';
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from '../channels/render.js';

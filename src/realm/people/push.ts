@@ -1,6 +1,6 @@
 // Push devices: end-to-end encrypted registrations (E13), validated and stored per (user, push_account_id), and
 // the legacy device tokens (APNs, FCM).
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { PushDevice } from '../../persistence/repos/people.js';
 import type { PushTokenKind } from '../../persistence/repos/push-tokens.js';
 import type { CommandDef } from '../commands.js';

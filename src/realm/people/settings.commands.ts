@@ -2,7 +2,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { CommandDef } from '../commands.js';
 import { dropDraftsIfSyncTurnedOff } from '../drafts/drafts.commands.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { realmSetting } from '../realm-settings.js';
 import type { User } from '../types.js';
 import { activeAdminIds, actor, activeUserIds, checkFullName, isAdmin, requireAdmin } from './access.js';

@@ -1,7 +1,7 @@
 // Typing notifications: checked against the sender's and recipients' settings and published through the realm
 // actor without a database write (nothing about typing is stored).
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { visibleChannel } from '../channels/access.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import type { CommandDef } from '../commands.js';
@@ -12,7 +12,7 @@ import { userSetting } from './user-settings.js';
 
 export type TypingInput =
   | { kind: 'direct'; senderId: number; op: 'start' | 'stop'; to: number[] }
-  | { kind: 'stream'; senderId: number; op: 'start' | 'stop'; streamId: number; topic: string };
+  | { kind: 'stream'; senderId: number; op: 'start' | 'stop'; channelId: number; topic: string };
 
 function receivers(state: RealmState, ids: Iterable<number>): number[] {
   const out: number[] = [];
@@ -45,7 +45,7 @@ const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
     if (userSetting(sender, 'send_stream_typing_notifications') === false) {
       throw errors.badRequest('User has disabled typing notifications for channel messages');
     }
-    const ch = visibleChannel(state, sender, input.streamId, 'content');
+    const ch = visibleChannel(state, sender, input.channelId, 'content');
     const event = { type: 'typing', op: input.op, message_type: 'stream', sender: who, stream_id: ch.id, topic: normalizeTopic(state, input.topic) };
     const users = receivers(state, activeSubscriberIds(state, ch.id)).filter((id) => id !== sender.id);
     // Clients without the stream_typing_notifications capability get no channel typing events.
@@ -59,7 +59,7 @@ export interface EditTypingInput {
   op: 'start' | 'stop';
   messageId: number;
   /** Who would hear of the edit: the message's direct recipients (its rows), or its channel and topic. */
-  to: { kind: 'direct'; userIds: number[] } | { kind: 'stream'; streamId: number; topic: string };
+  to: { kind: 'direct'; userIds: number[] } | { kind: 'stream'; channelId: number; topic: string };
 }
 
 /** typing_edit_message: someone is editing a message, told to those who would see the edit. */
@@ -72,9 +72,9 @@ const notifyEdit: CommandDef<EditTypingInput, RealmEvent[], RealmEvent[]> = {
       const userIds = [...new Set(input.to.userIds)].sort((a, b) => a - b);
       return [{ event: { ...base, recipient: { type: 'direct', user_ids: userIds } }, users: receivers(state, userIds) }];
     }
-    const { streamId, topic } = input.to;
-    const users = receivers(state, activeSubscriberIds(state, streamId)).filter((id) => id !== sender.id);
-    return [{ event: { ...base, recipient: { type: 'channel', channel_id: streamId, topic } }, users }];
+    const { channelId, topic } = input.to;
+    const users = receivers(state, activeSubscriberIds(state, channelId)).filter((id) => id !== sender.id);
+    return [{ event: { ...base, recipient: { type: 'channel', channel_id: channelId, topic } }, users }];
   },
   events: (_state, events) => events,
 };

@@ -1,6 +1,6 @@
 // Which users a user may see (the realm's can_access_all_users_group), and the "Unknown user" record clients
 // without the user_list_incomplete capability get in place of a user they cannot see.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Repos } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../types.js';

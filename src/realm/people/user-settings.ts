@@ -1,7 +1,7 @@
 // The catalogue of personal settings: name, type, allowed values, default, and where each may be set.
 // Used by PATCH /settings, PATCH /realm/user_settings_defaults, user creation and the register snapshot.
-import { errors } from '../../http/errors.js';
-import { bool, enumOf, int, intEnum, str, type ParamType } from '../../http/params.js';
+import { errors } from '../../errors.js';
+import { bool, enumOf, int, intEnum, str, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 

@@ -1,6 +1,6 @@
 // Realm commands on user accounts: create, deactivate (others or oneself), reactivate, change role or name.
 import type { RealmEvent } from '../../events/hub.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';
 import { createUser, isValidEmail } from '../provision.js';
@@ -39,7 +39,7 @@ export interface CreateUserInput {
   /** Join the realm's default channels (POST /users always; invitations by include_realm_default_subscriptions). */
   defaultChannels?: boolean;
   /** Further channels to join (invitations). */
-  streamIds?: number[];
+  channelIds?: number[];
 }
 
 export interface CreatedUser {
@@ -111,7 +111,7 @@ const create: CommandDef<CreateUserInput, CreateUserInput & { settings: Record<s
       defaultChannels: false,
     });
     for (const g of plan.groupIds ?? []) await t.groups.addMember(g, user.id);
-    const channelIds = new Set([...(plan.defaultChannels ? state.channels.defaultChannelIds : []), ...(plan.streamIds ?? [])]);
+    const channelIds = new Set([...(plan.defaultChannels ? state.channels.defaultChannelIds : []), ...(plan.channelIds ?? [])]);
     const live = [...channelIds].filter((id) => state.channels.byId.get(id)?.isArchived === false).sort((a, b) => a - b);
     const subPlan = planSubscriptions(state, live.map((channelId) => ({ userId: user.id, channelId })));
     const rows = subPlan.length ? await writeSubscriptions(t, state.realm.id, subPlan) : [];

@@ -2,7 +2,7 @@
 // transaction that claims the row (FOR UPDATE SKIP LOCKED, then a delivered marker), so a message is sent
 // exactly once however many processes try. A send the rules now refuse marks the message failed instead.
 import type { RealmEvent } from '../../events/hub.js';
-import { ApiError, errors } from '../../http/errors.js';
+import { ApiError, errors } from '../../errors.js';
 import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';

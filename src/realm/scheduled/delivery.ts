@@ -10,7 +10,7 @@ import {
 } from '../../actors/scheduled-delivery.machine.js';
 import type { Config } from '../../config.js';
 import type { EventHub, RealmEvent } from '../../events/hub.js';
-import { realmUrl } from '../../http/urls.js';
+import { realmUrl } from '../../urls.js';
 import type { Logger } from '../../log.js';
 import type { Db } from '../../persistence/db.js';
 import { isRefusal, type DeliverResult } from './deliver.commands.js';

@@ -11,7 +11,7 @@ export function formatScheduled(m: ScheduledMessage): Record<string, unknown> {
     scheduled_delivery_timestamp: m.scheduledAt,
     failed: m.failed,
   };
-  if (m.type === 'stream') return { ...common, type: 'stream', to: m.streamId, topic: m.topic };
+  if (m.type === 'stream') return { ...common, type: 'stream', to: m.channelId, topic: m.topic };
   return { ...common, type: 'private', to: m.userIds ?? [] };
 }
 

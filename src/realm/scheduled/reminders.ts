@@ -1,6 +1,6 @@
 // Reminders (POST /reminders): a scheduled message to oneself about a message, delivered by the notification
 // bot as a direct message (the reference's format); listed, cancelled and delivered with the scheduled messages.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import { channelNarrowUrl } from '../../markdown/urls.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
@@ -22,7 +22,7 @@ import { checkScheduled, newScheduled } from './validate.js';
 /** The reference's message_link_url: the message in its conversation. */
 function messageUrl(state: RealmState, m: StoredMessage, realmUrl: string): string {
   if (m.kind === 'stream') {
-    const ch = state.channels.byId.get(m.streamId!)!;
+    const ch = state.channels.byId.get(m.channelId!)!;
     return `${realmUrl}${channelNarrowUrl(ch.id, ch.name, m.topic)}/near/${m.id}`;
   }
   const ids = [...m.directRecipients].sort((a, b) => a - b);
@@ -33,7 +33,7 @@ function messageUrl(state: RealmState, m: StoredMessage, realmUrl: string): stri
 export function reminderContent(state: RealmState, m: StoredMessage, note: string, realmUrl: string): string {
   let content: string;
   if (m.kind === 'stream') {
-    const ch = state.channels.byId.get(m.streamId!)!;
+    const ch = state.channels.byId.get(m.channelId!)!;
     const link = `#**${ch.name}>${m.topic}@${m.id}**`;
     content = note ? `You requested a reminder for ${link}. Note:\n > ${note}` : `You requested a reminder for ${link}.`;
   } else {

@@ -1,5 +1,5 @@
 // Realm commands on scheduled messages: create, edit (content, topic, recipient, delivery time), cancel.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
@@ -73,14 +73,14 @@ const editScheduled: CommandDef<EditScheduledInput, EditPlan, EditResult> = {
     const newType = type ?? cur.type;
     const draft: ScheduledDraft = {
       type: newType,
-      to: to ?? (cur.type === 'stream' ? cur.streamId : cur.userIds),
+      to: to ?? (cur.type === 'stream' ? cur.channelId : cur.userIds),
       topic: topic ?? (cur.type === 'stream' ? cur.topic : undefined),
       content: content ?? cur.content,
     };
     // The whole message is checked again, as it will be sent: a permission may have changed since.
     const c = checkScheduled(state, input.senderId, draft, cur.sendingClient, input.realmUrl, input.rendered);
     const changes: Partial<ScheduledMessage> = { content: c.content, renderedContent: c.renderedContent, topic: c.topic };
-    if (type !== undefined || to !== undefined) Object.assign(changes, { type: c.type, streamId: c.streamId, userIds: c.userIds });
+    if (type !== undefined || to !== undefined) Object.assign(changes, { type: c.type, channelId: c.channelId, userIds: c.userIds });
     if (scheduledAt !== undefined) changes.scheduledAt = scheduledAt;
     return { current: cur, changes };
   },

@@ -1,6 +1,6 @@
 // A scheduled message checked as a send would be (the send command's own check: addressing, permissions,
 // content and topic rules, rendering), with the scheduling rules on top: IDs only, a time in the future.
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import type { Prerendered } from '../messages/render.js';
 import { defaultReadBySender, sendMessage, type SendInput } from '../messages/send.js';
@@ -22,7 +22,7 @@ export function scheduledType(t: 'direct' | 'channel' | 'stream' | 'private'): S
 }
 
 /** A channel ID (or a list of exactly one); names are refused. */
-function channelId(to: unknown): number {
+function channelIdOf(to: unknown): number {
   const v = Array.isArray(to) && to.length === 1 ? to[0] : to;
   if (Array.isArray(v)) throw errors.expectedOneChannel();
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw errors.scheduledRecipientIds();
@@ -38,13 +38,13 @@ function userIds(to: unknown): number[] {
 
 /** The send command's input for a scheduled message, as it will be sent. */
 export function sendInputOf(
-  m: Pick<ScheduledMessage, 'senderId' | 'type' | 'streamId' | 'userIds' | 'topic' | 'content' | 'readBySender' | 'sendingClient'>,
+  m: Pick<ScheduledMessage, 'senderId' | 'type' | 'channelId' | 'userIds' | 'topic' | 'content' | 'readBySender' | 'sendingClient'>,
   realmUrl: string,
 ): SendInput {
   return {
     senderId: m.senderId,
     type: m.type === 'stream' ? 'stream' : 'direct',
-    to: m.type === 'stream' ? m.streamId! : m.userIds!,
+    to: m.type === 'stream' ? m.channelId! : m.userIds!,
     topic: m.type === 'stream' ? m.topic : undefined,
     content: m.content,
     readBySender: m.readBySender ?? undefined,
@@ -55,7 +55,7 @@ export function sendInputOf(
 
 export interface CheckedScheduled {
   type: ScheduledType;
-  streamId: number | null;
+  channelId: number | null;
   userIds: number[] | null;
   topic: string;
   content: string;
@@ -72,16 +72,16 @@ export function checkScheduled(
   rendered: Prerendered | undefined,
 ): CheckedScheduled {
   if (d.type === 'stream') {
-    const streamId = channelId(d.to);
-    const plan = sendMessage.check(state, { senderId, type: 'stream', to: streamId, topic: d.topic, content: d.content, client, realmUrl, rendered });
+    const channelId = channelIdOf(d.to);
+    const plan = sendMessage.check(state, { senderId, type: 'stream', to: channelId, topic: d.topic, content: d.content, client, realmUrl, rendered });
     const m = plan.message;
-    return { type: 'stream', streamId, userIds: null, topic: m.topic, content: m.content, renderedContent: m.renderedContent };
+    return { type: 'stream', channelId, userIds: null, topic: m.topic, content: m.content, renderedContent: m.renderedContent };
   }
   const ids = userIds(d.to);
   const plan = sendMessage.check(state, { senderId, type: 'direct', to: ids, content: d.content, client, realmUrl, rendered });
   const others = plan.message.directRecipients.filter((id) => id !== senderId);
   const m = plan.message;
-  return { type: 'private', streamId: null, userIds: others.length > 0 ? others : [senderId], topic: '', content: m.content, renderedContent: m.renderedContent };
+  return { type: 'private', channelId: null, userIds: others.length > 0 ? others : [senderId], topic: '', content: m.content, renderedContent: m.renderedContent };
 }
 
 /** Zulip's rule when read_by_sender is absent: read for a human client's message, unless it is to oneself only. */

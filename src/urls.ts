@@ -1,5 +1,5 @@
 // URLs of realms as clients should use them.
-import type { Config } from '../config.js';
+import type { Config } from './config.js';
 
 export function realmUrl(config: Config, stringId: string): string {
   const defaultPort = config.externalScheme === 'https' ? 443 : 80;

@@ -1,6 +1,4 @@
 // The one error type of the API and the catalogue of errors it raises.
-import { isConnectionError } from '../persistence/errors.js';
-
 export class ApiError extends Error {
   constructor(
     readonly code: string,
@@ -323,22 +321,3 @@ export const errors = {
   noSuchDomain: (domain: string) => new ApiError('BAD_REQUEST', `No entry found for domain ${domain}.`, 400),
   uploadExactlyOne: (what: 'icon' | 'logo') => new ApiError('BAD_REQUEST', `You must upload exactly one ${what}.`, 400),
 } as const;
-
-export interface ErrorReply {
-  status: number;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
-
-/** Turns any thrown value into the error envelope. Unexpected errors are reported through `onUnexpected`. */
-export function toErrorReply(err: unknown, onUnexpected: (err: unknown) => void): ErrorReply {
-  // A database that is down or saturated is a 503 the client may retry, not a bug.
-  const apiError = err instanceof ApiError ? err : isConnectionError(err) ? errors.unavailable('Database unavailable') : undefined;
-  if (!apiError) onUnexpected(err);
-  const e = apiError ?? errors.internal();
-  return {
-    status: e.status,
-    headers: e.headers,
-    body: { result: 'error', msg: e.message, code: e.code, ...e.extra },
-  };
-}
