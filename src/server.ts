@@ -35,6 +35,7 @@ import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { closeFetchSlots } from './http/large-fetches.js';
 import { configureRenderPool } from './render-pool/index.js';
+import { Cluster } from './cluster/index.js';
 
 export interface RunningServer {
   port: number;
@@ -90,12 +91,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 
   let root;
+  let cluster: Cluster | null = null;
   let startedFiles: Files | null = null;
   try {
     const applied = await withOwnConnection(connection, migrate);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
+    // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
+    cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log }) : null;
+    if (cluster) log.info({ node: cluster.node }, 'cluster mode');
+    // Every realm's events, wherever its owner runs (the scheduled-delivery actor follows them all).
+    const allRealms = cluster ? new EventHub() : hub;
+    if (cluster) hub.subscribe((realmId, events) => allRealms.publishEvents(realmId, events));
     root = createActor(rootMachine, {
       id: 'root',
       input: {
@@ -107,28 +115,32 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         rootDomain: config.rootDomain,
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
+        cluster: cluster?.rootHooks(),
       },
     });
     root.start();
-    const realms = new Realms(root, config.rootDomain);
+    const realms = new Realms(root, config.rootDomain, cluster?.owners);
     const queues = new QueueRegistry({
       sweepIntervalMs: config.queueSweepMs,
       defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },
       onListenerError: (err) => log.error({ err }, 'event queue listener failed'),
+      // In a cluster a queue's ID names the process holding it.
+      processTag: cluster?.node,
     });
     const router = new EventRouter(hub, queues, narrowResolver(realms), (realmId, userId) => {
       const user = realms.stateIfLoaded(realmId)?.usersById.get(userId);
       return user !== undefined && user.isActive && user.role !== ROLE.GUEST;
     });
     const longPolls = new LongPolls(queues);
-    const restored = await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
+    // A cluster's queues die with their process (clients register again); one process keeps them over a restart.
+    const restored = cluster ? { restored: 0, dropped: 0, kept: 0 } : await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
     );
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
     const presence = new PresenceSessions(db, { onError: (err) => log.warn({ err }, 'presence flush failed') });
     const mail = new MailSender(db, config, log);
     const rateLimiter = new RateLimiter(config.rateLimits);
-    const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
+    const scheduled = new ScheduledDelivery({ db, realms, hub: allRealms, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
     const outgoingWebhooks = new OutgoingWebhooks({ hub, realms, config, log }, opts.outgoingWebhooks);
     startedFiles = files;
@@ -136,7 +148,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // An export being built when the server stopped will not finish: it is reported failed (the reference's too).
     await db.realmExports.failUnfinished();
     operators.connect({ db, hub, queues, longPolls, scheduled });
-    const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
+    const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators, cluster };
 
     const app = uws.App();
     const inFlight = new InFlight();
@@ -163,11 +175,38 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // thumbnailer, stopped below).
     queues.start();
     presence.start();
-    mail.start();
-    // After listen: messages render with the realm URL, which names the port.
-    scheduled.start();
-    const retention = createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } }).start();
-    registerActorKinds(operators.actors, { root, queues, scheduled, presence, retention });
+    // Once-only work (outbox mail, scheduled delivery, retention): here, or in a cluster on the holder of its lease.
+    const newRetention = () => createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } });
+    let retention = newRetention();
+    const onceOnly = (run: boolean) => {
+      if (run) {
+        mail.start();
+        // After listen: messages render with the realm URL, which names the port.
+        scheduled.start();
+        retention.start();
+      } else {
+        void mail.stop();
+        void scheduled.stop();
+        retention.stop();
+        retention = newRetention();
+      }
+    };
+    if (cluster) {
+      cluster.start(realms, {
+        deliver: (realmId, events) => {
+          router.route(realmId, events);
+          allRealms.publishEvents(realmId, events);
+        },
+        dropRealm: (realmId) => {
+          for (const q of router.liveQueues()) if (q.realmId === realmId) queues.delete(q.queueId);
+        },
+        poll: (queueId, userId, lastEventId, dontBlock) => longPolls.poll(queueId, userId, lastEventId, dontBlock, () => undefined),
+        delete: (queueId, userId) => queues.delete(queueId, userId),
+      }, onceOnly);
+      const c = cluster;
+      operators.health.addCheck('cluster', () => c.readiness());
+    } else onceOnly(true);
+    registerActorKinds(operators.actors, { root, queues, scheduled, presence, get retention() { return retention; } });
 
     let stopping: Promise<void> | null = null;
     const stop = () =>
@@ -200,8 +239,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await scheduled.stop();
         outgoingWebhooks.stop();
         await realms.stop(config.shutdownTimeoutMs);
+        await cluster?.stop();
         // On a connection of its own: the pool may still be held by requests that outlived the deadline.
-        await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
+        if (!cluster) await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
         queues.stop();
         router.stop();
         rateLimiter.stop();
@@ -213,6 +253,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     return { port, services, bootstrapped, stop };
   } catch (err) {
     root?.stop();
+    await cluster?.stop().catch(() => undefined);
     startedFiles?.stop();
     operators.stop();
     await closeDatabase().catch(() => undefined);

@@ -19,7 +19,12 @@ export interface RealmInput {
   observer?: RealmBatchObserver;
   /** ROOT_DOMAIN, handed to the working set (RealmState.rootDomain). */
   rootDomain?: string;
+  /** Cluster mode: each committed batch's applied results and events, for the other processes (src/cluster/). */
+  replicate?: BatchReplicator;
 }
+
+/** What a committed batch changed: the results memory applied, in order, and the events it published. */
+export type BatchReplicator = (realmId: number, applied: { kind: string; value: unknown }[], events: RealmEvent[]) => void;
 
 export interface RealmContext extends RealmInput {
   state: RealmState | null;
@@ -119,6 +124,7 @@ export const realmMachine = setup({
     settleBatch: assign(({ context }, { outcomes, uncertain }: BatchResult) => {
       const state = context.state!;
       const events: RealmEvent[] = [];
+      const applied: { kind: string; value: unknown }[] = [];
       context.batch.forEach((cmd, i) => {
         const outcome = outcomes[i]!;
         if (!outcome.ok) {
@@ -126,11 +132,15 @@ export const realmMachine = setup({
           return;
         }
         const def = context.commands[cmd.kind]!;
-        def.apply?.(state, outcome.value);
+        if (def.apply) {
+          def.apply(state, outcome.value);
+          applied.push({ kind: cmd.kind, value: outcome.value });
+        }
         if (def.events) events.push(...def.events(state, outcome.value));
         cmd.resolve(outcome.value);
       });
       context.hub.publishEvents(context.realmId, events);
+      if (applied.length > 0 || events.length > 0) context.replicate?.(context.realmId, applied, events);
       observeSettled(context);
       return { batch: [], batches: context.batches + 1, stale: uncertain };
     }),

@@ -5,11 +5,18 @@ import type { RealmState } from '../realm/state.js';
 import type { RealmEntry } from '../realm/types.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
 
+/** Cluster mode (src/cluster/): a realm this process does not own is written through its owner, elsewhere. */
+export interface RealmOwners {
+  owns(realmId: number): boolean;
+  /** A prepared command sent to the realm's owner; its answer, or ApiError (503 when no owner answers in time). */
+  dispatch(realmId: number, kind: string, input: unknown): Promise<unknown>;
+}
+
 /** Per realm and order key: settles once the last prepared command dispatched with that key entered the mailbox. */
 type Lanes = Map<string, Promise<void>>;
 
 export class RealmHandle {
-  constructor(readonly id: number, private ref: RealmRef, private lanes: Lanes) {}
+  constructor(readonly id: number, private ref: RealmRef, private lanes: Lanes, private owners?: RealmOwners) {}
 
   /** The realm's working set: read it synchronously, never mutate it. */
   get state(): RealmState {
@@ -43,6 +50,12 @@ export class RealmHandle {
   }
 
   private enqueue<R>(kind: string, input: unknown): Promise<R> {
+    if (this.owners && !this.owners.owns(this.id)) return this.owners.dispatch(this.id, kind, input) as Promise<R>;
+    return this.enqueueHere<R>(kind, input);
+  }
+
+  /** Into this process's realm actor, already prepared (cluster mode: a command another process sent the owner). */
+  enqueueHere<R>(kind: string, input: unknown): Promise<R> {
     // A stopped actor drops events silently; answer for it rather than leave the caller hanging.
     if (this.ref.getSnapshot().status !== 'active') return Promise.reject(errors.unavailable('The server is shutting down'));
     return new Promise<R>((resolve, reject) => {
@@ -54,7 +67,7 @@ export class RealmHandle {
 export class Realms {
   private readonly lanes: Lanes = new Map();
 
-  constructor(private root: Actor<typeof rootMachine>, private rootDomain: string) {}
+  constructor(private root: Actor<typeof rootMachine>, private rootDomain: string, private owners?: RealmOwners) {}
 
   get directory(): RealmEntry[] {
     return this.root.getSnapshot().context.directory;
@@ -84,7 +97,7 @@ export class Realms {
     }
     const snap = await waitFor(ref, (s) => s.value !== 'loading', { timeout: 30_000 });
     if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
-    return new RealmHandle(realmId, ref, this.lanes);
+    return new RealmHandle(realmId, ref, this.lanes, this.owners);
   }
 
   async forHost(hostHeader: string | undefined): Promise<RealmHandle> {
@@ -96,6 +109,18 @@ export class Realms {
   private ref(realmId: number): RealmRef {
     this.root.send({ type: 'REALM.ENSURE', realmId });
     return this.root.getSnapshot().context.realms.get(realmId)!;
+  }
+
+  /**
+   * Cluster mode, when this process gains or loses a realm: its actor stops after its in-flight write (what waits in
+   * its mailbox is refused), and the next get() loads the working set afresh from the database.
+   */
+  async reload(realmId: number, timeoutMs = 30_000): Promise<void> {
+    const ref = this.root.getSnapshot().context.realms.get(realmId);
+    if (!ref) return;
+    ref.send({ type: 'STOP' });
+    await waitFor(ref, (s) => s.status === 'done', { timeout: timeoutMs }).catch(() => undefined);
+    if (this.root.getSnapshot().context.realms.get(realmId) === ref) this.root.send({ type: 'REALM.RESTART', realmId });
   }
 
   /** Stops every realm actor after its in-flight writes, then the root. */

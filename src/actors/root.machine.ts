@@ -5,7 +5,7 @@ import type { EventHub } from '../events/hub.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry, RealmBatchObserver } from '../realm/commands.js';
 import type { RealmEntry } from '../realm/types.js';
-import { realmMachine } from './realm.machine.js';
+import { realmMachine, type BatchReplicator } from './realm.machine.js';
 
 export type RealmRef = ActorRefFrom<typeof realmMachine>;
 
@@ -20,6 +20,9 @@ export interface RootInput {
   rootDomain: string;
   changePollMs: number;
   lastChangeId: number;
+  /** Cluster mode (src/cluster/): the database a realm actor writes through (its transactions fenced), and where
+   *  its committed batches go for the other processes. */
+  cluster?: { dbFor(realmId: number): Db; replicate: BatchReplicator };
 }
 
 export interface RootContext extends RootInput {
@@ -76,7 +79,15 @@ export const rootMachine = setup({
           actions: assign(({ context, event, spawn }) => {
             const ref = spawn('realm', {
               id: `realm:${event.realmId}`,
-              input: { realmId: event.realmId, db: context.db, hub: context.hub, commands: context.commands, observer: context.realmObserver, rootDomain: context.rootDomain },
+              input: {
+                realmId: event.realmId,
+                db: context.cluster?.dbFor(event.realmId) ?? context.db,
+                hub: context.hub,
+                commands: context.commands,
+                observer: context.realmObserver,
+                rootDomain: context.rootDomain,
+                replicate: context.cluster?.replicate,
+              },
             });
             const realms = new Map(context.realms);
             realms.set(event.realmId, ref);

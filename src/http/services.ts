@@ -12,6 +12,7 @@ import type { Files } from '../files/service.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { PresenceSessions } from '../realm/people/presence-sessions.js';
 import type { ScheduledDelivery } from '../realm/scheduled/delivery.js';
+import type { Cluster } from '../cluster/index.js';
 
 export interface Services {
   config: Config;
@@ -30,4 +31,6 @@ export interface Services {
   scheduled: ScheduledDelivery;
   /** Metrics, actor inspection, health, request observation and the dashboard's live feed. */
   operators: Operators;
+  /** Cluster mode (NATS_URL): realm ownership, queues held by other processes; null for one process. */
+  cluster: Cluster | null;
 }

@@ -1,0 +1,176 @@
+// Realm ownership in a cluster: which realms this process writes, taken and kept through leases (leases.ts), their
+// commands served to the other processes over NATS request/reply, commands for realms owned elsewhere sent to their
+// owner, and every realm write transaction fenced by the lease's epoch.
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { RealmOwners, Realms } from '../actors/realms.js';
+import type { BatchReplicator } from '../actors/realm.machine.js';
+import type { Logger } from '../log.js';
+import type { Db, Tx } from '../persistence/db.js';
+import { fencedError, isFenced, type Leases } from './leases.js';
+import { answerOf, decode, encode, noOwnerInTime, valueOf, type Answer, type Subjects } from './wire.js';
+
+export const realmKey = (realmId: number): string => `realm:${realmId}`;
+
+/** A committed batch as the owner publishes it: `seq` counts the owner's batches of the realm under `epoch`. */
+export interface PublishedBatch {
+  from: string;
+  epoch: number;
+  seq: number;
+  /** [command kind, result] for each result memory applied; a null result: the receiver reloads the working set. */
+  applied: [string, unknown][];
+  events: Parameters<BatchReplicator>[2];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function isNoResponders(err: unknown): boolean {
+  return typeof (err as { isNoResponders?: unknown })?.isNoResponders === 'function' && (err as { isNoResponders(): boolean }).isNoResponders();
+}
+
+export class RealmOwnership implements RealmOwners {
+  /** Realms this process owns and serves (lease held, working set fresh, commands subscribed). */
+  private readonly served = new Map<number, { sub: Subscription; seq: number; epoch: number }>();
+  private readonly claims = new Map<number, Promise<boolean>>();
+  realms!: Realms;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly subjects: Subjects,
+    private readonly leases: Leases,
+    private readonly commandTimeoutMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  owns(realmId: number): boolean {
+    return this.served.has(realmId) && this.leases.epochOf(realmKey(realmId)) !== undefined;
+  }
+
+  owned(): number[] {
+    return [...this.served.keys()];
+  }
+
+  /** Takes a realm whose lease is free or lapsed: its working set is loaded afresh, then its commands are served. */
+  claim(realmId: number): Promise<boolean> {
+    let claim = this.claims.get(realmId);
+    if (!claim) {
+      claim = this.takeOver(realmId).finally(() => this.claims.delete(realmId));
+      this.claims.set(realmId, claim);
+    }
+    return claim;
+  }
+
+  private async takeOver(realmId: number): Promise<boolean> {
+    if (this.served.has(realmId)) return true;
+    const epoch = await this.leases.acquire(realmKey(realmId));
+    if (epoch === null) return false;
+    // The copy this process kept may lag what the former owner committed last: load the realm again.
+    await this.realms.reload(realmId);
+    await this.realms.get(realmId);
+    const sub = this.nc.subscribe(this.subjects.commands(realmId), { queue: 'owner', callback: (err, msg) => {
+        if (!err) void this.serve(realmId, msg);
+      } });
+    this.served.set(realmId, { sub, seq: 0, epoch });
+    this.log.info({ realmId, epoch }, 'realm owned');
+    return true;
+  }
+
+  /** This process no longer owns the realm (lease lost or fenced): stop serving it and keep a fresh copy. */
+  async lose(realmId: number): Promise<void> {
+    const s = this.served.get(realmId);
+    this.leases.forget(realmKey(realmId));
+    if (!s) return;
+    this.served.delete(realmId);
+    s.sub.unsubscribe();
+    this.log.warn({ realmId, epoch: s.epoch }, 'realm ownership lost');
+    await this.realms.reload(realmId);
+  }
+
+  /** Graceful stop: the owned realms' writers have stopped; their leases lapse now for another process to take. */
+  async releaseAll(): Promise<void> {
+    for (const s of this.served.values()) s.sub.unsubscribe();
+    this.served.clear();
+    await this.leases.releaseAll();
+  }
+
+  private async serve(realmId: number, msg: { data: Uint8Array; respond(data: Uint8Array): boolean }): Promise<void> {
+    let answer: Answer;
+    if (!this.owns(realmId)) answer = { ok: false, moved: true };
+    else {
+      try {
+        const { kind, input } = decode<{ kind: string; input: unknown }>(msg.data);
+        const handle = await this.realms.get(realmId);
+        answer = { ok: true, value: await handle.enqueueHere(kind, input) };
+      } catch (err) {
+        answer = isFenced(err) ? { ok: false, moved: true } : answerOf(err);
+      }
+    }
+    msg.respond(encode(answer));
+  }
+
+  /**
+   * A command for a realm this process does not own, to its owner. With no owner, this process claims the realm
+   * (once its former owner's lease lapsed) and runs the command itself. Asked again only when the command surely did
+   * not run (no responder, or the addressee no longer owned the realm); a timeout is 503.
+   */
+  async dispatch(realmId: number, kind: string, input: unknown): Promise<unknown> {
+    const deadline = performance.now() + this.commandTimeoutMs;
+    const data = encode({ kind, input });
+    for (;;) {
+      if (this.owns(realmId)) return (await this.realms.get(realmId)).enqueueHere(kind, input);
+      const left = deadline - performance.now();
+      if (left <= 0) throw noOwnerInTime();
+      let reply;
+      try {
+        reply = await this.nc.request(this.subjects.commands(realmId), data, { timeout: left });
+      } catch (err) {
+        if (!isNoResponders(err)) throw noOwnerInTime();
+        if (!(await this.claim(realmId).catch(() => false))) await sleep(Math.min(100, left));
+        continue;
+      }
+      const answer = decode<Answer>(reply.data);
+      if (!answer.ok && answer.moved) {
+        await sleep(Math.min(50, left));
+        continue;
+      }
+      return valueOf(answer);
+    }
+  }
+
+  /** The database a realm actor writes through: every transaction first checks the realm's lease (fencing). */
+  fencedDb(db: Db, realmId: number): Db {
+    const key = realmKey(realmId);
+    const tx = (...args: unknown[]) => {
+      const cb = args.pop() as (t: Tx) => Promise<unknown>;
+      const epoch = this.leases.epochOf(key);
+      if (epoch === undefined || !this.served.has(realmId)) return Promise.reject(fencedError());
+      const fenced = async (t: Tx) => {
+        try {
+          await this.leases.fence(t, key, epoch);
+        } catch (err) {
+          if (isFenced(err)) void this.lose(realmId);
+          throw err;
+        }
+        return cb(t);
+      };
+      return args.length > 0 ? (db.tx as (o: unknown, cb: unknown) => Promise<unknown>)(args[0], fenced) : db.tx(fenced);
+    };
+    return Object.create(db, { tx: { value: tx } }) as Db;
+  }
+
+  /** The owner's side of replication: each committed batch, once, on the realm's subject. */
+  publish(from: string, realmId: number, applied: { kind: string; value: unknown }[], events: PublishedBatch['events']): void {
+    const s = this.served.get(realmId);
+    if (!s) return;
+    s.seq++;
+    const batch: PublishedBatch = { from, epoch: s.epoch, seq: s.seq, applied: applied.map((a) => [a.kind, a.kind === 'reload' ? null : a.value]), events };
+    let data: Uint8Array;
+    try {
+      data = encode(batch);
+    } catch (err) {
+      // A result the wire cannot carry: the other processes reload the realm instead of applying it.
+      this.log.warn({ realmId, err }, 'batch not encodable; replicas reload');
+      data = encode({ ...batch, applied: [['reload', null]] });
+    }
+    this.nc.publish(this.subjects.batches(realmId), data);
+  }
+}
