@@ -98,8 +98,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
+    const rateLimiter = new RateLimiter(config.rateLimits);
     // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
-    cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log }) : null;
+    cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
     if (cluster) log.info({ node: cluster.node }, 'cluster mode');
     // Every realm's events, wherever its owner runs (the scheduled-delivery actor follows them all).
     const allRealms = cluster ? new EventHub() : hub;
@@ -139,7 +140,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
     const presence = new PresenceSessions(db, { onError: (err) => log.warn({ err }, 'presence flush failed') });
     const mail = new MailSender(db, config, log);
-    const rateLimiter = new RateLimiter(config.rateLimits);
     const scheduled = new ScheduledDelivery({ db, realms, hub: allRealms, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
     const outgoingWebhooks = new OutgoingWebhooks({ hub, realms, config, log }, opts.outgoingWebhooks);

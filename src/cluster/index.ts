@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
 import type { RealmEvent } from '../events/hub.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry } from '../realm/commands.js';
@@ -34,7 +35,12 @@ export interface ClusterOptions {
   db: Db;
   commands: CommandRegistry;
   log: Logger;
+  /** Shared: each process tells the others what it took, every RATE_SHARE_MS. */
+  rateLimiter: RateLimiter;
 }
+
+/** How often a process tells the others the rate-limit tokens it took. */
+const RATE_SHARE_MS = 50;
 
 /** A name safe in a NATS subject token and a queue ID's prefix. */
 function token(s: string): string {
@@ -52,6 +58,7 @@ export class Cluster {
   /** The last batch applied per realm owned elsewhere. */
   private readonly seen = new Map<number, { epoch: number; seq: number }>();
   private timer: NodeJS.Timeout | null = null;
+  private rateTimer: NodeJS.Timeout | null = null;
   private ticking = false;
   private singleton = false;
   private onSingleton: (held: boolean) => void = () => undefined;
@@ -92,9 +99,29 @@ export class Cluster {
     this.subs.push(this.nc.subscribe(this.subjects.queues(this.node), { callback: (err, msg) => {
       if (!err) void this.serveQueue(msg);
     } }));
+    this.shareRateLimits();
     const every = Math.max(50, Math.floor(this.opts.config.cluster.leaseMs / 3));
     this.timer = setInterval(() => void this.tick(), every);
     void this.tick();
+  }
+
+  private shareRateLimits(): void {
+    const { rateLimiter } = this.opts;
+    const subject = this.subjects.rateLimits();
+    rateLimiter.takenHere(); // from now on
+    this.subs.push(
+      this.nc.subscribe(subject, {
+        callback: (err, msg) => {
+          if (err) return;
+          const m = decode<{ from: string; takes: [string, string, number][] }>(msg.data);
+          if (m.from !== this.node) for (const [family, key, n] of m.takes) rateLimiter.spentElsewhere(family, key, n);
+        },
+      }),
+    );
+    this.rateTimer = setInterval(() => {
+      const takes = rateLimiter.takenHere();
+      if (takes.length > 0) this.nc.publish(subject, encode({ from: this.node, takes }));
+    }, RATE_SHARE_MS);
   }
 
   /** The holder of a queue, from its ID (QueueRegistry's processTag is this node's name). */
@@ -235,6 +262,7 @@ export class Cluster {
   /** After the realm actors stopped: leases lapse for the others to take, then NATS closes. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.rateTimer) clearInterval(this.rateTimer);
     this.timer = null;
     for (const s of this.subs) s.unsubscribe();
     await this.owners.releaseAll().catch((err) => this.opts.log.warn({ err }, 'releasing leases failed'));

@@ -47,6 +47,10 @@ export class Subjects {
   realmOfBatch(subject: string): number {
     return Number(subject.split('.')[3]);
   }
+  /** Rate-limit tokens each process took. */
+  rateLimits(): string {
+    return `palaver.${this.cluster}.rate-limits`;
+  }
   /** Requests for the event queues a process holds. */
   queues(node: string): string {
     return `palaver.${this.cluster}.node.${node}.queues`;

@@ -77,3 +77,82 @@ test.serial('a message sent through one process reaches queues held on the other
   const more = await b!.get('/events', { auth: u1, query: { queue_id: qb, last_event_id: '-1', dont_block: 'true' } });
   t.is(more.json.events.filter((e: { type: string }) => e.type === 'message').length, 20);
 });
+
+test.serial('a client whose every request goes to another process sees the same history, unread counts and events', async (t) => {
+  const rr = cluster.roundRobin();
+  const owner = cluster.owner;
+  const reader = await newUser(rr, owner, 'wanda');
+  const ownerId = (await rr.get('/users/me', { auth: owner })).json.user_id as number;
+  await channelWith(rr, owner, 'roundrobin', [ownerId, reader.id]);
+  const q = (await rr.post('/register', { auth: reader, form: { event_types: JSON.stringify(['message', 'update_message_flags']) } })).json.queue_id as string;
+  const ids: number[] = [];
+  for (let i = 0; i < 9; i++) {
+    const r = await rr.post('/messages', { auth: owner, form: { type: 'stream', to: 'roundrobin', topic: 'rr', content: `rr${i}` } });
+    t.is(r.status, 200, r.text);
+    ids.push(r.json.id);
+  }
+  // Every process answers the same history and unread counts.
+  const narrow = JSON.stringify([{ operator: 'channel', operand: 'roundrobin' }]);
+  const views = [];
+  for (const n of cluster.nodes) {
+    const h = await n.client.get('/messages', { auth: reader, query: { anchor: 'oldest', num_before: '0', num_after: '100', narrow, apply_markdown: 'false' } });
+    const unread = await n.client.post('/register', { auth: reader, form: { fetch_event_types: JSON.stringify(['message', 'update_message_flags']), event_types: JSON.stringify(['message']) } });
+    views.push({ history: h.json.messages.map((m: { id: number; content: string }) => [m.id, m.content]), unread: unread.json.unread_msgs?.count });
+    await n.client.delete('/events', { auth: reader, form: { queue_id: unread.json.queue_id } });
+  }
+  t.deepEqual(views[0]!.history, ids.map((id, i) => [id, `rr${i}`]));
+  for (const v of views.slice(1)) t.deepEqual(v, views[0]);
+  // Marking read through one process is seen by the others.
+  const flags = await rr.post('/messages/flags', { auth: reader, form: { messages: JSON.stringify(ids.slice(0, 4)), op: 'add', flag: 'read' } });
+  t.is(flags.status, 200, flags.text);
+  const counts: number[] = [];
+  for (const n of cluster.nodes) {
+    const r = await n.client.post('/register', { auth: reader, form: { fetch_event_types: JSON.stringify(['message', 'update_message_flags']), event_types: JSON.stringify(['message']) } });
+    counts.push(r.json.unread_msgs.count);
+    await n.client.delete('/events', { auth: reader, form: { queue_id: r.json.queue_id } });
+  }
+  t.deepEqual(counts, counts.map(() => counts[0]));
+  t.is(counts[0], views[0]!.unread - 4);
+  // The events, polled through every process in turn: each message once, in order, then the flag change.
+  const got: string[] = [];
+  let last = -1;
+  while (!got.includes('flags')) {
+    const r = await rr.get('/events', { auth: reader, query: { queue_id: q, last_event_id: String(last) } });
+    t.is(r.status, 200, r.text);
+    for (const e of r.json.events) {
+      last = Math.max(last, e.id);
+      if (e.type === 'message') got.push(String(e.message.id));
+      if (e.type === 'update_message_flags') got.push('flags');
+    }
+  }
+  t.deepEqual(got, [...ids.map(String), 'flags']);
+  // DELETE /events through another process than the holder ends the queue.
+  t.is((await rr.delete('/events', { auth: reader, form: { queue_id: q } })).status, 200);
+  const gone = await rr.get('/events', { auth: reader, query: { queue_id: q, last_event_id: String(last), dont_block: 'true' } });
+  t.is(gone.json.code, 'BAD_EVENT_QUEUE_ID');
+});
+
+test.serial('a scheduled message is delivered exactly once across the processes', async (t) => {
+  const rr = cluster.roundRobin();
+  const owner = cluster.owner;
+  const ownerId = (await rr.get('/users/me', { auth: owner })).json.user_id as number;
+  await channelWith(rr, owner, 'later', [ownerId]);
+  const channelId = (await rr.get('/get_stream_id', { auth: owner, query: { stream: 'later' } })).json.stream_id as number;
+  const at = Math.floor(Date.now() / 1000) + 3;
+  for (let i = 0; i < 3; i++) {
+    const r = await rr.post('/scheduled_messages', {
+      auth: owner,
+      form: { type: 'stream', to: String(channelId), topic: 'sched', content: `scheduled ${i}`, scheduled_delivery_timestamp: String(at) },
+    });
+    t.is(r.status, 200, r.text);
+  }
+  const narrow = JSON.stringify([{ operator: 'channel', operand: 'later' }]);
+  const contents = async () =>
+    ((await rr.get('/messages', { auth: owner, query: { anchor: 'oldest', num_before: '0', num_after: '100', narrow, apply_markdown: 'false' } })).json.messages as { content: string }[]).map((m) => m.content);
+  for (const deadline = Date.now() + 60_000; (await contents()).length < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 250));
+  // Time for a second delivery by another process, were there one.
+  await new Promise((r) => setTimeout(r, 3000));
+  t.deepEqual((await contents()).sort(), ['scheduled 0', 'scheduled 1', 'scheduled 2']);
+  const left = await rr.get('/scheduled_messages', { auth: owner });
+  t.deepEqual(left.json.scheduled_messages, []);
+});
