@@ -101,7 +101,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const rateLimiter = new RateLimiter(config.rateLimits);
     // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
     cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
-    if (cluster) log.info({ node: cluster.node }, 'cluster mode');
+    if (cluster) {
+      log.info({ node: cluster.node }, 'cluster mode');
+      // Every series names the process it comes from.
+      operators.metrics.registry.setDefaultLabels({ node: cluster.node });
+    }
     // Every realm's events, wherever its owner runs (the scheduled-delivery actor follows them all).
     const allRealms = cluster ? new EventHub() : hub;
     if (cluster) hub.subscribe((realmId, events) => allRealms.publishEvents(realmId, events));

@@ -252,6 +252,14 @@ export class Cluster {
     return { node: this.node, nats: !this.nc.isClosed(), realms: this.owners.owned(), singleton: this.singleton };
   }
 
+  /** Operators: this node, and the owner of every live lease (realm ID → node; the once-only work's node). */
+  async overview(): Promise<{ node: string; nats: boolean; realm_owners: Record<string, string>; once_only: string | null }> {
+    const owners = await this.leases.owners();
+    const realmOwners: Record<string, string> = {};
+    for (const [key, owner] of owners) if (key.startsWith('realm:')) realmOwners[key.slice('realm:'.length)] = owner;
+    return { node: this.node, nats: !this.nc.isClosed(), realm_owners: realmOwners, once_only: owners.get(SINGLETON) ?? null };
+  }
+
   /** Readiness: NATS is connected and the leases held are renewed. */
   readiness(): { ok: boolean; detail?: string } {
     if (this.nc.isClosed()) return { ok: false, detail: 'NATS connection closed' };

@@ -1,6 +1,6 @@
 // Cluster mode: three Palaver processes on one PostgreSQL and NATS (test/helpers/cluster.ts).
 import test from 'ava';
-import { startCluster, type TestCluster } from '../helpers/cluster.js';
+import { OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
 let cluster: TestCluster;
@@ -155,4 +155,28 @@ test.serial('a scheduled message is delivered exactly once across the processes'
   t.deepEqual((await contents()).sort(), ['scheduled 0', 'scheduled 1', 'scheduled 2']);
   const left = await rr.get('/scheduled_messages', { auth: owner });
   t.deepEqual(left.json.scheduled_messages, []);
+});
+
+test.serial('operators: every series names its node; every process tells which node owns the realm; readiness covers the cluster', async (t) => {
+  const headers = { authorization: `Bearer ${OPERATOR_TOKEN}` };
+  const views: Record<string, unknown>[] = [];
+  for (const n of cluster.nodes) {
+    const metrics = await n.client.get('/metrics', { root: true, headers });
+    t.is(metrics.status, 200);
+    t.true(metrics.text.includes(`palaver_http_requests_total{method=`), 'request series present');
+    const lines = metrics.text.split('\n').filter((l) => l.startsWith('palaver_http_requests_total{'));
+    t.true(lines.length > 0 && lines.every((l) => l.includes(`node="${n.node}"`)), 'labelled with the node');
+    const overview = await n.client.get('/operators/cluster', { root: true, headers });
+    t.is(overview.status, 200, overview.text);
+    t.is(overview.json.node, n.node);
+    views.push(overview.json);
+    const ready = await n.client.get('/health/ready', { root: true });
+    t.is(ready.status, 200, ready.text);
+    t.true(ready.json.checks.cluster.ok);
+  }
+  const owners = views[0]!.realm_owners as Record<string, string>;
+  t.true(Object.keys(owners).length >= 1);
+  for (const owner of Object.values(owners)) t.true(cluster.nodes.some((n) => n.node === owner));
+  for (const v of views.slice(1)) t.deepEqual(v.realm_owners, owners);
+  t.true(cluster.nodes.some((n) => n.node === views[0]!.once_only));
 });

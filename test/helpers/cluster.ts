@@ -36,6 +36,9 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The operator token every process of a test cluster accepts. */
+export const OPERATOR_TOKEN = 'cluster-test-operator-token-0123456789';
+
 export interface Nats {
   url: string;
   stop(): Promise<void>;
@@ -148,6 +151,7 @@ export async function startCluster(n: number, env: Record<string, string> = {}):
     RENDER_THREADS: '1',
     PALAVER_OWNER_EMAIL: email,
     PALAVER_OWNER_PASSWORD: password,
+    OPERATOR_TOKEN: OPERATOR_TOKEN,
     ...env,
   };
   const nodes: Node[] = [];

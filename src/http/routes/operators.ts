@@ -41,7 +41,8 @@ export const listActors = endpoint({
     // Inspection runs for a while after each look, so the next one shows time in state and transitions.
     ctx.services.operators.lookedAt();
     const rows = actors.list(filterOf(p));
-    return { actors: rows.slice(0, p.limit), matched: rows.length, counts: actors.counts() };
+    const cluster = ctx.services.cluster;
+    return { actors: rows.slice(0, p.limit), matched: rows.length, counts: actors.counts(), ...(cluster ? { node: cluster.node } : {}) };
   },
 });
 
@@ -76,4 +77,19 @@ export const getActor = endpoint({
   },
 });
 
-export const operatorEndpoints = [metrics, listActors, actorCounts, getActor];
+/** Cluster mode: this process, and which process owns each realm and the once-only work (from the leases). */
+export const clusterOverview = endpoint({
+  method: 'GET',
+  path: '/operators/cluster',
+  root: true,
+  auth: 'operator',
+  rateLimited: false,
+  params: {},
+  async handle(ctx) {
+    const cluster = ctx.services.cluster;
+    if (!cluster) return { cluster: false };
+    return { cluster: true, ...(await cluster.overview()) };
+  },
+});
+
+export const operatorEndpoints = [metrics, listActors, actorCounts, getActor, clusterOverview];
