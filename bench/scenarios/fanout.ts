@@ -79,6 +79,8 @@ export const fanout: Scenario = async (ctx) => {
       messages,
       deliveries: samples.length,
       expected_deliveries: clients * messages,
+      // Every sent message reached every client's queue, none twice (deliveries counted per message).
+      exactly_once: sentAt.size === messages && [...sentAt.keys()].every((id) => receivedAt.get(id)?.length === clients),
       received_before_send_response: beforeResponse,
       worker_threads: jobs.length,
       // The server's share: message event published (after commit) → poll answered, from its /metrics.
