@@ -90,14 +90,21 @@ export class Realms {
   /** A ready realm actor, spawned if needed. */
   async get(realmId: number): Promise<RealmHandle> {
     if (this.root.getSnapshot().value !== 'running') throw errors.unavailable('The server is shutting down');
-    let ref = this.ref(realmId);
-    if (ref.getSnapshot().value === 'failed') {
-      this.root.send({ type: 'REALM.RESTART', realmId });
-      ref = this.ref(realmId);
+    for (let attempt = 0; ; attempt++) {
+      let ref = this.ref(realmId);
+      if (ref.getSnapshot().value === 'failed') {
+        this.root.send({ type: 'REALM.RESTART', realmId });
+        ref = this.ref(realmId);
+      }
+      const snap = await waitFor(ref, (s) => s.value !== 'loading', { timeout: 30_000 });
+      // Stopped by reload() (cluster mode: ownership moved) while the server runs: a fresh actor loads it again.
+      if (snap.status === 'done' && this.root.getSnapshot().value === 'running' && attempt < 3) {
+        if (this.root.getSnapshot().context.realms.get(realmId) === ref) this.root.send({ type: 'REALM.RESTART', realmId });
+        continue;
+      }
+      if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
+      return new RealmHandle(realmId, ref, this.lanes, this.owners);
     }
-    const snap = await waitFor(ref, (s) => s.value !== 'loading', { timeout: 30_000 });
-    if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
-    return new RealmHandle(realmId, ref, this.lanes, this.owners);
   }
 
   async forHost(hostHeader: string | undefined): Promise<RealmHandle> {
