@@ -10,6 +10,8 @@ export interface RealmOwners {
   owns(realmId: number): boolean;
   /** A prepared command sent to the realm's owner; its answer, or ApiError (503 when no owner answers in time). */
   dispatch(realmId: number, kind: string, input: unknown): Promise<unknown>;
+  /** Resolves once this process's copy of the realm has every batch its owner had committed when asked. */
+  caughtUp(realmId: number): Promise<void>;
 }
 
 /** Per realm and order key: settles once the last prepared command dispatched with that key entered the mailbox. */
@@ -110,7 +112,10 @@ export class Realms {
   async forHost(hostHeader: string | undefined): Promise<RealmHandle> {
     const entry = this.entryForHost(hostHeader);
     if (!entry) throw errors.invalidSubdomain();
-    return this.get(entry.id);
+    const handle = await this.get(entry.id);
+    // Cluster mode: a request sees at least every write answered before it arrived, wherever that write was made.
+    if (this.owners && !this.owners.owns(entry.id)) await this.owners.caughtUp(entry.id);
+    return handle;
   }
 
   private ref(realmId: number): RealmRef {

@@ -19,6 +19,8 @@ import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
 import { answerOf, decode, encode, valueOf, Subjects, type Answer } from './wire.js';
 
 const SINGLETON = 'singleton';
+/** Longest a request waits for this process to apply what the realm's owner committed before it arrived. */
+const BARRIER_MS = 2000;
 
 /** What the cluster needs of the process's own event queues. */
 export interface LocalQueues {
@@ -57,6 +59,8 @@ export class Cluster {
   private readonly subs: Subscription[] = [];
   /** The last batch applied per realm owned elsewhere. */
   private readonly seen = new Map<number, { epoch: number; seq: number }>();
+  /** Requests waiting for this process to reach a realm's position (read barriers). */
+  private readonly waiting = new Map<number, Set<{ epoch: number; seq: number; done: () => void }>>();
   private timer: NodeJS.Timeout | null = null;
   private rateTimer: NodeJS.Timeout | null = null;
   private ticking = false;
@@ -71,6 +75,7 @@ export class Cluster {
     this.subjects = new Subjects(token(name));
     this.leases = new Leases(opts.db, this.node, config.cluster.leaseMs);
     this.owners = new RealmOwnership(nc, this.subjects, this.leases, config.cluster.commandTimeoutMs, opts.log);
+    this.owners.caughtUp = (realmId) => this.caughtUp(realmId);
     this.pollTimeoutMs = config.heartbeatMs + 15_000;
   }
 
@@ -166,6 +171,29 @@ export class Cluster {
     msg.respond(encode(answer));
   }
 
+  private reached(realmId: number, at: { epoch: number; seq: number }): boolean {
+    const seen = this.seen.get(realmId);
+    return seen !== undefined && (seen.epoch > at.epoch || (seen.epoch === at.epoch && seen.seq >= at.seq));
+  }
+
+  /**
+   * The read barrier of a request on a process that does not own the realm: asks the owner where it is, and waits
+   * (at most BARRIER_MS) until this process applied that far. Without an owner there is nothing to wait for.
+   */
+  private async caughtUp(realmId: number): Promise<void> {
+    const at = await this.owners.position(realmId);
+    if (!at || at.seq === 0 || this.reached(realmId, at)) return;
+    let waiter!: { epoch: number; seq: number; done: () => void };
+    const arrived = new Promise<void>((done) => (waiter = { ...at, done }));
+    let set = this.waiting.get(realmId);
+    if (!set) this.waiting.set(realmId, (set = new Set()));
+    set.add(waiter);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([arrived, new Promise<void>((r) => (timer = setTimeout(r, BARRIER_MS)))]);
+    clearTimeout(timer);
+    set.delete(waiter);
+  }
+
   /** A batch another process committed: applied to this process's copy of the realm, its events delivered here. */
   private received(realmId: number, data: Uint8Array): void {
     let b: PublishedBatch;
@@ -206,8 +234,17 @@ export class Cluster {
         }
       }
     }
-    if (reload && state) void this.realms.reload(realmId).then(() => this.realms.get(realmId)).catch(() => undefined);
+    const reloaded = reload && state ? this.realms.reload(realmId).then(() => this.realms.get(realmId)).catch(() => undefined) : Promise.resolve();
     this.queues.deliver(realmId, b.events);
+    const waiting = this.waiting.get(realmId);
+    if (waiting) {
+      for (const w of waiting) {
+        if (this.reached(realmId, w)) {
+          waiting.delete(w);
+          void reloaded.then(w.done);
+        }
+      }
+    }
   }
 
   /** Renews leases, notices lost ones, takes over realms with no live owner, and keeps the singleton held. */

@@ -29,7 +29,7 @@ function isNoResponders(err: unknown): boolean {
 
 export class RealmOwnership implements RealmOwners {
   /** Realms this process owns and serves (lease held, working set fresh, commands subscribed). */
-  private readonly served = new Map<number, { sub: Subscription; seq: number; epoch: number }>();
+  private readonly served = new Map<number, { subs: Subscription[]; seq: number; epoch: number }>();
   private readonly claims = new Map<number, Promise<boolean>>();
   realms!: Realms;
 
@@ -66,10 +66,20 @@ export class RealmOwnership implements RealmOwners {
     // The copy this process kept may lag what the former owner committed last: load the realm again.
     await this.realms.reload(realmId);
     await this.realms.get(realmId);
-    const sub = this.nc.subscribe(this.subjects.commands(realmId), { queue: 'owner', callback: (err, msg) => {
+    const commands = this.nc.subscribe(this.subjects.commands(realmId), {
+      queue: 'owner',
+      callback: (err, msg) => {
         if (!err) void this.serve(realmId, msg);
-      } });
-    this.served.set(realmId, { sub, seq: 0, epoch });
+      },
+    });
+    const position = this.nc.subscribe(this.subjects.position(realmId), {
+      queue: 'owner',
+      callback: (err, msg) => {
+        const s = this.served.get(realmId);
+        if (!err && s && this.owns(realmId)) msg.respond(encode({ epoch: s.epoch, seq: s.seq }));
+      },
+    });
+    this.served.set(realmId, { subs: [commands, position], seq: 0, epoch });
     this.log.info({ realmId, epoch }, 'realm owned');
     return true;
   }
@@ -80,14 +90,14 @@ export class RealmOwnership implements RealmOwners {
     this.leases.forget(realmKey(realmId));
     if (!s) return;
     this.served.delete(realmId);
-    s.sub.unsubscribe();
+    for (const sub of s.subs) sub.unsubscribe();
     this.log.warn({ realmId, epoch: s.epoch }, 'realm ownership lost');
     await this.realms.reload(realmId);
   }
 
   /** Graceful stop: the owned realms' writers have stopped; their leases lapse now for another process to take. */
   async releaseAll(): Promise<void> {
-    for (const s of this.served.values()) s.sub.unsubscribe();
+    for (const s of this.served.values()) for (const sub of s.subs) sub.unsubscribe();
     this.served.clear();
     await this.leases.releaseAll();
   }
@@ -135,6 +145,19 @@ export class RealmOwnership implements RealmOwners {
       return valueOf(answer);
     }
   }
+
+  /** Where the realm's owner is in its batches now: { epoch, seq }, or null when no owner answers. */
+  async position(realmId: number): Promise<{ epoch: number; seq: number } | null> {
+    try {
+      const reply = await this.nc.request(this.subjects.position(realmId), encode(null), { timeout: this.commandTimeoutMs });
+      return decode<{ epoch: number; seq: number }>(reply.data);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Set by the cluster: resolves once this process applied the owner's batches up to the position it reported. */
+  caughtUp: (realmId: number) => Promise<void> = async () => undefined;
 
   /** The database a realm actor writes through: every transaction first checks the realm's lease (fencing). */
   fencedDb(db: Db, realmId: number): Db {

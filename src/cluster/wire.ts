@@ -40,6 +40,10 @@ export class Subjects {
   commands(realmId: number): string {
     return `palaver.${this.cluster}.realm.${realmId}.commands`;
   }
+  /** The owner's position in a realm's batches (epoch, seq), for read barriers. */
+  position(realmId: number): string {
+    return `palaver.${this.cluster}.realm.${realmId}.position`;
+  }
   /** A realm's committed batches, published by its owner; `*` for every realm. */
   batches(realmId: number | '*'): string {
     return `palaver.${this.cluster}.realm.${realmId}.batches`;
