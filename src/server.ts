@@ -36,6 +36,7 @@ import { listenForMetrics } from './http/metrics-listener.js';
 import { closeFetchSlots } from './http/large-fetches.js';
 import { configureRenderPool } from './render-pool/index.js';
 import { Cluster } from './cluster/index.js';
+import { ClusterPresence } from './cluster/presence.js';
 
 export interface RunningServer {
   port: number;
@@ -142,7 +143,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
     );
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
-    const presence = new PresenceSessions(db, { onError: (err) => log.warn({ err }, 'presence flush failed') });
+    const presenceOptions = { onError: (err: unknown) => log.warn({ err }, 'presence flush failed') };
+    // In a cluster a realm's presence sessions live on its owner.
+    const presence = cluster ? new ClusterPresence(db, presenceOptions, cluster.owners) : new PresenceSessions(db, presenceOptions);
     const mail = new MailSender(db, config, log);
     const scheduled = new ScheduledDelivery({ db, realms, hub: allRealms, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);

@@ -32,6 +32,11 @@ export class RealmOwnership implements RealmOwners {
   private readonly served = new Map<number, { subs: Subscription[]; seq: number; epoch: number }>();
   private readonly claims = new Map<number, Promise<boolean>>();
   realms!: Realms;
+  /**
+   * Work other than realm commands that belongs on a realm's owner (presence sessions): by name, called on the
+   * owner with what dispatch() was given. Names start with `@` so they never meet a command kind.
+   */
+  readonly services = new Map<string, (realmId: number, input: any) => Promise<unknown>>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -108,8 +113,7 @@ export class RealmOwnership implements RealmOwners {
     else {
       try {
         const { kind, input } = decode<{ kind: string; input: unknown }>(msg.data);
-        const handle = await this.realms.get(realmId);
-        answer = { ok: true, value: await handle.enqueueHere(kind, input) };
+        answer = { ok: true, value: await this.here(realmId, kind, input) };
       } catch (err) {
         answer = isFenced(err) ? { ok: false, moved: true } : answerOf(err);
       }
@@ -126,7 +130,7 @@ export class RealmOwnership implements RealmOwners {
     const deadline = performance.now() + this.commandTimeoutMs;
     const data = encode({ kind, input });
     for (;;) {
-      if (this.owns(realmId)) return (await this.realms.get(realmId)).enqueueHere(kind, input);
+      if (this.owns(realmId)) return this.here(realmId, kind, input);
       const left = deadline - performance.now();
       if (left <= 0) throw noOwnerInTime();
       let reply;
@@ -144,6 +148,11 @@ export class RealmOwnership implements RealmOwners {
       }
       return valueOf(answer);
     }
+  }
+
+  private async here(realmId: number, kind: string, input: unknown): Promise<unknown> {
+    const service = this.services.get(kind);
+    return service ? service(realmId, input) : (await this.realms.get(realmId)).enqueueHere(kind, input);
   }
 
   /** Where the realm's owner is in its batches now: { epoch, seq }, or null when no owner answers. */

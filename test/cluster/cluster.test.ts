@@ -180,3 +180,24 @@ test.serial('operators: every series names its node; every process tells which n
   for (const v of views.slice(1)) t.deepEqual(v.realm_owners, owners);
   t.true(cluster.nodes.some((n) => n.node === views[0]!.once_only));
 });
+
+test.serial('presence is the same from every process', async (t) => {
+  const [a, b, c] = cluster.nodes.map((n) => n.client);
+  const owner = cluster.owner;
+  const pinger = await newUser(a!, owner, 'pia');
+  const ping = await b!.post('/users/me/presence', { auth: pinger, form: { status: 'active' } });
+  t.is(ping.status, 200, ping.text);
+  const views = [];
+  for (const client of [a!, b!, c!]) {
+    const all = await client.get('/realm/presence', { auth: owner });
+    t.is(all.status, 200, all.text);
+    const one = await client.get(`/users/${pinger.id}/presence`, { auth: owner });
+    t.is(one.status, 200, one.text);
+    views.push({ active: Boolean(all.json.presences[pinger.email]?.aggregated?.status === 'active'), one: one.json.presence.aggregated.status });
+  }
+  t.deepEqual(views, [
+    { active: true, one: 'active' },
+    { active: true, one: 'active' },
+    { active: true, one: 'active' },
+  ]);
+});
