@@ -10,7 +10,6 @@ import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
 import type { RealmEvent } from '../events/hub.js';
-import type { RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry } from '../realm/commands.js';
@@ -37,8 +36,8 @@ export interface ClusterOptions {
   db: Db;
   commands: CommandRegistry;
   log: Logger;
-  /** Shared: each process tells the others what it took, every RATE_SHARE_MS. */
-  rateLimiter: RateLimiter;
+  /** Shared: each process tells the others what it took, every RATE_SHARE_MS (the HTTP layer's RateLimiter). */
+  rateLimiter: { takenHere(): [string, string, number][]; spentElsewhere(family: string, key: string, n: number): void };
 }
 
 /** How often a process tells the others the rate-limit tokens it took. */
@@ -80,7 +79,8 @@ export class Cluster {
   }
 
   static async connect(opts: ClusterOptions): Promise<Cluster> {
-    const nc = await connect({ servers: opts.config.cluster.natsUrl!, name: 'palaver', maxReconnectAttempts: -1 });
+    // noEcho: a process never receives what it published itself (its batches, its rate-limit tokens).
+    const nc = await connect({ servers: opts.config.cluster.natsUrl!, name: 'palaver', maxReconnectAttempts: -1, noEcho: true });
     return new Cluster(nc, opts);
   }
 
