@@ -131,7 +131,10 @@ export class Cluster {
 
   /** The holder of a queue, from its ID (QueueRegistry's processTag is this node's name). */
   holderOf(queueId: string): string {
-    return queueId.slice(0, queueId.indexOf(':'));
+    const colon = queueId.indexOf(':');
+    const holder = colon > 0 ? queueId.slice(0, colon) : '';
+    // Only a name this code makes (token()) may become part of a NATS subject.
+    return /^[A-Za-z0-9_-]+$/.test(holder) ? holder : '';
   }
 
   isLocalQueue(queueId: string): boolean {

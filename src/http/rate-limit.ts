@@ -202,8 +202,8 @@ export class RateLimiter {
   }
 
   spentElsewhere(family: string, key: string, n: number): void {
-    const buckets = { user: this.user, ip: this.ip, password: this.password }[family] ?? this.mail[Number(family.slice(4))];
-    buckets?.spend(key, n);
+    const buckets = family === 'user' ? this.user : family === 'ip' ? this.ip : family === 'password' ? this.password : this.mail[Number(family.slice(4))];
+    if (buckets && Number.isFinite(n)) buckets.spend(key, n);
   }
 
   sweep(): void {

@@ -201,3 +201,15 @@ test.serial('presence is the same from every process', async (t) => {
     { active: true, one: 'active' },
   ]);
 });
+
+test.serial('a queue ID no process made is BAD_EVENT_QUEUE_ID on every process', async (t) => {
+  for (const n of cluster.nodes) {
+    for (const queueId of ['nope', 'x.>:1', '*:2', `gone-${n.node}:3`]) {
+      const r = await n.client.get('/events', { auth: cluster.owner, query: { queue_id: queueId, dont_block: 'true' } });
+      t.is(r.status, 400, `${queueId}: ${r.text}`);
+      t.is(r.json.code, 'BAD_EVENT_QUEUE_ID');
+      const d = await n.client.delete('/events', { auth: cluster.owner, form: { queue_id: queueId } });
+      t.is(d.json.code, 'BAD_EVENT_QUEUE_ID');
+    }
+  }
+});
