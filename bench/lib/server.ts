@@ -2,7 +2,7 @@
 // from /proc when it runs here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBalancer } from './balancer.js';
@@ -75,7 +75,12 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     await scratch?.drop();
     throw err;
   });
-  child.stdout!.resume();
+  // BENCH_SERVER_LOG=FILE keeps the servers' output (appended), for a run that went wrong.
+  if (process.env.BENCH_SERVER_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVER_LOG, { flags: 'a' });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  } else child.stdout!.resume();
   return {
     url: `http://127.0.0.1:${port}`,
     port,
