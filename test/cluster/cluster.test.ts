@@ -1,5 +1,7 @@
 // Cluster mode: three Palaver processes on one PostgreSQL and NATS (test/helpers/cluster.ts).
 import test from 'ava';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
@@ -211,5 +213,23 @@ test.serial('a queue ID no process made is BAD_EVENT_QUEUE_ID on every process',
       const d = await n.client.delete('/events', { auth: cluster.owner, form: { queue_id: queueId } });
       t.is(d.json.code, 'BAD_EVENT_QUEUE_ID');
     }
+  }
+});
+
+test.serial("the admin CLI's changes are seen by every process", async (t) => {
+  const email = `cli-${Date.now().toString(36)}@cluster.example`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['dist/src/cli/main.js', 'create-user', '--email', email, '--full-name', 'Cli User'], {
+    env: { ...process.env, DATABASE_URL: cluster.db.url },
+  });
+  const created = JSON.parse(stdout) as { api_key: string };
+  const auth = { email, apiKey: created.api_key };
+  // Every process picks the change up (its change watcher; the realm's owner reloads and the others follow).
+  for (const n of cluster.nodes) {
+    let status = 0;
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      status = (await n.client.get('/users/me', { auth })).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    t.is(status, 200, `process ${n.node} knows the user the CLI made`);
   }
 });
