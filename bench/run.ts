@@ -152,11 +152,11 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
           const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
           process.stdout.write(table(label, result, ceilingRef) + '\n');
           result.percentiles = percentiles(result.samples);
-          const record = { scenario: name, machine: machine(), settings: { quick, options, server: shared ? 'shared by the run' : 'own', layout: layout === null ? undefined : layout === 0 ? 'one process, no NATS' : `${layout} processes, NATS`, url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
+          const record = { scenario: name, machine: machine(), settings: { quick, options, server: shared ? 'shared by the run' : 'own', layout: layout === null ? undefined : layoutName(layout), url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
           const files = writeResults(values.out as string, label, record, await renderSvg(scenarioSpec(record)));
           process.stdout.write(`  results: ${files.json}\n  chart:   ${files.svg}\n`);
           results[label] = record;
-          byLayout.push([layout === 0 ? 'one process, no NATS' : `${layout} process${layout === 1 ? '' : 'es'}, NATS`, record as BenchRecord]);
+          if (layout !== null) byLayout.push([layoutName(layout), record as BenchRecord]);
           if (result.errors > 0) failed.push(label);
         } finally {
           if (!shared) await target.stop();
@@ -168,6 +168,10 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
     await shared?.stop();
   }
   return { results, failed };
+}
+
+function layoutName(processes: number): string {
+  return processes === 0 ? 'one process, no NATS' : `${processes} process${processes === 1 ? '' : 'es'}, NATS`;
 }
 
 /** Memory and CPU of every process of a target, summed. */
