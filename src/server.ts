@@ -212,6 +212,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       }, onceOnly);
       const c = cluster;
       operators.health.addCheck('cluster', () => c.readiness());
+      c.serveActors((filter) => operators.actors.list(filter));
     } else onceOnly(true);
     registerActorKinds(operators.actors, { root, queues, scheduled, presence, get retention() { return retention; } });
 

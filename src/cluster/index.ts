@@ -11,6 +11,7 @@ import { errors } from '../errors.js';
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
 import type { RealmEvent } from '../events/hub.js';
 import type { Logger } from '../log.js';
+import type { ActorFilter, ActorRow } from '../operators/actor-directory.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry } from '../realm/commands.js';
 import { Leases } from './leases.js';
@@ -18,6 +19,8 @@ import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
 import { answerOf, decode, encode, valueOf, Subjects, type Answer } from './wire.js';
 
 const SINGLETON = 'singleton';
+/** How long an operator's cluster-wide actor listing waits for the other processes' answers. */
+const OPERATORS_WAIT_MS = 1000;
 /** Longest a request waits for this process to apply what the realm's owner committed before it arrived. */
 const BARRIER_MS = 2000;
 
@@ -290,6 +293,31 @@ export class Cluster {
   /** Operators: this node, its realms, whether NATS is connected. */
   status(): { node: string; nats: boolean; realms: number[]; singleton: boolean } {
     return { node: this.node, nats: !this.nc.isClosed(), realms: this.owners.owned(), singleton: this.singleton };
+  }
+
+  /**
+   * Operators: every other process's actor rows that match `filter` (at most `limit` each), as each answers within
+   * OPERATORS_WAIT_MS; this process's own rows are the caller's.
+   */
+  async actorsElsewhere(filter: ActorFilter, limit: number): Promise<{ node: string; actors: ActorRow[]; matched: number }[]> {
+    const out: { node: string; actors: ActorRow[]; matched: number }[] = [];
+    const replies = await this.nc.requestMany(this.subjects.operators(), encode({ filter, limit }), { strategy: 'timer', maxWait: OPERATORS_WAIT_MS });
+    for await (const reply of replies) out.push(decode(reply.data));
+    return out;
+  }
+
+  /** Answers the other processes' actorsElsewhere with this process's rows. */
+  serveActors(list: (filter: ActorFilter) => ActorRow[]): void {
+    this.subs.push(
+      this.nc.subscribe(this.subjects.operators(), {
+        callback: (err, msg) => {
+          if (err) return;
+          const { filter, limit } = decode<{ filter: ActorFilter; limit: number }>(msg.data);
+          const rows = list(filter);
+          msg.respond(encode({ node: this.node, actors: rows.slice(0, limit), matched: rows.length }));
+        },
+      }),
+    );
   }
 
   /** Operators: this node, and the owner of every live lease (realm ID → node; the once-only work's node). */

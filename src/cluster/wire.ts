@@ -55,6 +55,10 @@ export class Subjects {
   rateLimits(): string {
     return `palaver.${this.cluster}.rate-limits`;
   }
+  /** Operators' questions every process answers (its actors). */
+  operators(): string {
+    return `palaver.${this.cluster}.operators.actors`;
+  }
   /** Requests for the event queues a process holds. */
   queues(node: string): string {
     return `palaver.${this.cluster}.node.${node}.queues`;

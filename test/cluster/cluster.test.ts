@@ -163,6 +163,7 @@ test.serial('operators: every series names its node; every process tells which n
   const headers = { authorization: `Bearer ${OPERATOR_TOKEN}` };
   const views: Record<string, unknown>[] = [];
   for (const n of cluster.nodes) {
+    t.is((await n.client.get('/users/me', { auth: cluster.owner })).status, 200);
     const metrics = await n.client.get('/metrics', { root: true, headers });
     t.is(metrics.status, 200);
     t.true(metrics.text.includes(`palaver_http_requests_total{method=`), 'request series present');
@@ -181,6 +182,12 @@ test.serial('operators: every series names its node; every process tells which n
   for (const owner of Object.values(owners)) t.true(cluster.nodes.some((n) => n.node === owner));
   for (const v of views.slice(1)) t.deepEqual(v.realm_owners, owners);
   t.true(cluster.nodes.some((n) => n.node === views[0]!.once_only));
+  // The actor API lists every process's actors, each naming its node.
+  const roots = await cluster.nodes[1]!.client.get('/operators/actors', { root: true, headers, query: { kind: 'root', all_nodes: 'true' } });
+  t.is(roots.status, 200, roots.text);
+  t.deepEqual((roots.json.actors as { node: string }[]).map((a) => a.node).sort(), cluster.nodes.map((n) => n.node).sort());
+  const realms = await cluster.nodes[0]!.client.get('/operators/actors', { root: true, headers, query: { kind: 'realm', all_nodes: 'true' } });
+  t.true((realms.json.actors as { node: string; id: string }[]).some((a) => a.node === Object.values(owners)[0] && a.id === `realm:${Object.keys(owners)[0]}`));
 });
 
 test.serial('presence is the same from every process', async (t) => {
