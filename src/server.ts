@@ -185,17 +185,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Once-only work (outbox mail, scheduled delivery, retention): here, or in a cluster on the holder of its lease.
     const newRetention = () => createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } });
     let retention = newRetention();
-    const onceOnly = (run: boolean) => {
+    let onceOnlyRunning = false;
+    const onceOnly = async (run: boolean) => {
+      if (run === onceOnlyRunning) return;
+      onceOnlyRunning = run;
       if (run) {
         mail.start();
         // After listen: messages render with the realm URL, which names the port.
         scheduled.start();
         retention.start();
       } else {
-        void mail.stop();
-        void scheduled.stop();
+        await mail.stop();
         retention.stop();
         retention = newRetention();
+        await scheduled.stop();
       }
     };
     if (cluster) {
@@ -209,11 +212,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
         poll: (queueId, userId, lastEventId, dontBlock) => longPolls.poll(queueId, userId, lastEventId, dontBlock, () => undefined),
         delete: (queueId, userId) => queues.delete(queueId, userId),
-      }, onceOnly);
+      }, (held) => void onceOnly(held));
       const c = cluster;
       operators.health.addCheck('cluster', () => c.readiness());
       c.serveActors((filter) => operators.actors.list(filter));
-    } else onceOnly(true);
+    } else void onceOnly(true);
     registerActorKinds(operators.actors, { root, queues, scheduled, presence, get retention() { return retention; } });
 
     let stopping: Promise<void> | null = null;
@@ -242,9 +245,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         }
         // Presence changed since the last flush is written through the realm actors before they stop.
         await presence.stop();
-        await mail.stop();
-        retention.stop();
-        await scheduled.stop();
+        await onceOnly(false);
         outgoingWebhooks.stop();
         await realms.stop(config.shutdownTimeoutMs);
         await cluster?.stop();
