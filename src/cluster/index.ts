@@ -21,7 +21,7 @@ import { answerOf, decode, encode, valueOf, Subjects, type Answer } from './wire
 const SINGLETON = 'singleton';
 /** How long an operator's cluster-wide actor listing waits for the other processes' answers. */
 const OPERATORS_WAIT_MS = 1000;
-/** Longest a request waits for this process to apply what the realm's owner committed before it arrived. */
+/** Longest a request waits for the realm owner's position, then for this process to apply that far. */
 const BARRIER_MS = 2000;
 
 /** What the cluster needs of the process's own event queues. */
@@ -187,7 +187,7 @@ export class Cluster {
    * (at most BARRIER_MS) until this process applied that far. Without an owner there is nothing to wait for.
    */
   private async caughtUp(realmId: number): Promise<void> {
-    const at = await this.owners.position(realmId);
+    const at = await this.owners.position(realmId, BARRIER_MS);
     if (!at || at.seq === 0 || this.reached(realmId, at)) return;
     let waiter!: { epoch: number; seq: number; done: () => void };
     const arrived = new Promise<void>((done) => (waiter = { ...at, done }));

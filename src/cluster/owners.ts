@@ -156,9 +156,9 @@ export class RealmOwnership implements RealmOwners {
   }
 
   /** Where the realm's owner is in its batches now: { epoch, seq }, or null when no owner answers. */
-  async position(realmId: number): Promise<{ epoch: number; seq: number } | null> {
+  async position(realmId: number, timeoutMs: number): Promise<{ epoch: number; seq: number } | null> {
     try {
-      const reply = await this.nc.request(this.subjects.position(realmId), encode(null), { timeout: this.commandTimeoutMs });
+      const reply = await this.nc.request(this.subjects.position(realmId), encode(null), { timeout: timeoutMs });
       return decode<{ epoch: number; seq: number }>(reply.data);
     } catch {
       return null;
