@@ -290,11 +290,6 @@ export class Cluster {
     this.onSingleton(held);
   }
 
-  /** Operators: this node, its realms, whether NATS is connected. */
-  status(): { node: string; nats: boolean; realms: number[]; singleton: boolean } {
-    return { node: this.node, nats: !this.nc.isClosed(), realms: this.owners.owned(), singleton: this.singleton };
-  }
-
   /**
    * Operators: every other process's actor rows that match `filter` (at most `limit` each), as each answers within
    * OPERATORS_WAIT_MS; this process's own rows are the caller's.
