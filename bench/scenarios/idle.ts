@@ -93,13 +93,7 @@ export const idle: Scenario = async (ctx) => {
   const parkMs = performance.now() - pollsBegan;
   await new Promise((r) => setTimeout(r, Math.min(5000, holdMs)));
   const held = sampleProcess(ctx.target.pid);
-  const timeline: number[] = [];
-  const started = Date.now();
-  while (Date.now() - started < holdMs) {
-    await new Promise((r) => setTimeout(r, 1000));
-    timeline.push(heartbeats);
-    ctx.progress(`holding ${queues} polls: ${Math.round((Date.now() - started) / 1000)}s, ${heartbeats} heartbeats`);
-  }
+  const timeline = await holdFor(ctx, holdMs, () => heartbeats, (s) => `holding ${queues} polls: ${s}s, ${heartbeats} heartbeats`);
   stopping = true;
   // Deleting the queues answers the parked polls; 32 at a time, over connections the polls leave free (all at once they
   // would open as many connections again, beyond the file-descriptor limit of 20,000).
@@ -178,13 +172,7 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
   const openSeconds = (performance.now() - openedAt) / 1000;
   await new Promise((r) => setTimeout(r, Math.min(5000, holdMs)));
   const held = sampleProcess(ctx.target.pid);
-  const timeline: number[] = [];
-  const started = Date.now();
-  while (Date.now() - started < holdMs) {
-    await new Promise((r) => setTimeout(r, 1000));
-    timeline.push(total('pings'));
-    ctx.progress(`holding ${total('open')} sockets: ${Math.round((Date.now() - started) / 1000)}s, ${total('pings')} pings, ${total('closed')} closed`);
-  }
+  const timeline = await holdFor(ctx, holdMs, () => total('pings'), (s) => `holding ${total('open')} sockets: ${s}s, ${total('pings')} pings, ${total('closed')} closed`);
   const heldAtEnd = sampleProcess(ctx.target.pid);
   const open = total('open');
   const closedEarly = total('closed');
@@ -228,4 +216,16 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
       met: open === queues && closedEarly === 0 && Number.isFinite(perQueue) && perQueue <= 4096,
     },
   };
+}
+
+/** Waits holdMs, reporting progress each second; returns the running count read each second. */
+async function holdFor(ctx: Parameters<Scenario>[0], holdMs: number, count: () => number, line: (seconds: number) => string): Promise<number[]> {
+  const timeline: number[] = [];
+  const started = Date.now();
+  while (Date.now() - started < holdMs) {
+    await new Promise((r) => setTimeout(r, 1000));
+    timeline.push(count());
+    ctx.progress(line(Math.round((Date.now() - started) / 1000)));
+  }
+  return timeline;
 }

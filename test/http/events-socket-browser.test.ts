@@ -3,13 +3,11 @@
 // Authorization header on a WebSocket); it receives a message frame and acknowledges it. Without a ticket the browser's
 // socket is refused. The page's code is the README's browser example.
 import test from 'ava';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchChromium } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
 const browserTest = haveChromium ? test.serial : test.skip;
 if (!haveChromium) console.warn(`events-socket-browser: ${CHROMIUM} is missing; the browser tests are skipped`);
 
@@ -18,10 +16,7 @@ let browser: Browser | null = null;
 test.before(async () => {
   s = await startTestServer();
   if (haveChromium) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }
 });
 test.after.always(async () => {
