@@ -1,6 +1,7 @@
 // A load-generator process for `idle --transport socket`: holds event sockets on the queues it is given (its own
 // process, so the sockets of many of these spread over several open-file caps). Input: a JSON file named by argv[2]
-// ({ base, creds, queues, wave }). Output: one JSON line per change on stdout ({ open, errors, pings, closed });
+// ({ base, creds, queues, wave }). Output: one JSON line per change on stdout ({ open, errors, pings, closed, why: counts
+// of failures and early closes by kind });
 // stops (closing its sockets) on "stop" on stdin.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -15,7 +16,8 @@ interface HolderInput {
 
 const input = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as HolderInput;
 const sockets: EventSocket[] = [];
-const state = { open: 0, errors: 0, pings: 0, closed: 0 };
+const state = { open: 0, errors: 0, pings: 0, closed: 0, why: {} as Record<string, number> };
+const count = (kind: string) => (state.why[kind] = (state.why[kind] ?? 0) + 1);
 let reported = '';
 const report = () => {
   const line = JSON.stringify(state);
@@ -41,11 +43,14 @@ for (let from = 0; from < input.queues.length && !stopping; from += input.wave) 
         sockets.push(s);
         state.open++;
         s.ws.on('ping', () => state.pings++);
-        void s.closed.then(() => {
-          if (!stopping) state.closed++;
+        void s.closed.then((c) => {
+          if (stopping) return;
+          state.closed++;
+          count(`closed ${c.code}`);
         });
-      } catch {
+      } catch (err) {
         state.errors++;
+        count((err as NodeJS.ErrnoException).code ?? (err as Error).message.slice(0, 60));
       }
     }),
   );

@@ -153,12 +153,12 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
   const registered = sampleProcess(ctx.target.pid);
   const perHolder = Math.min(SOCKETS_PER_HOLDER, Math.max(1, openFilesCap() - 1000));
   const dir = mkdtempSync(path.join(tmpdir(), 'palaver-holders-'));
-  const holders: { child: ReturnType<typeof spawn>; state: Record<'open' | 'errors' | 'pings' | 'closed', number>; exited: Promise<unknown> }[] = [];
+  const holders: { child: ReturnType<typeof spawn>; state: Record<'open' | 'errors' | 'pings' | 'closed', number> & { why: Record<string, number> }; exited: Promise<unknown> }[] = [];
   for (let from = 0, n = 0; from < queues; from += perHolder, n++) {
     const file = path.join(dir, `holder-${n}.json`);
     writeFileSync(file, JSON.stringify({ base: ctx.target.url, creds: ctx.owner, queues: ids.slice(from, from + perHolder), wave: num(ctx.options, 'connect-wave', 500) }));
     const child = spawn(process.execPath, [new URL('../lib/socket-holder.js', import.meta.url).pathname, file], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const state = { open: 0, errors: 0, pings: 0, closed: 0 };
+    const state = { open: 0, errors: 0, pings: 0, closed: 0, why: {} as Record<string, number> };
     createInterface({ input: child.stdout! }).on('line', (line) => Object.assign(state, JSON.parse(line)));
     holders.push({ child, state, exited: new Promise((r) => child.once('exit', r)) });
   }
@@ -210,6 +210,7 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
       bytes_per_queue_with_socket: Number.isFinite(perQueue) ? Math.round(perQueue) : 'n/a',
       bytes_per_socket: Number.isFinite(perSocket) ? Math.round(perSocket) : 'n/a',
       pings: total('pings'),
+      failures: holders.flatMap((h) => Object.entries(h.state.why)).map(([k, n]) => `${k}: ${n}`).join(', ') || 'none',
     },
     target: {
       description: `${queues} queues held by open sockets at ≤ 4 KB each (server RSS from before registering)`,
