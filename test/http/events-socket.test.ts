@@ -330,3 +330,28 @@ test('operators see open sockets (dashboard counts, /metrics) and frames, bytes 
   await until(async () => /palaver_event_socket_disconnects_total\{reason="client"\} [1-9]/.test(await s.server.services.operators.metrics.registry.metrics()), 'the count');
   t.pass();
 });
+
+test('shutdown closes open sockets with 1001; the queue survives the restart and the client resumes', async (t) => {
+  const own = await startTestServer();
+  try {
+    const bob = await addUser(own);
+    const reg = await own.client.as(bob).post('/register', { form: { event_types: '["message"]', fetch_event_types: '[]' } });
+    const queueId = reg.json.queue_id as string;
+    const socket = await EventSocket.connect({ base: `http://127.0.0.1:${own.port}`, queueId, auth: bob, autoAck: false });
+    own.server.services.queues.enqueue([bob.id], [{ type: 'realm', op: 'update', property: 'description', value: 'before' }]);
+    t.deepEqual(ids(await socket.take(1)), [0]);
+    await own.stop();
+    const closed = await socket.closed;
+    t.is(closed.code, CLOSE.shutdown);
+    const again = await startTestServer({ reuse: { dataDir: own.dataDir, databaseUrl: own.databaseUrl } });
+    try {
+      const resumed = await EventSocket.connect({ base: `http://127.0.0.1:${again.port}`, queueId, auth: bob, lastEventId: -1 });
+      t.deepEqual(ids(await resumed.take(1)), [0], 'the unacknowledged event comes again');
+      await resumed.close();
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await own.close();
+  }
+});
