@@ -1,5 +1,5 @@
 // The load a bench worker thread generates: send loops (send) and long-polling clients (fanout).
-import { EventSocket } from '../../src/client/event-socket.js';
+import type { EventSocket } from '../../src/client/event-socket.js';
 import { agentFor, request, type Creds } from './client.js';
 import { nowAbs } from './workers.js';
 
@@ -104,6 +104,8 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
  * thread says stop. Receipts go to the main thread as pollClients' do, one post per frame.
  */
 async function socketClients(input: PollInput, control: JobControl): Promise<PollOutput> {
+  // Loaded here, not with the module: the other jobs' workers (the HTTP ceiling's among them) start without it.
+  const { EventSocket } = await import('../../src/client/event-socket.js');
   let errors = 0;
   let received = 0;
   const open: EventSocket[] = [];
