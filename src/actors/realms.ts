@@ -40,22 +40,21 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
     const prepared = def.prepare(this.state, input);
     const before = this.lanes.get(key);
     // Nothing to prepare and nothing of this key ahead of it: into the mailbox now, in dispatch order.
-    if (!(prepared instanceof Promise) && !before) return this.enqueue(kind, prepared, 'prepared input');
+    if (!(prepared instanceof Promise) && !before) return this.enqueue(kind, prepared);
     if (prepared instanceof Promise) prepared.catch(() => undefined); // awaited below, after the turn of those ahead
     let release!: () => void;
     const lane = new Promise<void>((r) => (release = r));
     this.lanes.set(key, lane);
     try {
       await before;
-      return this.enqueue(kind, await prepared, 'prepared input');
+      return this.enqueue(kind, await prepared);
     } finally {
       release();
       if (this.lanes.get(key) === lane) this.lanes.delete(key);
     }
   }
 
-  private enqueue<K extends keyof C & string>(kind: K, input: InputOf<C, K>, part: CommandPart = 'input'): Promise<ResultOf<C, K>> {
-    if (this.checkData && part === 'prepared input') this.assertPlain(kind, part, input);
+  private enqueue<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
     // A stopped actor drops events silently; answer for it rather than leave the caller hanging.
     if (this.ref.getSnapshot().status !== 'active') return Promise.reject(errors.unavailable('The server is shutting down'));
     return new Promise<ResultOf<C, K>>((resolve, reject) => {
@@ -63,7 +62,10 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
     });
   }
 
-  /** dispatch with its input, prepared input and answer checked to be plain data. */
+  /**
+   * dispatch with its input and answer checked to be plain data. What a prepare step makes of the input is not:
+   * it reads the working set, so it runs where the realm actor does, and never travels.
+   */
   private async checked<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
     this.assertPlain(kind, 'input', input);
     const answer = await this.run(kind, input);

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { pack, unpack } from '../msgpack.js';
 
 /** What of a command is checked. */
-export type CommandPart = 'input' | 'prepared input' | 'answer';
+export type CommandPart = 'input' | 'answer';
 
 /** Throws unless `value` survives a msgpack round trip unchanged (same values, same prototypes). */
 export function assertPlainData(kind: string, part: CommandPart, value: unknown): void {
