@@ -1,7 +1,9 @@
 // The proof that realm commands are plain data. Their inputs and answers are messages: between processes they
 // travel as msgpack (src/msgpack.ts), so each must come back from a msgpack round trip deep-equal to what was
 // sent. A Map comes back as an object, a Set or a typed array as an array or Buffer, a class instance without its
-// prototype (its methods), a function as undefined, a symbol or a huge bigint not at all: each fails here.
+// prototype (its methods), a function as undefined, a symbol or a huge bigint not at all: each fails here. A
+// dictionary without a prototype (the params' `dict`, safe for any key) is plain data: it arrives as an object of
+// the same own keys, except a `__proto__` key, which msgpack renames: that fails here too.
 // The realm handle runs this on every command when PALAVER_CHECK_COMMANDS=1 (the test helpers set it), so the
 // whole suite proves every command it exercises; production does not pay for it.
 import { isDeepStrictEqual } from 'node:util';
@@ -18,7 +20,19 @@ export function assertPlainData(kind: string, part: CommandPart, value: unknown)
   } catch (err) {
     throw notPlain(kind, part, `msgpack refuses it (${err instanceof Error ? err.message : String(err)})`);
   }
-  if (!isDeepStrictEqual(back, value)) throw notPlain(kind, part, `${firstDifference(value, back, '')} changes through msgpack`);
+  const sent = withPrototypes(value);
+  if (!isDeepStrictEqual(back, sent)) throw notPlain(kind, part, `${firstDifference(sent, back, '')} changes through msgpack`);
+}
+
+/** `value` with its dictionaries without a prototype as plain objects of the same own keys (what msgpack makes). */
+function withPrototypes(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(withPrototypes);
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== null && proto !== Object.prototype) return value;
+  const out = {};
+  for (const [key, v] of Object.entries(value)) Object.defineProperty(out, key, { value: withPrototypes(v), enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 function notPlain(kind: string, part: CommandPart, why: string): Error {

@@ -26,6 +26,15 @@ test('plain data passes: objects, arrays, strings, numbers, booleans, null, unde
   t.notThrows(() => assertPlainData('realm.reload', 'answer', undefined));
 });
 
+test('a dictionary without a prototype (a params dict) passes; its __proto__ key, which msgpack renames, fails', (t) => {
+  const dict = Object.assign(Object.create(null) as Record<string, unknown>, { subtype: 'github', options: [1] });
+  t.notThrows(() => assertPlainData('profileFields.create', 'input', { data: dict }));
+  const hostile: Record<string, unknown> = Object.create(null);
+  hostile['__proto__'] = { polluted: true };
+  const err = t.throws(() => assertPlainData('profileFields.create', 'input', { data: hostile }));
+  t.is(err?.message, 'realm command profileFields.create: its input is not plain data: .data.__proto__ (Object) changes through msgpack');
+});
+
 class Point {
   constructor(readonly x: number) {}
 }
