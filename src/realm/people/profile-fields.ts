@@ -1,6 +1,7 @@
 // Custom profile fields: the field types, the default external accounts, the API form of fields and of users'
 // values, and the validation of definitions and values (the reference's messages and limits).
 import { errors } from '../../errors.js';
+import { int, list, oneOf, str } from '../../params.js';
 import type { ProfileField, ProfileValue } from '../../persistence/repos/profile-fields.js';
 import type { RealmState } from '../state.js';
 
@@ -46,6 +47,9 @@ const SHORT_STRING_MAX = 50;
 const LONG_STRING_MAX = 500;
 /** The longest text value a field accepts (long text). */
 export const MAX_TEXT_VALUE_LENGTH = LONG_STRING_MAX;
+
+/** A value as a request sends it: text, or user IDs (person picker); checkValue checks it against its field. */
+export const profileValue = oneOf(str({ maxLength: 10_000 }), list(int(), { maxItems: 1000 }));
 /** Options of a list-of-options field and their texts (bounds the stored JSON). */
 export const MAX_SELECT_OPTIONS = 1000;
 

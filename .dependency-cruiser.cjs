@@ -1,0 +1,191 @@
+// Import rules: the floors of docs/architecture.md ("Layers"), checked by dependency-cruiser on src/.
+// `npm run check:imports` prints the report; test/architecture/import-rules.test.ts runs the same check inside
+// `npm test`, and shows on a small tree of its own that every rule below fails on a violating import.
+// Type-only imports count (tsPreCompilationDeps): a type imported from upstairs ties the floors together as surely
+// as a value does, and it is what a later move would trip over.
+
+/** The floors, top to bottom. A file imports its own floor and the floors below it, never one above. */
+const floors = {
+  entry: '^src/(server|main)\\.ts$|^src/cli/',
+  http: '^src/http/',
+  services: '^src/(actors|files|mail|export|operators|webhooks)/',
+  events: '^src/events/',
+  domain: '^src/realm/',
+  library: '^src/(persistence|narrow|markdown|auth|render-pool)/',
+  ground: '^src/[^/]+\\.ts$',
+};
+const actorKeepers = '^src/actors/';
+
+/**
+ * Upward imports that another lane of issue #20 removes; each is allowed here, by name, until its lane lands.
+ * `from` and `to` are path patterns; a rule named in `rule` stops applying to exactly these imports.
+ * The check fails when an exception no longer matches any import, so a fixed one gets removed from this list.
+ */
+const temporaryExceptions = [
+  {
+    name: 'realm-publishes-through-the-hub',
+    lane: 'events (the hub moves below the realm)',
+    rule: 'domain-imports-no-higher-floor',
+    from: '^src/realm/',
+    to: '^src/events/hub\\.ts$',
+  },
+  {
+    name: 'realm-channels-snapshot-section',
+    lane: 'events (snapshot sections and their dependencies)',
+    rule: 'domain-imports-no-higher-floor',
+    from: '^src/realm/channels/snapshot\\.ts$',
+    to: '^src/events/snapshot/types\\.ts$',
+  },
+  {
+    name: 'snapshot-sections-take-the-services-bag',
+    lane: 'events (snapshot sections and their dependencies)',
+    rule: 'nothing-below-http-imports-http',
+    from: '^src/events/snapshot/types\\.ts$',
+    to: '^src/http/services\\.ts$',
+  },
+  {
+    name: 'event-queues-know-their-actor',
+    lane: 'actors (queue registry actor creation) and events (router, long polls, queue dump)',
+    rule: 'events-import-no-higher-floor',
+    from: '^src/events/(queue-registry|long-polls|queue-dump|router)\\.ts$',
+    to: '^src/actors/event-queue\\.machine\\.ts$',
+  },
+  {
+    name: 'events-persistence-finds-realms',
+    lane: 'actors (one place finds every actor)',
+    rule: 'events-import-no-higher-floor',
+    from: '^src/events/persistence\\.ts$',
+    to: '^src/actors/realms\\.ts$',
+  },
+  {
+    name: 'presence-sessions-start-actors',
+    lane: 'actors (presence sessions)',
+    rule: 'domain-imports-no-actor-keeper',
+    from: '^src/realm/people/presence(-sessions)?\\.ts$',
+    to: '^src/actors/(realms|user-session\\.machine)\\.ts$',
+  },
+  {
+    name: 'scheduled-delivery-starts-its-actor',
+    lane: 'actors (scheduled delivery actor)',
+    rule: 'domain-imports-no-actor-keeper',
+    from: '^src/realm/scheduled/delivery\\.ts$',
+    to: '^src/actors/(realms|scheduled-delivery\\.machine)\\.ts$',
+  },
+  {
+    name: 'repositories-return-domain-types',
+    lane: 'kernel (model types the repositories return at the ground floor)',
+    rule: 'library-imports-no-higher-floor',
+    from: '^src/persistence/repos/',
+    to: '^src/realm/(channels/)?types\\.ts$',
+  },
+];
+
+const above = (...names) => names.map((n) => floors[n]).join('|');
+
+const rules = [
+  {
+    name: 'nothing-imports-an-entry',
+    comment: 'server.ts, main.ts and cli/ start the process; nothing else imports them.',
+    from: { path: '^src/', pathNot: floors.entry },
+    to: { path: floors.entry },
+  },
+  {
+    name: 'nothing-below-http-imports-http',
+    comment: 'HTTP is the top floor below the entries: services, events, the domain and everything lower never reach it.',
+    from: { path: '^src/', pathNot: above('entry', 'http') },
+    to: { path: floors.http },
+  },
+  {
+    name: 'routes-import-no-other-route',
+    comment: 'A route file imports no other route file; what two routes share lives in http/ or lower.',
+    from: { path: '^src/http/routes/([^/]+)\\.ts$', pathNot: '^src/http/routes/index\\.ts$' },
+    to: { path: '^src/http/routes/', pathNot: '^src/http/routes/$1\\.ts$' },
+  },
+  {
+    name: 'events-import-no-higher-floor',
+    comment: 'The event queues, router and snapshot import the domain and lower, not the actors or services.',
+    from: { path: floors.events },
+    to: { path: floors.services },
+  },
+  {
+    name: 'domain-imports-no-actor-keeper',
+    comment: 'realm/ (commands, state, access) runs inside the realm actor and never reaches the actors that keep it.',
+    from: { path: floors.domain },
+    to: { path: actorKeepers },
+  },
+  {
+    name: 'domain-imports-no-higher-floor',
+    comment: 'realm/ imports persistence, narrow, markdown, the libraries and the ground floor only.',
+    from: { path: floors.domain },
+    to: { path: above('services', 'events'), pathNot: actorKeepers },
+  },
+  {
+    name: 'library-imports-no-higher-floor',
+    comment: 'persistence, narrow, markdown, auth and render-pool import each other and the ground floor only.',
+    from: { path: floors.library },
+    to: { path: above('services', 'events', 'domain') },
+  },
+  {
+    name: 'ground-floor-imports-only-ground',
+    comment: 'The files directly in src/ (errors, params, urls, config, limits, log, …) import only each other.',
+    from: { path: floors.ground, pathNot: floors.entry },
+    to: { path: '^src/.+/' },
+  },
+  {
+    name: 'no-cycles',
+    comment: 'No import cycle, type-only imports included.',
+    from: { path: '^src/' },
+    to: { circular: true },
+  },
+  {
+    name: 'src-imports-no-test-or-bench',
+    comment: 'The server never depends on its tests or benchmarks.',
+    from: { path: '^src/' },
+    to: { path: '^(test|bench)/' },
+  },
+  {
+    name: 'imports-resolve',
+    comment: 'Every relative import resolves to a file (an unresolved one would escape every rule above).',
+    from: { path: '^src/' },
+    to: { couldNotResolve: true, dependencyTypes: ['local'] },
+  },
+];
+
+/**
+ * A rule with its exceptions carved out: the rule itself no longer looks at the exceptions' `from` files, and each
+ * exception adds the same rule for its `from` files with its `to` left out. Exceptions of one rule must not share
+ * `from` files (the carving would drop one of them).
+ */
+function withExceptions(rule) {
+  const own = temporaryExceptions.filter((e) => e.rule === rule.name);
+  if (own.length === 0) return [rule];
+  const pathNot = (extra) => [rule.from.pathNot, ...extra].filter(Boolean);
+  return [
+    { ...rule, from: { ...rule.from, pathNot: pathNot(own.map((e) => e.from)) } },
+    ...own.map((e) => ({
+      ...rule,
+      comment: `${rule.comment} (temporary exception ${e.name}: ${e.to} allowed until the ${e.lane} lane lands)`,
+      from: { path: e.from, pathNot: pathNot([]) },
+      to: { ...rule.to, pathNot: [rule.to.pathNot, e.to].filter(Boolean) },
+    })),
+  ];
+}
+
+for (const e of temporaryExceptions) {
+  if (!rules.some((r) => r.name === e.rule)) throw new Error(`temporary exception ${e.name} names no rule: ${e.rule}`);
+}
+
+module.exports = {
+  forbidden: rules.flatMap(withExceptions).map((r) => ({ severity: 'error', ...r })),
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};
+// For the rule test (not part of dependency-cruiser's configuration, whose schema allows no other keys).
+Object.defineProperties(module.exports, {
+  floors: { value: floors, enumerable: false },
+  temporaryExceptions: { value: temporaryExceptions, enumerable: false },
+});
