@@ -2,7 +2,7 @@
 // values, and the validation of definitions and values (the reference's messages and limits).
 import { errors } from '../../errors.js';
 import { int, list, oneOf, str } from '../../params.js';
-import type { ProfileField, ProfileValue } from '../../persistence/repos/profile-fields.js';
+import type { ProfileField } from '../../persistence/repos/profile-fields.js';
 import type { RealmState } from '../state.js';
 
 export const FIELD_TYPE = {
@@ -70,11 +70,6 @@ export function formatField(f: ProfileField): Record<string, unknown> {
 
 export function formatFields(state: RealmState): Record<string, unknown>[] {
   return state.people.profileFields.map(formatField);
-}
-
-/** A user's value as in profile_data and in realm_user events (rendered_value only for text fields). */
-export function formatValue(v: ProfileValue): { value: string; rendered_value?: string } {
-  return v.renderedValue === null ? { value: v.value } : { value: v.value, rendered_value: v.renderedValue };
 }
 
 export function isRenderable(type: number): boolean {
@@ -225,11 +220,4 @@ export function fieldById(state: RealmState, id: number): ProfileField {
   const f = state.people.profileFields.find((x) => x.id === id);
   if (!f) throw errors.badRequest(`Field id ${id} not found.`);
   return f;
-}
-
-/** A user's profile_data from their values by field ID. */
-export function profileDataOf(values: Map<number, ProfileValue>): Record<string, { value: string; rendered_value?: string }> {
-  const out: Record<string, { value: string; rendered_value?: string }> = {};
-  for (const [id, v] of values) out[String(id)] = formatValue(v);
-  return out;
 }
