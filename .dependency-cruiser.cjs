@@ -98,10 +98,14 @@ const temporaryExceptions = [
   },
 ];
 
-/** The floors above `name`, up to but not including http (the rules for http and the entries cover every floor). */
-function floorsAbove(name) {
+/**
+ * `floor` imports no floor above it from services down to `upTo` (its own floor unless given); the rules for http
+ * and the entries cover those floors for everyone.
+ */
+function importsNoHigherFloor(name, floor, comment, upTo = floor) {
   const order = Object.keys(floors);
-  return order.slice(order.indexOf('services'), order.indexOf(name)).map((n) => floors[n]).join('|');
+  const above = order.slice(order.indexOf('services'), order.indexOf(upTo)).map((n) => floors[n]).join('|');
+  return { name, comment, from: { path: floors[floor] }, to: { path: above } };
 }
 
 const rules = [
@@ -123,42 +127,23 @@ const rules = [
     from: { path: '^src/http/routes/([^/]+)\\.ts$', pathNot: '^src/http/routes/index\\.ts$' },
     to: { path: '^src/http/routes/', pathNot: '^src/http/routes/$1\\.ts$' },
   },
-  {
-    name: 'events-import-no-service',
-    comment: 'The event queues import the actors, the domain and lower; services use them, not the reverse.',
-    from: { path: floors.events },
-    to: { path: floorsAbove('events') },
-  },
-  {
-    name: 'actors-import-no-higher-floor',
-    comment: 'The actors run the domain; the event queues and the services that use them are not theirs to import.',
-    from: { path: floors.actors },
-    to: { path: floorsAbove('actors') },
-  },
+  importsNoHigherFloor('events-import-no-service', 'events',
+    'The event queues import the actors, the domain and lower; services use them, not the reverse.'),
+  importsNoHigherFloor('actors-import-no-higher-floor', 'actors',
+    'The actors run the domain; the event queues and the services that use them are not theirs to import.'),
   {
     name: 'domain-imports-no-actor-keeper',
     comment: 'realm/ runs inside the realm actor and never reaches the actors that keep it.',
     from: { path: floors.domain },
     to: { path: floors.actors },
   },
-  {
-    name: 'domain-imports-no-higher-floor',
-    comment: 'realm/ imports the bus, the libraries and the ground floor only.',
-    from: { path: floors.domain },
-    to: { path: floorsAbove('actors') },
-  },
-  {
-    name: 'bus-imports-no-higher-floor',
-    comment: 'The bus carries the domain\'s events and imports only the libraries and the ground floor.',
-    from: { path: floors.bus },
-    to: { path: floorsAbove('bus') },
-  },
-  {
-    name: 'library-imports-no-higher-floor',
-    comment: 'persistence, narrow, markdown, auth and render-pool import each other and the ground floor only.',
-    from: { path: floors.library },
-    to: { path: floorsAbove('library') },
-  },
+  // Up to the actors: the rule above names that import for what it is.
+  importsNoHigherFloor('domain-imports-no-higher-floor', 'domain',
+    'realm/ imports the bus, the libraries and the ground floor only.', 'actors'),
+  importsNoHigherFloor('bus-imports-no-higher-floor', 'bus',
+    'The bus carries the domain\'s events and imports only the libraries and the ground floor.'),
+  importsNoHigherFloor('library-imports-no-higher-floor', 'library',
+    'persistence, narrow, markdown, auth and render-pool import each other and the ground floor only.'),
   {
     name: 'ground-floor-imports-only-ground',
     comment: 'The files directly in src/ and the model types import only each other (and packages).',
