@@ -151,6 +151,12 @@ const rules = [
     to: { path: '^src/.+/', pathNot: '^src/model/' },
   },
   {
+    name: 'every-module-has-a-floor',
+    comment: 'A new folder of src/ gets its floor in .dependency-cruiser.cjs and docs/architecture.md first.',
+    from: { path: '^src/', pathNot: Object.values(floors).join('|') },
+    to: {},
+  },
+  {
     name: 'no-cycles',
     comment: 'No import cycle, type-only imports included.',
     from: { path: '^src/' },

@@ -107,6 +107,7 @@ const FIXTURE: Record<string, string[]> = {
   'src/auth/secrets.ts': [],
   'src/narrow/index.ts': ['./parse.js'],
   'src/narrow/parse.ts': ['./index.js'],
+  'src/misc/thing.ts': ['../errors.js'],
   'test/helpers/server.ts': [],
 };
 /** A type-only import counts as any other. */
@@ -137,6 +138,7 @@ const EXPECTED = [
   'domain-imports-no-higher-floor: src/realm/people/bots.ts → src/webhooks/outgoing.ts',
   'library-imports-no-higher-floor: src/persistence/repos/users.ts → src/realm/types.ts',
   'no-cycles: src/narrow/index.ts → src/narrow/parse.ts → src/narrow/index.ts',
+  'every-module-has-a-floor: src/misc/thing.ts → src/errors.ts',
 ];
 
 test('every rule fails on a violating import, and exceptions excuse only what they name', async (t) => {
