@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { LIMITS } from './limits.js';
-import { parseRule, type RateLimitConfig } from './http/rate-limit.js';
+import { parseRule, type RateLimitConfig } from './rate-rules.js';
 
 export interface Config {
   host: string;

@@ -5,7 +5,7 @@ import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
 import type { Config } from './config.js';
 import { EventHub } from './events/hub.js';
-import { OutgoingWebhooks, type OutgoingWebhookTuning } from './realm/people/outgoing-webhooks.js';
+import { OutgoingWebhooks, type OutgoingWebhookTuning } from './webhooks/outgoing.js';
 import { createHandler } from './http/app.js';
 import type { Endpoint } from './http/endpoint.js';
 import { endpoints } from './http/routes/index.js';

@@ -7,7 +7,7 @@ import { errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
 import type { Removed } from '../realm/files/attachments.commands.js';
-import { attachmentKey, contentTypeFor, newPathId, storedName, uploadUrl } from './names.js';
+import { attachmentKey, contentTypeFor, newPathId, storedName, uploadUrl } from '../realm/files/names.js';
 import { LocalDiskStorage, type FileStorage } from './storage.js';
 import { ImageProxy } from './image-proxy.js';
 import { Thumbnailer } from './thumbnailer.js';

@@ -1,7 +1,12 @@
 // Types shared by the Markdown renderer: the caller's lookups, the result, and the per-render env.
 import type { RE2JS } from 're2js';
 import type { ImageRenderData } from './images.js';
-import type { TexBudget } from './math.js';
+
+/** KaTeX work a message may still do (math.ts counts it down). */
+export interface TexBudget {
+  formulas: number;
+  chars: number;
+}
 
 export interface RenderContext {
   /** Lookups supplied by the caller (the realm's in-memory state); all synchronous. */

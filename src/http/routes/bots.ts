@@ -5,7 +5,7 @@ import { ROLES } from '../../realm/types.js';
 import { gravatarUrl } from '../../realm/user-format.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { bool, int, intEnum, optional, required, str, url, withDefault } from '../../params.js';
-import { deactivate } from './users.js';
+import { deactivate } from '../deactivation.js';
 
 const createBot = endpoint({
   method: 'POST',

@@ -1,5 +1,5 @@
 // Custom emoji: list them, add one (an image streamed to storage), deactivate one, and serve their images.
-import { imageReply } from '../../files/download.js';
+import { imageReply } from '../file-reply.js';
 import { receiveSingleFile } from '../../files/multipart.js';
 import { emojiKey } from '../../files/service.js';
 import { checkCanAddEmoji } from '../../realm/files/emoji.commands.js';
@@ -7,7 +7,7 @@ import { MAX_EMOJI_FILE_MIB, normalizeEmojiName, realmEmojiDict } from '../../re
 import { endpoint, RawReply } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { required, str } from '../../params.js';
-import { MULTIPART_OVERHEAD } from './uploads.js';
+import { MULTIPART_OVERHEAD } from '../../files/multipart.js';
 
 /** The image formats custom emoji may have, by their first bytes. */
 function imageExtension(head: Buffer): string | null {

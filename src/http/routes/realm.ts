@@ -1,9 +1,9 @@
 // Running the organization: PATCH /realm, its email domains, its icon and logos, and POST /realm/deactivate.
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { imageReply } from '../../files/download.js';
+import { imageReply } from '../file-reply.js';
 import { realmImage } from '../../files/image-codec.js';
-import { receiveSingleFile } from '../../files/multipart.js';
+import { MULTIPART_OVERHEAD, receiveSingleFile } from '../../files/multipart.js';
 import { LIMITS } from '../../limits.js';
 import { brandingData, brandingKey, currentBrandingFile } from '../../realm/admin/branding.js';
 import { formatDomain } from '../../realm/admin/domains.js';
@@ -15,10 +15,8 @@ import { requireAdmin } from '../../realm/people/access.js';
 import type { BrandingImage } from '../../realm/types.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
-import { bool, int, nullable, optional, required, str, type Field } from '../../params.js';
+import { bool, int, nullable, optional, required, sentSettings, str, type Field } from '../../params.js';
 import { realmUrl } from '../../urls.js';
-import { sentSettings } from './settings.js';
-import { MULTIPART_OVERHEAD } from './uploads.js';
 
 const propertyFields = Object.fromEntries(Object.entries(REALM_PROPERTIES).map(([n, d]) => [n, optional(d.type)]));
 const groupFields = Object.fromEntries(Object.keys(REALM_GROUP_PROPERTIES).map((n) => [n, optional(groupSettingUpdateParam())]));

@@ -5,7 +5,7 @@
 // its address. Expired, revoked or unknown links, used or expired confirmations and deactivated realms get pages
 // that say so. The keys in these paths are secrets: the request log shows the routes instead (secretPath).
 import { hashNewPassword } from '../../auth/password-policy.js';
-import { signupConfirmation } from '../../mail/templates.js';
+import { signupConfirmation } from '../../realm/people/mail-templates.js';
 import { escapeHtml } from '../../markdown/escape.js';
 import type { MultiuseInvite } from '../../persistence/repos/invites.js';
 import { confirmationLink, inviteState, newInviteKey } from '../../realm/people/invites.js';

@@ -2,7 +2,7 @@
 // get the thumbnail (or lose the preview), each with a rendering-only update_message event, like the reference's
 // thumbnail worker.
 import type { RealmEvent } from '../../events/hub.js';
-import { uploadPreview } from '../../files/thumbnail-formats.js';
+import { uploadPreview } from './thumbnail-formats.js';
 import { rewriteUploadPreviews } from '../../markdown/index.js';
 import type { StoredThumbnail } from '../../persistence/repos/image-attachments.js';
 import type { CommandDef } from '../commands.js';

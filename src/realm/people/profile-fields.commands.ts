@@ -12,9 +12,10 @@ import type { User } from '../types.js';
 import { activeUserIds, actor, isAdmin, requireAdmin } from './access.js';
 import { realmUserUpdate } from './events.js';
 import {
-  DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS, MAX_TEXT_VALUE_LENGTH, checkDefinition, checkValue, fieldById, formatFields, formatValue,
+  DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS, MAX_TEXT_VALUE_LENGTH, checkDefinition, checkValue, fieldById, formatFields,
   isDefaultExternal, isRenderable, parseFieldData,
 } from './profile-fields.js';
+import { formatValue } from './profile-values.js';
 
 const fieldsEvent = (state: RealmState): RealmEvent => ({
   event: { type: 'custom_profile_fields', fields: formatFields(state) },

@@ -5,16 +5,16 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import type { Realms } from '../../actors/realms.js';
-import type { Config } from '../../config.js';
-import type { EventHub, RealmEvent } from '../../events/hub.js';
-import { realmUrl } from '../../urls.js';
-import type { Logger } from '../../log.js';
-import { guardedLookup, refusedLiteral } from '../../net-guard.js';
-import { SERVICE_VERSION } from '../../version.js';
-import type { RealmState } from '../state.js';
-import type { RawTo } from '../messages/recipients.js';
-import { BOT_TYPE, SERVICE_INTERFACE } from './bots.js';
+import type { Realms } from '../actors/realms.js';
+import type { Config } from '../config.js';
+import type { EventHub, RealmEvent } from '../events/hub.js';
+import { realmUrl } from '../urls.js';
+import type { Logger } from '../log.js';
+import { guardedLookup, refusedLiteral } from '../net-guard.js';
+import { SERVICE_VERSION } from '../version.js';
+import type { RealmState } from '../realm/state.js';
+import type { RawTo } from '../realm/messages/recipients.js';
+import { BOT_TYPE, SERVICE_INTERFACE } from '../realm/people/bots.js';
 
 export interface OutgoingWebhookTuning {
   /** Per request (the reference's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: 10 s). */
