@@ -21,8 +21,9 @@ const floors = {
   domain: '^src/realm/',
   /** The internal event bus the domain publishes on. */
   bus: '^src/bus/',
-  /** Libraries of our own: the database, narrows, Markdown and its worker pool, password rules. */
-  library: '^src/(persistence|narrow|markdown|auth|render-pool)/',
+  /** Libraries of our own: the database, narrows, Markdown and its worker pool, password rules, the event-socket
+   *  client (for programs outside the server: tests, bench, anyone's). */
+  library: '^src/(persistence|narrow|markdown|auth|render-pool|client)/',
   /** Everyone's: errors, parameters, URLs, configuration, limits, logging, the model types. */
   ground: '^src/[^/]+\\.ts$|^src/model/',
 };
