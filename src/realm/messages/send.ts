@@ -234,6 +234,9 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
 
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
+  // Nothing a send checks is changed by another send; its writes insert new rows, and where one meets an earlier
+  // batch's uncommitted row (a new direct conversation) PostgreSQL waits for that commit.
+  pipelined: true,
   prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content),
   orderKey: (input) => byUser(input.senderId),
   check(state, input) {
