@@ -103,22 +103,24 @@ const isPipelined = (registry: CommandRegistry, cmd: PendingCommand) => {
   return def?.batchable === true && def.pipelined === true;
 };
 
-/** The next batch to take from the head of the mailbox now, or null when it must wait. */
+/**
+ * The next batch to take from the head of the mailbox now, or null when it must wait. A batch is the run of
+ * batchable commands at the head (or one command that is not); while others are in flight it is taken only if
+ * every command of it is pipelined, else it waits for the pipeline to drain and goes whole (not split in two).
+ */
 function nextBatch(context: RealmContext): PendingCommand[] | null {
   const { pending, inFlight, commands: registry } = context;
   if (pending.length === 0) return null;
-  if (inFlight.length === 0) {
-    const first = pending[0]!;
-    if (!registry[first.kind]?.batchable) return pending.splice(0, 1);
-    let n = 1;
+  let n = 1;
+  if (registry[pending[0]!.kind]?.batchable) {
     while (n < pending.length && n < MAX_BATCH && registry[pending[n]!.kind]?.batchable) n++;
-    return pending.splice(0, n);
   }
-  if (context.stale || inFlight.length >= (context.pipelineDepth ?? PIPELINE_DEPTH)) return null;
-  if (!inFlight.at(-1)!.written || inFlight.some((b) => !b.pipelined)) return null;
-  let n = 0;
-  while (n < pending.length && n < MAX_BATCH && isPipelined(registry, pending[n]!)) n++;
-  return n === 0 ? null : pending.splice(0, n);
+  if (inFlight.length > 0) {
+    if (context.stale || inFlight.length >= (context.pipelineDepth ?? PIPELINE_DEPTH)) return null;
+    if (!inFlight.at(-1)!.written || inFlight.some((b) => !b.pipelined)) return null;
+    for (let i = 0; i < n; i++) if (!isPipelined(registry, pending[i]!)) return null;
+  }
+  return pending.splice(0, n);
 }
 
 function observeSettled(observer: RealmBatchObserver | undefined, b: InFlight): void {

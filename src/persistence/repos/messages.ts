@@ -213,6 +213,22 @@ export class MessagesRepository {
   }
 
   /** Whether the topic has any message. */
+  /**
+   * Whether a message before `beforeId` is in the topic (`topicKey`: its lower()), waiting first for any other
+   * transaction that asked the same and has not ended: a topic started by a write batch still committing (the realm
+   * actor's pipeline) is seen as started once that batch commits, and as not started if it rolls back. The lock
+   * (per channel and topic, held until this transaction ends) is taken in its own statement, so the check's snapshot
+   * comes after the wait.
+   */
+  async topicStartedBefore(channelId: number, topicKey: string, beforeId: number): Promise<boolean> {
+    await this.db.one('SELECT pg_advisory_xact_lock($1, hashtext($2)) AS locked', [channelId, topicKey]);
+    return this.db.one(
+      'SELECT EXISTS (SELECT 1 FROM messages WHERE stream_id = $1 AND lower(topic) = $2 AND id < $3) AS e',
+      [channelId, topicKey, beforeId],
+      (r) => r.e as boolean,
+    );
+  }
+
   topicExists(channelId: number, topic: string): Promise<boolean> {
     return this.db.one(
       'SELECT EXISTS (SELECT 1 FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2)) AS e',

@@ -221,7 +221,9 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
     let visibility: VisibilityChange | null = null;
     if (m.kind === 'stream') {
       const key = `${m.channelId}\u0000${row.topicKey}`;
-      const startsTopic = !row.topicExisted && !topics.has(key);
+      // A topic new to this statement may have been started by an earlier batch still committing (pipelined group
+      // commit): topicStartedBefore waits for it (rare: only for new topics).
+      const startsTopic = !row.topicExisted && !topics.has(key) && !(await t.messages.topicStartedBefore(m.channelId!, row.topicKey, row.id));
       topics.add(key);
       visibility = await applyAutomaticVisibility(t, state, a.plan.sender, m.channelId!, m.topic, new Date(m.dateSent * 1000), startsTopic);
     }
