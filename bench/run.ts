@@ -23,7 +23,7 @@ import type { Scenario, ScenarioContext } from './scenarios/types.js';
 
 const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed, attack, render };
 
-const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet']);
+const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet', 'cpu-prof']);
 
 /** Whether argv[i] belongs to a scenario knob (`--name value`, `--name=value` or a bare `--flag`). */
 function isKnob(argv: string[], i: number): boolean {
