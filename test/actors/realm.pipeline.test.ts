@@ -75,13 +75,13 @@ function noteCommands(log: Log): CommandRegistry {
 
 type RealmActor = Actor<typeof realmMachine>;
 
-async function startRealm(log: Log) {
+async function startRealm(log: Log, pipelineDepth?: number) {
   const hub = new EventHub();
   const events: string[] = [];
   hub.subscribe((_realm, evs) => {
     for (const e of evs) events.push(e.event.body as string);
   });
-  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands: noteCommands(log) } });
+  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands: noteCommands(log), pipelineDepth } });
   actor.start();
   await waitFor(actor, (s) => s.matches('ready'));
   const handle = new RealmHandle(realmId, actor, new Map());
@@ -119,12 +119,26 @@ async function holdCommits(...keys: number[]) {
 
 const rows = () => database.db.map('SELECT body FROM pnotes ORDER BY id', [], (r) => r.body as string);
 
-test.serial('batches are written while earlier ones commit; answers, memory and events follow the batches’ order, not their COMMITs’', async (t) => {
+/**
+ * A fresh table and realm actor, commits held on `keys` until released; afterwards the locks, the actor and the
+ * realm's name (some tests change it outside the actor) are put back.
+ */
+async function scenario(keys: number[], run: (r: Awaited<ReturnType<typeof startRealm>> & { log: Log; hold: Awaited<ReturnType<typeof holdCommits>> }) => Promise<void>, pipelineDepth?: number) {
   await database.db.none('TRUNCATE pnotes');
   const log: Log = { applied: [], pids: new Map() };
-  const { actor, dispatch, events, answered } = await startRealm(log);
-  const hold = await holdCommits(HOLD_A, HOLD_B);
+  const realm = await startRealm(log, pipelineDepth);
+  const hold = await holdCommits(...keys);
   try {
+    await run({ ...realm, log, hold });
+  } finally {
+    await database.db.none("UPDATE realms SET name = 'Pipeline test' WHERE id = $1", [realmId]);
+    await hold.done();
+    realm.actor.stop();
+  }
+}
+
+test.serial('batches are written while earlier ones commit; answers, memory and events follow the batches’ order, not their COMMITs’', (t) =>
+  scenario([HOLD_A, HOLD_B], async ({ actor, dispatch, events, answered, log, hold }) => {
     // The first batch's COMMIT waits on A, the next ones' on B: they commit first, yet nothing is answered before
     // the first batch.
     const order = ['a:1', 'b:2', 'b:3', 'b:4'];
@@ -155,18 +169,10 @@ test.serial('batches are written while earlier ones commit; answers, memory and 
     t.deepEqual(log.applied, all, 'applied in batch order');
     t.deepEqual(events, all, 'published in batch order');
     t.deepEqual(await rows(), all, 'IDs drawn in batch order; memory agrees with the database');
-  } finally {
-    await hold.done();
-    actor.stop();
-  }
-});
+  }));
 
-test.serial('a non-pipelined command waits for the pipeline to drain and runs alone', async (t) => {
-  await database.db.none('TRUNCATE pnotes');
-  const log: Log = { applied: [], pids: new Map() };
-  const { actor, dispatch, command, answered } = await startRealm(log);
-  const hold = await holdCommits(HOLD_A);
-  try {
+test.serial('a non-pipelined command waits for the pipeline to drain and runs alone', (t) =>
+  scenario([HOLD_A], async ({ actor, dispatch, command, answered, hold }) => {
     const first = dispatch('a:first');
     await written(actor, 'a:first');
     await database.db.none("UPDATE realms SET name = 'Renamed during the pipeline' WHERE id = $1", [realmId]);
@@ -181,19 +187,10 @@ test.serial('a non-pipelined command waits for the pipeline to drain and runs al
     await Promise.all([first, reload, after]);
     t.deepEqual(answered, ['a:first', 'after-reload']);
     t.is(actor.getSnapshot().context.state!.realm.name, 'Renamed during the pipeline');
-  } finally {
-    await database.db.none("UPDATE realms SET name = 'Pipeline test' WHERE id = $1", [realmId]);
-    await hold.done();
-    actor.stop();
-  }
-});
+  }));
 
-test.serial('a COMMIT failing in the middle of a pipeline fails its batch alone; the later batches commit and memory agrees with the database', async (t) => {
-  await database.db.none('TRUNCATE pnotes');
-  const log: Log = { applied: [], pids: new Map() };
-  const { actor, dispatch, events, answered } = await startRealm(log);
-  const hold = await holdCommits(HOLD_A, HOLD_B);
-  try {
+test.serial('a COMMIT failing in the middle of a pipeline fails its batch alone; the later batches commit and memory agrees with the database', (t) =>
+  scenario([HOLD_A, HOLD_B], async ({ actor, dispatch, events, answered, log, hold }) => {
     const outcomes: Promise<PromiseSettledResult<unknown>[]>[] = [];
     // Batch 1 commits last (A); batch 2 fails at its COMMIT (a deferred trigger); batches 3 and 4 were taken,
     // checked and written while 2 was in flight, and commit.
@@ -218,18 +215,10 @@ test.serial('a COMMIT failing in the middle of a pipeline fails its batch alone;
     // The pipeline goes on.
     await dispatch('next');
     t.deepEqual(await rows(), [...log.applied]);
-  } finally {
-    await hold.done();
-    actor.stop();
-  }
-});
+  }));
 
-test.serial('a connection lost during a COMMIT in the middle of a pipeline: 503 for its batch, the later batch commits, the working set is reloaded before the next check', async (t) => {
-  await database.db.none('TRUNCATE pnotes');
-  const log: Log = { applied: [], pids: new Map() };
-  const { actor, dispatch, answered } = await startRealm(log);
-  const hold = await holdCommits(HOLD_A);
-  try {
+test.serial('a connection lost during a COMMIT in the middle of a pipeline: 503 for its batch, the later batch commits, the working set is reloaded before the next check', (t) =>
+  scenario([HOLD_A], async ({ actor, dispatch, answered, log, hold }) => {
     const lost = Promise.allSettled([dispatch('a:lost')]);
     await written(actor, 'a:lost');
     const later = dispatch('a:later');
@@ -258,33 +247,17 @@ test.serial('a connection lost during a COMMIT in the middle of a pipeline: 503 
     t.is(actor.getSnapshot().context.state!.realm.name, 'Changed while uncertain');
     t.false(actor.getSnapshot().context.stale);
     t.deepEqual(await rows(), ['a:later', 'next']);
-  } finally {
-    await database.db.none("UPDATE realms SET name = 'Pipeline test' WHERE id = $1", [realmId]);
-    await hold.done();
-    actor.stop();
-  }
-});
+  }));
 
-test.serial('REALM_PIPELINE_DEPTH 1 commits one batch at a time', async (t) => {
-  await database.db.none('TRUNCATE pnotes');
-  const log: Log = { applied: [], pids: new Map() };
-  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub: new EventHub(), commands: noteCommands(log), pipelineDepth: 1 } });
-  actor.start();
-  await waitFor(actor, (s) => s.matches('ready'));
-  const handle = new RealmHandle(realmId, actor, new Map());
-  const hold = await holdCommits(HOLD_A);
-  try {
-    const first = handle.dispatch('note', 'a:one');
+test.serial('REALM_PIPELINE_DEPTH 1 commits one batch at a time', (t) =>
+  scenario([HOLD_A], async ({ actor, dispatch, log, hold }) => {
+    const first = dispatch('a:one');
     await written(actor, 'a:one');
-    const second = handle.dispatch('note', 'a:two');
+    const second = dispatch('a:two');
     await sleep(100);
     t.is(actor.getSnapshot().context.inFlight.length, 1);
     t.is(actor.getSnapshot().context.pending.length, 1);
     await hold.release(HOLD_A);
     await Promise.all([first, second]);
     t.deepEqual(log.applied, ['a:one', 'a:two']);
-  } finally {
-    await hold.done();
-    actor.stop();
-  }
-});
+  }, 1));
