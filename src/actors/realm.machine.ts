@@ -11,12 +11,14 @@
 // does not see their uncommitted rows. So a batch joins the pipeline only if every command in it is of a
 // `pipelined` kind (see CommandDef): one whose check and write need no effect of an earlier batchable command that
 // may not have committed (a send: nothing a send checks is changed by another send; its writes insert new rows,
-// and where one waits for an earlier batch's row — the same new direct conversation — PostgreSQL makes it wait for
-// that commit). That is the same independence batchable commands already have inside one batch, where all are
-// checked before any is applied. Any other command waits until the pipeline has drained, runs alone as before,
-// and nothing is taken before it settles. Commands are taken from the head of the mailbox only, so none overtakes
-// another. Writes of consecutive batches never overlap (the next is taken when the last one's writes are done), so
-// message IDs keep the mailbox order and no earlier batch ever waits for a later one's locks.
+// and where one needs an earlier batch's row — the same new direct conversation, the same new topic — it waits
+// for that commit; see sendMessage in realm/messages/send.ts for what it reads without waiting). That is the same
+// independence batchable commands already have inside one batch, where all are checked before any is applied. A
+// batch holding any other command waits until the pipeline has drained, and nothing is taken before it settles
+// (group commit as it was before the pipeline). Commands are taken from the head of the mailbox only, so none
+// overtakes another. Writes of consecutive batches never overlap (the next is taken when the last one's writes are
+// done), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's locks (no
+// deadlock: a later batch may wait for an earlier one's commit, never the reverse).
 //
 // Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
 // and the later in-flight batches, independent of it, settle as they committed. A batch whose connection failed
