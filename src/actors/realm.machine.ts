@@ -275,6 +275,12 @@ export const realmMachine = setup({
     ready: {
       entry: 'pump',
       always: { guard: 'drained', target: 'stopping' },
+      // What operators see (actor inspection): writing while any batch is in flight.
+      initial: 'idle',
+      states: {
+        idle: { always: { guard: ({ context }) => context.inFlight.length > 0, target: 'writing' } },
+        writing: { always: { guard: ({ context }) => context.inFlight.length === 0, target: 'idle' } },
+      },
       on: {
         COMMAND: { actions: ['enqueue', 'pump'] },
         'BATCH.WRITTEN': { actions: ['written', 'pump'] },

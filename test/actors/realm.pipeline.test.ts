@@ -149,6 +149,7 @@ test.serial('batches are written while earlier ones commit; answers, memory and 
     }
     const snap = actor.getSnapshot().context;
     t.is(snap.inFlight.length, PIPELINE_DEPTH, 'four batches in flight at once');
+    t.true(actor.getSnapshot().matches({ ready: 'writing' }), 'operators see it writing');
     t.is(new Set(order.map((b) => log.pids.get(b))).size, 4, 'each on its own connection');
     // A fifth waits in the mailbox: the pipeline is full.
     const fifth = dispatch('b:5');
@@ -169,6 +170,7 @@ test.serial('batches are written while earlier ones commit; answers, memory and 
     t.deepEqual(log.applied, all, 'applied in batch order');
     t.deepEqual(events, all, 'published in batch order');
     t.deepEqual(await rows(), all, 'IDs drawn in batch order; memory agrees with the database');
+    t.true(actor.getSnapshot().matches({ ready: 'idle' }));
   }));
 
 test.serial('a non-pipelined command waits for the pipeline to drain and runs alone', (t) =>
