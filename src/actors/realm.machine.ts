@@ -152,7 +152,7 @@ function settle(context: RealmContext, b: InFlight): void {
     const def = context.commands[cmd.kind]!;
     def.apply?.(state, outcome.value);
     if (def.events) events.push(...def.events(state, outcome.value));
-    cmd.resolve(outcome.value);
+    cmd.resolve(def.answer ? def.answer(outcome.value) : outcome.value);
   });
   context.hub.publishEvents(context.realmId, events);
   observeSettled(context.observer, b);

@@ -84,12 +84,12 @@ async function startRealm(log: Log, pipelineDepth?: number) {
   const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands: noteCommands(log), pipelineDepth } });
   actor.start();
   await waitFor(actor, (s) => s.matches('ready'));
-  const handle = new RealmHandle(realmId, actor, new Map());
+  const handle = new RealmHandle<CommandRegistry>(realmId, actor, new Map(), true);
   const command = (kind: string, input?: unknown) => handle.dispatch(kind, input);
   /** Every answer or refusal, in the order the callers got them. */
   const answered: string[] = [];
   const dispatch = (body: string) =>
-    handle.dispatch<{ body: string }>('note', body).then(
+    (handle.dispatch('note', body) as Promise<{ body: string }>).then(
       (r) => {
         answered.push(r.body);
         return r;

@@ -28,9 +28,9 @@ async function burst(t: { is(a: unknown, b: unknown, m?: string): void }, sends:
   const realm = await realmOf(s);
   const before = batchesOf(realm);
   const inputs = await Promise.all(
-    sends.map(([senderId, form]) => prepared(realm, 'sendMessage', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form })),
+    sends.map(([senderId, form]) => prepared(realm, 'messages.send', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form })),
   );
-  const settled = await Promise.allSettled(inputs.map((input) => realm.dispatch<SendResult>('sendMessage', input)));
+  const settled = await Promise.allSettled(inputs.map((input) => realm.dispatch('messages.send', input)));
   t.is(batchesOf(realm) - before, 2, 'the first send alone, then all the others in one transaction');
   return settled;
 }
@@ -204,11 +204,11 @@ test.serial('pipelined batches: a topic started by a batch still committing is n
     const realm = await realmOf(s);
     const ref = realm['ref'] as RealmRef;
     const input = (senderId: number, content: string) =>
-      prepared(realm, 'sendMessage', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'stream', to: name, topic: 'brand new', content });
-    const first = realm.dispatch<SendResult>('sendMessage', await input(member.id, 'hold: starts the topic'));
+      prepared(realm, 'messages.send', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'stream', to: name, topic: 'brand new', content });
+    const first = realm.dispatch('messages.send', await input(member.id, 'hold: starts the topic'));
     await waitFor(ref, (snap) => snap.context.inFlight.length === 1 && snap.context.inFlight[0]!.written, { timeout: 30_000 });
     // Taken while the first commits; its statement cannot see the first's message yet.
-    const second = realm.dispatch<SendResult>('sendMessage', await input(other.id, 'a reply in the new topic'));
+    const second = realm.dispatch('messages.send', await input(other.id, 'a reply in the new topic'));
     // Its writes are done, or (as they should) wait for the first's commit to know whether the topic is new.
     const waiting = () => db.one("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", [], (r) => r.n as number);
     for (let i = 0; i < 600 && !(ref.getSnapshot().context.inFlight[1]?.written || (await waiting()) > 0); i++) await sleep(50);
