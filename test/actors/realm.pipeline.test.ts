@@ -179,7 +179,7 @@ test.serial('a non-pipelined command waits for the pipeline to drain and runs al
     await written(actor, 'a:first');
     await database.db.none("UPDATE realms SET name = 'Renamed during the pipeline' WHERE id = $1", [realmId]);
     // reload is not pipelined: it waits for a:first to settle, and the note behind it waits for the reload.
-    const reload = command('reload');
+    const reload = command('realm.reload');
     const after = dispatch('after-reload');
     await sleep(100);
     const snap = actor.getSnapshot().context;
