@@ -1,4 +1,4 @@
-// The realm actor: the single writer of one realm. loading → ready → stopping → stopped (or failed).
+// The realm actor: the single writer of one realm. loading → ready (idle ⇄ writing: batches in flight) → stopping → stopped.
 //
 // Pipelined group commit. Commands wait in the mailbox; a batch of them is checked against memory, written in one
 // transaction and committed; then, in the order the batches were taken, its commands are applied to memory,
