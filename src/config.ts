@@ -20,6 +20,10 @@ export interface Config {
   /** DB_QUERY_TIMEOUT_MS: a query unanswered this long fails (503) and its connection is dropped, so a database
    *  that stops answering (a network partition) cannot hang requests. */
   dbQueryTimeoutMs: number;
+  /** Most write batches a realm has in flight at once (pipelined group commit), each on its own connection. */
+  realmPipelineDepth: number;
+  /** Connections of the server's database pool. */
+  dbPoolSize: number;
   ownerEmail: string | undefined;
   ownerPassword: string | undefined;
   ownerName: string | undefined;
@@ -152,6 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     embeddedDb: embeddedDbConfig(env),
     dbQueryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000),
+    realmPipelineDepth: Math.max(1, int(env, 'REALM_PIPELINE_DEPTH', 4)),
+    dbPoolSize: Math.max(2, int(env, 'DB_POOL_SIZE', 10)),
     ownerEmail: env.PALAVER_OWNER_EMAIL || undefined,
     ownerPassword: env.PALAVER_OWNER_PASSWORD || undefined,
     ownerName: env.PALAVER_OWNER_NAME || undefined,

@@ -85,7 +85,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }
   const connection = config.databaseUrl ?? embedded!.connection;
-  const database = createDatabase(connection, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs, applicationName });
+  const database = createDatabase(connection, { max: config.dbPoolSize, onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs, applicationName });
   const { db } = database;
   const closeDatabase = async () => {
     await database.close();
@@ -108,6 +108,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         realmObserver: operators.metrics.realm,
         directory: await db.realms.directory(),
         rootDomain: config.rootDomain,
+        realmPipelineDepth: config.realmPipelineDepth,
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
       },

@@ -18,6 +18,8 @@ export interface RootInput {
   directory: RealmEntry[];
   /** ROOT_DOMAIN: realms' hosts, the domain of their users' fake addresses. */
   rootDomain: string;
+  /** Handed to every realm actor (RealmInput.pipelineDepth). */
+  realmPipelineDepth?: number;
   changePollMs: number;
   lastChangeId: number;
 }
@@ -76,7 +78,7 @@ export const rootMachine = setup({
           actions: assign(({ context, event, spawn }) => {
             const ref = spawn('realm', {
               id: `realm:${event.realmId}`,
-              input: { realmId: event.realmId, db: context.db, hub: context.hub, commands: context.commands, observer: context.realmObserver, rootDomain: context.rootDomain },
+              input: { realmId: event.realmId, db: context.db, hub: context.hub, commands: context.commands, observer: context.realmObserver, rootDomain: context.rootDomain, pipelineDepth: context.realmPipelineDepth },
             });
             const realms = new Map(context.realms);
             realms.set(event.realmId, ref);

@@ -14,6 +14,12 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
   /** Batchable commands share a transaction with others (group commit); the rest run alone. */
   batchable?: boolean;
   /**
+   * A batchable command whose batches may be checked and written while earlier batches still commit (the realm
+   * actor's pipeline, see realm.machine.ts): its check and write need no effect of an earlier batchable command
+   * that may not have committed yet (memory lacks it until then; its transaction does not see those rows).
+   */
+  pipelined?: boolean;
+  /**
    * CPU-heavy work done before the command enters the mailbox, off the actor (Markdown rendering on the worker
    * pool): its result is the input `check` gets; the input itself, synchronously, when there is nothing to do. It
    * reads the working set but never changes it; it may reject with ApiError to refuse. Commands of one `orderKey`
