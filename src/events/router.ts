@@ -3,8 +3,8 @@
 import type { ClientEvent } from '../actors/event-queue.machine.js';
 import { eventForQueue } from './queue-form.js';
 import { compilePredicate, parseNarrow, resolveNarrow, type NarrowMessage, type NarrowResolver } from '../narrow/index.js';
-import type { EventHub, RealmEvent } from './hub.js';
-import { recipientId } from './hub.js';
+import type { EventHub, RealmEvent } from '../bus/hub.js';
+import { recipientId } from '../bus/hub.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { wantsType, type QueueRegistration } from './registration.js';
 

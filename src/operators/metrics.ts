@@ -2,7 +2,7 @@
 // queries) and what is read when scraped (actors, queues, parked polls, pool, scheduled messages), plus the
 // process's own (memory, CPU, event-loop lag) from prom-client's default metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EventHub } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
 import type { QueueRegistry } from '../events/queue-registry.js';
 import type { Db, DbObserver } from '../persistence/db.js';

@@ -4,7 +4,7 @@ import test from 'ava';
 import { createActor, waitFor } from 'xstate';
 import { realmMachine } from '../../src/actors/realm.machine.js';
 import { RealmHandle } from '../../src/actors/realms.js';
-import { EventHub, type RealmEvent } from '../../src/events/hub.js';
+import { EventHub, type RealmEvent } from '../../src/bus/hub.js';
 import { ApiError, errors } from '../../src/errors.js';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
 import { migrate } from '../../src/persistence/migrate.js';

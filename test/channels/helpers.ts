@@ -1,7 +1,7 @@
 // Fixtures for the channels tests: a cast of users of every role, channel creation, messages inserted
 // straight into the store, and a recorder of published events.
-import type { RealmEvent } from '../../src/events/hub.js';
-import { recipientId } from '../../src/events/hub.js';
+import type { RealmEvent } from '../../src/bus/hub.js';
+import { recipientId } from '../../src/bus/hub.js';
 import type { Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';

@@ -1,7 +1,7 @@
 // Real-time over HTTP: register, long-polling GET /events, DELETE /events, routing with event_types, narrow,
 // capabilities and local echo, heartbeats and expiry, and spectators.
 import test from 'ava';
-import type { RealmEvent } from '../../src/events/hub.js';
+import type { RealmEvent } from '../../src/bus/hub.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 

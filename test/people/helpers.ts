@@ -1,5 +1,5 @@
 // Shared pieces of the people tests: watching the events the realm publishes.
-import type { RealmEvent } from '../../src/events/hub.js';
+import type { RealmEvent } from '../../src/bus/hub.js';
 import type { TestServer } from '../helpers/server.js';
 
 export interface EventLog {

@@ -1,5 +1,5 @@
 // Builders for the channels domain's events (stream, subscription, default_streams), with their audiences.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import type { RealmState } from '../state.js';
 import { ROLE } from '../types.js';
 import { metadataAudience } from './access.js';

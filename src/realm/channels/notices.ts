@@ -1,6 +1,6 @@
 // Notices from the realm's notification bot (created on first use): the announcement of a new channel, and the
 // notices of other domains (message reports). Written with the messages domain's insert and event format.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import type { Tx } from '../../persistence/db.js';
 import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
 import { eventMessage, flagNames } from '../messages/format.js';

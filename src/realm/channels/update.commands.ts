@@ -1,6 +1,6 @@
 // Changing a channel (PATCH /streams/{id}) and archiving it (DELETE /streams/{id}): name, description,
 // privacy, default status, retention, folder, topics policy, permission groups, archived flag.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import { errors } from '../../errors.js';
 import type { ChannelChanges } from '../../persistence/repos/channels.js';
 import { byUser, type CommandDef } from '../commands.js';

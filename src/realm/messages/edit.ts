@@ -1,7 +1,7 @@
 // Editing a message (PATCH /messages/{id}): new content (re-rendered, mention flags recomputed), a new topic
 // (with propagate_mode), a move to another channel; edit history, row changes for a move, and the events.
 import { createHash } from 'node:crypto';
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import type { ImageRenderData } from '../../markdown/index.js';
 import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';

@@ -1,6 +1,6 @@
 // Personal message flags (POST /messages/flags and the mark-as-read operations): Zulip's state table, historical
 // rows for messages the user never received, and the update_message_flags event.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { CommandDef } from '../commands.js';

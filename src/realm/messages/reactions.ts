@@ -1,6 +1,6 @@
 // Emoji reactions: adding (by name, or name with code and type) and removing, with Zulip's validation, historical
 // rows for reactions to messages the user never received, and the reaction event.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import { errors } from '../../errors.js';
 import type { Reaction } from '../../persistence/repos/reactions.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';

@@ -1,7 +1,7 @@
 // Sending a message (batchable: group commit): addressing, permissions, rendering, per-user flags; one statement
 // inserting the message and its recipients' rows (for a whole batch of sends: one for all of them), then the
 // message event with each one's flags.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import type { ImageRenderData } from '../../markdown/index.js';
 import { ApiError, errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';

@@ -1,5 +1,5 @@
 // Builders for the people domain's events: realm_user, user_group membership, user_settings.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeDeliveryEmail, formatUser } from '../user-format.js';

@@ -7,7 +7,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Realms } from '../../actors/realms.js';
 import type { Config } from '../../config.js';
-import type { EventHub, RealmEvent } from '../../events/hub.js';
+import type { EventHub, RealmEvent } from '../../bus/hub.js';
 import { realmUrl } from '../../urls.js';
 import type { Logger } from '../../log.js';
 import { guardedLookup, refusedLiteral } from '../../net-guard.js';

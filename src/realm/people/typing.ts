@@ -1,6 +1,6 @@
 // Typing notifications: checked against the sender's and recipients' settings and published through the realm
 // actor without a database write (nothing about typing is stored).
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/hub.js';
 import { errors } from '../../errors.js';
 import { visibleChannel } from '../channels/access.js';
 import { activeSubscriberIds } from '../channels/format.js';

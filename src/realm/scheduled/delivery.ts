@@ -9,7 +9,7 @@ import {
   type ScheduledDeliveryInput,
 } from '../../actors/scheduled-delivery.machine.js';
 import type { Config } from '../../config.js';
-import type { EventHub, RealmEvent } from '../../events/hub.js';
+import type { EventHub, RealmEvent } from '../../bus/hub.js';
 import { realmUrl } from '../../urls.js';
 import type { Logger } from '../../log.js';
 import type { Db } from '../../persistence/db.js';
