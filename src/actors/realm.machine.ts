@@ -1,6 +1,7 @@
 // The realm actor: the single writer of one realm. loading → ready (idle ⇄ writing) → stopping → stopped.
 import { assign, fromPromise, setup } from 'xstate';
-import type { EventHub, RealmEvent } from '../bus/hub.js';
+import type { EventHub } from '../bus/hub.js';
+import type { RealmEvent } from '../bus/events.js';
 import { errors } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';

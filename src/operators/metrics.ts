@@ -147,8 +147,7 @@ export class ServerMetrics {
         src.throughput.published(events.length);
         const now = performance.now();
         for (const re of events) {
-          const id = re.event.type === 'message' ? (re.event.message as { id?: number } | undefined)?.id : undefined;
-          if (typeof id === 'number') this.publishedAt(id, now);
+          if (re.event.kind === 'message') this.publishedAt(re.event.facts.id, now);
         }
       }),
     );

@@ -1,5 +1,5 @@
 // Real-time events: POST /register (queue + snapshot), GET /events (long-poll), DELETE /events.
-import { CLIENT_CAPABILITIES } from '../../bus/hub.js';
+import { CLIENT_CAPABILITIES } from '../../bus/events.js';
 import { capabilitiesFrom, clientNameFrom, type QueueRegistration } from '../../events/registration.js';
 import { eventsReplyJson } from '../../events/reply-json.js';
 import { buildSnapshot } from '../../events/snapshot/index.js';

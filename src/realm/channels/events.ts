@@ -1,5 +1,5 @@
 // Builders for the channels domain's events (stream, subscription, default_streams), with their audiences.
-import type { RealmEvent } from '../../bus/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import type { RealmState } from '../state.js';
 import { ROLE } from '../types.js';
 import { metadataAudience } from './access.js';
@@ -19,8 +19,7 @@ export function streamCreate(state: RealmState, channels: Channel[], users: numb
 /** stream delete: the users no longer see the channels. */
 export function streamDelete(channelIds: number[], users: number[]): RealmEvent[] {
   if (channelIds.length === 0) return [];
-  const event = { type: 'stream', op: 'delete', streams: channelIds.map((id) => ({ stream_id: id })), stream_ids: channelIds };
-  return nonEmpty([{ event, users }]);
+  return nonEmpty([{ event: { kind: 'channels_deleted', channelIds }, users }]);
 }
 
 /** stream update of one property, to everyone who may see the channel (after the change). */
@@ -71,12 +70,11 @@ export function subscriptionAdd(state: RealmState, userId: number, records: Reco
 
 export function subscriptionRemove(userId: number, channels: Channel[]): RealmEvent[] {
   if (channels.length === 0) return [];
-  const subscriptions = channels.map((c) => ({ stream_id: c.id, name: c.name }));
-  return [{ event: { type: 'subscription', op: 'remove', subscriptions }, users: [userId] }];
+  return [{ event: { kind: 'subscription', op: 'remove', channels: channels.map(({ id, name }) => ({ id, name })) }, users: [userId] }];
 }
 
 export function subscriptionUpdate(userId: number, channelId: number, property: string, value: unknown): RealmEvent {
-  return { event: { type: 'subscription', op: 'update', stream_id: channelId, property, value }, users: [userId] };
+  return { event: { kind: 'subscription', op: 'update', channelId, property, value }, users: [userId] };
 }
 
 /** peer_add / peer_remove: to those who may see the channel's subscribers, except the users concerned. */
@@ -84,12 +82,12 @@ export function peerEvent(state: RealmState, op: 'peer_add' | 'peer_remove', ch:
   if (userIds.length === 0) return [];
   const concerned = new Set(userIds);
   const users = metadataAudience(state, ch).filter((id) => !concerned.has(id));
-  return nonEmpty([{ event: { type: 'subscription', op, stream_ids: [ch.id], user_ids: userIds }, users }]);
+  return nonEmpty([{ event: { kind: 'subscription', op, channelIds: [ch.id], userIds }, users }]);
 }
 
 /** default_streams: the full list, to every active user but guests. */
 export function defaultStreamsEvent(state: RealmState): RealmEvent[] {
   const users = [...state.usersById.values()].filter((u) => u.isActive && u.role !== ROLE.GUEST).map((u) => u.id);
   const ids = [...state.channels.defaultChannelIds].sort((a, b) => a - b);
-  return nonEmpty([{ event: { type: 'default_streams', default_streams: ids }, users }]);
+  return nonEmpty([{ event: { kind: 'default_channels', channelIds: ids }, users }]);
 }

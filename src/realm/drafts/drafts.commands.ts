@@ -1,6 +1,6 @@
 // Realm commands on a user's synchronized drafts: create (several at once), replace, delete; and dropping them
 // all when the user turns enable_drafts_synchronization off.
-import type { RealmEvent } from '../../bus/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import type { Tx } from '../../persistence/db.js';

@@ -1,5 +1,5 @@
 // Realm commands on a user's navigation views: settings for built-in views (no name) and named custom views.
-import type { RealmEvent } from '../../bus/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { NavigationView } from '../../persistence/repos/navigation-views.js';
 import type { CommandDef } from '../commands.js';

@@ -1,5 +1,5 @@
 // Realm commands on a user's saved snippets: create, edit (title and/or content), delete.
-import type { RealmEvent } from '../../bus/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { SavedSnippet } from '../../persistence/repos/saved-snippets.js';
 import type { CommandDef } from '../commands.js';

@@ -1,5 +1,5 @@
 // Builders for the people domain's events: realm_user, user_group membership, user_settings.
-import type { RealmEvent } from '../../bus/hub.js';
+import type { BusEvent, RealmEvent } from '../../bus/events.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeDeliveryEmail, formatUser } from '../user-format.js';
@@ -78,7 +78,7 @@ export function groupMembership(
 
 /** user_settings update; clients without the user_settings_object capability also get the legacy event. */
 export function userSettingEvents(state: RealmState, user: User, property: string, value: unknown): RealmEvent[] {
-  const modern = { type: 'user_settings', op: 'update', property, value };
+  const modern: BusEvent = { kind: 'user_setting', property, value };
   const event: RealmEvent = { event: modern, users: [user.id] };
   const legacy = USER_SETTINGS[property]?.legacy ?? (property === 'timezone' ? 'display' : undefined);
   if (legacy === 'display') {

@@ -1,5 +1,5 @@
 // User groups: their permission settings, group-setting values (parsed, normalized, resolved) and records.
-import type { RealmEvent } from '../../bus/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { int, json, list, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';

@@ -1,5 +1,5 @@
 // User status: the rules for text and emoji, the stored record, its API form, and the command that changes it.
-import type { RealmEvent } from '../../bus/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';

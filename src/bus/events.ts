@@ -1,0 +1,143 @@
+// The realm's events as the rest of the server receives them: typed plain data (serializable, so that they can
+// cross processes), each with the users it concerns. Clients never see these: the event router makes each
+// queue's wire form from them (src/events/wire.ts, src/events/queue-form.ts).
+import type { NarrowMessage } from '../narrow/types.js';
+import type { ScheduledMessage } from '../persistence/repos/scheduled-messages.js';
+
+/** An event as clients receive it, without its queue-specific `id`. */
+export type WireEvent = Record<string, unknown> & { type: string };
+
+/** A record inside an event in the API's own form (a message, a channel, a person): passed to clients as it is. */
+export type ApiRecord = Record<string, unknown>;
+
+/** What a message event's narrow filter reads about the message (the viewer's flags come with each recipient). */
+export type MessageFacts = Omit<NarrowMessage, 'flags' | 'topicIsFollowed' | 'topicIsMuted'>;
+
+/** A new message. */
+export interface MessageEvent {
+  kind: 'message';
+  /**
+   * The message in the API's form with Markdown `content`, plus `rendered_content`, `stream_is_public` and
+   * `empty_topic_display_name`, from which each queue's form is made (src/events/queue-form.ts).
+   */
+  message: ApiRecord;
+  facts: MessageFacts;
+}
+
+/** A scheduled message added, changed (e.g. failed) or removed (sent or deleted). */
+export type ScheduledMessageEvent =
+  | { kind: 'scheduled_message'; op: 'add' | 'update'; message: ScheduledMessage }
+  | { kind: 'scheduled_message'; op: 'remove'; id: number };
+
+/** A reminder added or removed (reminders have no update event). */
+export type ReminderEvent = { kind: 'reminder'; op: 'add'; reminder: ScheduledMessage } | { kind: 'reminder'; op: 'remove'; id: number };
+
+/** A user as typing and reaction events name them. */
+export interface UserRef {
+  userId: number;
+  email: string;
+}
+
+export type TypingEvent = {
+  kind: 'typing';
+  op: 'start' | 'stop';
+  sender: UserRef;
+} & ({ to: 'direct'; recipients: UserRef[] } | { to: 'stream'; channelId: number; topic: string });
+
+export interface ReactionEvent {
+  kind: 'reaction';
+  op: 'add' | 'remove';
+  user: UserRef & { fullName: string };
+  messageId: number;
+  emojiName: string;
+  emojiCode: string;
+  reactionType: string;
+}
+
+export interface MessageFlagsEvent {
+  kind: 'message_flags';
+  op: 'add' | 'remove';
+  flag: string;
+  messageIds: number[];
+  /** For `read` removed: what clients need to know of each message (the reference's message_details). */
+  details?: ApiRecord;
+}
+
+export type SubscriptionEvent =
+  | { kind: 'subscription'; op: 'update'; channelId: number; property: string; value: unknown }
+  | { kind: 'subscription'; op: 'remove'; channels: { id: number; name: string }[] }
+  | { kind: 'subscription'; op: 'peer_add' | 'peer_remove'; channelIds: number[]; userIds: number[] };
+
+export interface ChannelsDeletedEvent {
+  kind: 'channels_deleted';
+  channelIds: number[];
+}
+
+export interface DefaultChannelsEvent {
+  kind: 'default_channels';
+  channelIds: number[];
+}
+
+export interface UserSettingEvent {
+  kind: 'user_setting';
+  property: string;
+  value: unknown;
+}
+
+/** Events whose kind is not typed yet: published in their wire form and passed to clients as they are. */
+export type UntypedEvent = WireEvent & { kind?: undefined };
+
+export type BusEvent =
+  | MessageEvent
+  | ScheduledMessageEvent
+  | ReminderEvent
+  | TypingEvent
+  | ReactionEvent
+  | MessageFlagsEvent
+  | SubscriptionEvent
+  | ChannelsDeletedEvent
+  | DefaultChannelsEvent
+  | UserSettingEvent
+  | UntypedEvent;
+
+/** The client_capabilities a queue may register with (POST /register). */
+export const CLIENT_CAPABILITIES = [
+  'notification_settings_null',
+  'bulk_message_deletion',
+  'user_avatar_url_field_optional',
+  'stream_typing_notifications',
+  'user_settings_object',
+  'linkifier_url_template',
+  'user_list_incomplete',
+  'include_deactivated_groups',
+  'archived_channels',
+  'empty_topic_name',
+  'simplified_presence_events',
+] as const;
+export type ClientCapability = (typeof CLIENT_CAPABILITIES)[number];
+
+/** A recipient: a user ID, or a user ID with the message flags only that user's copy carries. */
+export type Recipient = number | { id: number; flags: string[] };
+
+export function recipientId(r: Recipient): number {
+  return typeof r === 'number' ? r : r.id;
+}
+
+/** One published event with its audience and the variants queues receive according to their capabilities. */
+export interface RealmEvent {
+  event: BusEvent;
+  /** Users whose queues may receive it. */
+  users: Recipient[];
+  /**
+   * What a queue registered without a client capability receives instead of `event` (e.g. without
+   * `bulk_message_deletion`, one delete_message per message; an empty list sends nothing).
+   */
+  legacy?: Partial<Record<ClientCapability, BusEvent[]>>;
+  /** Queues registered with this capability do not receive the event (e.g. with user_list_incomplete, the
+   *  "Unknown user" added in place of a user the recipient cannot access). */
+  skipWith?: ClientCapability;
+  /** Also for queues registered with all_public_streams in the realm (a message to a public channel). */
+  allPublicStreams?: boolean;
+  /** The sending client's queue gets `local_message_id` on its copy (local echo). */
+  senderQueue?: { queueId: string; localId: string };
+}

@@ -1,0 +1,53 @@
+// The wire form of the realm's events: what a client receives for each internal event (src/bus/events.ts),
+// before each queue's own form (queue-form.ts). Made once per published event by the event router.
+import type { BusEvent, UserRef, WireEvent } from '../bus/events.js';
+import { formatReminder, formatScheduled } from '../realm/scheduled/format.js';
+
+const userRef = (u: UserRef) => ({ user_id: u.userId, email: u.email });
+
+export function toWire(e: BusEvent): WireEvent {
+  switch (e.kind) {
+    case undefined:
+      return e;
+    case 'message':
+      return { type: 'message', message: e.message };
+    case 'scheduled_message':
+      if (e.op === 'remove') return { type: 'scheduled_messages', op: 'remove', scheduled_message_id: e.id };
+      if (e.op === 'add') return { type: 'scheduled_messages', op: 'add', scheduled_messages: [formatScheduled(e.message)] };
+      return { type: 'scheduled_messages', op: 'update', scheduled_message: formatScheduled(e.message) };
+    case 'reminder':
+      if (e.op === 'add') return { type: 'reminders', op: 'add', reminders: [formatReminder(e.reminder)] };
+      return { type: 'reminders', op: 'remove', reminder_id: e.id };
+    case 'typing': {
+      const common = { type: 'typing', op: e.op, message_type: e.to, sender: userRef(e.sender) };
+      if (e.to === 'direct') return { ...common, recipients: e.recipients.map(userRef) };
+      return { ...common, stream_id: e.channelId, topic: e.topic };
+    }
+    case 'reaction':
+      return {
+        type: 'reaction',
+        op: e.op,
+        user_id: e.user.userId,
+        user: { ...userRef(e.user), full_name: e.user.fullName },
+        message_id: e.messageId,
+        emoji_name: e.emojiName,
+        emoji_code: e.emojiCode,
+        reaction_type: e.reactionType,
+      };
+    case 'message_flags': {
+      const out: WireEvent = { type: 'update_message_flags', op: e.op, operation: e.op, flag: e.flag, messages: e.messageIds, all: false };
+      if (e.details) out.message_details = e.details;
+      return out;
+    }
+    case 'subscription':
+      if (e.op === 'update') return { type: 'subscription', op: 'update', stream_id: e.channelId, property: e.property, value: e.value };
+      if (e.op === 'remove') return { type: 'subscription', op: 'remove', subscriptions: e.channels.map((c) => ({ stream_id: c.id, name: c.name })) };
+      return { type: 'subscription', op: e.op, stream_ids: e.channelIds, user_ids: e.userIds };
+    case 'channels_deleted':
+      return { type: 'stream', op: 'delete', streams: e.channelIds.map((id) => ({ stream_id: id })), stream_ids: e.channelIds };
+    case 'default_channels':
+      return { type: 'default_streams', default_streams: e.channelIds };
+    case 'user_setting':
+      return { type: 'user_settings', op: 'update', property: e.property, value: e.value };
+  }
+}
