@@ -44,6 +44,38 @@ export type TypingEvent = {
   sender: UserRef;
 } & ({ to: 'direct'; recipients: UserRef[] } | { to: 'stream'; channelId: number; topic: string });
 
+/** Someone is editing a message, told to those who would see the edit. */
+export interface EditTypingEvent {
+  kind: 'typing_edit';
+  op: 'start' | 'stop';
+  senderId: number;
+  messageId: number;
+  to: { kind: 'direct'; userIds: number[] } | { kind: 'stream'; channelId: number; topic: string };
+}
+
+/** A user came online or became active; `form` is the one clients with (slim) or without (legacy) the
+ *  simplified_presence_events capability receive. */
+export interface PresenceEvent {
+  kind: 'presence';
+  form: 'slim' | 'legacy';
+  userId: number;
+  email: string;
+  /** Seconds (0 when never), and when the user joined (in place of a time never reached). */
+  lastActive: number;
+  lastConnected: number;
+  dateJoined: number;
+  serverTimestamp: number;
+}
+
+/** What of a user's status changed. */
+export interface UserStatusEvent {
+  kind: 'user_status';
+  userId: number;
+  away?: boolean;
+  statusText?: string;
+  emoji?: { emojiName: string; emojiCode: string; reactionType: string };
+}
+
 export interface ReactionEvent {
   kind: 'reaction';
   op: 'add' | 'remove';
@@ -67,6 +99,17 @@ export type SubscriptionEvent =
   | { kind: 'subscription'; op: 'update'; channelId: number; property: string; value: unknown }
   | { kind: 'subscription'; op: 'remove'; channels: { id: number; name: string }[] }
   | { kind: 'subscription'; op: 'peer_add' | 'peer_remove'; channelIds: number[]; userIds: number[] };
+
+/** One property of a channel changed; `extra` carries the fields the API sends with some properties (e.g. a
+ *  description's rendered_description), in its own form. */
+export interface ChannelUpdateEvent {
+  kind: 'channel_update';
+  channelId: number;
+  name: string;
+  property: string;
+  value: unknown;
+  extra?: ApiRecord;
+}
 
 export interface ChannelsDeletedEvent {
   kind: 'channels_deleted';
@@ -92,9 +135,13 @@ export type BusEvent =
   | ScheduledMessageEvent
   | ReminderEvent
   | TypingEvent
+  | EditTypingEvent
+  | PresenceEvent
+  | UserStatusEvent
   | ReactionEvent
   | MessageFlagsEvent
   | SubscriptionEvent
+  | ChannelUpdateEvent
   | ChannelsDeletedEvent
   | DefaultChannelsEvent
   | UserSettingEvent

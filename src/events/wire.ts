@@ -1,6 +1,7 @@
 // The wire form of the realm's events: what a client receives for each internal event (src/bus/events.ts),
 // before each queue's own form (queue-form.ts). Made once per published event by the event router.
 import type { BusEvent, UserRef, WireEvent } from '../bus/events.js';
+import { legacyPresence, modernPresence } from '../realm/people/presence.js';
 import { formatReminder, formatScheduled } from '../realm/scheduled/format.js';
 
 const userRef = (u: UserRef) => ({ user_id: u.userId, email: u.email });
@@ -23,6 +24,21 @@ export function toWire(e: BusEvent): WireEvent {
       if (e.to === 'direct') return { ...common, recipients: e.recipients.map(userRef) };
       return { ...common, stream_id: e.channelId, topic: e.topic };
     }
+    case 'typing_edit': {
+      const to = e.to;
+      const recipient = to.kind === 'direct' ? { type: 'direct', user_ids: to.userIds } : { type: 'channel', channel_id: to.channelId, topic: to.topic };
+      return { type: 'typing_edit_message', op: e.op, sender_id: e.senderId, message_id: e.messageId, recipient };
+    }
+    case 'presence':
+      if (e.form === 'slim') return { type: 'presence', presences: { [String(e.userId)]: modernPresence(e.dateJoined, e) } };
+      return { type: 'presence', user_id: e.userId, email: e.email, server_timestamp: e.serverTimestamp, presence: { website: legacyPresence(e.dateJoined, e).website } };
+    case 'user_status': {
+      const out: WireEvent = { type: 'user_status', user_id: e.userId };
+      if (e.away !== undefined) out.away = e.away;
+      if (e.statusText !== undefined) out.status_text = e.statusText;
+      if (e.emoji) Object.assign(out, { emoji_name: e.emoji.emojiName, emoji_code: e.emoji.emojiCode, reaction_type: e.emoji.reactionType });
+      return out;
+    }
     case 'reaction':
       return {
         type: 'reaction',
@@ -43,6 +59,8 @@ export function toWire(e: BusEvent): WireEvent {
       if (e.op === 'update') return { type: 'subscription', op: 'update', stream_id: e.channelId, property: e.property, value: e.value };
       if (e.op === 'remove') return { type: 'subscription', op: 'remove', subscriptions: e.channels.map((c) => ({ stream_id: c.id, name: c.name })) };
       return { type: 'subscription', op: e.op, stream_ids: e.channelIds, user_ids: e.userIds };
+    case 'channel_update':
+      return { type: 'stream', op: 'update', stream_id: e.channelId, name: e.name, property: e.property, value: e.value, ...e.extra };
     case 'channels_deleted':
       return { type: 'stream', op: 'delete', streams: e.channelIds.map((id) => ({ stream_id: id })), stream_ids: e.channelIds };
     case 'default_channels':

@@ -1,5 +1,5 @@
 // Builders for the channels domain's events (stream, subscription, default_streams), with their audiences.
-import type { RealmEvent } from '../../bus/events.js';
+import type { ChannelUpdateEvent, RealmEvent } from '../../bus/events.js';
 import type { RealmState } from '../state.js';
 import { ROLE } from '../types.js';
 import { metadataAudience } from './access.js';
@@ -31,7 +31,9 @@ export function streamUpdate(
   extra: Record<string, unknown> = {},
   users: number[] = metadataAudience(state, ch),
 ): RealmEvent {
-  return { event: { type: 'stream', op: 'update', stream_id: ch.id, name: ch.name, property, value, ...extra }, users };
+  const event: ChannelUpdateEvent = { kind: 'channel_update', channelId: ch.id, name: ch.name, property, value };
+  if (Object.keys(extra).length > 0) event.extra = extra;
+  return { event, users };
 }
 
 /**

@@ -66,14 +66,14 @@ const notifyEdit: CommandDef<EditTypingInput, RealmEvent[], RealmEvent[]> = {
   batchable: true,
   check(state, input) {
     const sender = actor(state, input.senderId);
-    const base = { type: 'typing_edit_message', op: input.op, sender_id: sender.id, message_id: input.messageId };
+    const base = { kind: 'typing_edit', op: input.op, senderId: sender.id, messageId: input.messageId } as const;
     if (input.to.kind === 'direct') {
       const userIds = [...new Set(input.to.userIds)].sort((a, b) => a - b);
-      return [{ event: { ...base, recipient: { type: 'direct', user_ids: userIds } }, users: receivers(state, userIds) }];
+      return [{ event: { ...base, to: { kind: 'direct' as const, userIds } }, users: receivers(state, userIds) }];
     }
     const { channelId, topic } = input.to;
     const users = receivers(state, activeSubscriberIds(state, channelId)).filter((id) => id !== sender.id);
-    return [{ event: { ...base, recipient: { type: 'channel', channel_id: channelId, topic } }, users }];
+    return [{ event: { ...base, to: { kind: 'stream' as const, channelId, topic } }, users }];
   },
   events: (_state, events) => events,
 };
