@@ -36,8 +36,9 @@ test('published events survive a msgpack round trip with the same wire form; typ
     await ok(s.client.as(alice).post('/messages/flags', { form: { messages: JSON.stringify([id]), op: 'add', flag: 'starred' } }));
     await ok(s.client.as(alice).post('/typing', { form: { type: 'stream', stream_id: String(channelId), topic: 'topic', op: 'start' } }));
     await ok(s.client.as(alice).post('/typing', { form: { type: 'direct', to: JSON.stringify([bob.id]), op: 'start' } }));
-    await ok(s.client.as(alice).post('/users/me/status', { form: { status_text: 'busy', away: 'true' } }));
     await ok(s.client.as(alice).post('/users/me/presence', { form: { status: 'active' } }));
+    // Away last: it turns presence_enabled off, after which presence is not announced.
+    await ok(s.client.as(alice).post('/users/me/status', { form: { status_text: 'busy', away: 'true' } }));
     const at = String(Math.floor(Date.now() / 1000) + 3600);
     const scheduled = await s.client.as(alice).post('/scheduled_messages', { form: { type: 'stream', to: String(channelId), topic: 't', content: 'later', scheduled_delivery_timestamp: at } });
     t.is(scheduled.status, 200, scheduled.text);
