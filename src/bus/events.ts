@@ -2,6 +2,9 @@
 // cross processes), each with the users it concerns. Clients never see these: the event router makes each
 // queue's wire form from them (src/events/wire.ts, src/events/queue-form.ts).
 import type { NarrowMessage } from '../narrow/types.js';
+import type { StoredDraft } from '../persistence/repos/drafts.js';
+import type { NavigationView } from '../persistence/repos/navigation-views.js';
+import type { SavedSnippet } from '../persistence/repos/saved-snippets.js';
 import type { ScheduledMessage } from '../persistence/repos/scheduled-messages.js';
 
 /** An event as clients receive it, without its queue-specific `id`. */
@@ -31,6 +34,22 @@ export type ScheduledMessageEvent =
 
 /** A reminder added or removed (reminders have no update event). */
 export type ReminderEvent = { kind: 'reminder'; op: 'add'; reminder: ScheduledMessage } | { kind: 'reminder'; op: 'remove'; id: number };
+
+/** A user's synchronized drafts created, changed or deleted. */
+export type DraftsEvent =
+  | { kind: 'drafts'; op: 'add'; drafts: StoredDraft[] }
+  | { kind: 'drafts'; op: 'update'; draft: StoredDraft }
+  | { kind: 'drafts'; op: 'remove'; draftId: number };
+
+export type SavedSnippetEvent =
+  | { kind: 'saved_snippet'; op: 'add' | 'update'; snippet: SavedSnippet }
+  | { kind: 'saved_snippet'; op: 'remove'; snippetId: number };
+
+/** A navigation view added, changed (`data`: the changed fields in the API's form) or removed. */
+export type NavigationViewEvent =
+  | { kind: 'navigation_view'; op: 'add'; view: NavigationView }
+  | { kind: 'navigation_view'; op: 'update'; fragment: string; data: ApiRecord }
+  | { kind: 'navigation_view'; op: 'remove'; fragment: string };
 
 /** A user as typing and reaction events name them. */
 export interface UserRef {
@@ -134,6 +153,9 @@ export type BusEvent =
   | MessageEvent
   | ScheduledMessageEvent
   | ReminderEvent
+  | DraftsEvent
+  | SavedSnippetEvent
+  | NavigationViewEvent
   | TypingEvent
   | EditTypingEvent
   | PresenceEvent

@@ -1,6 +1,7 @@
 // The wire form of the realm's events: what a client receives for each internal event (src/bus/events.ts),
 // before each queue's own form (queue-form.ts). Made once per published event by the event router.
 import type { BusEvent, UserRef, WireEvent } from '../bus/events.js';
+import { formatDraft, formatNavigationView, formatSnippet } from '../realm/drafts/format.js';
 import { legacyPresence, modernPresence } from '../realm/people/presence.js';
 import { formatReminder, formatScheduled } from '../realm/scheduled/format.js';
 
@@ -19,6 +20,17 @@ export function toWire(e: BusEvent): WireEvent {
     case 'reminder':
       if (e.op === 'add') return { type: 'reminders', op: 'add', reminders: [formatReminder(e.reminder)] };
       return { type: 'reminders', op: 'remove', reminder_id: e.id };
+    case 'drafts':
+      if (e.op === 'add') return { type: 'drafts', op: 'add', drafts: e.drafts.map(formatDraft) };
+      if (e.op === 'update') return { type: 'drafts', op: 'update', draft: formatDraft(e.draft) };
+      return { type: 'drafts', op: 'remove', draft_id: e.draftId };
+    case 'saved_snippet':
+      if (e.op === 'remove') return { type: 'saved_snippets', op: 'remove', saved_snippet_id: e.snippetId };
+      return { type: 'saved_snippets', op: e.op, saved_snippet: formatSnippet(e.snippet) };
+    case 'navigation_view':
+      if (e.op === 'add') return { type: 'navigation_view', op: 'add', navigation_view: formatNavigationView(e.view) };
+      if (e.op === 'update') return { type: 'navigation_view', op: 'update', fragment: e.fragment, data: e.data };
+      return { type: 'navigation_view', op: 'remove', fragment: e.fragment };
     case 'typing': {
       const common = { type: 'typing', op: e.op, message_type: e.to, sender: userRef(e.sender) };
       if (e.to === 'direct') return { ...common, recipients: e.recipients.map(userRef) };
