@@ -140,6 +140,11 @@ export interface DefaultChannelsEvent {
   channelIds: number[];
 }
 
+/** Members or subgroups added to or removed from a user group. */
+export type GroupMembersEvent =
+  | { kind: 'group_members'; op: 'add_members' | 'remove_members'; groupId: number; userIds: number[] }
+  | { kind: 'group_members'; op: 'add_subgroups' | 'remove_subgroups'; groupId: number; subgroupIds: number[] };
+
 export interface UserSettingEvent {
   kind: 'user_setting';
   property: string;
@@ -166,6 +171,7 @@ export type BusEvent =
   | ChannelUpdateEvent
   | ChannelsDeletedEvent
   | DefaultChannelsEvent
+  | GroupMembersEvent
   | UserSettingEvent
   | UntypedEvent;
 

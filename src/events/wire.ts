@@ -77,6 +77,9 @@ export function toWire(e: BusEvent): WireEvent {
       return { type: 'stream', op: 'delete', streams: e.channelIds.map((id) => ({ stream_id: id })), stream_ids: e.channelIds };
     case 'default_channels':
       return { type: 'default_streams', default_streams: e.channelIds };
+    case 'group_members':
+      if ('userIds' in e) return { type: 'user_group', op: e.op, group_id: e.groupId, user_ids: e.userIds };
+      return { type: 'user_group', op: e.op, group_id: e.groupId, direct_subgroup_ids: e.subgroupIds };
     case 'user_setting':
       return { type: 'user_settings', op: 'update', property: e.property, value: e.value };
   }

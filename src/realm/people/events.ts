@@ -73,7 +73,7 @@ export function groupMembership(
   groupId: number,
   userIds: number[],
 ): RealmEvent {
-  return { event: { type: 'user_group', op, group_id: groupId, user_ids: userIds }, users: activeUserIds(state) };
+  return { event: { kind: 'group_members', op, groupId, userIds }, users: activeUserIds(state) };
 }
 
 /** user_settings update; clients without the user_settings_object capability also get the legacy event. */
