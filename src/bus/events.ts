@@ -114,7 +114,9 @@ export interface MessageFlagsEvent {
   details?: ApiRecord;
 }
 
+/** `subscriptions`: the subscription records in the API's form. */
 export type SubscriptionEvent =
+  | { kind: 'subscription'; op: 'add'; subscriptions: ApiRecord[] }
   | { kind: 'subscription'; op: 'update'; channelId: number; property: string; value: unknown }
   | { kind: 'subscription'; op: 'remove'; channels: { id: number; name: string }[] }
   | { kind: 'subscription'; op: 'peer_add' | 'peer_remove'; channelIds: number[]; userIds: number[] };
@@ -128,6 +130,12 @@ export interface ChannelUpdateEvent {
   property: string;
   value: unknown;
   extra?: ApiRecord;
+}
+
+/** Channels the users now see (created, or made visible to them), as channel records in the API's form. */
+export interface ChannelsCreatedEvent {
+  kind: 'channels_created';
+  channels: ApiRecord[];
 }
 
 export interface ChannelsDeletedEvent {
@@ -169,6 +177,7 @@ export type BusEvent =
   | MessageFlagsEvent
   | SubscriptionEvent
   | ChannelUpdateEvent
+  | ChannelsCreatedEvent
   | ChannelsDeletedEvent
   | DefaultChannelsEvent
   | GroupMembersEvent

@@ -68,11 +68,14 @@ export function toWire(e: BusEvent): WireEvent {
       return out;
     }
     case 'subscription':
+      if (e.op === 'add') return { type: 'subscription', op: 'add', subscriptions: e.subscriptions };
       if (e.op === 'update') return { type: 'subscription', op: 'update', stream_id: e.channelId, property: e.property, value: e.value };
       if (e.op === 'remove') return { type: 'subscription', op: 'remove', subscriptions: e.channels.map((c) => ({ stream_id: c.id, name: c.name })) };
       return { type: 'subscription', op: e.op, stream_ids: e.channelIds, user_ids: e.userIds };
     case 'channel_update':
       return { type: 'stream', op: 'update', stream_id: e.channelId, name: e.name, property: e.property, value: e.value, ...e.extra };
+    case 'channels_created':
+      return { type: 'stream', op: 'create', streams: e.channels };
     case 'channels_deleted':
       return { type: 'stream', op: 'delete', streams: e.channelIds.map((id) => ({ stream_id: id })), stream_ids: e.channelIds };
     case 'default_channels':

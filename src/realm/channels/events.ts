@@ -1,5 +1,5 @@
 // Builders for the channels domain's events (stream, subscription, default_streams), with their audiences.
-import type { ChannelUpdateEvent, RealmEvent } from '../../bus/events.js';
+import type { BusEvent, ChannelUpdateEvent, RealmEvent } from '../../bus/events.js';
 import type { RealmState } from '../state.js';
 import { ROLE } from '../types.js';
 import { metadataAudience } from './access.js';
@@ -13,7 +13,7 @@ function nonEmpty(events: RealmEvent[]): RealmEvent[] {
 /** stream create: the channels' records, to the given users (by default, everyone who may see them). */
 export function streamCreate(state: RealmState, channels: Channel[], users: number[], traffic: TrafficLookup = NO_TRAFFIC): RealmEvent[] {
   if (channels.length === 0) return [];
-  return nonEmpty([{ event: { type: 'stream', op: 'create', streams: channels.map((c) => formatChannel(state, c, traffic)) }, users }]);
+  return nonEmpty([{ event: { kind: 'channels_created', channels: channels.map((c) => formatChannel(state, c, traffic)) }, users }]);
 }
 
 /** stream delete: the users no longer see the channels. */
@@ -44,7 +44,7 @@ export function archiveEvents(state: RealmState, ch: Channel, archived: boolean)
   const users = metadataAudience(state, ch);
   const update = streamUpdate(state, ch, 'is_archived', archived, {}, users);
   if (archived) return nonEmpty([{ ...update, legacy: { archived_channels: streamDelete([ch.id], users).map((e) => e.event) } }]);
-  const create = { type: 'stream', op: 'create', streams: [formatChannel(state, ch, NO_TRAFFIC)] };
+  const create: BusEvent = { kind: 'channels_created', channels: [formatChannel(state, ch, NO_TRAFFIC)] };
   const events: RealmEvent[] = [];
   const others: number[] = [];
   for (const id of users) {
@@ -55,7 +55,7 @@ export function archiveEvents(state: RealmState, ch: Channel, archived: boolean)
     }
     // Clients old enough to lack archived_channels lack notification_settings_null too.
     const record = withInheritedNotifications(formatSubscription(state, ch, sub, NO_TRAFFIC, { subscribers: true }), state.usersById.get(id)!);
-    const add = { type: 'subscription', op: 'add', subscriptions: [record] };
+    const add: BusEvent = { kind: 'subscription', op: 'add', subscriptions: [record] };
     events.push({ ...update, users: [id], legacy: { archived_channels: [create, add] } });
   }
   events.unshift({ ...update, users: others, legacy: { archived_channels: [create] } });
@@ -66,8 +66,8 @@ export function archiveEvents(state: RealmState, ch: Channel, archived: boolean)
 export function subscriptionAdd(state: RealmState, userId: number, records: Record<string, unknown>[]): RealmEvent[] {
   const user = state.usersById.get(userId);
   if (records.length === 0 || !user) return [];
-  const inherited = { type: 'subscription', op: 'add', subscriptions: records.map((r) => withInheritedNotifications(r, user)) };
-  return [{ event: { type: 'subscription', op: 'add', subscriptions: records }, users: [userId], legacy: { notification_settings_null: [inherited] } }];
+  const inherited: BusEvent = { kind: 'subscription', op: 'add', subscriptions: records.map((r) => withInheritedNotifications(r, user)) };
+  return [{ event: { kind: 'subscription', op: 'add', subscriptions: records }, users: [userId], legacy: { notification_settings_null: [inherited] } }];
 }
 
 export function subscriptionRemove(userId: number, channels: Channel[]): RealmEvent[] {
