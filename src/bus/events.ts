@@ -153,6 +153,14 @@ export type GroupMembersEvent =
   | { kind: 'group_members'; op: 'add_members' | 'remove_members'; groupId: number; userIds: number[] }
   | { kind: 'group_members'; op: 'add_subgroups' | 'remove_subgroups'; groupId: number; subgroupIds: number[] };
 
+/** A user added to the realm, or some fields of a user changed; `person` is the user record (or its changed
+ *  fields, with `user_id`) in the API's form. */
+export interface RealmUserEvent {
+  kind: 'realm_user';
+  op: 'add' | 'update';
+  person: ApiRecord;
+}
+
 export interface UserSettingEvent {
   kind: 'user_setting';
   property: string;
@@ -181,6 +189,7 @@ export type BusEvent =
   | ChannelsDeletedEvent
   | DefaultChannelsEvent
   | GroupMembersEvent
+  | RealmUserEvent
   | UserSettingEvent
   | UntypedEvent;
 

@@ -83,6 +83,8 @@ export function toWire(e: BusEvent): WireEvent {
     case 'group_members':
       if ('userIds' in e) return { type: 'user_group', op: e.op, group_id: e.groupId, user_ids: e.userIds };
       return { type: 'user_group', op: e.op, group_id: e.groupId, direct_subgroup_ids: e.subgroupIds };
+    case 'realm_user':
+      return { type: 'realm_user', op: e.op, person: e.person };
     case 'user_setting':
       return { type: 'user_settings', op: 'update', property: e.property, value: e.value };
   }

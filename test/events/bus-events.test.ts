@@ -15,7 +15,7 @@ test.before(async () => {
 test.after.always(async () => s?.close());
 
 /** Wire types every event of which is published as a typed internal event. */
-const TYPED_WIRE_TYPES = ['message', 'scheduled_messages', 'reminders', 'typing', 'typing_edit_message', 'reaction', 'update_message_flags', 'presence', 'user_status', 'default_streams', 'user_settings', 'drafts', 'saved_snippets', 'navigation_view', 'stream', 'subscription'];
+const TYPED_WIRE_TYPES = ['message', 'scheduled_messages', 'reminders', 'typing', 'typing_edit_message', 'reaction', 'update_message_flags', 'presence', 'user_status', 'default_streams', 'user_settings', 'drafts', 'saved_snippets', 'navigation_view', 'stream', 'subscription', 'realm_user'];
 
 test('published events survive a msgpack round trip with the same wire form; typed kinds are never untyped', async (t) => {
   const alice = await addUser(s, { fullName: 'Alice' });
