@@ -86,7 +86,7 @@ export const createUserEndpoint = endpoint({
     if (!ctx.user.canCreateUsers) throw errors.badRequest('User not authorized to create users');
     checkNewAccount(ctx.realm.state, p.email, p.full_name);
     const passwordHash = await hashNewPassword(p.password, ctx.services.config.passwordHashCost);
-    const created = await ctx.realm.dispatch<{ user: User }>('users.create', {
+    const created = await ctx.realm.dispatch('users.create', {
       actorId: ctx.user.id,
       email: p.email,
       fullName: p.full_name,
@@ -129,7 +129,7 @@ export async function deactivate(
   notificationComment: string | null,
   target: { own?: boolean; bot?: boolean } = {},
 ) {
-  const { ids } = await ctx.realm.dispatch<{ ids: number[] }>('users.deactivate', {
+  const { ids } = await ctx.realm.dispatch('users.deactivate', {
     actorId: ctx.user.id,
     userId,
     notificationComment,
