@@ -35,34 +35,6 @@ const floors = {
  */
 const temporaryExceptions = [
   {
-    name: 'realm-publishes-through-the-hub',
-    lane: 'events (the hub moves below the realm)',
-    rule: 'domain-imports-no-higher-floor',
-    from: '^src/realm/',
-    to: '^src/events/hub\\.ts$',
-  },
-  {
-    name: 'realm-channels-snapshot-section',
-    lane: 'events (snapshot sections and their dependencies)',
-    rule: 'domain-imports-no-higher-floor',
-    from: '^src/realm/channels/snapshot\\.ts$',
-    to: '^src/events/snapshot/types\\.ts$',
-  },
-  {
-    name: 'actors-publish-through-the-hub',
-    lane: 'events (the hub moves below the realm)',
-    rule: 'actors-import-no-higher-floor',
-    from: '^src/actors/',
-    to: '^src/events/hub\\.ts$',
-  },
-  {
-    name: 'snapshot-sections-take-the-services-bag',
-    lane: 'events (snapshot sections and their dependencies)',
-    rule: 'nothing-below-http-imports-http',
-    from: '^src/events/snapshot/types\\.ts$',
-    to: '^src/http/services\\.ts$',
-  },
-  {
     name: 'presence-sessions-start-actors',
     lane: 'actors (presence sessions)',
     rule: 'domain-imports-no-actor-keeper',

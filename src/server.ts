@@ -4,7 +4,7 @@ import { createActor } from 'xstate';
 import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
 import type { Config } from './config.js';
-import { EventHub } from './events/hub.js';
+import { EventHub } from './bus/hub.js';
 import { OutgoingWebhooks, type OutgoingWebhookTuning } from './webhooks/outgoing.js';
 import { createHandler } from './http/app.js';
 import type { Endpoint } from './http/endpoint.js';

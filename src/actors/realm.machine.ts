@@ -26,7 +26,8 @@
 // and the next batch first reloads the working set from the database, alone, so memory agrees with the database
 // again before anything is checked against it.
 import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
-import type { EventHub, RealmEvent } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
+import type { RealmEvent } from '../bus/events.js';
 import { errors } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';

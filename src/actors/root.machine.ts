@@ -1,7 +1,7 @@
 // The root actor: keeps the realm directory, spawns realm actors on demand, reloads realms the admin CLI
 // changed, and stops every realm actor on shutdown.
 import { assign, fromCallback, setup, stopChild, type ActorRefFrom } from 'xstate';
-import type { EventHub } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry, RealmBatchObserver } from '../realm/commands.js';
 import type { RealmEntry } from '../realm/types.js';

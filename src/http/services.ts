@@ -1,7 +1,7 @@
 // What request handlers may use: configuration, database, realms, the event hub and the log.
 import type { Realms } from '../actors/realms.js';
 import type { Config } from '../config.js';
-import type { EventHub } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
 import type { QueueSockets } from '../events/queue-sockets.js';
 import type { SocketTickets } from './events-socket-tickets.js';

@@ -1,6 +1,6 @@
 // Everything operators see, assembled once per server: the actor directory, metrics, request observation, the traffic
 // series, health and the dashboard's live feed.
-import type { EventHub } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
 import type { QueueSockets } from '../events/queue-sockets.js';
 import type { QueueRegistry } from '../events/queue-registry.js';

@@ -2,7 +2,7 @@
 // queries) and what is read when scraped (actors, queues, parked polls, pool, scheduled messages), plus the
 // process's own (memory, CPU, event-loop lag) from prom-client's default metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EventHub } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
 import type { QueueSockets } from '../events/queue-sockets.js';
 import type { QueueRegistry } from '../events/queue-registry.js';
@@ -165,8 +165,7 @@ export class ServerMetrics {
         src.throughput.published(events.length);
         const now = performance.now();
         for (const re of events) {
-          const id = re.event.type === 'message' ? (re.event.message as { id?: number } | undefined)?.id : undefined;
-          if (typeof id === 'number') this.publishedAt(id, now);
+          if (re.event.kind === 'message') this.publishedAt(re.event.facts.id, now);
         }
       }),
     );

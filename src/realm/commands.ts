@@ -1,6 +1,6 @@
 // Realm commands: the writes a realm actor performs. Each is checked against memory, written in a
 // transaction, applied to memory only after the commit, and only then answered and published.
-import type { RealmEvent } from '../events/hub.js';
+import type { RealmEvent } from '../bus/events.js';
 import type { Tx } from '../persistence/db.js';
 import { RealmState } from './state.js';
 

@@ -4,7 +4,9 @@ import test from 'ava';
 import { createActor, waitFor } from 'xstate';
 import { realmMachine } from '../../src/actors/realm.machine.js';
 import { RealmHandle } from '../../src/actors/realms.js';
-import { EventHub, type RealmEvent } from '../../src/events/hub.js';
+import { EventHub } from '../../src/bus/hub.js';
+import type { RealmEvent } from '../../src/bus/events.js';
+import { toWire } from '../../src/events/wire.js';
 import { ApiError, errors } from '../../src/errors.js';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
 import { migrate } from '../../src/persistence/migrate.js';
@@ -196,7 +198,7 @@ test.serial('events are published after the commit, once per committed command',
   const hub = new EventHub();
   const seen: { body: unknown; committed: boolean }[] = [];
   hub.subscribe((_realm, events) => {
-    for (const e of events) seen.push({ body: e.event.body, committed: false });
+    for (const e of events) seen.push({ body: toWire(e.event).body, committed: false });
   });
   const { actor, dispatch } = startRealm(noteCommands(log), hub);
   await waitFor(actor, (s) => s.matches('ready'));

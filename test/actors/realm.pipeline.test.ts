@@ -8,7 +8,8 @@ import test from 'ava';
 import { createActor, waitFor, type Actor } from 'xstate';
 import { PIPELINE_DEPTH, realmMachine } from '../../src/actors/realm.machine.js';
 import { RealmHandle } from '../../src/actors/realms.js';
-import { EventHub } from '../../src/events/hub.js';
+import { EventHub } from '../../src/bus/hub.js';
+import { toWire } from '../../src/events/wire.js';
 import { ApiError, errors } from '../../src/errors.js';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
 import { migrate } from '../../src/persistence/migrate.js';
@@ -79,7 +80,7 @@ async function startRealm(log: Log, pipelineDepth?: number) {
   const hub = new EventHub();
   const events: string[] = [];
   hub.subscribe((_realm, evs) => {
-    for (const e of evs) events.push(e.event.body as string);
+    for (const e of evs) events.push(toWire(e.event).body as string);
   });
   const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands: noteCommands(log), pipelineDepth } });
   actor.start();

@@ -1,5 +1,5 @@
 // Default channels: which channels new users join (POST/DELETE /default_streams), and joining them.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';

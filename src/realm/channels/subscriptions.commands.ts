@@ -1,6 +1,6 @@
 // Subscribing (creating missing channels by name) and unsubscribing users: POST and DELETE /users/me/subscriptions,
 // and both in one command (PATCH /users/me/subscriptions).
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
 import { byUser, type CommandDef } from '../commands.js';

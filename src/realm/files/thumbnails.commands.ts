@@ -1,7 +1,7 @@
 // Realm command run when an upload's thumbnails are done (or failed): the messages still showing its placeholder
 // get the thumbnail (or lose the preview), each with a rendering-only update_message event, like the reference's
 // thumbnail worker.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { uploadPreview } from './thumbnail-formats.js';
 import { rewriteUploadPreviews } from '../../markdown/index.js';
 import type { StoredThumbnail } from '../../persistence/repos/image-attachments.js';
@@ -58,7 +58,7 @@ const finishThumbnails: CommandDef<FinishInput, FinishInput & { realmId: number 
         rendered_content: m.renderedContent,
         rendering_only: true,
       },
-      users: m.audience.map((a) => ({ id: a.id, fields: { flags: a.flags } })),
+      users: m.audience.map((a) => ({ id: a.id, flags: a.flags })),
     })),
 };
 

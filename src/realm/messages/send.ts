@@ -1,7 +1,7 @@
 // Sending a message (batchable: group commit): addressing, permissions, rendering, per-user flags; one statement
 // inserting the message and its recipients' rows (for a whole batch of sends: one for all of them), then the
 // message event with each one's flags.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import type { ImageRenderData } from '../../markdown/index.js';
 import { ApiError, errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
@@ -16,7 +16,7 @@ import { actor } from '../people/access.js';
 import { accessRestricted, userAccessTest } from '../people/user-access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
-import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
+import { flagNames, IS_PRIVATE_BIT, messageEvent } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
@@ -321,11 +321,11 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
     const m = r.message;
     const events: RealmEvent[] = [];
     if (r.visibility) events.push(userTopicEvent(r.visibility));
-    const isPublic = m.kind === 'stream' && state.channels.byId.get(m.channelId!)?.inviteOnly === false;
+    const event = messageEvent(state, m);
     events.push({
-      event: { type: 'message', message: eventMessage(state, m, []) },
-      users: r.rows.map((row) => ({ id: row.userId, fields: { flags: flagNames(row.flags) } })),
-      ...(isPublic ? { allPublicStreams: true } : {}),
+      event,
+      users: r.rows.map((row) => ({ id: row.userId, flags: flagNames(row.flags) })),
+      ...(event.facts.channelIsPublic ? { allPublicStreams: true } : {}),
       ...(r.senderQueue ? { senderQueue: r.senderQueue } : {}),
     });
     return events;

@@ -1,7 +1,7 @@
 // Realm commands on custom profile fields (administrators: create, change, delete, reorder) and on users' values
 // of them (the user, or an administrator through PATCH /users/{id}). custom_profile_fields events carry the
 // whole list to everyone; a changed value is a realm_user update of its user.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../persistence/repos/profile-fields.js';

@@ -1,5 +1,5 @@
 // Realm commands on user accounts: create, deactivate (others or oneself), reactivate, change role or name.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';

@@ -9,7 +9,8 @@ import {
   type ScheduledDeliveryInput,
 } from '../../actors/scheduled-delivery.machine.js';
 import type { Config } from '../../config.js';
-import type { EventHub, RealmEvent } from '../../events/hub.js';
+import type { EventHub } from '../../bus/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { realmUrl } from '../../urls.js';
 import type { Logger } from '../../log.js';
 import type { Db } from '../../persistence/db.js';
@@ -40,10 +41,6 @@ export interface ScheduledDeliveryOptions {
   clock?: DeliveryClock;
   tuning?: Pick<ScheduledDeliveryInput, 'resyncMs' | 'retryMs' | 'maxAttempts' | 'concurrency'>;
 }
-
-/** Where the events of scheduled messages and of reminders carry their records and IDs. */
-const SCHEDULED_EVENT = { list: 'scheduled_messages', one: 'scheduled_message', id: 'scheduled_message_id' } as const;
-const REMINDER_EVENT = { list: 'reminders', one: 'reminder', id: 'reminder_id' } as const;
 
 export class ScheduledDelivery {
   private actor: Actor<typeof scheduledDeliveryMachine> | null = null;
@@ -96,17 +93,17 @@ export class ScheduledDelivery {
     return new Map([...due.values()].map((m) => [m.id, m.at]));
   }
 
-  /** Keeps the actor's due times in step with the scheduled_messages and reminders events every realm publishes. */
+  /** Keeps the actor's due times in step with the scheduled-message and reminder events every realm publishes. */
   private observe(realmId: number, events: RealmEvent[]): void {
     for (const { event: e } of events) {
-      const kind = e.type === 'scheduled_messages' ? SCHEDULED_EVENT : e.type === 'reminders' ? REMINDER_EVENT : null;
-      if (!kind) continue;
-      const records = e.op === 'add' ? (e[kind.list] as Record<string, any>[]) : e.op === 'update' ? [e[kind.one] as Record<string, any>] : [];
-      for (const m of records) {
-        if (m.failed) this.actor?.send({ type: 'UNSCHEDULE', id: m[kind.id] });
-        else this.actor?.send({ type: 'SCHEDULE', id: m[kind.id], realmId, at: m.scheduled_delivery_timestamp * 1000 });
+      if (e.kind !== 'scheduled_message' && e.kind !== 'reminder') continue;
+      if (e.op === 'remove') {
+        this.actor?.send({ type: 'UNSCHEDULE', id: e.id });
+        continue;
       }
-      if (e.op === 'remove') this.actor?.send({ type: 'UNSCHEDULE', id: e[kind.id] as number });
+      const m = e.kind === 'reminder' ? e.reminder : e.message;
+      if (m.failed) this.actor?.send({ type: 'UNSCHEDULE', id: m.id });
+      else this.actor?.send({ type: 'SCHEDULE', id: m.id, realmId, at: m.scheduledAt * 1000 });
     }
   }
 
