@@ -10,8 +10,8 @@ import type { Db } from '../persistence/db.js';
 import type { Operators } from '../operators/index.js';
 import type { Files } from '../files/service.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { PresenceSessions } from '../realm/people/presence-sessions.js';
-import type { ScheduledDelivery } from '../realm/scheduled/delivery.js';
+import type { PresenceSessions } from '../actors/presence-sessions.js';
+import type { ScheduledDelivery } from '../actors/scheduled-delivery.js';
 
 export interface Services {
   config: Config;

@@ -1,7 +1,7 @@
 // Presence over HTTP: the modern last_update_id protocol, the legacy format, ping_only, history, visibility, events,
 // batched persistence (no write per ping) and survival across a restart.
 import test from 'ava';
-import { PresenceSessions } from '../../src/realm/people/presence-sessions.js';
+import { PresenceSessions } from '../../src/actors/presence-sessions.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ids, watchEvents } from './helpers.js';

@@ -1,19 +1,19 @@
 // Runs the scheduled-delivery actor for the server: learns due times from the realms' scheduled_messages
 // events and the database, and delivers each message through its realm actor (the send command).
 import { createActor, waitFor, type Actor } from 'xstate';
-import type { Realms } from '../../actors/realms.js';
+import type { Realms } from './realms.js';
 import {
   scheduledDeliveryMachine,
   type DeliveryOutcome,
   type DueMessage,
   type ScheduledDeliveryInput,
-} from '../../actors/scheduled-delivery.machine.js';
-import type { Config } from '../../config.js';
-import type { EventHub, RealmEvent } from '../../events/hub.js';
-import { realmUrl } from '../../urls.js';
-import type { Logger } from '../../log.js';
-import type { Db } from '../../persistence/db.js';
-import { isRefusal, type DeliverResult } from './deliver.commands.js';
+} from './scheduled-delivery.machine.js';
+import type { Config } from '../config.js';
+import type { EventHub, RealmEvent } from '../events/hub.js';
+import { realmUrl } from '../urls.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../persistence/db.js';
+import { isRefusal, type DeliverResult } from '../realm/scheduled/deliver.commands.js';
 
 /** The actor's clock: `now` in milliseconds, and the timers XState schedules (an xstate SimulatedClock in tests). */
 export interface DeliveryClock {

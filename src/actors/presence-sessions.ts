@@ -1,11 +1,11 @@
 // This process's user-session actors, per realm: presence pings land here in memory; changed rows are written
 // through the realm actor in one batch per interval (and at shutdown), so a ping never costs a database write.
 import { createActor, type Actor } from 'xstate';
-import type { RealmHandle } from '../../actors/realms.js';
-import { userSessionMachine, type UserSessionEmitted } from '../../actors/user-session.machine.js';
-import type { Db } from '../../persistence/db.js';
-import type { PresenceRow } from '../../persistence/repos/presence.js';
-import type { UserPresence } from './presence.js';
+import type { RealmHandle } from './realms.js';
+import { userSessionMachine, type UserSessionEmitted } from './user-session.machine.js';
+import type { Db } from '../persistence/db.js';
+import type { PresenceRow } from '../persistence/repos/presence.js';
+import type { UserPresence } from '../realm/people/presence.js';
 
 export const PRESENCE_FLUSH_MS = 5_000;
 
