@@ -1,7 +1,8 @@
 // Runs the scheduled-delivery actor for the server: learns due times from the realms' scheduled_messages
 // events and the database, and delivers each message through its realm actor (the send command).
-import { createActor, waitFor, type Actor } from 'xstate';
+import { waitFor, type Actor } from 'xstate';
 import type { Realms } from './realms.js';
+import { STOP_PHASE, type ActorHost } from './system.js';
 import {
   scheduledDeliveryMachine,
   type DeliveryOutcome,
@@ -32,6 +33,8 @@ const systemClock: DeliveryClock = {
 export const GAVE_UP_REASON = 'The server could not send the message.';
 
 export interface ScheduledDeliveryOptions {
+  /** Creates the actor (the server's actor system). */
+  actors: ActorHost;
   db: Db;
   realms: Realms;
   hub: EventHub;
@@ -56,8 +59,9 @@ export class ScheduledDelivery {
 
   start(): void {
     const { db } = this.opts;
-    this.actor = createActor(scheduledDeliveryMachine, {
+    this.actor = this.opts.actors.create(scheduledDeliveryMachine, {
       id: 'scheduled-delivery',
+      stopPhase: STOP_PHASE.feeders,
       clock: this.clock,
       input: {
         now: () => this.clock.now(),
@@ -83,11 +87,6 @@ export class ScheduledDelivery {
     await waitFor(actor, (s) => s.status !== 'active' || (s.matches('waiting') && ![...s.context.due.values()].some((m) => m.at <= this.clock.now())), {
       timeout,
     });
-  }
-
-  /** The running actor, if started (operators' inspection). */
-  actors(): Actor<typeof scheduledDeliveryMachine>[] {
-    return this.actor ? [this.actor] : [];
   }
 
   /** Messages the actor is waiting to deliver, by ID → due time in milliseconds. */

@@ -1,5 +1,6 @@
 // What request handlers may use: configuration, database, realms, the event hub and the log.
 import type { Realms } from '../actors/realms.js';
+import type { ActorJobs } from '../actors/system.js';
 import type { Config } from '../config.js';
 import type { EventHub } from '../events/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
@@ -28,6 +29,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** The scheduled-delivery actor; its clock is the server's idea of now for scheduling. */
   scheduled: ScheduledDelivery;
+  /** One-off jobs run as actors of the server's actor system (a topic deletion). */
+  jobs: ActorJobs;
   /** Metrics, actor inspection, health, request observation and the dashboard's live feed. */
   operators: Operators;
 }

@@ -5,7 +5,8 @@ import type { LongPolls } from '../events/long-polls.js';
 import type { QueueRegistry } from '../events/queue-registry.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
-import { ActorDirectory } from './actor-directory.js';
+import { ActorDirectory, type ActorSource } from './actor-directory.js';
+import { registerActorKinds } from './kinds.js';
 import { Health } from './health.js';
 import { LiveFeed } from './live-feed.js';
 import { ServerMetrics } from './metrics.js';
@@ -26,7 +27,7 @@ export interface OperatorSources {
 }
 
 export class Operators {
-  readonly actors = new ActorDirectory();
+  readonly actors: ActorDirectory;
   /** Created before the database so it can observe queries from the first one. */
   readonly metrics = new ServerMetrics();
   readonly throughput = new Throughput();
@@ -36,7 +37,10 @@ export class Operators {
   private lease: { unwatch: () => void; timer: NodeJS.Timeout | null } | null = null;
   private lifecycle: { unwatch: () => void; timer: NodeJS.Timeout } | null = null;
 
-  constructor(private readonly log: Logger, opts: { logRequests?: boolean } = {}) {
+  /** `system` is the actor system whose actors operators see. */
+  constructor(private readonly log: Logger, system: ActorSource, opts: { logRequests?: boolean } = {}) {
+    this.actors = new ActorDirectory(system);
+    registerActorKinds(this.actors);
     this.requests = new RequestObserver(log, this.metrics, this.throughput, opts.logRequests ?? true);
     this.feed = new LiveFeed(this.actors, this.throughput);
   }
