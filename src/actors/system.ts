@@ -62,6 +62,7 @@ export interface ActorSystemOptions {
 export class ActorSystem implements ActorHost, ActorJobs {
   private readonly running = new Map<string, Entry>();
   private readonly keepers: Keeper[] = [];
+  private readonly creationListeners = new Set<(actor: AnyActorRef) => void>();
   private jobs = 0;
   private stopping = false;
 
@@ -84,6 +85,7 @@ export class ActorSystem implements ActorHost, ActorJobs {
         this.options.onActorError?.(options.id, err);
       },
     });
+    for (const listener of this.creationListeners) listener(actor);
     return actor;
   }
 
@@ -99,6 +101,12 @@ export class ActorSystem implements ActorHost, ActorJobs {
       actor.subscribe({ complete: settle, error: reject });
       actor.start();
     });
+  }
+
+  /** Calls `listener` with each actor created from now on, before it starts (operators watching); returns the unsubscribe. */
+  onCreate(listener: (actor: AnyActorRef) => void): () => void {
+    this.creationListeners.add(listener);
+    return () => this.creationListeners.delete(listener);
   }
 
   /** Registers a keeper's stop; shutdown calls it in its phase. */

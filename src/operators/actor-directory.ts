@@ -1,6 +1,7 @@
 // Every live actor, for operators: the top-level actors are the actor system's (src/actors/system.ts), children are
-// found through their parents' snapshots; one register() per actor kind says how its actors look. Transitions are recorded through XState's inspection hooks only while somebody
-// watches (system.inspect is attached then and detached after), so the hot path pays nothing otherwise.
+// found through their parents' snapshots; one register() per actor kind says how its actors look. Transitions are
+// recorded through XState's inspection hooks only while somebody watches (system.inspect is attached then and detached
+// after), so the hot path pays nothing otherwise.
 import type { AnyActorRef } from 'xstate';
 import { machineId, stateString, toSafeJson } from './actor-view.js';
 
@@ -82,6 +83,8 @@ const MAX_DEPTH = 8;
 /** Where the top-level actors come from: the actor system. */
 export interface ActorSource {
   actors(): Iterable<AnyActorRef>;
+  /** Tells of each new top-level actor (so a watched one is attached at once); returns the unsubscribe. */
+  onCreate(listener: (actor: AnyActorRef) => void): () => void;
 }
 
 export class ActorDirectory {
@@ -90,6 +93,7 @@ export class ActorDirectory {
   private records = new WeakMap<AnyActorRef, Record_>();
   private attached = new WeakSet<object>();
   private inspections: { unsubscribe(): void }[] = [];
+  private unlisten: (() => void) | null = null;
 
   constructor(private readonly source: ActorSource, private readonly now: () => number = Date.now) {}
 
@@ -176,24 +180,22 @@ export class ActorDirectory {
 
   /**
    * Records transitions while `onChange` is registered, calling it after each; returns the unwatch function.
-   * Actors that appear in new actor systems (a new top-level actor) are attached, and reported as started, on
-   * the next refresh().
+   * A new top-level actor is attached, and reported as started, when the actor system creates it.
    */
   watch(onChange: ActorWatcher): () => void {
     this.watchers.add(onChange);
-    if (this.watchers.size === 1) this.refresh(false);
+    if (this.watchers.size === 1) {
+      for (const actor of this.all()) this.attach(actor, false);
+      this.unlisten = this.source.onCreate((actor) => this.attach(actor));
+    }
     return () => {
       if (!this.watchers.delete(onChange) || this.watchers.size > 0) return;
+      this.unlisten?.();
+      this.unlisten = null;
       for (const s of this.inspections.splice(0)) s.unsubscribe();
       this.attached = new WeakSet();
       this.records = new WeakMap();
     };
-  }
-
-  /** While watched: attaches inspection to actor systems that appeared since the last call. */
-  refresh(report = true): void {
-    if (this.watchers.size === 0) return;
-    for (const actor of this.all()) this.attach(actor, report);
   }
 
   private attach(actor: AnyActorRef, report = true): void {

@@ -15,8 +15,6 @@ import { Throughput } from './throughput.js';
 
 /** How long transitions are recorded after an inspection request. */
 const INSPECTION_LEASE_MS = 5 * 60_000;
-/** How often, while actor lifecycle is logged, new top-level actors are looked for. */
-const LIFECYCLE_REFRESH_MS = 1000;
 
 export interface OperatorSources {
   db: Db;
@@ -35,7 +33,7 @@ export class Operators {
   readonly feed: LiveFeed;
   private health_: Health | null = null;
   private lease: { unwatch: () => void; timer: NodeJS.Timeout | null } | null = null;
-  private lifecycle: { unwatch: () => void; timer: NodeJS.Timeout } | null = null;
+  private lifecycle: { unwatch: () => void } | null = null;
 
   /** `system` is the actor system whose actors operators see. */
   constructor(private readonly log: Logger, system: ActorSource, opts: { logRequests?: boolean } = {}) {
@@ -63,10 +61,7 @@ export class Operators {
           this.log.trace({ actor: c.id, kind: c.kind, from: c.from, to: c.to, event: c.event }, 'actor transition');
         }
       });
-      // New top-level actors (queues, one-off jobs) are noticed, and reported, on the next refresh.
-      const timer = setInterval(() => this.actors.refresh(), LIFECYCLE_REFRESH_MS);
-      timer.unref();
-      this.lifecycle = { unwatch, timer };
+      this.lifecycle = { unwatch };
     } else if (!wanted && this.lifecycle) {
       this.endLifecycleLog();
     }
@@ -74,7 +69,6 @@ export class Operators {
 
   private endLifecycleLog(): void {
     if (!this.lifecycle) return;
-    clearInterval(this.lifecycle.timer);
     this.lifecycle.unwatch();
     this.lifecycle = null;
   }
@@ -90,7 +84,6 @@ export class Operators {
     if (this.lease.timer) clearTimeout(this.lease.timer);
     this.lease.timer = setTimeout(() => this.endLease(), INSPECTION_LEASE_MS);
     this.lease.timer.unref();
-    this.actors.refresh();
   }
 
   private endLease(): void {
