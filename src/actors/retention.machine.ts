@@ -62,7 +62,7 @@ export const retentionMachine = setup({
     },
     sweeping: {
       invoke: {
-        id: 'retention-sweep',
+        id: 'retentionSweep',
         src: 'sweep',
         input: ({ context }) => retentionSweep(context.db, context.realms, context.batchSize),
         // A realm that cannot be reached now (shutting down, database away) is tried again next time; such a sweep
