@@ -83,6 +83,7 @@ const MAX_DEPTH = 8;
 /** Where the top-level actors come from: the actor system. */
 export interface ActorSource {
   actors(): Iterable<AnyActorRef>;
+  get(id: string): AnyActorRef | undefined;
   /** Tells of each new top-level actor (so a watched one is attached at once); returns the unsubscribe. */
   onCreate(listener: (actor: AnyActorRef) => void): () => void;
 }
@@ -117,7 +118,10 @@ export class ActorDirectory {
     return rows;
   }
 
+  /** A live actor by id: a top-level one straight from the actor system, a child by walking the tree. */
   find(id: string): AnyActorRef | undefined {
+    const top = this.source.get(id);
+    if (top && machineId(top) !== undefined && top.getSnapshot().status !== 'stopped') return top;
     for (const actor of this.all()) if (actor.id === id) return actor;
     return undefined;
   }

@@ -33,7 +33,8 @@ export class Operators {
   readonly feed: LiveFeed;
   private health_: Health | null = null;
   private lease: { unwatch: () => void; timer: NodeJS.Timeout | null } | null = null;
-  private lifecycle: { unwatch: () => void } | null = null;
+  /** Ends the actor lifecycle log while it runs. */
+  private unwatchLifecycle: (() => void) | null = null;
 
   /** `system` is the actor system whose actors operators see. */
   constructor(private readonly log: Logger, system: ActorSource, opts: { logRequests?: boolean } = {}) {
@@ -53,24 +54,22 @@ export class Operators {
   /** Actor lifecycle at debug level, transitions at trace; follows the log level (call again after SIGHUP). */
   syncLifecycleLog(): void {
     const wanted = this.log.isLevelEnabled('debug');
-    if (wanted && !this.lifecycle) {
-      const unwatch = this.actors.watch((c) => {
+    if (wanted && !this.unwatchLifecycle) {
+      this.unwatchLifecycle = this.actors.watch((c) => {
         if (c.type !== 'transition') {
           this.log.debug({ actor: c.id, kind: c.kind, state: c.to, status: c.status }, c.type === 'started' ? 'actor started' : 'actor ended');
         } else if (this.log.isLevelEnabled('trace')) {
           this.log.trace({ actor: c.id, kind: c.kind, from: c.from, to: c.to, event: c.event }, 'actor transition');
         }
       });
-      this.lifecycle = { unwatch };
-    } else if (!wanted && this.lifecycle) {
+    } else if (!wanted && this.unwatchLifecycle) {
       this.endLifecycleLog();
     }
   }
 
   private endLifecycleLog(): void {
-    if (!this.lifecycle) return;
-    this.lifecycle.unwatch();
-    this.lifecycle = null;
+    this.unwatchLifecycle?.();
+    this.unwatchLifecycle = null;
   }
 
   get health(): Health {
