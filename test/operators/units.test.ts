@@ -96,6 +96,24 @@ test('transitions are recorded only while watched', (t) => {
   p.stop();
 });
 
+test('an actor the system creates while operators watch is reported at once: started, its transitions, ended', (t) => {
+  const system = new ActorSystem();
+  const d = new ActorDirectory(system);
+  const changes: ActorChange[] = [];
+  const unwatch = d.watch((c) => changes.push(c));
+  const job = system.create(child, { id: 'job:1' }).start();
+  job.send({ type: 'GO' });
+  job.stop();
+  t.deepEqual(changes.map((c) => [c.type, c.id, c.to]), [
+    ['started', 'job:1', 'idle'],
+    ['transition', 'job:1', 'busy'],
+    ['ended', 'job:1', 'busy'],
+  ]);
+  unwatch();
+  system.create(child, { id: 'job:2' }).start();
+  t.is(changes.length, 3, 'nothing is reported once nobody watches');
+});
+
 test('safe JSON: secrets redacted, cycles, maps, actors and size bounded', (t) => {
   const o: Record<string, unknown> = { apiKey: 'k', password_hash: 'h', nested: { api_key: 'x', ok: 1 }, m: new Map([[1, 'a']]), s: new Set([1]) };
   o.self = o;
