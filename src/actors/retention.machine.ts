@@ -3,7 +3,6 @@
 // actor, realm after realm, each until a short batch shows nothing of it has expired.
 import { assign, emit, setup } from 'xstate';
 import type { Db } from '../persistence/db.js';
-import type { RetentionResult } from '../realm/channels/topics.commands.js';
 import { batchLoopMachine, type BatchLoopInput } from './batch-loop.machine.js';
 import type { Realms } from './realms.js';
 
@@ -31,7 +30,7 @@ export function retentionSweep(db: Db, realms: Pick<Realms, 'get'>, batchSize: n
       left ??= await db.channels.realmsWithRetention();
       const realmId = left[0];
       if (realmId === undefined) return { count: 0, more: false };
-      const r = await (await realms.get(realmId)).dispatch<RetentionResult>('retentionBatch', { batchSize });
+      const r = await (await realms.get(realmId)).dispatch('messages.expireBatch', { batchSize });
       if (r.deleted < batchSize) left.shift();
       return { count: r.deleted, more: left.length > 0 };
     },

@@ -8,7 +8,7 @@ export const topicDeletionMachine = batchLoopMachine('topicDeletion');
 
 export interface TopicDeletion {
   /** Sends a command to the realm actor (RealmHandle.dispatch). */
-  dispatch: (kind: 'deleteTopicBatch', input: DeleteTopicBatchInput) => Promise<DeletedBatch>;
+  dispatch: (kind: 'topics.deleteBatch', input: DeleteTopicBatchInput) => Promise<DeletedBatch>;
   realmId?: number;
   actorId: number;
   channelId: number;
@@ -28,7 +28,7 @@ export function topicDeletion(d: TopicDeletion): BatchLoopInput {
     timeBudgetMs: d.timeBudgetMs,
     now: d.now,
     step: async () => {
-      const { messageIds } = await d.dispatch('deleteTopicBatch', batch);
+      const { messageIds } = await d.dispatch('topics.deleteBatch', batch);
       return { count: messageIds.length, more: messageIds.length >= d.batchSize };
     },
   };

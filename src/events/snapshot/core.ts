@@ -1,5 +1,5 @@
 // Snapshot sections the foundation owns: the realm and its settings, users, groups, and the user's own record.
-import { serverThumbnailFormats } from '../../files/thumbnail-formats.js';
+import { serverThumbnailFormats } from '../../realm/files/thumbnail-formats.js';
 import { realmUrl } from '../../urls.js';
 import { EMOJI_DATA_PATH } from '../../markdown/emoji.js';
 import { deprecatedRealmPolicies, serverSupportedPermissionSettings } from '../../realm/permission-settings.js';

@@ -1,7 +1,6 @@
 // Topics of a channel: GET /users/me/{stream_id}/topics, POST /streams/{stream_id}/delete_topic.
 import { topicDeletion, topicDeletionMachine } from '../../actors/topic-deletion.machine.js';
 import { visibleChannel } from '../../realm/channels/access.js';
-import type { DeletedBatch, DeleteTopicBatchInput } from '../../realm/channels/topics.commands.js';
 import { requireAdmin } from '../../realm/people/access.js';
 import { normalizeTopic, topicForClient } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
@@ -38,7 +37,7 @@ export const deleteTopic = endpoint({
     const out = await ctx.services.jobs.run(topicDeletionMachine, {
       id: `topicDeletion:${realmId}:${ch.id}`,
       input: topicDeletion({
-        dispatch: (kind: string, input: DeleteTopicBatchInput) => ctx.realm.dispatch<DeletedBatch>(kind, input),
+        dispatch: (kind, input) => ctx.realm.dispatch(kind, input),
         realmId,
         actorId: ctx.user.id,
         channelId: ch.id,

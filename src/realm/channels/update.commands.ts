@@ -210,4 +210,4 @@ const updateChannel: CommandDef<UpdateChannelInput, Plan, Result> = {
   },
 };
 
-export const updateCommands = { updateChannel };
+export const updateCommands = { 'channels.update': updateChannel };

@@ -2,7 +2,7 @@
 // get the thumbnail (or lose the preview), each with a rendering-only update_message event, like the reference's
 // thumbnail worker.
 import type { RealmEvent } from '../../events/hub.js';
-import { uploadPreview } from '../../files/thumbnail-formats.js';
+import { uploadPreview } from './thumbnail-formats.js';
 import { rewriteUploadPreviews } from '../../markdown/index.js';
 import type { StoredThumbnail } from '../../persistence/repos/image-attachments.js';
 import type { CommandDef } from '../commands.js';
@@ -62,4 +62,4 @@ const finishThumbnails: CommandDef<FinishInput, FinishInput & { realmId: number 
     })),
 };
 
-export const thumbnailCommands = { finish_thumbnails: finishThumbnails };
+export const thumbnailCommands = { 'thumbnails.finish': finishThumbnails };

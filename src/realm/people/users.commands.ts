@@ -18,7 +18,7 @@ import {
 } from './profile-fields.commands.js';
 import type { RenderedDescriptions } from '../channels/render.js';
 import { inviteState, invitesChanged } from './invites.js';
-import { deactivationNotice } from '../../mail/templates.js';
+import { deactivationNotice } from './mail-templates.js';
 import { settingsForNewUser } from './user-settings.js';
 
 export interface CreateUserInput {

@@ -5,15 +5,16 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import type { Realms } from '../../actors/realms.js';
-import type { Config } from '../../config.js';
-import type { EventHub, RealmEvent } from '../../events/hub.js';
-import { realmUrl } from '../../urls.js';
-import type { Logger } from '../../log.js';
-import { guardedLookup, refusedLiteral } from '../../net-guard.js';
-import { SERVICE_VERSION } from '../../version.js';
-import type { RealmState } from '../state.js';
-import { BOT_TYPE, SERVICE_INTERFACE } from './bots.js';
+import type { Realms } from '../actors/realms.js';
+import type { Config } from '../config.js';
+import type { EventHub, RealmEvent } from '../events/hub.js';
+import { realmUrl } from '../urls.js';
+import type { Logger } from '../log.js';
+import { guardedLookup, refusedLiteral } from '../net-guard.js';
+import { SERVICE_VERSION } from '../version.js';
+import type { RealmState } from '../realm/state.js';
+import type { RawTo } from '../realm/messages/recipients.js';
+import { BOT_TYPE, SERVICE_INTERFACE } from '../realm/people/bots.js';
 
 export interface OutgoingWebhookTuning {
   /** Per request (the reference's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: 10 s). */
@@ -290,12 +291,12 @@ export class OutgoingWebhooks {
     await this.send(job, { type: 'direct', to: [bot.botOwnerId], content: text });
   }
 
-  private async send(job: Job, msg: { type: 'stream' | 'direct'; to: unknown; topic?: string; content: string }): Promise<void> {
+  private async send(job: Job, msg: { type: 'stream' | 'direct'; to: RawTo; topic?: string; content: string }): Promise<void> {
     const state = this.deps.realms.stateIfLoaded(job.realmId);
     if (!state) return;
     const realm = await this.deps.realms.get(job.realmId);
     await realm
-      .dispatch('sendMessage', { senderId: job.botId, ...msg, client: 'OutgoingWebhookResponse', realmUrl: realmUrl(this.deps.config, state.realm.stringId) })
+      .dispatch('messages.send', { senderId: job.botId, ...msg, client: 'OutgoingWebhookResponse', realmUrl: realmUrl(this.deps.config, state.realm.stringId) })
       .catch((err) => this.deps.log.info({ err: (err as Error).message, botId: job.botId }, 'outgoing webhook answer refused'));
   }
 
