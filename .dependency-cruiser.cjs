@@ -42,13 +42,6 @@ const temporaryExceptions = [
     to: '^src/actors/(realms|user-session\\.machine)\\.ts$',
   },
   {
-    name: 'scheduled-delivery-starts-its-actor',
-    lane: 'actors (scheduled delivery actor)',
-    rule: 'domain-imports-no-actor-keeper',
-    from: '^src/realm/scheduled/delivery\\.ts$',
-    to: '^src/actors/(realms|scheduled-delivery\\.machine)\\.ts$',
-  },
-  {
     name: 'routes-share-helpers-from-channels',
     lane: 'kernel (HTTP context helpers out of routes/channels.ts into http/)',
     rule: 'routes-import-no-other-route',

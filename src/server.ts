@@ -1,8 +1,8 @@
 // Assembles and starts the server: database, migrations, first-start bootstrap, actors, HTTP; and stops it.
 import { randomBytes } from 'node:crypto';
-import { createActor } from 'xstate';
 import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
+import { ActorSystem, STOP_PHASE } from './actors/system.js';
 import type { Config } from './config.js';
 import { EventHub } from './bus/hub.js';
 import { OutgoingWebhooks, type OutgoingWebhookTuning } from './webhooks/outgoing.js';
@@ -19,8 +19,8 @@ import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
 import { realmCommands } from './realm/registry.js';
 import { ROLE } from './realm/types.js';
 import { retentionMachine } from './actors/retention.machine.js';
-import { PresenceSessions } from './realm/people/presence-sessions.js';
-import { ScheduledDelivery, type ScheduledDeliveryOptions } from './realm/scheduled/delivery.js';
+import { PresenceSessions } from './actors/presence-sessions.js';
+import { ScheduledDelivery, type ScheduledDeliveryOptions } from './actors/scheduled-delivery.js';
 import { MailSender } from './mail/sender.js';
 import { listenExclusive, loadUws } from './uws.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -33,7 +33,6 @@ import { QueueRegistry } from './events/queue-registry.js';
 import { EventRouter } from './events/router.js';
 import { narrowResolver, restoreQueues, saveQueues } from './events/persistence.js';
 import { Operators } from './operators/index.js';
-import { registerActorKinds } from './operators/kinds.js';
 import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { closeFetchSlots } from './http/large-fetches.js';
@@ -42,6 +41,8 @@ import { configureRenderPool } from './render-pool/index.js';
 export interface RunningServer {
   port: number;
   services: Services;
+  /** Every long-lived actor of this server: created, listed and stopped through it. */
+  actors: ActorSystem;
   /** Set on the first start of an empty database. */
   bootstrapped: Bootstrapped | null;
   stop(): Promise<void>;
@@ -74,8 +75,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   configureRenderPool(config.render);
 
   const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
+  // Every long-lived actor is created, listed and stopped through it.
+  const system = new ActorSystem({
+    onActorError: (id, err) => log.error({ err, actor: id }, 'actor failed'),
+    onStopError: (keeper, err) => log.error({ err, keeper }, 'stopping failed'),
+  });
   // Before the database, so its metrics observe every query.
-  const operators = new Operators(log, { logRequests: config.logRequests });
+  const operators = new Operators(log, system, { logRequests: config.logRequests });
   const observer = operators.metrics.db;
   let embedded: EmbeddedDatabase | null = null;
   // This server's sessions in pg_stat_activity: shutdown cancels what still runs in them.
@@ -92,15 +98,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await embedded?.stop();
   };
 
-  let root;
   let startedFiles: Files | null = null;
   try {
     const applied = await withOwnConnection(connection, migrate);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
-    root = createActor(rootMachine, {
+    const root = system.create(rootMachine, {
       id: 'root',
+      stopPhase: STOP_PHASE.realms,
       input: {
         db,
         hub,
@@ -115,7 +121,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     root.start();
     const realms = new Realms(root, config.rootDomain, config.checkCommands);
-    const queues = new QueueRegistry({
+    system.keep({ name: 'realms', phase: STOP_PHASE.realms, stop: (timeoutMs) => realms.stop(timeoutMs) });
+    const queues = new QueueRegistry(system, {
       sweepIntervalMs: config.queueSweepMs,
       defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },
       onListenerError: (err) => log.error({ err }, 'event queue listener failed'),
@@ -130,10 +137,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
     );
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
-    const presence = new PresenceSessions(db, { onError: (err) => log.warn({ err }, 'presence flush failed') });
+    const presence = new PresenceSessions(db, system, { onError: (err) => log.warn({ err }, 'presence flush failed') });
     const mail = new MailSender(db, config, log);
     const rateLimiter = new RateLimiter(config.rateLimits);
-    const scheduled = new ScheduledDelivery({ db, realms, hub, config, log, ...opts.scheduledDelivery });
+    const scheduled = new ScheduledDelivery({ actors: system, db, realms, hub, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
     const outgoingWebhooks = new OutgoingWebhooks({ hub, realms, config, log }, opts.outgoingWebhooks);
     startedFiles = files;
@@ -142,7 +149,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await db.realmExports.failUnfinished();
     operators.connect({ db, hub, queues, longPolls, sockets, scheduled });
     const socketTickets = new SocketTickets();
-    const services: Services = { config, db, realms, hub, queues, router, longPolls, sockets, socketTickets, presence, log, rateLimiter, scheduled, files, operators };
+    const services: Services = { config, db, realms, hub, queues, router, longPolls, sockets, socketTickets, presence, log, rateLimiter, scheduled, files, jobs: system, operators };
 
     const app = uws.App();
     const inFlight = new InFlight();
@@ -174,8 +181,28 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     mail.start();
     // After listen: messages render with the realm URL, which names the port.
     scheduled.start();
-    const retention = createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } }).start();
-    registerActorKinds(operators.actors, { root, queues, scheduled, presence, retention });
+    system
+      .create(retentionMachine, {
+        id: 'retention',
+        stopPhase: STOP_PHASE.feeders,
+        input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize },
+      })
+      .start();
+    // What shutdown stops besides the actors (which go in their phases): presence changed since the last flush is
+    // written through the realm actors before they stop; event queues are saved once the realms' last events reached
+    // them (on a connection of its own: the pool may still be held by requests that outlived the deadline).
+    system.keep({ name: 'presence sessions', phase: STOP_PHASE.feeders, stop: () => presence.stop() });
+    system.keep({ name: 'mail', phase: STOP_PHASE.feeders, stop: () => mail.stop() });
+    system.keep({ name: 'scheduled delivery', phase: STOP_PHASE.feeders, stop: () => scheduled.stop() });
+    system.keep({ name: 'outgoing webhooks', phase: STOP_PHASE.feeders, stop: () => outgoingWebhooks.stop() });
+    system.keep({
+      name: 'event queues',
+      phase: STOP_PHASE.queues,
+      stop: async () => {
+        await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
+        queues.stop();
+      },
+    });
 
     let stopping: Promise<void> | null = null;
     const stop = () =>
@@ -202,16 +229,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           });
           if (cancelled) log.warn({ cancelled }, 'queries still running at shutdown cancelled');
         }
-        // Presence changed since the last flush is written through the realm actors before they stop.
-        await presence.stop();
-        await mail.stop();
-        retention.stop();
-        await scheduled.stop();
-        outgoingWebhooks.stop();
-        await realms.stop(config.shutdownTimeoutMs);
-        // On a connection of its own: the pool may still be held by requests that outlived the deadline.
-        await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
-        queues.stop();
+        await system.stop(config.shutdownTimeoutMs);
         router.stop();
         rateLimiter.stop();
         files.stop();
@@ -219,9 +237,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await closeDatabase();
         log.info('stopped');
       })());
-    return { port, services, bootstrapped, stop };
+    return { port, services, actors: system, bootstrapped, stop };
   } catch (err) {
-    root?.stop();
+    await system.stop(config.shutdownTimeoutMs);
     startedFiles?.stop();
     operators.stop();
     await closeDatabase().catch(() => undefined);

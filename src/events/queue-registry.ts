@@ -1,7 +1,7 @@
 // This process's live event queues: creates queue actors, hands routed events to a user's queues, sweeps them for
 // heartbeats and expiry from one interval, forgets expired ones, and dumps/restores them across a restart.
 import { randomUUID } from 'node:crypto';
-import { createActor, type Actor } from 'xstate';
+import type { Actor } from 'xstate';
 import {
   eventQueueMachine,
   sweepDue,
@@ -15,6 +15,7 @@ import {
   type RejectedEmitted,
   type ReleasedEmitted,
 } from '../actors/event-queue.machine.js';
+import { STOP_PHASE, type ActorHost } from '../actors/system.js';
 import { dumpQueue, restoreQueue, type RestoredQueueInput } from './queue-dump.js';
 
 export type QueueActor = Actor<typeof eventQueueMachine>;
@@ -59,7 +60,8 @@ export class QueueRegistry {
   private readonly options: RegistryOptions;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(options: RegistryOptions = {}) {
+  /** `actors` starts the queue actors (the server's actor system). */
+  constructor(private readonly actors: ActorHost, options: RegistryOptions = {}) {
     this.options = options;
     this.now = options.now ?? Date.now;
     this.tag = options.processTag ?? '0';
@@ -81,11 +83,6 @@ export class QueueRegistry {
     const actor = this.queues.get(queueId);
     if (!actor || (userId !== undefined && actor.getSnapshot().context.userId !== userId)) return undefined;
     return actor;
-  }
-
-  /** Every live queue actor (operators' inspection). */
-  actors(): IterableIterator<QueueActor> {
-    return this.queues.values();
   }
 
   byUser(userId: number): QueueActor[] {
@@ -216,7 +213,7 @@ export class QueueRegistry {
   }
 
   private spawn(input: EventQueueInput): void {
-    const actor = createActor(eventQueueMachine, { id: `queue:${input.queueId}`, input });
+    const actor = this.actors.create(eventQueueMachine, { id: `queue:${input.queueId}`, input, stopPhase: STOP_PHASE.queues });
     actor.on('*', this.relay);
     // A crashed queue (a throwing filter, say) must not hang its client or stay in the maps.
     actor.subscribe({ error: () => this.crashed(input) });

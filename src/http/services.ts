@@ -1,5 +1,6 @@
 // What request handlers may use: configuration, database, realms, the event hub and the log.
 import type { Realms } from '../actors/realms.js';
+import type { ActorJobs } from '../actors/system.js';
 import type { Config } from '../config.js';
 import type { EventHub } from '../bus/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
@@ -12,8 +13,8 @@ import type { Db } from '../persistence/db.js';
 import type { Operators } from '../operators/index.js';
 import type { Files } from '../files/service.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { PresenceSessions } from '../realm/people/presence-sessions.js';
-import type { ScheduledDelivery } from '../realm/scheduled/delivery.js';
+import type { PresenceSessions } from '../actors/presence-sessions.js';
+import type { ScheduledDelivery } from '../actors/scheduled-delivery.js';
 
 export interface Services {
   config: Config;
@@ -33,6 +34,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** The scheduled-delivery actor; its clock is the server's idea of now for scheduling. */
   scheduled: ScheduledDelivery;
+  /** One-off jobs run as actors of the server's actor system (a topic deletion). */
+  jobs: ActorJobs;
   /** Metrics, actor inspection, health, request observation and the dashboard's live feed. */
   operators: Operators;
 }

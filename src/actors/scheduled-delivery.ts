@@ -1,20 +1,21 @@
 // Runs the scheduled-delivery actor for the server: learns due times from the realms' scheduled_messages
 // events and the database, and delivers each message through its realm actor (the send command).
-import { createActor, waitFor, type Actor } from 'xstate';
-import type { Realms } from '../../actors/realms.js';
+import { waitFor, type Actor } from 'xstate';
+import type { Realms } from './realms.js';
+import { STOP_PHASE, type ActorHost } from './system.js';
 import {
   scheduledDeliveryMachine,
   type DeliveryOutcome,
   type DueMessage,
   type ScheduledDeliveryInput,
-} from '../../actors/scheduled-delivery.machine.js';
-import type { Config } from '../../config.js';
-import type { EventHub } from '../../bus/hub.js';
-import type { RealmEvent } from '../../bus/events.js';
-import { realmUrl } from '../../urls.js';
-import type { Logger } from '../../log.js';
-import type { Db } from '../../persistence/db.js';
-import { isRefusal } from './deliver.commands.js';
+} from './scheduled-delivery.machine.js';
+import type { Config } from '../config.js';
+import type { EventHub } from '../bus/hub.js';
+import type { RealmEvent } from '../bus/events.js';
+import { realmUrl } from '../urls.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../persistence/db.js';
+import { isRefusal } from '../realm/scheduled/deliver.commands.js';
 
 /** The actor's clock: `now` in milliseconds, and the timers XState schedules (an xstate SimulatedClock in tests). */
 export interface DeliveryClock {
@@ -33,6 +34,8 @@ const systemClock: DeliveryClock = {
 export const GAVE_UP_REASON = 'The server could not send the message.';
 
 export interface ScheduledDeliveryOptions {
+  /** Creates the actor (the server's actor system). */
+  actors: ActorHost;
   db: Db;
   realms: Realms;
   hub: EventHub;
@@ -53,8 +56,9 @@ export class ScheduledDelivery {
 
   start(): void {
     const { db } = this.opts;
-    this.actor = createActor(scheduledDeliveryMachine, {
+    this.actor = this.opts.actors.create(scheduledDeliveryMachine, {
       id: 'scheduled-delivery',
+      stopPhase: STOP_PHASE.feeders,
       clock: this.clock,
       input: {
         now: () => this.clock.now(),
@@ -80,11 +84,6 @@ export class ScheduledDelivery {
     await waitFor(actor, (s) => s.status !== 'active' || (s.matches('waiting') && ![...s.context.due.values()].some((m) => m.at <= this.clock.now())), {
       timeout,
     });
-  }
-
-  /** The running actor, if started (operators' inspection). */
-  actors(): Actor<typeof scheduledDeliveryMachine>[] {
-    return this.actor ? [this.actor] : [];
   }
 
   /** Messages the actor is waiting to deliver, by ID → due time in milliseconds. */
