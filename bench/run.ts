@@ -23,7 +23,7 @@ import type { Scenario, ScenarioContext } from './scenarios/types.js';
 
 const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed, attack, render };
 
-const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet', 'processes']);
+const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet', 'processes', 'cpu-prof']);
 
 /** Whether argv[i] belongs to a scenario knob (`--name value`, `--name=value` or a bare `--flag`). */
 function isKnob(argv: string[], i: number): boolean {
@@ -46,7 +46,7 @@ function knobs(argv: string[]): ScenarioContext['options'] {
   return out;
 }
 
-const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--quick] [--url URL] [--database-url URL] [--out DIR] [--no-ceiling] [--quiet] [--processes N] [--<knob> N …]
+const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--quick] [--url URL] [--database-url URL] [--out DIR] [--no-ceiling] [--quiet] [--processes N] [--cpu-prof DIR] [--<knob> N …]
        npm run bench -- mixed --ramp [--ramp-start N] [--ramp-step N] [--ramp-max N] [--duration S] [--p99-ms MS] [--max-error-percent P]
        npm run bench -- compare A.json B.json [--out DIR]
        npm run bench -- --help
@@ -82,6 +82,7 @@ function parse(argv: string[]) {
       'no-ceiling': { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       processes: { type: 'string' },
+      'cpu-prof': { type: 'string' },
     },
   });
 }
@@ -123,6 +124,7 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
     startTarget({
       url: values.url as string | undefined,
       databaseUrl: (values['database-url'] as string | undefined) ?? process.env.DATABASE_URL,
+      cpuProfDir: values['cpu-prof'] as string | undefined,
       env: heartbeatMs ? { EVENT_HEARTBEAT_MS: String(heartbeatMs), EVENT_QUEUE_SWEEP_MS: String(Math.max(100, Math.floor(heartbeatMs / 10))) } : {},
       cluster: layout || undefined,
     });

@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { LIMITS } from './limits.js';
-import { parseRule, type RateLimitConfig } from './http/rate-limit.js';
+import { parseRule, type RateLimitConfig } from './rate-rules.js';
 
 export interface Config {
   host: string;
@@ -20,6 +20,10 @@ export interface Config {
   /** DB_QUERY_TIMEOUT_MS: a query unanswered this long fails (503) and its connection is dropped, so a database
    *  that stops answering (a network partition) cannot hang requests. */
   dbQueryTimeoutMs: number;
+  /** Most write batches a realm has in flight at once (pipelined group commit), each on its own connection. */
+  realmPipelineDepth: number;
+  /** Connections of the server's database pool. */
+  dbPoolSize: number;
   ownerEmail: string | undefined;
   ownerPassword: string | undefined;
   ownerName: string | undefined;
@@ -45,6 +49,9 @@ export interface Config {
   /** scrypt cost parameter (log2 N) for new password hashes. */
   passwordHashCost: number;
   shutdownTimeoutMs: number;
+  /** PALAVER_CHECK_COMMANDS: check that every realm command's input and answer is plain data (survives msgpack),
+   *  and fail loudly when one is not (the tests set it; src/realm/command-check.ts). */
+  checkCommands: boolean;
   /** WEB_PUBLIC_STREAMS_ENABLED: whether web-public channels may exist at all (realms also need spectator access). */
   webPublicStreamsEnabled: boolean;
   /** Topic deletion: messages per batch and the time after which a request answers `complete: false`. */
@@ -72,6 +79,10 @@ export interface Config {
   queueIdleTimeoutMs: number;
   /** How often queues are swept for heartbeats and expiry. */
   queueSweepMs: number;
+  /** Event queues over WebSocket (GET /api/v1/events/socket): a socket with more than `maxBufferedBytes` waiting for
+   *  its client is closed (its queue kept); pings keep a socket silent for `idleTimeoutS` seconds alive, and one that
+   *  answers nothing for that long is closed. */
+  eventSockets: { maxBufferedBytes: number; idleTimeoutS: number };
   /** Uploaded files: the size limit (MiB), where the local storage backend keeps them, and how long a file no
    *  message links is kept before it is removed. */
   files: { maxUploadMib: number; dir: string; unclaimedGraceMs: number };
@@ -150,6 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     embeddedDb: embeddedDbConfig(env),
     dbQueryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000),
+    realmPipelineDepth: Math.max(1, int(env, 'REALM_PIPELINE_DEPTH', 4)),
+    dbPoolSize: Math.max(2, int(env, 'DB_POOL_SIZE', 10)),
     ownerEmail: env.PALAVER_OWNER_EMAIL || undefined,
     ownerPassword: env.PALAVER_OWNER_PASSWORD || undefined,
     ownerName: env.PALAVER_OWNER_NAME || undefined,
@@ -170,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowUwsFallback: flag(env, 'PALAVER_ALLOW_UWS_FALLBACK'),
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 5000),
+    checkCommands: flag(env, 'PALAVER_CHECK_COMMANDS'),
     render: {
       threads: int(env, 'RENDER_THREADS', Math.max(1, availableParallelism() - 1)),
       timeLimitMs: int(env, 'RENDER_TIME_LIMIT_MS', 5000),
@@ -190,6 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatMs: int(env, 'EVENT_HEARTBEAT_MS', 60_000),
     queueIdleTimeoutMs: int(env, 'EVENT_QUEUE_IDLE_TIMEOUT_MS', 600_000),
     queueSweepMs: int(env, 'EVENT_QUEUE_SWEEP_MS', 5_000),
+    eventSockets: {
+      maxBufferedBytes: int(env, 'EVENT_SOCKET_MAX_BUFFERED_BYTES', 1024 * 1024),
+      idleTimeoutS: int(env, 'EVENT_SOCKET_IDLE_TIMEOUT_S', 60),
+    },
     files: {
       maxUploadMib: int(env, 'MAX_FILE_UPLOAD_SIZE_MIB', LIMITS.max_file_upload_size_mib),
       dir: path.join(dataDir, 'uploads'),

@@ -1,11 +1,12 @@
 // Assembles and starts the server: database, migrations, first-start bootstrap, actors, HTTP; and stops it.
 import { randomBytes } from 'node:crypto';
-import { createActor } from 'xstate';
+import type { AnyActorRef } from 'xstate';
 import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
+import { ActorSystem, STOP_PHASE } from './actors/system.js';
 import type { Config } from './config.js';
-import { EventHub } from './events/hub.js';
-import { OutgoingWebhooks, type OutgoingWebhookTuning } from './realm/people/outgoing-webhooks.js';
+import { EventHub } from './bus/hub.js';
+import { OutgoingWebhooks, type OutgoingWebhookTuning } from './webhooks/outgoing.js';
 import { createHandler } from './http/app.js';
 import type { Endpoint } from './http/endpoint.js';
 import { endpoints } from './http/routes/index.js';
@@ -19,18 +20,20 @@ import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
 import { realmCommands } from './realm/registry.js';
 import { ROLE } from './realm/types.js';
 import { retentionMachine } from './actors/retention.machine.js';
-import { PresenceSessions } from './realm/people/presence-sessions.js';
-import { ScheduledDelivery, type ScheduledDeliveryOptions } from './realm/scheduled/delivery.js';
+import { PresenceSessions } from './actors/presence-sessions.js';
+import { ScheduledDelivery, type ScheduledDeliveryOptions } from './actors/scheduled-delivery.js';
 import { MailSender } from './mail/sender.js';
 import { listenExclusive, loadUws } from './uws.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { Files } from './files/service.js';
 import { LongPolls } from './events/long-polls.js';
+import { QueueSockets } from './events/queue-sockets.js';
+import { serveEventsSocket } from './http/events-socket.js';
+import { SocketTickets } from './http/events-socket-tickets.js';
 import { QueueRegistry } from './events/queue-registry.js';
 import { EventRouter } from './events/router.js';
 import { narrowResolver, restoreQueues, saveQueues } from './events/persistence.js';
 import { Operators } from './operators/index.js';
-import { registerActorKinds } from './operators/kinds.js';
 import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { closeFetchSlots } from './http/large-fetches.js';
@@ -41,6 +44,8 @@ import { ClusterPresence } from './cluster/presence.js';
 export interface RunningServer {
   port: number;
   services: Services;
+  /** Every long-lived actor of this server: created, listed and stopped through it. */
+  actors: ActorSystem;
   /** Set on the first start of an empty database. */
   bootstrapped: Bootstrapped | null;
   stop(): Promise<void>;
@@ -73,8 +78,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   configureRenderPool(config.render);
 
   const onIdleError = (err: Error) => log.warn({ err: err.message }, 'idle database connection lost');
+  // Every long-lived actor is created, listed and stopped through it.
+  const system = new ActorSystem({
+    onActorError: (id, err) => log.error({ err, actor: id }, 'actor failed'),
+    onStopError: (keeper, err) => log.error({ err, keeper }, 'stopping failed'),
+  });
   // Before the database, so its metrics observe every query.
-  const operators = new Operators(log, { logRequests: config.logRequests });
+  const operators = new Operators(log, system, { logRequests: config.logRequests });
   const observer = operators.metrics.db;
   let embedded: EmbeddedDatabase | null = null;
   // This server's sessions in pg_stat_activity: shutdown cancels what still runs in them.
@@ -84,15 +94,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }
   const connection = config.databaseUrl ?? embedded!.connection;
-  const database = createDatabase(connection, { onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs, applicationName });
+  const database = createDatabase(connection, { max: config.dbPoolSize, onIdleError, observer, queryTimeoutMs: config.dbQueryTimeoutMs, applicationName });
   const { db } = database;
   const closeDatabase = async () => {
     await database.close();
     await embedded?.stop();
   };
 
-  let root;
-  let cluster: Cluster | null = null;
   let startedFiles: Files | null = null;
   try {
     const applied = await withOwnConnection(connection, migrate);
@@ -101,8 +109,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const hub = new EventHub();
     const rateLimiter = new RateLimiter(config.rateLimits);
     // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
-    cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
+    const cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
     if (cluster) {
+      const c = cluster;
+      // After the realm actors stopped (their last writes committed and replicated): leases given up, NATS drained.
+      system.keep({ name: 'cluster', phase: STOP_PHASE.cluster, stop: () => c.stop() });
       log.info({ node: cluster.node }, 'cluster mode');
       // Every series names the process it comes from.
       operators.metrics.registry.setDefaultLabels({ node: cluster.node });
@@ -110,8 +121,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Every realm's events, wherever its owner runs (the scheduled-delivery actor follows them all).
     const allRealms = cluster ? new EventHub() : hub;
     if (cluster) hub.subscribe((realmId, events) => allRealms.publishEvents(realmId, events));
-    root = createActor(rootMachine, {
+    const root = system.create(rootMachine, {
       id: 'root',
+      stopPhase: STOP_PHASE.realms,
       input: {
         db,
         hub,
@@ -119,14 +131,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         realmObserver: operators.metrics.realm,
         directory: await db.realms.directory(),
         rootDomain: config.rootDomain,
+        realmPipelineDepth: config.realmPipelineDepth,
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
         cluster: cluster?.rootHooks(),
       },
     });
     root.start();
-    const realms = new Realms(root, config.rootDomain, cluster?.owners);
-    const queues = new QueueRegistry({
+    const realms = new Realms(root, config.rootDomain, config.checkCommands, cluster?.owners);
+    system.keep({ name: 'realms', phase: STOP_PHASE.realms, stop: (timeoutMs) => realms.stop(timeoutMs) });
+    const queues = new QueueRegistry(system, {
       sweepIntervalMs: config.queueSweepMs,
       defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },
       onListenerError: (err) => log.error({ err }, 'event queue listener failed'),
@@ -138,6 +152,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       return user !== undefined && user.isActive && user.role !== ROLE.GUEST;
     });
     const longPolls = new LongPolls(queues);
+    const sockets = new QueueSockets(queues);
     // A cluster's queues die with their process (clients register again); one process keeps them over a restart.
     const restored = cluster ? { restored: 0, dropped: 0, kept: 0 } : await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
@@ -145,22 +160,25 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
     const presenceOptions = { onError: (err: unknown) => log.warn({ err }, 'presence flush failed') };
     // In a cluster a realm's presence sessions live on its owner.
-    const presence = cluster ? new ClusterPresence(db, presenceOptions, cluster.owners) : new PresenceSessions(db, presenceOptions);
+    const presence = cluster ? new ClusterPresence(db, system, presenceOptions, cluster.owners) : new PresenceSessions(db, system, presenceOptions);
     const mail = new MailSender(db, config, log);
-    const scheduled = new ScheduledDelivery({ db, realms, hub: allRealms, config, log, ...opts.scheduledDelivery });
+    const scheduled = new ScheduledDelivery({ actors: system, db, realms, hub: allRealms, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
     const outgoingWebhooks = new OutgoingWebhooks({ hub, realms, config, log }, opts.outgoingWebhooks);
     startedFiles = files;
     await files.start();
     // An export being built when the server stopped will not finish: it is reported failed (the reference's too).
     await db.realmExports.failUnfinished();
-    operators.connect({ db, hub, queues, longPolls, scheduled });
-    const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators, cluster };
+    operators.connect({ db, hub, queues, longPolls, sockets, scheduled });
+    const socketTickets = new SocketTickets();
+    const services: Services = { config, db, realms, hub, queues, router, longPolls, sockets, socketTickets, presence, log, rateLimiter, scheduled, files, jobs: system, operators, cluster };
 
     const app = uws.App();
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
-    serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
+    const handler = createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]);
+    serveEventsSocket(app, handler, { sockets, ...config.eventSockets, maxBodyBytes: config.maxBodyBytes, onUnexpected });
+    serve(app, handler, { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
     const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
     const listenSocket = await listenExclusive(app, config.host, config.port, 'the API');
     const port = uws.us_socket_local_port(listenSocket);
@@ -183,8 +201,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     queues.start();
     presence.start();
     // Once-only work (outbox mail, scheduled delivery, retention): here, or in a cluster on the holder of its lease.
-    const newRetention = () => createActor(retentionMachine, { id: 'retention', input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize } });
-    let retention = newRetention();
+    let retention: AnyActorRef | null = null;
     let onceOnlyRunning = false;
     const onceOnly = async (run: boolean) => {
       if (run === onceOnlyRunning) return;
@@ -193,16 +210,38 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         mail.start();
         // After listen: messages render with the realm URL, which names the port.
         scheduled.start();
-        retention.start();
+        retention = system
+          .create(retentionMachine, {
+            id: 'retention',
+            stopPhase: STOP_PHASE.feeders,
+            input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize },
+          })
+          .start();
       } else {
         await mail.stop();
-        retention.stop();
-        retention = newRetention();
+        retention?.stop();
+        retention = null;
         await scheduled.stop();
       }
     };
+    // What shutdown stops besides the actors (which go in their phases): presence changed since the last flush is
+    // written through the realm actors before they stop; event queues are saved once the realms' last events reached
+    // them (on a connection of its own: the pool may still be held by requests that outlived the deadline).
+    system.keep({ name: 'presence sessions', phase: STOP_PHASE.feeders, stop: () => presence.stop() });
+    system.keep({ name: 'once-only work (mail, scheduled delivery, retention)', phase: STOP_PHASE.feeders, stop: () => onceOnly(false) });
+    system.keep({ name: 'outgoing webhooks', phase: STOP_PHASE.feeders, stop: () => outgoingWebhooks.stop() });
+    system.keep({
+      name: 'event queues',
+      phase: STOP_PHASE.queues,
+      stop: async () => {
+        // A cluster's queues are not kept: they die with the process.
+        if (!cluster) await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
+        queues.stop();
+      },
+    });
     if (cluster) {
-      cluster.start(realms, {
+      const c = cluster;
+      c.start(realms, {
         deliver: (realmId, events) => {
           router.route(realmId, events);
           allRealms.publishEvents(realmId, events);
@@ -213,11 +252,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         poll: (queueId, userId, lastEventId, dontBlock) => longPolls.poll(queueId, userId, lastEventId, dontBlock, () => undefined),
         delete: (queueId, userId) => queues.delete(queueId, userId),
       }, (held) => void onceOnly(held));
-      const c = cluster;
       operators.health.addCheck('cluster', () => c.readiness());
       c.serveActors((filter) => operators.actors.list(filter));
     } else void onceOnly(true);
-    registerActorKinds(operators.actors, { root, queues, scheduled, presence, get retention() { return retention; } });
 
     let stopping: Promise<void> | null = null;
     const stop = () =>
@@ -232,6 +269,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
         // Parked polls are answered now; their clients poll the same queues after the restart.
         longPolls.releaseAll();
+        sockets.closeAll();
         await Promise.race([inFlight.idle(), deadline]);
         // Requests still running past the deadline (heavy queries) are cancelled in the database, so the connections
         // they hold come back and the work below gets its turn; those waiting to run one are refused.
@@ -243,15 +281,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           });
           if (cancelled) log.warn({ cancelled }, 'queries still running at shutdown cancelled');
         }
-        // Presence changed since the last flush is written through the realm actors before they stop.
-        await presence.stop();
-        await onceOnly(false);
-        outgoingWebhooks.stop();
-        await realms.stop(config.shutdownTimeoutMs);
-        await cluster?.stop();
-        // On a connection of its own: the pool may still be held by requests that outlived the deadline.
-        if (!cluster) await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
-        queues.stop();
+        await system.stop(config.shutdownTimeoutMs);
         router.stop();
         rateLimiter.stop();
         files.stop();
@@ -259,10 +289,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await closeDatabase();
         log.info('stopped');
       })());
-    return { port, services, bootstrapped, stop };
+    return { port, services, actors: system, bootstrapped, stop };
   } catch (err) {
-    root?.stop();
-    await cluster?.stop().catch(() => undefined);
+    await system.stop(config.shutdownTimeoutMs);
     startedFiles?.stop();
     operators.stop();
     await closeDatabase().catch(() => undefined);

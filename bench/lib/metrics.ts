@@ -27,6 +27,13 @@ export function histogram(text: string | null, name: string): Buckets | null {
   return out.size ? out : null;
 }
 
+/** A histogram's `_sum` and `_count` (no labels), or null when the text lacks them. */
+export function sumCount(text: string | null, name: string): { sum: number; count: number } | null {
+  const sum = text && new RegExp(`^${name}_sum (\\S+)`, 'm').exec(text);
+  const count = text && new RegExp(`^${name}_count (\\S+)`, 'm').exec(text);
+  return sum && count ? { sum: Number(sum[1]), count: Number(count[1]) } : null;
+}
+
 export interface BucketSummary {
   count: number;
   p50: number;

@@ -33,7 +33,7 @@ export const BENCH_OWNER = { email: 'bench-owner@bench.test', password: 'bench-o
  * scenarios that seed in bulk). Otherwise a child process on a fresh data directory and, with `databaseUrl`,
  * a fresh scratch database on that PostgreSQL server, dropped when it stops.
  */
-export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string>; cluster?: number }): Promise<Target> {
+export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string>; cluster?: number; cpuProfDir?: string }): Promise<Target> {
   if (opts.cluster) return startCluster(opts.cluster, opts);
   if (opts.url) {
     const url = new URL(opts.url);
@@ -59,7 +59,9 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
   };
   if (scratch) env.DATABASE_URL = scratch.url;
   else if (!opts.env?.DATABASE_URL) delete env.DATABASE_URL;
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // --cpu-prof DIR: the server writes a V8 CPU profile there when it exits (NODE_OPTIONS may not carry --cpu-prof).
+  const profile = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
     const onData = (c: Buffer) => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import { request } from '../lib/client.js';
 import type { SendInput, SendOutput } from '../lib/jobs.js';
 import { nowAbs, runJobs, slices } from '../lib/workers.js';
+import { scrape, sumCount } from '../lib/metrics.js';
 import { PerSecond, summarize } from '../lib/stats.js';
 import { databaseCeiling, type DbCeiling } from './db-ceiling.js';
 import { seedUsers } from './seed.js';
@@ -34,6 +35,8 @@ export const send: Scenario = async (ctx) => {
     workers,
   ).map((part): SendInput => ({ base, startAt, endAt, senders: part }));
   const progress = setInterval(() => ctx.progress(`send: ${Math.max(0, Math.round((nowAbs() - startAt) / 1000))}/${seconds} s on ${jobs.length} worker threads`), 1000);
+  const BATCH_SIZE = 'palaver_realm_write_batch_size';
+  const batchesBefore = sumCount(await scrape(ctx.target), BATCH_SIZE);
   const outs = await runJobs<SendInput, SendOutput>('sendLoops', jobs).done.finally(() => clearInterval(progress));
   const samples = outs.flatMap((o) => o.samples);
   const errors = outs.reduce((a, o) => a + o.errors, 0);
@@ -42,6 +45,9 @@ export const send: Scenario = async (ctx) => {
   const timeline = perSecond.result();
   const elapsed = (nowAbs() - startAt) / 1000;
   const throughput = samples.length / elapsed;
+  // The realm actor's write transactions during the load (group commit): how many, and writes per transaction.
+  const batchesAfter = sumCount(await scrape(ctx.target), BATCH_SIZE);
+  const batches = batchesAfter && batchesBefore ? { count: batchesAfter.count - batchesBefore.count, writes: batchesAfter.sum - batchesBefore.sum } : null;
   // The database ceiling, after the load: the same write straight into this run's database.
   const ceilingSeconds = num(ctx.options, 'db-ceiling-seconds', ctx.quick ? 1 : 5);
   let db: DbCeiling | null = null;
@@ -68,6 +74,7 @@ export const send: Scenario = async (ctx) => {
       channel_size: channelSize,
       seconds,
       messages: samples.length,
+      ...(batches && batches.count > 0 ? { write_transactions: batches.count, writes_per_transaction: +(batches.writes / batches.count).toFixed(1) } : {}),
       ...(db
         ? {
             db_ceiling_messages_per_second: Math.round(db.messagesPerSecond),

@@ -1,6 +1,33 @@
-// The realm actor: the single writer of one realm. loading → ready (idle ⇄ writing) → stopping → stopped.
-import { assign, fromPromise, setup } from 'xstate';
-import type { EventHub, RealmEvent } from '../events/hub.js';
+// The realm actor: the single writer of one realm. loading → ready (idle ⇄ writing: batches in flight) → stopping → stopped.
+//
+// Pipelined group commit. Commands wait in the mailbox; a batch of them is checked against memory, written in one
+// transaction and committed; then, in the order the batches were taken, its commands are applied to memory,
+// answered and their events published. Up to `pipelineDepth` batches are in flight at once, each on its own
+// connection: as soon as a batch's writes are done (only its COMMIT, the wait for the WAL flush, is left) the next
+// batch is taken, checked and written while the earlier ones commit, and PostgreSQL flushes their commits together.
+//
+// What keeps this correct: a batch taken while others are in flight is checked against memory that lacks their
+// effects (memory changes only when a batch settles, after its commit), and its writes run in a transaction that
+// does not see their uncommitted rows. So a batch joins the pipeline only if every command in it is of a
+// `pipelined` kind (see CommandDef): one whose check and write need no effect of an earlier batchable command that
+// may not have committed (a send: nothing a send checks is changed by another send; its writes insert new rows,
+// and where one needs an earlier batch's row — the same new direct conversation, the same new topic — it waits
+// for that commit; see sendMessage in realm/messages/send.ts for what it reads without waiting). That is the same
+// independence batchable commands already have inside one batch, where all are checked before any is applied. A
+// batch holding any other command waits until the pipeline has drained, and nothing is taken before it settles
+// (group commit as it was before the pipeline). Commands are taken from the head of the mailbox only, so none
+// overtakes another. Writes of consecutive batches never overlap (the next is taken when the last one's writes are
+// done), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's locks (no
+// deadlock: a later batch may wait for an earlier one's commit, never the reverse).
+//
+// Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
+// and the later in-flight batches, independent of it, settle as they committed. A batch whose connection failed
+// may have committed unseen (uncertain): its callers get 503, no new batch is taken until the pipeline has drained,
+// and the next batch first reloads the working set from the database, alone, so memory agrees with the database
+// again before anything is checked against it.
+import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import type { EventHub } from '../bus/hub.js';
+import type { RealmEvent } from '../bus/events.js';
 import { errors } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
@@ -9,6 +36,8 @@ import { RealmState } from '../realm/state.js';
 
 /** Most commands one transaction carries. */
 export const MAX_BATCH = 256;
+/** Default of how many batches may be in flight at once (each holds a connection until its COMMIT is answered). */
+export const PIPELINE_DEPTH = 4;
 
 export interface RealmInput {
   realmId: number;
@@ -21,6 +50,22 @@ export interface RealmInput {
   rootDomain?: string;
   /** Cluster mode: each committed batch's applied results and events, for the other processes (src/cluster/). */
   replicate?: BatchReplicator;
+  /** Most batches in flight at once (PIPELINE_DEPTH by default; 1 commits one batch at a time). */
+  pipelineDepth?: number;
+}
+
+/** A batch taken from the mailbox and not settled yet. */
+interface InFlight {
+  id: number;
+  batch: PendingCommand[];
+  /** When it was taken from the mailbox (performance.now(), ms). */
+  startedAt: number;
+  /** Every command in it is pipelined: later batches may be taken before it settles. */
+  pipelined: boolean;
+  /** Its writes are done (or it ended): the next batch's writes may start. */
+  written: boolean;
+  /** Its commit's answers, or what the run threw; null while it runs. */
+  result: BatchResult | { error: unknown } | null;
 }
 
 /** What a committed batch changed: the results memory applied, in order, and the events it published. */
@@ -30,35 +75,101 @@ export interface RealmContext extends RealmInput {
   state: RealmState | null;
   /** The mailbox: commands waiting for the next transaction. Mutated in place; the reference never changes. */
   pending: PendingCommand[];
-  batch: PendingCommand[];
-  /** When the current batch was taken from the mailbox (performance.now(), ms). */
-  batchStartedAt: number;
+  /** The batches in flight, in the order they were taken (and settle). Mutated in place. */
+  inFlight: InFlight[];
+  nextBatchId: number;
   loadError: unknown;
+  /** Batches settled. */
   batches: number;
   stopRequested: boolean;
   /**
-   * The connection failed under the last batch: its commit may have happened although its callers were answered
-   * 503, so memory may lag the database. The next batch first reloads the working set.
+   * A connection failed under a batch: its commit may have happened although its callers were answered 503, so
+   * memory may lag the database. Once the pipeline has drained, the next batch first reloads the working set.
    */
   stale: boolean;
 }
 
-export type RealmMachineEvent = { type: 'COMMAND'; command: PendingCommand } | { type: 'STOP' };
+export type RealmMachineEvent =
+  | { type: 'COMMAND'; command: PendingCommand }
+  | { type: 'STOP' }
+  | { type: 'BATCH.WRITTEN'; id: number }
+  | { type: 'BATCH.DONE'; id: number; result: BatchResult | { error: unknown } };
 
-function takeBatch(pending: PendingCommand[], registry: CommandRegistry): PendingCommand[] {
-  const first = pending[0]!;
-  if (!registry[first.kind]?.batchable) return pending.splice(0, 1);
+interface BatchInput {
+  id: number;
+  db: Db;
+  realmId: number;
+  state: RealmState;
+  commands: CommandRegistry;
+  batch: PendingCommand[];
+  /** Reload the working set first (see RealmContext.stale). */
+  reload: boolean;
+}
+
+const isPipelined = (registry: CommandRegistry, cmd: PendingCommand) => {
+  const def = registry[cmd.kind];
+  return def?.batchable === true && def.pipelined === true;
+};
+
+/**
+ * The next batch to take from the head of the mailbox now, or null when it must wait. A batch is the run of
+ * batchable commands at the head (or one command that is not); while others are in flight it is taken only if
+ * every command of it is pipelined, else it waits for the pipeline to drain and goes whole (not split in two).
+ */
+function nextBatch(context: RealmContext): PendingCommand[] | null {
+  const { pending, inFlight, commands: registry } = context;
+  if (pending.length === 0) return null;
   let n = 1;
-  while (n < pending.length && n < MAX_BATCH && registry[pending[n]!.kind]?.batchable) n++;
+  if (registry[pending[0]!.kind]?.batchable) {
+    while (n < pending.length && n < MAX_BATCH && registry[pending[n]!.kind]?.batchable) n++;
+  }
+  if (inFlight.length > 0) {
+    if (context.stale || inFlight.length >= (context.pipelineDepth ?? PIPELINE_DEPTH)) return null;
+    if (!inFlight.at(-1)!.written || inFlight.some((b) => !b.pipelined)) return null;
+    for (let i = 0; i < n; i++) if (!isPipelined(registry, pending[i]!)) return null;
+  }
   return pending.splice(0, n);
 }
 
-function observeSettled(context: RealmContext): void {
-  const observer = context.observer;
-  if (!observer || context.batch.length === 0) return;
-  const kind = context.batch[0]!.kind;
-  const same = context.batch.every((c) => c.kind === kind);
-  observer.settled(same ? kind : 'mixed', (performance.now() - context.batchStartedAt) / 1000);
+function observeSettled(observer: RealmBatchObserver | undefined, b: InFlight): void {
+  if (!observer || b.batch.length === 0) return;
+  const kind = b.batch[0]!.kind;
+  const same = b.batch.every((c) => c.kind === kind);
+  observer.settled(same ? kind : 'mixed', (performance.now() - b.startedAt) / 1000);
+}
+
+/** After its commit (and every earlier batch's settling): update memory, answer the callers, publish the events. */
+function settle(context: RealmContext, b: InFlight): void {
+  const result = b.result!;
+  if ('error' in result) {
+    for (const cmd of b.batch) cmd.reject(result.error);
+    context.stale = true;
+    observeSettled(context.observer, b);
+    return;
+  }
+  const state = context.state!;
+  const events: RealmEvent[] = [];
+  const applied: { kind: string; value: unknown }[] = [];
+  b.batch.forEach((cmd, i) => {
+    const outcome = result.outcomes[i]!;
+    if (!outcome.ok) {
+      cmd.reject(outcome.error);
+      return;
+    }
+    const def = context.commands[cmd.kind]!;
+    if (def.apply) {
+      def.apply(state, outcome.value);
+      applied.push({ kind: cmd.kind, value: outcome.value });
+    }
+    if (def.events) events.push(...def.events(state, outcome.value));
+    cmd.resolve(def.answer ? def.answer(outcome.value) : outcome.value);
+  });
+  context.hub.publishEvents(context.realmId, events);
+  // Cluster mode: batches settle in commit order, so the other processes receive them in that order too.
+  if (applied.length > 0 || events.length > 0) context.replicate?.(context.realmId, applied, events);
+  observeSettled(context.observer, b);
+  context.batches++;
+  if (result.uncertain) context.stale = true;
 }
 
 export const realmMachine = setup({
@@ -74,21 +185,26 @@ export const realmMachine = setup({
       state.reads = input.db;
       return state;
     }),
-    commit: fromPromise<BatchResult, { db: Db; realmId: number; state: RealmState; commands: CommandRegistry; batch: PendingCommand[]; stale: boolean }>(
-      async ({ input }) => {
-        if (input.stale) {
+    /** Runs one batch (reloading the working set first when asked) and reports its writes done and its result. */
+    batch: fromCallback<RealmMachineEvent, BatchInput>(({ sendBack, input }) => {
+      const run = async (): Promise<BatchResult> => {
+        if (input.reload) {
           try {
             input.state.replaceFrom(await RealmState.load(input.db, input.realmId));
           } catch (err) {
             return { outcomes: input.batch.map(() => failure(err)), uncertain: true };
           }
         }
-        return runBatch(input.db, input.state, input.commands, input.batch);
-      },
-    ),
+        return runBatch(input.db, input.state, input.commands, input.batch, () => sendBack({ type: 'BATCH.WRITTEN', id: input.id }));
+      };
+      run().then(
+        (result) => sendBack({ type: 'BATCH.DONE', id: input.id, result }),
+        (error: unknown) => sendBack({ type: 'BATCH.DONE', id: input.id, result: { error } }),
+      );
+    }),
   },
   guards: {
-    hasPending: ({ context }) => context.pending.length > 0,
+    drained: ({ context }) => context.stopRequested && context.pending.length === 0 && context.inFlight.length === 0,
   },
   actions: {
     enqueue: ({ context, event }) => {
@@ -108,46 +224,55 @@ export const realmMachine = setup({
     rejectPendingLoadFailed: ({ context }) => {
       for (const c of context.pending.splice(0)) c.reject(errors.unavailable('Realm could not be loaded'));
     },
-    takeBatch: assign(({ context }) => {
-      const batch = takeBatch(context.pending, context.commands);
+    written: ({ context, event }) => {
+      if (event.type !== 'BATCH.WRITTEN') return;
+      const b = context.inFlight.find((x) => x.id === event.id);
+      if (b) b.written = true;
+    },
+    /** Records a batch's result, then settles every batch at the head of the pipeline that has one, in order. */
+    settleInOrder: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'BATCH.DONE') return;
+      const done = context.inFlight.find((x) => x.id === event.id);
+      if (!done) return;
+      done.result = event.result;
+      done.written = true;
+      while (context.inFlight[0]?.result) {
+        const b = context.inFlight.shift()!;
+        settle(context, b);
+        enqueue.stopChild(`batch:${b.id}`);
+      }
+    }),
+    /** Takes the next batch when the pipeline has room for it (see nextBatch) and starts it. */
+    pump: enqueueActions(({ context, enqueue }) => {
+      const batch = nextBatch(context);
+      if (!batch) return;
       const now = performance.now();
       const observer = context.observer;
       if (observer) for (const cmd of batch) observer.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
-      return { batch, batchStartedAt: now };
-    }),
-    failBatch: assign(({ context }, error: unknown) => {
-      for (const cmd of context.batch) cmd.reject(error);
-      observeSettled(context);
-      return { batch: [], stale: true };
-    }),
-    /** After the commit: update memory, answer the callers, publish the events. */
-    settleBatch: assign(({ context }, { outcomes, uncertain }: BatchResult) => {
-      const state = context.state!;
-      const events: RealmEvent[] = [];
-      const applied: { kind: string; value: unknown }[] = [];
-      context.batch.forEach((cmd, i) => {
-        const outcome = outcomes[i]!;
-        if (!outcome.ok) {
-          cmd.reject(outcome.error);
-          return;
-        }
-        const def = context.commands[cmd.kind]!;
-        if (def.apply) {
-          def.apply(state, outcome.value);
-          applied.push({ kind: cmd.kind, value: outcome.value });
-        }
-        if (def.events) events.push(...def.events(state, outcome.value));
-        cmd.resolve(outcome.value);
+      const reload = context.stale;
+      context.stale = false;
+      const id = context.nextBatchId++;
+      const pipelined = !reload && batch.every((cmd) => isPipelined(context.commands, cmd));
+      context.inFlight.push({ id, batch, startedAt: now, pipelined, written: false, result: null });
+      enqueue.spawnChild('batch', {
+        id: `batch:${id}`,
+        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload },
       });
-      context.hub.publishEvents(context.realmId, events);
-      if (applied.length > 0 || events.length > 0) context.replicate?.(context.realmId, applied, events);
-      observeSettled(context);
-      return { batch: [], batches: context.batches + 1, stale: uncertain };
     }),
   },
 }).createMachine({
   id: 'realm',
-  context: ({ input }) => ({ ...input, state: null, pending: [], batch: [], batchStartedAt: 0, loadError: null, batches: 0, stopRequested: false, stale: false }),
+  context: ({ input }) => ({
+    ...input,
+    state: null,
+    pending: [],
+    inFlight: [],
+    nextBatchId: 1,
+    loadError: null,
+    batches: 0,
+    stopRequested: false,
+    stale: false,
+  }),
   initial: 'loading',
   states: {
     loading: {
@@ -160,34 +285,20 @@ export const realmMachine = setup({
       },
     },
     ready: {
+      entry: 'pump',
+      always: { guard: 'drained', target: 'stopping' },
+      // What operators see (actor inspection): writing while any batch is in flight.
       initial: 'idle',
-      on: { COMMAND: { actions: 'enqueue' } },
       states: {
-        idle: {
-          always: [
-            { guard: 'hasPending', target: 'writing' },
-            { guard: ({ context }) => context.stopRequested, target: '#realm.stopping' },
-          ],
-          on: { STOP: '#realm.stopping' },
-        },
-        writing: {
-          entry: 'takeBatch',
-          invoke: {
-            src: 'commit',
-            input: ({ context }) => ({
-              db: context.db,
-              realmId: context.realmId,
-              state: context.state!,
-              commands: context.commands,
-              batch: context.batch,
-              stale: context.stale,
-            }),
-            onDone: { target: 'idle', actions: { type: 'settleBatch', params: ({ event }) => event.output } },
-            onError: { target: 'idle', actions: { type: 'failBatch', params: ({ event }: { event: { error: unknown } }) => event.error } },
-          },
-          // A stop during a write lets the write finish and drains the mailbox first.
-          on: { STOP: { actions: assign({ stopRequested: true }) } },
-        },
+        idle: { always: { guard: ({ context }) => context.inFlight.length > 0, target: 'writing' } },
+        writing: { always: { guard: ({ context }) => context.inFlight.length === 0, target: 'idle' } },
+      },
+      on: {
+        COMMAND: { actions: ['enqueue', 'pump'] },
+        'BATCH.WRITTEN': { actions: ['written', 'pump'] },
+        'BATCH.DONE': { actions: ['settleInOrder', 'pump'] },
+        // A stop lets the batches in flight finish and drains the mailbox first.
+        STOP: { actions: assign({ stopRequested: true }) },
       },
     },
     stopping: {

@@ -1,8 +1,9 @@
-// The retention actor: every interval (or on SWEEP), removes messages older than their channel's (or their
-// realm's) retention period, in batches through each realm actor. waiting ⇄ sweeping.
-import { assign, emit, fromPromise, setup } from 'xstate';
+// The retention actor: every interval (or on SWEEP), removes messages older than their channel's (or their realm's)
+// retention period. waiting ⇄ sweeping; a sweep is a batch loop (its child) whose step sends one batch to one realm
+// actor, realm after realm, each until a short batch shows nothing of it has expired.
+import { assign, emit, setup } from 'xstate';
 import type { Db } from '../persistence/db.js';
-import type { RetentionResult } from '../realm/channels/topics.commands.js';
+import { batchLoopMachine, type BatchLoopInput } from './batch-loop.machine.js';
 import type { Realms } from './realms.js';
 
 export interface RetentionInput {
@@ -20,18 +21,20 @@ export interface RetentionContext extends RetentionInput {
 export type RetentionEvent = { type: 'SWEEP' };
 export type RetentionEmitted = { type: 'swept'; deleted: number };
 
-/** One pass over every realm with expiring messages; returns how many messages went. */
-export async function sweepRetention(db: Db, realms: Pick<Realms, 'get'>, batchSize: number): Promise<number> {
-  let deleted = 0;
-  for (const realmId of await db.channels.realmsWithRetention()) {
-    const realm = await realms.get(realmId);
-    for (;;) {
-      const r = await realm.dispatch<RetentionResult>('retentionBatch', { batchSize });
-      deleted += r.deleted;
-      if (r.deleted < batchSize) break;
-    }
-  }
-  return deleted;
+/** One pass over every realm with expiring messages, as a batch loop's input. */
+export function retentionSweep(db: Db, realms: Pick<Realms, 'get'>, batchSize: number): BatchLoopInput {
+  let left: number[] | null = null;
+  return {
+    about: { batchSize },
+    step: async () => {
+      left ??= await db.channels.realmsWithRetention();
+      const realmId = left[0];
+      if (realmId === undefined) return { count: 0, more: false };
+      const r = await (await realms.get(realmId)).dispatch('messages.expireBatch', { batchSize });
+      if (r.deleted < batchSize) left.shift();
+      return { count: r.deleted, more: left.length > 0 };
+    },
+  };
 }
 
 export const retentionMachine = setup({
@@ -42,7 +45,7 @@ export const retentionMachine = setup({
     emitted: {} as RetentionEmitted,
   },
   actors: {
-    sweep: fromPromise<number, RetentionInput>(({ input }) => sweepRetention(input.db, input.realms, input.batchSize)),
+    sweep: batchLoopMachine('retentionSweep'),
   },
   delays: {
     interval: ({ context }) => context.intervalMs,
@@ -58,19 +61,17 @@ export const retentionMachine = setup({
     },
     sweeping: {
       invoke: {
+        id: 'retentionSweep',
         src: 'sweep',
-        input: ({ context }) => context,
+        input: ({ context }) => retentionSweep(context.db, context.realms, context.batchSize),
+        // A realm that cannot be reached now (shutting down, database away) is tried again next time; such a sweep
+        // counts as having deleted nothing.
         onDone: {
           target: 'waiting',
           actions: [
-            assign(({ context, event }) => ({ sweeps: context.sweeps + 1, lastDeleted: event.output })),
-            emit(({ event }) => ({ type: 'swept' as const, deleted: event.output })),
+            assign(({ context, event }) => ({ sweeps: context.sweeps + 1, lastDeleted: event.output.error ? 0 : event.output.count })),
+            emit(({ event }) => ({ type: 'swept' as const, deleted: event.output.error ? 0 : event.output.count })),
           ],
-        },
-        // A realm that cannot be reached now (shutting down, database away) is tried again next time.
-        onError: {
-          target: 'waiting',
-          actions: [assign(({ context }) => ({ sweeps: context.sweeps + 1, lastDeleted: 0 })), emit({ type: 'swept' as const, deleted: 0 })],
         },
       },
     },

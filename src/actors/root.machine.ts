@@ -1,7 +1,7 @@
 // The root actor: keeps the realm directory, spawns realm actors on demand, reloads realms the admin CLI
 // changed, and stops every realm actor on shutdown.
 import { assign, fromCallback, setup, stopChild, type ActorRefFrom } from 'xstate';
-import type { EventHub } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry, RealmBatchObserver } from '../realm/commands.js';
 import type { RealmEntry } from '../realm/types.js';
@@ -18,6 +18,8 @@ export interface RootInput {
   directory: RealmEntry[];
   /** ROOT_DOMAIN: realms' hosts, the domain of their users' fake addresses. */
   rootDomain: string;
+  /** Handed to every realm actor (RealmInput.pipelineDepth). */
+  realmPipelineDepth?: number;
   changePollMs: number;
   lastChangeId: number;
   /** Cluster mode (src/cluster/): the database a realm actor writes through (its transactions fenced), and where
@@ -86,6 +88,7 @@ export const rootMachine = setup({
                 commands: context.commands,
                 observer: context.realmObserver,
                 rootDomain: context.rootDomain,
+                pipelineDepth: context.realmPipelineDepth,
                 replicate: context.cluster?.replicate,
               },
             });
@@ -112,7 +115,7 @@ export const rootMachine = setup({
               for (const id of event.realmIds) {
                 context.realms.get(id)?.send({
                   type: 'COMMAND',
-                  command: { kind: 'reload', input: undefined, resolve: () => {}, reject: () => {} },
+                  command: { kind: 'realm.reload', input: undefined, resolve: () => {}, reject: () => {} },
                 });
               }
             },

@@ -1,12 +1,15 @@
-// The topic-deletion actor: deletes a topic's messages newest first, one batch per realm-actor command,
-// until none are left (complete) or its time budget is spent (incomplete: the client repeats).
-// deleting → deciding → (deleting | done); a refused batch → failed, with the error in the output.
-import { assign, fromPromise, setup } from 'xstate';
+// The topic-deletion actor, a batch loop: deletes a topic's messages newest first, one batch per realm-actor command,
+// until none are left (complete) or its time budget is spent (incomplete: the client repeats); a refused batch ends it
+// with the error in the output.
 import type { DeletedBatch, DeleteTopicBatchInput } from '../realm/channels/topics.commands.js';
+import { batchLoopMachine, type BatchLoopInput } from './batch-loop.machine.js';
 
-export interface TopicDeletionInput {
+export const topicDeletionMachine = batchLoopMachine('topicDeletion');
+
+export interface TopicDeletion {
   /** Sends a command to the realm actor (RealmHandle.dispatch). */
-  dispatch: (kind: 'deleteTopicBatch', input: DeleteTopicBatchInput) => Promise<DeletedBatch>;
+  dispatch: (kind: 'topics.deleteBatch', input: DeleteTopicBatchInput) => Promise<DeletedBatch>;
+  realmId?: number;
   actorId: number;
   channelId: number;
   topic: string;
@@ -16,70 +19,17 @@ export interface TopicDeletionInput {
   now: () => number;
 }
 
-export interface TopicDeletionContext extends TopicDeletionInput {
-  startedAt: number;
-  deleted: number;
-  lastBatch: number;
-  complete: boolean;
-  /** Why a batch failed (the realm refused it or the database was unavailable). */
-  error: unknown;
-}
-
-export interface TopicDeletionOutput {
-  complete: boolean;
-  deleted: number;
-  error: unknown;
-}
-
-export const topicDeletionMachine = setup({
-  types: {
-    context: {} as TopicDeletionContext,
-    input: {} as TopicDeletionInput,
-    output: {} as TopicDeletionOutput,
-  },
-  actors: {
-    deleteBatch: fromPromise<DeletedBatch, TopicDeletionContext>(({ input }) =>
-      input.dispatch('deleteTopicBatch', {
-        actorId: input.actorId,
-        channelId: input.channelId,
-        topic: input.topic,
-        batchSize: input.batchSize,
-      }),
-    ),
-  },
-  guards: {
-    /** A short batch means nothing of the topic is left. */
-    topicEmpty: ({ context }) => context.lastBatch < context.batchSize,
-    outOfTime: ({ context }) => context.now() - context.startedAt >= context.timeBudgetMs,
-  },
-}).createMachine({
-  id: 'topicDeletion',
-  context: ({ input }) => ({ ...input, startedAt: input.now(), deleted: 0, lastBatch: 0, complete: false, error: null }),
-  initial: 'deleting',
-  states: {
-    deleting: {
-      invoke: {
-        src: 'deleteBatch',
-        input: ({ context }) => context,
-        onDone: {
-          target: 'deciding',
-          actions: assign(({ context, event }) => ({
-            deleted: context.deleted + event.output.messageIds.length,
-            lastBatch: event.output.messageIds.length,
-          })),
-        },
-        onError: { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
-      },
+/** The batch loop's input for one deletion: a short batch means nothing of the topic is left. */
+export function topicDeletion(d: TopicDeletion): BatchLoopInput {
+  const batch = { actorId: d.actorId, channelId: d.channelId, topic: d.topic, batchSize: d.batchSize };
+  return {
+    realmId: d.realmId,
+    about: { channelId: d.channelId, topic: d.topic, batchSize: d.batchSize },
+    timeBudgetMs: d.timeBudgetMs,
+    now: d.now,
+    step: async () => {
+      const { messageIds } = await d.dispatch('topics.deleteBatch', batch);
+      return { count: messageIds.length, more: messageIds.length >= d.batchSize };
     },
-    deciding: {
-      always: [
-        { guard: 'topicEmpty', target: 'done', actions: assign({ complete: true }) },
-        { guard: 'outOfTime', target: 'done' },
-        { target: 'deleting' },
-      ],
-    },
-    done: { type: 'final' },
-    failed: { type: 'final' },
-  },
-  output: ({ context }) => ({ complete: context.complete, deleted: context.deleted, error: context.error }),
-});
+  };
+}

@@ -8,7 +8,8 @@ import { findRunningEmbedded, startEmbedded, type EmbeddedDatabase } from '../pe
 import { migrate } from '../persistence/migrate.js';
 import { createRealm, createUser, isValidEmail, STRING_ID_RE } from '../realm/provision.js';
 import { ROLE, ROLES, type Role } from '../realm/types.js';
-import { formatUser, realmEmailDomain } from '../realm/user-format.js';
+import { realmEmailDomain } from '../realm/user-emails.js';
+import { formatUser } from '../realm/user-format.js';
 import { realmUrl } from '../urls.js';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';

@@ -9,14 +9,14 @@ import type { Realms } from '../actors/realms.js';
 import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
-import type { RealmEvent } from '../events/hub.js';
+import type { RealmEvent } from '../bus/events.js';
 import type { Logger } from '../log.js';
 import type { ActorFilter, ActorRow } from '../operators/actor-directory.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry } from '../realm/commands.js';
 import { Leases } from './leases.js';
 import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
-import { answerOf, decode, encode, valueOf, Subjects, type Answer } from './wire.js';
+import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer } from './wire.js';
 
 const SINGLETON = 'singleton';
 /** How long an operator's cluster-wide actor listing waits for the other processes' answers. */
@@ -204,7 +204,7 @@ export class Cluster {
   private received(realmId: number, data: Uint8Array): void {
     let b: PublishedBatch;
     try {
-      b = decode<PublishedBatch>(data);
+      b = decodeBatch<PublishedBatch>(data);
     } catch (err) {
       this.opts.log.error({ realmId, err }, 'undecodable realm batch');
       return;

@@ -7,7 +7,11 @@ import type { BatchReplicator } from '../actors/realm.machine.js';
 import type { Logger } from '../log.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { fencedError, isFenced, type Leases } from './leases.js';
-import { answerOf, decode, encode, noOwnerInTime, valueOf, type Answer, type Subjects } from './wire.js';
+import type { CommandInput, CommandKind, CommandResult } from '../realm/registry.js';
+import { answerOf, decode, encode, encodeBatch, noOwnerInTime, valueOf, type Answer, type CommandMessage, type Subjects } from './wire.js';
+
+/** The command that replaces the working set: its result is not sent; a receiver reloads from the database. */
+const RELOAD: CommandKind = 'realm.reload';
 
 export const realmKey = (realmId: number): string => `realm:${realmId}`;
 
@@ -19,6 +23,12 @@ export interface PublishedBatch {
   /** [command kind, result] for each result memory applied; a null result: the receiver reloads the working set. */
   applied: [string, unknown][];
   events: Parameters<BatchReplicator>[2];
+}
+
+/** Work of RealmOwnership.services on its way to the realm's owner. */
+interface ServiceMessage {
+  service: string;
+  input: unknown;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,7 +44,7 @@ export class RealmOwnership implements RealmOwners {
   realms!: Realms;
   /**
    * Work other than realm commands that belongs on a realm's owner (presence sessions): by name, called on the
-   * owner with what dispatch() was given. Names start with `@` so they never meet a command kind.
+   * owner with what call() was given.
    */
   readonly services = new Map<string, (realmId: number, input: any) => Promise<unknown>>();
 
@@ -112,8 +122,8 @@ export class RealmOwnership implements RealmOwners {
     if (!this.owns(realmId)) answer = { ok: false, moved: true };
     else {
       try {
-        const { kind, input } = decode<{ kind: string; input: unknown }>(msg.data);
-        answer = { ok: true, value: await this.here(realmId, kind, input) };
+        const m = decode<CommandMessage | ServiceMessage>(msg.data);
+        answer = { ok: true, value: 'service' in m ? await this.serviceHere(realmId, m.service, m.input) : await this.here(realmId, m.kind, m.input) };
       } catch (err) {
         answer = isFenced(err) ? { ok: false, moved: true } : answerOf(err);
       }
@@ -122,15 +132,29 @@ export class RealmOwnership implements RealmOwners {
   }
 
   /**
-   * A command for a realm this process does not own, to its owner. With no owner, this process claims the realm
-   * (once its former owner's lease lapsed) and runs the command itself. Asked again only when the command surely did
-   * not run (no responder, or the addressee no longer owned the realm); a timeout is 503.
+   * A command for a realm this process does not own, to its owner (RealmOwners.dispatch). With no owner, this
+   * process claims the realm (once its former owner's lease lapsed) and runs the command itself.
    */
-  async dispatch(realmId: number, kind: string, input: unknown): Promise<unknown> {
+  dispatch<K extends CommandKind>(realmId: number, kind: K, input: CommandInput<K>): Promise<CommandResult<K>> {
+    const message: CommandMessage<K> = { kind, input };
+    return this.request(realmId, message, () => this.here(realmId, kind, input)) as Promise<CommandResult<K>>;
+  }
+
+  /** Work of `services` (presence) for a realm, done on its owner. */
+  call(realmId: number, service: string, input: unknown): Promise<unknown> {
+    const message: ServiceMessage = { service, input };
+    return this.request(realmId, message, () => this.serviceHere(realmId, service, input));
+  }
+
+  /**
+   * Sends `message` to the realm's owner, or runs `here` when this process owns it. Asked again only when the
+   * message surely was not acted on (no responder, or the addressee no longer owned the realm); a timeout is 503.
+   */
+  private async request(realmId: number, message: CommandMessage | ServiceMessage, here: () => Promise<unknown>): Promise<unknown> {
     const deadline = performance.now() + this.commandTimeoutMs;
-    const data = encode({ kind, input });
+    const data = encode(message);
     for (;;) {
-      if (this.owns(realmId)) return this.here(realmId, kind, input);
+      if (this.owns(realmId)) return here();
       const left = deadline - performance.now();
       if (left <= 0) throw noOwnerInTime();
       let reply;
@@ -150,9 +174,14 @@ export class RealmOwnership implements RealmOwners {
     }
   }
 
-  private async here(realmId: number, kind: string, input: unknown): Promise<unknown> {
-    const service = this.services.get(kind);
-    return service ? service(realmId, input) : (await this.realms.get(realmId)).enqueueHere(kind, input);
+  private async here<K extends CommandKind>(realmId: number, kind: K, input: CommandInput<K>): Promise<CommandResult<K>> {
+    return (await this.realms.get(realmId)).dispatchHere(kind, input);
+  }
+
+  private serviceHere(realmId: number, service: string, input: unknown): Promise<unknown> {
+    const run = this.services.get(service);
+    if (!run) throw new Error(`unknown cluster service ${service}`);
+    return run(realmId, input);
   }
 
   /** Where the realm's owner is in its batches now: { epoch, seq }, or null when no owner answers. */
@@ -194,14 +223,14 @@ export class RealmOwnership implements RealmOwners {
     const s = this.served.get(realmId);
     if (!s) return;
     s.seq++;
-    const batch: PublishedBatch = { from, epoch: s.epoch, seq: s.seq, applied: applied.map((a) => [a.kind, a.kind === 'reload' ? null : a.value]), events };
+    const batch: PublishedBatch = { from, epoch: s.epoch, seq: s.seq, applied: applied.map((a) => [a.kind, a.kind === RELOAD ? null : a.value]), events };
     let data: Uint8Array;
     try {
-      data = encode(batch);
+      data = encodeBatch(batch);
     } catch (err) {
       // A result the wire cannot carry: the other processes reload the realm instead of applying it.
       this.log.warn({ realmId, err }, 'batch not encodable; replicas reload');
-      data = encode({ ...batch, applied: [['reload', null]] });
+      data = encodeBatch({ ...batch, applied: [[RELOAD, null]] });
     }
     this.nc.publish(this.subjects.batches(realmId), data);
   }

@@ -3,13 +3,14 @@
 // flushes its sessions as one process does. When the realm moves, the new owner starts from the last flush.
 import type { RealmHandle } from '../actors/realms.js';
 import type { Db } from '../persistence/db.js';
-import { PresenceSessions, type PresenceSessionsOptions } from '../realm/people/presence-sessions.js';
+import { PresenceSessions, type PresenceSessionsOptions } from '../actors/presence-sessions.js';
+import type { ActorHost } from '../actors/system.js';
 import type { UserPresence } from '../realm/people/presence.js';
 import type { RealmOwnership } from './owners.js';
 
 export class ClusterPresence extends PresenceSessions {
-  constructor(db: Db, opts: PresenceSessionsOptions, private readonly owners: RealmOwnership) {
-    super(db, opts);
+  constructor(db: Db, actors: ActorHost, opts: PresenceSessionsOptions, private readonly owners: RealmOwnership) {
+    super(db, actors, opts);
     const handle = (realmId: number) => owners.realms.get(realmId);
     owners.services.set('@presence.ping', async (realmId, i: { userId: number; status: 'active' | 'idle' }) => super.ping(await handle(realmId), i.userId, i.status));
     owners.services.set('@presence.all', async (realmId) => super.all(await handle(realmId)));
@@ -17,14 +18,14 @@ export class ClusterPresence extends PresenceSessions {
   }
 
   override async ping(realm: RealmHandle, userId: number, status: 'active' | 'idle'): Promise<void> {
-    await this.owners.dispatch(realm.id, '@presence.ping', { userId, status });
+    await this.owners.call(realm.id, '@presence.ping', { userId, status });
   }
 
   override async all(realm: RealmHandle): Promise<UserPresence[]> {
-    return (await this.owners.dispatch(realm.id, '@presence.all', null)) as UserPresence[];
+    return (await this.owners.call(realm.id, '@presence.all', null)) as UserPresence[];
   }
 
   override async of(realm: RealmHandle, userId: number): Promise<UserPresence | undefined> {
-    return ((await this.owners.dispatch(realm.id, '@presence.of', { userId })) as UserPresence | null) ?? undefined;
+    return ((await this.owners.call(realm.id, '@presence.of', { userId })) as UserPresence | null) ?? undefined;
   }
 }

@@ -1,12 +1,27 @@
-// What processes of a cluster say to each other over NATS: msgpackr with structured cloning (Maps, Sets, Dates and
-// shared references survive), answers as { ok, value } or the ApiError a client is to get, and the subjects.
+// What processes of a cluster say to each other over NATS, and the subjects. Commands (kind and input, as dispatch
+// takes them), their answers, events and queue requests are plain data, sent with msgpack's default settings: those
+// PALAVER_CHECK_COMMANDS proves every command's input and answer survives (src/realm/command-check.ts). A committed
+// batch's write results are the realm's own values (applied to memory, never shown to a caller): they travel with
+// structured cloning (Maps, Sets, Dates and shared references survive). Answers are { ok, value } or the ApiError a
+// client is to get.
 import { ApiError, errors } from '../errors.js';
-import { Packr } from '../msgpack.js';
+import { Packr, pack, unpack } from '../msgpack.js';
+import type { CommandInput, CommandKind } from '../realm/registry.js';
 
-const packr = new Packr({ structuredClone: true, moreTypes: true });
+export const encode = (value: unknown): Uint8Array => pack(value);
+export const decode = <T>(data: Uint8Array): T => unpack(data) as T;
 
-export const encode = (value: unknown): Uint8Array => packr.pack(value);
-export const decode = <T>(data: Uint8Array): T => packr.unpack(data) as T;
+const batchPackr = new Packr({ structuredClone: true, moreTypes: true });
+
+/** A committed batch (owners.ts PublishedBatch). */
+export const encodeBatch = (value: unknown): Uint8Array => batchPackr.pack(value);
+export const decodeBatch = <T>(data: Uint8Array): T => batchPackr.unpack(data) as T;
+
+/** A realm command on its way to the realm's owner: as dispatch was given it. */
+export interface CommandMessage<K extends CommandKind = CommandKind> {
+  kind: K;
+  input: CommandInput<K>;
+}
 
 /** An answer to a request: the value, or the error as the client is to see it; `moved` when the addressee no longer
  *  holds what was asked for and nothing was done (the caller may ask again elsewhere). */

@@ -1,7 +1,7 @@
 // This process's live event queues: creates queue actors, hands routed events to a user's queues, sweeps them for
 // heartbeats and expiry from one interval, forgets expired ones, and dumps/restores them across a restart.
 import { randomUUID } from 'node:crypto';
-import { createActor, type Actor } from 'xstate';
+import type { Actor } from 'xstate';
 import {
   eventQueueMachine,
   sweepDue,
@@ -13,7 +13,9 @@ import {
   type PollHandle,
   type QueueFilter,
   type RejectedEmitted,
+  type ReleasedEmitted,
 } from '../actors/event-queue.machine.js';
+import { STOP_PHASE, type ActorHost } from '../actors/system.js';
 import { dumpQueue, restoreQueue, type RestoredQueueInput } from './queue-dump.js';
 
 export type QueueActor = Actor<typeof eventQueueMachine>;
@@ -29,6 +31,7 @@ export interface RegistryEvents {
   deliver: DeliverEmitted;
   rejected: RejectedEmitted;
   expired: RegistryExpired;
+  released: ReleasedEmitted;
 }
 
 export interface RegistryOptions {
@@ -51,13 +54,14 @@ type Listeners = { [K in keyof RegistryEvents]: Set<(e: RegistryEvents[K]) => vo
 export class QueueRegistry {
   private readonly queues = new Map<string, QueueActor>();
   private readonly users = new Map<number, Set<QueueActor>>();
-  private readonly listeners: Listeners = { deliver: new Set(), rejected: new Set(), expired: new Set() };
+  private readonly listeners: Listeners = { deliver: new Set(), rejected: new Set(), expired: new Set(), released: new Set() };
   private readonly now: () => number;
   private readonly tag: string;
   private readonly options: RegistryOptions;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(options: RegistryOptions = {}) {
+  /** `actors` starts the queue actors (the server's actor system). */
+  constructor(private readonly actors: ActorHost, options: RegistryOptions = {}) {
     this.options = options;
     this.now = options.now ?? Date.now;
     this.tag = options.processTag ?? '0';
@@ -79,11 +83,6 @@ export class QueueRegistry {
     const actor = this.queues.get(queueId);
     if (!actor || (userId !== undefined && actor.getSnapshot().context.userId !== userId)) return undefined;
     return actor;
-  }
-
-  /** Every live queue actor (operators' inspection). */
-  actors(): IterableIterator<QueueActor> {
-    return this.queues.values();
   }
 
   byUser(userId: number): QueueActor[] {
@@ -118,6 +117,24 @@ export class QueueRegistry {
   /** The client behind a parked poll went away. */
   abort(queueId: string, handle: PollHandle): void {
     this.queues.get(queueId)?.send({ type: 'ABORT', handle });
+  }
+
+  /** A WebSocket opens on the queue (see queue-sockets.ts): false when the user has no such queue. The events after
+   *  lastEventId arrive as 'deliver' to `handle`, or a refused lastEventId as 'rejected'. */
+  attach(queueId: string, userId: number, handle: PollHandle, lastEventId: number): boolean {
+    const actor = this.get(queueId, userId);
+    actor?.send({ type: 'ATTACH', handle, lastEventId });
+    return actor !== undefined;
+  }
+
+  /** The socket's client acknowledged events up to lastEventId. */
+  ack(queueId: string, handle: PollHandle, lastEventId: number): void {
+    this.queues.get(queueId)?.send({ type: 'ACK', handle, lastEventId });
+  }
+
+  /** The socket closed. */
+  detach(queueId: string, handle: PollHandle): void {
+    this.queues.get(queueId)?.send({ type: 'DETACH', handle });
   }
 
   /** DELETE /events: false when the user has no such queue. */
@@ -196,7 +213,7 @@ export class QueueRegistry {
   }
 
   private spawn(input: EventQueueInput): void {
-    const actor = createActor(eventQueueMachine, { id: `queue:${input.queueId}`, input });
+    const actor = this.actors.create(eventQueueMachine, { id: `queue:${input.queueId}`, input, stopPhase: STOP_PHASE.queues });
     actor.on('*', this.relay);
     // A crashed queue (a throwing filter, say) must not hang its client or stay in the maps.
     actor.subscribe({ error: () => this.crashed(input) });

@@ -1,6 +1,6 @@
 // What a queue was registered with (POST /register): kept with the queue, persisted across restarts, and
 // consulted by the router for every event.
-import { CLIENT_CAPABILITIES, type ClientCapability } from './hub.js';
+import { CLIENT_CAPABILITIES, type ClientCapability } from '../bus/events.js';
 
 export interface QueueRegistration {
   /** null: every type. */

@@ -2,9 +2,10 @@
 // applying each queue's event_types, narrow, all_public_streams and client capabilities, one ENQUEUE per queue.
 import type { ClientEvent } from '../actors/event-queue.machine.js';
 import { eventForQueue } from './queue-form.js';
+import { toWire } from './wire.js';
 import { compilePredicate, parseNarrow, resolveNarrow, type NarrowMessage, type NarrowResolver } from '../narrow/index.js';
-import type { EventHub, RealmEvent } from './hub.js';
-import { recipientId } from './hub.js';
+import type { EventHub } from '../bus/hub.js';
+import { recipientId, type ClientCapability, type MessageFacts, type RealmEvent, type WireEvent } from '../bus/events.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { wantsType, type QueueRegistration } from './registration.js';
 
@@ -100,23 +101,24 @@ export class EventRouter {
   route(realmId: number, events: RealmEvent[]): void {
     const batches = new Map<LiveQueue, ClientEvent[]>();
     for (const re of events) {
+      const p: Published = { re, wire: toWire(re.event) };
       // Only an all_public_streams event needs to know who got it as a recipient.
       const seen = re.allPublicStreams ? new Set<LiveQueue>() : null;
       for (const r of re.users) {
         const queues = this.byUser.get(recipientId(r));
         if (!queues) continue;
-        const fields = typeof r === 'number' ? undefined : r.fields;
-        const copy = fields ? { ...re.event, ...fields } : re.event;
+        const flags = typeof r === 'number' ? undefined : r.flags;
+        const copy = flags ? { ...p.wire, flags } : p.wire;
         for (const q of queues) {
           if (q.realmId !== realmId) continue;
           seen?.add(q);
-          this.add(batches, q, re, copy);
+          this.add(batches, q, p, copy, flags);
         }
       }
       if (re.allPublicStreams) {
         for (const q of this.allPublic.get(realmId) ?? []) {
           // A user demoted to guest since registering gets only what they receive as a recipient.
-          if (!seen!.has(q) && this.mayFollowAllPublic(realmId, q.userId)) this.add(batches, q, re, { ...re.event, flags: [] });
+          if (!seen!.has(q) && this.mayFollowAllPublic(realmId, q.userId)) this.add(batches, q, p, { ...p.wire, flags: [] }, []);
         }
       }
     }
@@ -128,15 +130,16 @@ export class EventRouter {
     }
   }
 
-  private add(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, re: RealmEvent, event: ClientEvent): void {
+  private add(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, p: Published, event: ClientEvent, flags: string[] | undefined): void {
+    if (q.narrow && p.re.event.kind === 'message' && !q.narrow(narrowMessage(p.re.event.facts, flags))) return;
+    const { re } = p;
     // The common case (no capability variants, not the sender's queue) without the adapt() array.
     if (!re.skipWith && !re.legacy && re.senderQueue?.queueId !== q.queueId) this.addOne(batches, q, event);
-    else for (const e of this.adapt(q, re, event)) this.addOne(batches, q, e);
+    else for (const e of this.adapt(q, p, event)) this.addOne(batches, q, e);
   }
 
   private addOne(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, e: ClientEvent): void {
     if (!wantsType(q.registration, e.type)) return;
-    if (e.type === 'message' && q.narrow && !q.narrow(toNarrowMessage(e))) return;
     const shaped = eventForQueue(q.registration, e);
     const list = batches.get(q);
     if (list) list.push(shaped);
@@ -144,13 +147,15 @@ export class EventRouter {
   }
 
   /** The form of an event this queue receives, given its capabilities. */
-  private adapt(q: LiveQueue, re: RealmEvent, event: ClientEvent): ClientEvent[] {
+  private adapt(q: LiveQueue, p: Published, event: ClientEvent): ClientEvent[] {
+    const { re } = p;
     if (re.skipWith && q.registration.capabilities[re.skipWith]) return [];
     let out: ClientEvent[] = [event];
     if (re.legacy) {
       for (const [cap, replacement] of Object.entries(re.legacy)) {
-        if (!q.registration.capabilities[cap as keyof QueueRegistration['capabilities']]) {
-          out = replacement ?? [];
+        if (!q.registration.capabilities[cap as ClientCapability]) {
+          p.legacy ??= {};
+          out = p.legacy[cap as ClientCapability] ??= (replacement ?? []).map(toWire);
           break;
         }
       }
@@ -162,30 +167,14 @@ export class EventRouter {
   }
 }
 
-/** A message event's message as the narrow predicate sees it. */
-export function toNarrowMessage(e: ClientEvent): NarrowMessage {
-  const m = (e.message ?? {}) as Record<string, unknown>;
-  const flags = new Set<string>(Array.isArray(e.flags) ? (e.flags as string[]) : []);
-  const isStream = m.type === 'stream';
-  const recipients = Array.isArray(m.display_recipient)
-    ? (m.display_recipient as { id: number }[]).map((u) => u.id).sort((a, b) => a - b)
-    : [];
-  return {
-    id: Number(m.id),
-    senderId: Number(m.sender_id),
-    kind: isStream ? 'stream' : 'direct',
-    channelId: isStream ? Number(m.stream_id) : null,
-    topic: String(m.subject ?? m.topic ?? ''),
-    directRecipients: isStream ? [] : recipients,
-    content: String(m.content ?? ''),
-    renderedContent: String(m.rendered_content ?? m.content ?? ''),
-    flags,
-    hasLink: Boolean(m.has_link),
-    hasAttachment: Boolean(m.has_attachment),
-    hasImage: Boolean(m.has_image),
-    hasReaction: Array.isArray(m.reactions) && (m.reactions as unknown[]).length > 0,
-    channelIsPublic: Boolean(m.stream_is_public),
-    topicIsFollowed: false,
-    topicIsMuted: false,
-  };
+/** A published event with its wire form, made once for all the queues (the legacy variants when first needed). */
+interface Published {
+  re: RealmEvent;
+  wire: WireEvent;
+  legacy?: Partial<Record<ClientCapability, WireEvent[]>>;
+}
+
+/** A message event's message as the narrow predicate sees it, with one recipient's flags. */
+function narrowMessage(facts: MessageFacts, flags: string[] | undefined): NarrowMessage {
+  return { ...facts, flags: new Set(flags), topicIsFollowed: false, topicIsMuted: false };
 }

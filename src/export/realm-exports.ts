@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type { RealmHandle } from '../actors/realms.js';
-import type { EventHub } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
 import { errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';

@@ -4,6 +4,9 @@ import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { errors, type ApiError } from '../errors.js';
 
+/** Room in a multipart body for the boundaries, part headers and small fields around the file. */
+export const MULTIPART_OVERHEAD = 64 * 1024;
+
 export interface IncomingFile {
   filename: string;
   mimeType: string;

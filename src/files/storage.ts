@@ -10,6 +10,14 @@ export interface ByteRange {
   end: number;
 }
 
+/** A stored file as served: where its bytes are, how many, and the type and name it is served with. */
+export interface StoredFile {
+  key: string;
+  size: number;
+  contentType: string;
+  name: string;
+}
+
 export interface FileStorage {
   /** Stores a new file from `chunks`, whole or not at all; its size. */
   put(key: string, chunks: AsyncIterable<Buffer>): Promise<number>;

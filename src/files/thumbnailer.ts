@@ -6,10 +6,9 @@ import type { Logger } from '../log.js';
 import type { ImageRenderData, UploadPreview } from '../markdown/index.js';
 import type { Db } from '../persistence/db.js';
 import { makeThumbnail, readHeader } from './image-codec.js';
-import { uploadPathIds } from './links.js';
-import { attachmentKey } from './names.js';
-import type { FileStorage } from './storage.js';
-import type { StoredFile } from './download.js';
+import { uploadPathIds } from '../realm/files/links.js';
+import { attachmentKey } from '../realm/files/names.js';
+import type { FileStorage, StoredFile } from './storage.js';
 import {
   formatName,
   missingFormats,
@@ -21,7 +20,7 @@ import {
   wantedFormats,
   type StoredThumbnail,
   type ThumbnailFormat,
-} from './thumbnail-formats.js';
+} from '../realm/files/thumbnail-formats.js';
 
 /** Uploads whose headers are read at once; more wait (each read holds the file in memory). */
 const HEADER_READS = 2;
@@ -142,7 +141,7 @@ export class Thumbnailer {
       thumbnails = made.length === 0 && img.thumbnails.length === 0 ? null : [...img.thumbnails, ...made];
     }
     const realm = await this.realms.get(realmId);
-    await realm.dispatch('finish_thumbnails', { pathId, thumbnails });
+    await realm.dispatch('thumbnails.finish', { pathId, thumbnails });
   }
 
   private async withHeaderSlot<T>(work: () => Promise<T>): Promise<T> {

@@ -1,35 +1,7 @@
 // Rate limits: token buckets per user (authenticated calls), per IP (unauthenticated ones) and per IP for
 // password attempts; answers carry the X-RateLimit-* headers, and a refusal is a 429 RATE_LIMIT_HIT.
 import { errors } from '../errors.js';
-
-export interface RateRule {
-  /** Requests allowed per window. */
-  limit: number;
-  windowSeconds: number;
-}
-
-export interface RateLimitConfig {
-  user: RateRule;
-  ip: RateRule;
-  passwordAttempts: RateRule;
-  /** Confirmation mail to one email address; every rule applies (default CONFIRMATION_MAIL_RULES). */
-  confirmationMail?: RateRule[];
-  enabled: boolean;
-}
-
-/** The reference's per-email-address rules for mail sent on request (password_reset_form_by_email): 2 an hour, 5 a day. */
-export const CONFIRMATION_MAIL_RULES: RateRule[] = [
-  { limit: 2, windowSeconds: 3600 },
-  { limit: 5, windowSeconds: 86_400 },
-];
-
-/** `200/60` → 200 requests per 60 seconds. */
-export function parseRule(raw: string | undefined, fallback: RateRule): RateRule {
-  if (!raw) return fallback;
-  const m = /^(\d+)\s*\/\s*(\d+)$/.exec(raw.trim());
-  if (!m || Number(m[2]) === 0) throw new Error(`a rate limit is "<requests>/<seconds>", got ${JSON.stringify(raw)}`);
-  return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
-}
+import { CONFIRMATION_MAIL_RULES, type RateLimitConfig, type RateRule } from '../rate-rules.js';
 
 interface Bucket {
   tokens: number;

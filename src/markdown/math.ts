@@ -3,7 +3,7 @@
 import katex from 'katex';
 import type { StateInline } from 'markdown-it';
 import { HTML_TOKEN } from './mentions.js';
-import type { RenderEnv } from './types.js';
+import type { RenderEnv, TexBudget } from './types.js';
 import { escapeAttr, escapeText } from './urls.js';
 
 /**
@@ -11,11 +11,6 @@ import { escapeAttr, escapeText } from './urls.js';
  * milliseconds): formulas past these are shown as errors, with their source.
  */
 export const TEX_LIMITS = { formulas: 100, chars: 2000 };
-
-export interface TexBudget {
-  formulas: number;
-  chars: number;
-}
 
 export function texBudget(): TexBudget {
   return { ...TEX_LIMITS };

@@ -1,7 +1,12 @@
 // Types shared by the Markdown renderer: the caller's lookups, the result, and the per-render env.
 import type { RE2JS } from 're2js';
 import type { ImageRenderData } from './images.js';
-import type { TexBudget } from './math.js';
+
+/** KaTeX work a message may still do (math.ts counts it down). */
+export interface TexBudget {
+  formulas: number;
+  chars: number;
+}
 
 export interface RenderContext {
   /** Lookups supplied by the caller (the realm's in-memory state); all synchronous. */
@@ -38,9 +43,9 @@ export interface MentionableUser {
 
 export interface RenderResult {
   html: string;
-  /** Direct (non-silent) user mentions. */
-  mentionedUserIds: Set<number>;
-  mentionedGroupIds: Set<number>;
+  /** Direct (non-silent) user mentions, each once (arrays, not sets: a rendering travels in command inputs). */
+  mentionedUserIds: number[];
+  mentionedGroupIds: number[];
   /** Wildcard mentions: all, everyone, channel and stream => stream; topic => topic. */
   wildcards: { stream: boolean; topic: boolean };
   hasLink: boolean;

@@ -1,14 +1,13 @@
-// Every live actor, for operators: one register() per actor kind (or track() for a loose actor); children are found
-// through their parents' snapshots. Transitions are recorded through XState's inspection hooks only while somebody
-// watches (system.inspect is attached then and detached after), so the hot path pays nothing otherwise.
+// Every live actor, for operators: the top-level actors are the actor system's (src/actors/system.ts), children are
+// found through their parents' snapshots; one register() per actor kind says how its actors look. Transitions are
+// recorded through XState's inspection hooks only while somebody watches (system.inspect is attached then and detached
+// after), so the hot path pays nothing otherwise.
 import type { AnyActorRef } from 'xstate';
 import { machineId, stateString, toSafeJson } from './actor-view.js';
 
 export interface ActorKind {
   /** The machine id (`createMachine({ id })`) of this kind's actors. */
   kind: string;
-  /** This kind's top-level actors (usually an owner's map of live actors); omit for actors another tracked actor spawns. */
-  actors?: () => Iterable<AnyActorRef>;
   /** Work waiting for the actor in its own queue (XState's mailbox is always drained between events); 0 when omitted. */
   mailbox?: (snapshot: any) => number;
   /** The realm an actor belongs to; `context.realmId` when omitted. */
@@ -81,35 +80,33 @@ interface InspectionEvent {
 
 const MAX_DEPTH = 8;
 
+/** Where the top-level actors come from: the actor system. */
+export interface ActorSource {
+  actors(): Iterable<AnyActorRef>;
+  get(id: string): AnyActorRef | undefined;
+  /** Tells of each new top-level actor (so a watched one is attached at once); returns the unsubscribe. */
+  onCreate(listener: (actor: AnyActorRef) => void): () => void;
+}
+
 export class ActorDirectory {
   private readonly kinds = new Map<string, ActorKind>();
-  private readonly loose = new Set<AnyActorRef>();
   private readonly watchers = new Set<ActorWatcher>();
   private records = new WeakMap<AnyActorRef, Record_>();
   private attached = new WeakSet<object>();
   private inspections: { unsubscribe(): void }[] = [];
+  private unlisten: (() => void) | null = null;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly source: ActorSource, private readonly now: () => number = Date.now) {}
 
-  /** Makes one kind of actor visible. Call once per kind, where its owner is created. */
+  /** Says how one kind of actor looks (src/operators/kinds.ts). */
   register(kind: ActorKind): void {
     if (this.kinds.has(kind.kind)) throw new Error(`actor kind ${kind.kind} registered twice`);
     this.kinds.set(kind.kind, kind);
   }
 
-  /** A top-level actor nobody keeps a map of (a one-off job): listed until it stops. */
-  track(actor: AnyActorRef): void {
-    this.loose.add(actor);
-    const forget = () => this.loose.delete(actor);
-    actor.subscribe({ complete: forget, error: forget });
-    if (this.watchers.size > 0) this.attach(actor);
-  }
-
   /** Every live state-machine actor, parents before children. */
   *all(): Generator<AnyActorRef> {
-    const roots: Iterable<AnyActorRef>[] = [this.loose];
-    for (const k of this.kinds.values()) if (k.actors) roots.push(k.actors());
-    for (const list of roots) for (const actor of list) yield* this.walk(actor, 0);
+    for (const actor of this.source.actors()) yield* this.walk(actor, 0);
   }
 
   list(filter: ActorFilter = {}): ActorRow[] {
@@ -121,7 +118,10 @@ export class ActorDirectory {
     return rows;
   }
 
+  /** A live actor by id: a top-level one straight from the actor system, a child by walking the tree. */
   find(id: string): AnyActorRef | undefined {
+    const top = this.source.get(id);
+    if (top && machineId(top) !== undefined && top.getSnapshot().status !== 'stopped') return top;
     for (const actor of this.all()) if (actor.id === id) return actor;
     return undefined;
   }
@@ -184,24 +184,22 @@ export class ActorDirectory {
 
   /**
    * Records transitions while `onChange` is registered, calling it after each; returns the unwatch function.
-   * Actors that appear in new actor systems (a new top-level actor) are attached, and reported as started, on
-   * the next refresh().
+   * A new top-level actor is attached, and reported as started, when the actor system creates it.
    */
   watch(onChange: ActorWatcher): () => void {
     this.watchers.add(onChange);
-    if (this.watchers.size === 1) this.refresh(false);
+    if (this.watchers.size === 1) {
+      for (const actor of this.all()) this.attach(actor, false);
+      this.unlisten = this.source.onCreate((actor) => this.attach(actor));
+    }
     return () => {
       if (!this.watchers.delete(onChange) || this.watchers.size > 0) return;
+      this.unlisten?.();
+      this.unlisten = null;
       for (const s of this.inspections.splice(0)) s.unsubscribe();
       this.attached = new WeakSet();
       this.records = new WeakMap();
     };
-  }
-
-  /** While watched: attaches inspection to actor systems that appeared since the last call. */
-  refresh(report = true): void {
-    if (this.watchers.size === 0) return;
-    for (const actor of this.all()) this.attach(actor, report);
   }
 
   private attach(actor: AnyActorRef, report = true): void {

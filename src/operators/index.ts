@@ -1,11 +1,13 @@
 // Everything operators see, assembled once per server: the actor directory, metrics, request observation, the traffic
 // series, health and the dashboard's live feed.
-import type { EventHub } from '../events/hub.js';
+import type { EventHub } from '../bus/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
+import type { QueueSockets } from '../events/queue-sockets.js';
 import type { QueueRegistry } from '../events/queue-registry.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
-import { ActorDirectory } from './actor-directory.js';
+import { ActorDirectory, type ActorSource } from './actor-directory.js';
+import { registerActorKinds } from './kinds.js';
 import { Health } from './health.js';
 import { LiveFeed } from './live-feed.js';
 import { ServerMetrics } from './metrics.js';
@@ -14,19 +16,18 @@ import { Throughput } from './throughput.js';
 
 /** How long transitions are recorded after an inspection request. */
 const INSPECTION_LEASE_MS = 5 * 60_000;
-/** How often, while actor lifecycle is logged, new top-level actors are looked for. */
-const LIFECYCLE_REFRESH_MS = 1000;
 
 export interface OperatorSources {
   db: Db;
   hub: EventHub;
   queues: QueueRegistry;
   longPolls: LongPolls;
+  sockets: QueueSockets;
   scheduled: { pending(): Map<number, number> };
 }
 
 export class Operators {
-  readonly actors = new ActorDirectory();
+  readonly actors: ActorDirectory;
   /** Created before the database so it can observe queries from the first one. */
   readonly metrics = new ServerMetrics();
   readonly throughput = new Throughput();
@@ -34,9 +35,13 @@ export class Operators {
   readonly feed: LiveFeed;
   private health_: Health | null = null;
   private lease: { unwatch: () => void; timer: NodeJS.Timeout | null } | null = null;
-  private lifecycle: { unwatch: () => void; timer: NodeJS.Timeout } | null = null;
+  /** Ends the actor lifecycle log while it runs. */
+  private unwatchLifecycle: (() => void) | null = null;
 
-  constructor(private readonly log: Logger, opts: { logRequests?: boolean } = {}) {
+  /** `system` is the actor system whose actors operators see. */
+  constructor(private readonly log: Logger, system: ActorSource, opts: { logRequests?: boolean } = {}) {
+    this.actors = new ActorDirectory(system);
+    registerActorKinds(this.actors);
     this.requests = new RequestObserver(log, this.metrics, this.throughput, opts.logRequests ?? true);
     this.feed = new LiveFeed(this.actors, this.throughput);
   }
@@ -51,28 +56,22 @@ export class Operators {
   /** Actor lifecycle at debug level, transitions at trace; follows the log level (call again after SIGHUP). */
   syncLifecycleLog(): void {
     const wanted = this.log.isLevelEnabled('debug');
-    if (wanted && !this.lifecycle) {
-      const unwatch = this.actors.watch((c) => {
+    if (wanted && !this.unwatchLifecycle) {
+      this.unwatchLifecycle = this.actors.watch((c) => {
         if (c.type !== 'transition') {
           this.log.debug({ actor: c.id, kind: c.kind, state: c.to, status: c.status }, c.type === 'started' ? 'actor started' : 'actor ended');
         } else if (this.log.isLevelEnabled('trace')) {
           this.log.trace({ actor: c.id, kind: c.kind, from: c.from, to: c.to, event: c.event }, 'actor transition');
         }
       });
-      // New top-level actors (queues, one-off jobs) are noticed, and reported, on the next refresh.
-      const timer = setInterval(() => this.actors.refresh(), LIFECYCLE_REFRESH_MS);
-      timer.unref();
-      this.lifecycle = { unwatch, timer };
-    } else if (!wanted && this.lifecycle) {
+    } else if (!wanted && this.unwatchLifecycle) {
       this.endLifecycleLog();
     }
   }
 
   private endLifecycleLog(): void {
-    if (!this.lifecycle) return;
-    clearInterval(this.lifecycle.timer);
-    this.lifecycle.unwatch();
-    this.lifecycle = null;
+    this.unwatchLifecycle?.();
+    this.unwatchLifecycle = null;
   }
 
   get health(): Health {
@@ -86,7 +85,6 @@ export class Operators {
     if (this.lease.timer) clearTimeout(this.lease.timer);
     this.lease.timer = setTimeout(() => this.endLease(), INSPECTION_LEASE_MS);
     this.lease.timer.unref();
-    this.actors.refresh();
   }
 
   private endLease(): void {

@@ -83,8 +83,6 @@ export class LiveFeed {
   }
 
   private pushAll(): void {
-    // Actors in actor systems that appeared since the last push get inspected from now on.
-    this.actors.refresh();
     // The counts are the same for every connection: one walk of the actors, not one per connection.
     const counts = this.actors.counts();
     for (const s of this.sessions) this.push(s, counts);

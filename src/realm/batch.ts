@@ -34,11 +34,17 @@ interface Planned {
   plan: unknown;
 }
 
+/**
+ * Checks the batch against memory, then writes and commits it. `onWritten` is called once the batch's last write is
+ * done, just before its COMMIT is sent (the realm actor's pipeline then takes the next batch, whose writes come
+ * after these, so message IDs keep the mailbox order); not at all when nothing was written or every attempt failed.
+ */
 export async function runBatch(
   db: Db,
   state: RealmState,
   registry: CommandRegistry,
   batch: PendingCommand[],
+  onWritten: () => void = () => {},
 ): Promise<BatchResult> {
   const outcomes: Outcome[] = new Array(batch.length);
   let uncertain = false;
@@ -130,9 +136,15 @@ export async function runBatch(
 
   const tag = { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag;
 
+  /** The transaction's body: the writes, then the signal that only the COMMIT is left. */
+  const thenWritten = (write: (t: Tx) => Promise<void>) => async (t: Tx) => {
+    await write(t);
+    onWritten();
+  };
+
   async function commit(write: (t: Tx) => Promise<void>): Promise<BatchResult> {
     try {
-      await db.tx({ tag }, write);
+      await db.tx({ tag }, thenWritten(write));
     } catch (err) {
       uncertain = isConnectionError(err);
       for (const { index } of planned) outcomes[index] = failure(err);
@@ -146,9 +158,11 @@ export async function runBatch(
   // trips per command): sends in bulk, the other kinds one after another. If any write throws, the transaction is
   // rolled back and the batch written again with one savepoint per command, so a refused or failing write does not
   // fail the others. A write therefore may run twice: it must act on the database only (its effects on memory
-  // belong in apply, after the commit).
+  // belong in apply, after the commit). (A COMMIT refused for another reason than the connection, after onWritten,
+  // would be written again while the pipeline's next batch writes: no constraint of this schema is deferred, so
+  // COMMIT is refused only by a lost connection, which is not retried.)
   try {
-    await db.tx({ tag }, writeOptimistic);
+    await db.tx({ tag }, thenWritten(writeOptimistic));
     return { outcomes, uncertain };
   } catch (err) {
     if (isConnectionError(err)) {

@@ -4,9 +4,9 @@ import { ChannelsState } from './channels/channels-state.js';
 import { FilesState } from './files/files-state.js';
 import { MessagesState } from './messages/messages-state.js';
 import { PeopleState } from './people/people-state.js';
-import { profileDataOf } from './people/profile-fields.js';
+import { profileDataOf } from './people/profile-values.js';
 import type { GroupSettingValue, Realm, User, UserGroup } from './types.js';
-import { apiEmail, realmEmailDomain } from './user-format.js';
+import { apiEmail, realmEmailDomain } from './user-emails.js';
 
 export class RealmState {
   readonly usersById = new Map<number, User>();

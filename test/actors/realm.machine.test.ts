@@ -4,7 +4,9 @@ import test from 'ava';
 import { createActor, waitFor } from 'xstate';
 import { realmMachine } from '../../src/actors/realm.machine.js';
 import { RealmHandle } from '../../src/actors/realms.js';
-import { EventHub, type RealmEvent } from '../../src/events/hub.js';
+import { EventHub } from '../../src/bus/hub.js';
+import type { RealmEvent } from '../../src/bus/events.js';
+import { toWire } from '../../src/events/wire.js';
 import { ApiError, errors } from '../../src/errors.js';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
 import { migrate } from '../../src/persistence/migrate.js';
@@ -77,7 +79,7 @@ function tagCommands(log: { txids: string[]; applied: string[]; writes: string[]
 function startRealm(commands: CommandRegistry, hub = new EventHub(), observer?: RealmBatchObserver) {
   const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands, observer } });
   actor.start();
-  const handle = new RealmHandle(realmId, actor, new Map());
+  const handle = new RealmHandle<CommandRegistry>(realmId, actor, new Map(), true);
   const dispatch = (kind: string, input: unknown) => handle.dispatch(kind, input);
   return { actor, dispatch, hub };
 }
@@ -196,7 +198,7 @@ test.serial('events are published after the commit, once per committed command',
   const hub = new EventHub();
   const seen: { body: unknown; committed: boolean }[] = [];
   hub.subscribe((_realm, events) => {
-    for (const e of events) seen.push({ body: e.event.body, committed: false });
+    for (const e of events) seen.push({ body: toWire(e.event).body, committed: false });
   });
   const { actor, dispatch } = startRealm(noteCommands(log), hub);
   await waitFor(actor, (s) => s.matches('ready'));
@@ -226,7 +228,7 @@ test.serial('reload picks up rows written outside the actor', async (t) => {
   const ready = await waitFor(actor, (s) => s.matches('ready'));
   t.is(ready.context.state!.realm.name, 'Actor test');
   await database.db.none("UPDATE realms SET name = 'Renamed outside' WHERE id = $1", [realmId]);
-  await dispatch('reload', undefined);
+  await dispatch('realm.reload', undefined);
   t.is(actor.getSnapshot().context.state!.realm.name, 'Renamed outside');
   actor.stop();
 });
@@ -235,7 +237,7 @@ test.serial('a realm that cannot load fails its commands with 503 instead of han
   const actor = createActor(realmMachine, { input: { realmId: 999_999, db: database.db, hub: new EventHub(), commands: coreCommands } });
   actor.start();
   const r = await new Promise((resolve, reject) =>
-    actor.send({ type: 'COMMAND', command: { kind: 'reload', input: undefined, resolve, reject } }),
+    actor.send({ type: 'COMMAND', command: { kind: 'realm.reload', input: undefined, resolve, reject } }),
   ).catch((e) => e);
   t.true(r instanceof ApiError);
   t.is((r as ApiError).status, 503);

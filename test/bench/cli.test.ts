@@ -102,3 +102,19 @@ test('mixed --ramp stops at the first step that breaks the threshold, with no us
   t.regex(figures.ramp_stopped_by, /^\w+ p99 [\d.]+ ms > 0.001 ms$/);
   t.regex(stdout, /^ {2}ramp 5 users +worst p99 .*: BROKE$/m);
 });
+
+test('send --cpu-prof DIR: the server writes its CPU profile there, and the run counts its write transactions', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'palaver-prof-'));
+  try {
+    const { code, stdout, stderr } = await bench(['send', '--quick', '--no-ceiling', '--quiet', '--db-ceiling-seconds', '0', '--cpu-prof', dir, '--out', dir]);
+    t.is(code, 0, stderr);
+    const profiles = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+    t.true(profiles.length >= 1, `profiles in ${dir}: ${readdirSync(dir).join(', ')}`);
+    const profile = JSON.parse(readFileSync(path.join(dir, profiles[0]!), 'utf8'));
+    t.true(Array.isArray(profile.nodes) && profile.nodes.length > 0);
+    t.regex(stdout, /^ {2}write_transactions +\d+$/m);
+    t.regex(stdout, /^ {2}writes_per_transaction +[\d.]+$/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

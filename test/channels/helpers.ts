@@ -1,7 +1,7 @@
 // Fixtures for the channels tests: a cast of users of every role, channel creation, messages inserted
 // straight into the store, and a recorder of published events.
-import type { RealmEvent } from '../../src/events/hub.js';
-import { recipientId } from '../../src/events/hub.js';
+import { wireForm, type PublishedWire } from '../helpers/published.js';
+import { recipientId } from '../../src/bus/events.js';
 import type { Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
@@ -76,21 +76,21 @@ export async function insertMessages(
     }
     ids.push(id);
   }
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   return ids;
 }
 
 export interface Recorded {
   event: Record<string, any>;
   users: number[];
-  legacy?: RealmEvent['legacy'];
+  legacy?: PublishedWire['legacy'];
 }
 
 /** Records every event published from now on; `take()` returns and clears them. */
 export function recordEvents(s: TestServer) {
   let events: Recorded[] = [];
   const stop = s.server.services.hub.subscribe((_realmId, published) => {
-    for (const e of published) events.push({ event: e.event, users: e.users.map(recipientId).sort((a, b) => a - b), legacy: e.legacy });
+    for (const e of published.map(wireForm)) events.push({ event: e.event, users: e.users.map(recipientId).sort((a, b) => a - b), legacy: e.legacy });
   });
   return {
     take(): Recorded[] {
@@ -111,7 +111,7 @@ export function ofType(events: Recorded[], type: string, op?: string): Recorded[
 export async function setRealmSettings(s: TestServer, settings: Record<string, unknown>): Promise<void> {
   const realm = await s.server.services.realms.forHost(undefined);
   await s.server.services.db.none('UPDATE realms SET settings = settings || $2::jsonb WHERE id = $1', [realm.id, JSON.stringify(settings)]);
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
 }
 
 export const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);

@@ -1,8 +1,8 @@
-// The topic-deletion actor on its own, with a fake realm and a controlled clock: batches until a short one
-// (complete), stops when the budget is spent (incomplete), and reports a refused batch.
+// The topic-deletion actor (a batch loop) on its own, with a fake realm and a controlled clock: batches until a short
+// one (complete), stops when the budget is spent (incomplete), and reports a refused batch.
 import test from 'ava';
 import { createActor, toPromise } from 'xstate';
-import { topicDeletionMachine, type TopicDeletionInput } from '../../src/actors/topic-deletion.machine.js';
+import { topicDeletion, topicDeletionMachine, type TopicDeletion } from '../../src/actors/topic-deletion.machine.js';
 import { errors } from '../../src/errors.js';
 import type { DeletedBatch, DeleteTopicBatchInput } from '../../src/realm/channels/topics.commands.js';
 
@@ -11,7 +11,7 @@ function fakeRealm(count: number, msPerBatch: number) {
   let remaining = count;
   let clock = 0;
   const batches: DeleteTopicBatchInput[] = [];
-  const dispatch: TopicDeletionInput['dispatch'] = async (_kind, input) => {
+  const dispatch: TopicDeletion['dispatch'] = async (_kind, input) => {
     batches.push(input);
     clock += msPerBatch;
     const n = Math.min(input.batchSize, remaining);
@@ -23,7 +23,7 @@ function fakeRealm(count: number, msPerBatch: number) {
   return { dispatch, now: () => clock, batches, left: () => remaining };
 }
 
-const input = (realm: ReturnType<typeof fakeRealm>, batchSize: number, timeBudgetMs: number): TopicDeletionInput => ({
+const deletion = (realm: ReturnType<typeof fakeRealm>, batchSize: number, timeBudgetMs: number): TopicDeletion => ({
   dispatch: realm.dispatch,
   actorId: 1,
   channelId: 7,
@@ -32,11 +32,12 @@ const input = (realm: ReturnType<typeof fakeRealm>, batchSize: number, timeBudge
   timeBudgetMs,
   now: realm.now,
 });
+const input = (realm: ReturnType<typeof fakeRealm>, batchSize: number, timeBudgetMs: number) => topicDeletion(deletion(realm, batchSize, timeBudgetMs));
 
 test('deletes batch after batch until a short batch shows the topic is empty', async (t) => {
   const realm = fakeRealm(7, 1);
   const out = await toPromise(createActor(topicDeletionMachine, { input: input(realm, 3, 1000) }).start());
-  t.deepEqual(out, { complete: true, deleted: 7, error: null });
+  t.deepEqual(out, { complete: true, count: 7, error: null });
   t.is(realm.batches.length, 3);
   t.deepEqual(realm.batches[0], { actorId: 1, channelId: 7, topic: 'old', batchSize: 3 });
   t.is(realm.left(), 0);
@@ -44,7 +45,7 @@ test('deletes batch after batch until a short batch shows the topic is empty', a
 
 test('an exact multiple of the batch size needs one more, empty, batch to know it is done', async (t) => {
   const realm = fakeRealm(6, 1);
-  t.deepEqual(await toPromise(createActor(topicDeletionMachine, { input: input(realm, 3, 1000) }).start()), { complete: true, deleted: 6, error: null });
+  t.deepEqual(await toPromise(createActor(topicDeletionMachine, { input: input(realm, 3, 1000) }).start()), { complete: true, count: 6, error: null });
   t.is(realm.batches.length, 3);
 });
 
@@ -52,17 +53,17 @@ test('stops with complete=false once the time budget is spent; the next run cont
   const realm = fakeRealm(10, 40);
   const first = await toPromise(createActor(topicDeletionMachine, { input: input(realm, 2, 100) }).start());
   // Batches end at 40, 80, 120 ms: the budget of 100 ms is spent after the third.
-  t.deepEqual(first, { complete: false, deleted: 6, error: null });
+  t.deepEqual(first, { complete: false, count: 6, error: null });
   t.is(realm.left(), 4);
   const second = await toPromise(createActor(topicDeletionMachine, { input: input(realm, 2, 1000) }).start());
-  t.deepEqual(second, { complete: true, deleted: 4, error: null });
+  t.deepEqual(second, { complete: true, count: 4, error: null });
 });
 
 test('a refused batch ends the run with its error', async (t) => {
   const refused = errors.invalidChannelId();
   const out = await toPromise(
     createActor(topicDeletionMachine, {
-      input: { ...input(fakeRealm(1, 0), 5, 100), dispatch: () => Promise.reject(refused) },
+      input: topicDeletion({ ...deletion(fakeRealm(1, 0), 5, 100), dispatch: () => Promise.reject(refused) }),
     }).start(),
   );
   t.is(out.error, refused);

@@ -2,7 +2,7 @@
 // re-register loop receives every event exactly once.
 import test from 'ava';
 import { createRequire } from 'node:module';
-import type { RealmEvent } from '../../src/events/hub.js';
+import type { RealmEvent } from '../../src/bus/events.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
 

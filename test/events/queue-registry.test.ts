@@ -2,14 +2,15 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliverEmitted } from '../../src/actors/event-queue.machine.js';
+import { ActorSystem } from '../../src/actors/system.js';
 import { QueueRegistry, type RegistryExpired } from '../../src/events/queue-registry.js';
 
 const T0 = 1_700_000_000_000;
 const MIN = 60_000;
 
-function registry(extra: ConstructorParameters<typeof QueueRegistry>[0] = {}) {
+function registry(extra: ConstructorParameters<typeof QueueRegistry>[1] = {}) {
   const clock = { t: T0 };
-  const reg = new QueueRegistry({ now: () => clock.t, processTag: 'p7', ...extra });
+  const reg = new QueueRegistry(new ActorSystem(), { now: () => clock.t, processTag: 'p7', ...extra });
   const delivered: DeliverEmitted[] = [];
   const expired: RegistryExpired[] = [];
   reg.on('deliver', (e) => delivered.push(e));
@@ -198,7 +199,7 @@ test('restore skips what does not decode and queues already live', (t) => {
 });
 
 test('start sweeps on an interval with the registry clock, and stop ends it', async (t) => {
-  const reg = new QueueRegistry({ sweepIntervalMs: 5, defaults: { idleTimeoutMs: 0 } });
+  const reg = new QueueRegistry(new ActorSystem(), { sweepIntervalMs: 5, defaults: { idleTimeoutMs: 0 } });
   const expired: string[] = [];
   reg.on('expired', (e) => expired.push(e.queueId));
   const id = reg.create(1, 1);

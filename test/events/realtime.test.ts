@@ -1,7 +1,7 @@
 // Real-time over HTTP: register, long-polling GET /events, DELETE /events, routing with event_types, narrow,
 // capabilities and local echo, heartbeats and expiry, and spectators.
 import test from 'ava';
-import type { RealmEvent } from '../../src/events/hub.js';
+import type { RealmEvent } from '../../src/bus/events.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 
@@ -121,11 +121,11 @@ test('events reach only their recipients', async (t) => {
   t.is((await poll(bob, qb.queue_id, -1, true)).json.events.length, 1);
 });
 
-test('per-recipient fields are merged into that recipient’s copy only', async (t) => {
+test('per-recipient flags are merged into that recipient’s copy only', async (t) => {
   const { alice, bob } = await people();
   const qa = await register(alice);
   const qb = await register(bob);
-  publish({ event: { type: 'custom_test' }, users: [{ id: alice.id, fields: { flags: ['read'] } }, { id: bob.id, fields: { flags: [] } }] });
+  publish({ event: { type: 'custom_test' }, users: [{ id: alice.id, flags: ['read'] }, { id: bob.id, flags: [] }] });
   t.deepEqual((await poll(alice, qa.queue_id, -1, true)).json.events[0].flags, ['read']);
   t.deepEqual((await poll(bob, qb.queue_id, -1, true)).json.events[0].flags, []);
 });
@@ -174,9 +174,17 @@ test('all_public_streams queues also get public-channel messages sent to others'
 test('a register narrow filters message events', async (t) => {
   const { alice, bob } = await people();
   const q = await register(alice, { narrow: '[["is","dm"]]' });
+  const facts = { senderId: bob.id, content: 'hi', renderedContent: '<p>hi</p>', hasLink: false, hasAttachment: false, hasImage: false, hasReaction: false };
+  const dm = [alice.id, bob.id].sort((a, b) => a - b);
   publish(
-    { event: { type: 'message', flags: [], message: { id: 20, type: 'stream', stream_id: 1, subject: 'x', sender_id: bob.id } }, users: [alice.id] },
-    { event: { type: 'message', flags: [], message: { id: 21, type: 'private', sender_id: bob.id, display_recipient: [{ id: alice.id }, { id: bob.id }] } }, users: [alice.id] },
+    {
+      event: { kind: 'message', message: { id: 20, type: 'stream' }, facts: { ...facts, id: 20, kind: 'stream', channelId: 1, topic: 'x', directRecipients: [], channelIsPublic: true } },
+      users: [{ id: alice.id, flags: [] }],
+    },
+    {
+      event: { kind: 'message', message: { id: 21, type: 'private' }, facts: { ...facts, id: 21, kind: 'direct', channelId: null, topic: '', directRecipients: dm, channelIsPublic: false } },
+      users: [{ id: alice.id, flags: [] }],
+    },
     { event: { type: 'custom_test' }, users: [alice.id] },
   );
   const events = (await poll(alice, q.queue_id, -1, true)).json.events;
@@ -255,7 +263,7 @@ test('spectators: refused unless the realm allows spectator access; two paramete
   t.is(refused.json.code, 'UNAUTHORIZED');
   const { db, realms } = s.server.services;
   await db.none(`UPDATE realms SET settings = settings || '{"enable_spectator_access": true}' WHERE id = $1`, [realmId]);
-  await (await realms.get(realmId)).dispatch('reload');
+  await (await realms.get(realmId)).dispatch('realm.reload');
   const ok = await s.client.post('/register');
   t.is(ok.status, 200);
   t.is(ok.json.queue_id, null);
@@ -265,7 +273,7 @@ test('spectators: refused unless the realm allows spectator access; two paramete
   const subs = await s.client.post('/register', { form: { include_subscribers: 'true' } });
   t.is(subs.json.msg, "Invalid 'include_subscribers' parameter for anonymous request");
   await db.none(`UPDATE realms SET settings = settings - 'enable_spectator_access' WHERE id = $1`, [realmId]);
-  await (await realms.get(realmId)).dispatch('reload');
+  await (await realms.get(realmId)).dispatch('realm.reload');
 });
 
 test('one message, several queues: each gets the form its registration asked for', async (t) => {

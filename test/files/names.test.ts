@@ -1,8 +1,8 @@
 // The pure parts of file handling: stored and sanitized names, URLs and Markdown links, serving headers,
 // byte ranges, and finding upload links in message content.
 import test from 'ava';
-import { uploadPathIds } from '../../src/files/links.js';
-import { contentTypeFor, isPathId, markdownLink, newPathId, sanitizeName, servingHeaders, storedName, uploadUrl } from '../../src/files/names.js';
+import { uploadPathIds } from '../../src/realm/files/links.js';
+import { contentTypeFor, isPathId, markdownLink, newPathId, sanitizeName, servingHeaders, storedName, uploadUrl } from '../../src/realm/files/names.js';
 import { parseRange } from '../../src/files/ranges.js';
 
 test('stored names drop directories and control characters; never empty', (t) => {

@@ -2,7 +2,10 @@
 // writing, so all but the first share one transaction and one insert statement. Each send must still get its
 // own answer, flags, events and history, exactly as if it had been written alone, and a refused or failing
 // send must not fail the others.
+import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
+import { waitFor } from 'xstate';
+import type { RealmRef } from '../../src/actors/root.machine.js';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
@@ -25,9 +28,9 @@ async function burst(t: { is(a: unknown, b: unknown, m?: string): void }, sends:
   const realm = await realmOf(s);
   const before = batchesOf(realm);
   const inputs = await Promise.all(
-    sends.map(([senderId, form]) => prepared(realm, 'sendMessage', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form })),
+    sends.map(([senderId, form]) => prepared(realm, 'messages.send', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form })),
   );
-  const settled = await Promise.allSettled(inputs.map((input) => realm.dispatch<SendResult>('sendMessage', input)));
+  const settled = await Promise.allSettled(inputs.map((input) => realm.dispatch('messages.send', input)));
   t.is(batchesOf(realm) - before, 2, 'the first send alone, then all the others in one transaction');
   return settled;
 }
@@ -184,6 +187,40 @@ test.serial('a topic starting among sends to existing topics follows it for its 
   t.deepEqual(followed.json.messages.map((m: { id: number }) => m.id), [ids[2]]);
   const history = await getMessages(s, other, { anchor: 'newest', num_before: 4, num_after: 0, narrow: narrowTo(channelId) });
   t.deepEqual(history.json.messages.map((m: { id: number }) => m.id), ids);
+});
+
+test.serial('pipelined batches: a topic started by a batch still committing is not started again by the next one', async (t) => {
+  const { member, other } = await makeCast(s);
+  const name = uniqueName();
+  await makeChannel(s, name, [member.id, other.id]);
+  const db = s.server.services.db;
+  // The first send's COMMIT waits (a deferred trigger, run inside COMMIT) until this test lets it go.
+  await db.none(`CREATE FUNCTION hold_commit() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN
+      IF NEW.content LIKE ''hold:%'' THEN PERFORM pg_advisory_xact_lock_shared(9201); END IF; RETURN NULL; END'`);
+  await db.none('CREATE CONSTRAINT TRIGGER hold_commit AFTER INSERT ON messages DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION hold_commit()');
+  const session = await db.connect();
+  await session.one('SELECT pg_advisory_lock(9201)');
+  try {
+    const realm = await realmOf(s);
+    const ref = realm['ref'] as RealmRef;
+    const input = (senderId: number, content: string) =>
+      prepared(realm, 'messages.send', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'stream', to: name, topic: 'brand new', content });
+    const first = realm.dispatch('messages.send', await input(member.id, 'hold: starts the topic'));
+    await waitFor(ref, (snap) => snap.context.inFlight.length === 1 && snap.context.inFlight[0]!.written, { timeout: 30_000 });
+    // Taken while the first commits; its statement cannot see the first's message yet.
+    const second = realm.dispatch('messages.send', await input(other.id, 'a reply in the new topic'));
+    // Its writes are done, or (as they should) wait for the first's commit to know whether the topic is new.
+    const waiting = () => db.one("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", [], (r) => r.n as number);
+    for (let i = 0; i < 600 && !(ref.getSnapshot().context.inFlight[1]?.written || (await waiting()) > 0); i++) await sleep(50);
+    await session.one('SELECT pg_advisory_unlock(9201)');
+    const [a, b] = await Promise.all([first, second]);
+    t.is(a.visibility?.policy, 3, 'the first sender started the topic and follows it');
+    t.is(b.visibility, null, 'the second did not start it (its sender’s policy follows only topics it starts)');
+    t.true(a.message.id < b.message.id);
+  } finally {
+    session.done();
+    await db.none('DROP TRIGGER hold_commit ON messages; DROP FUNCTION hold_commit()');
+  }
 });
 
 test.serial('direct_message_initiator_group in a batch: a conversation started earlier in the batch may be answered', async (t) => {

@@ -1,7 +1,8 @@
 // The operator modules on their own: the per-second traffic series, safe JSON, and the actor
-// directory (relations, filters, transitions recorded only while watched) with a controlled clock.
+// directory over an actor system (relations, filters, transitions recorded only while watched) with a controlled clock.
 import test from 'ava';
-import { assign, createActor, setup } from 'xstate';
+import { assign, setup } from 'xstate';
+import { ActorSystem } from '../../src/actors/system.js';
 import { ActorDirectory, type ActorChange } from '../../src/operators/actor-directory.js';
 import { toSafeJson } from '../../src/operators/actor-view.js';
 import { Throughput } from '../../src/operators/throughput.js';
@@ -43,9 +44,10 @@ const parent = setup({
 });
 
 test('the directory: kinds, relations, realm and mailbox, filters and counts', (t) => {
-  const d = new ActorDirectory();
-  const p = createActor(parent, { id: 'parent:7', input: { realmId: 7 } }).start();
-  d.register({ kind: 'parent', actors: () => [p], mailbox: (s) => s.context.queue.length });
+  const system = new ActorSystem();
+  const d = new ActorDirectory(system);
+  system.create(parent, { id: 'parent:7', input: { realmId: 7 } }).start();
+  d.register({ kind: 'parent', mailbox: (s) => s.context.queue.length });
   d.register({ kind: 'child' });
   const rows = d.list();
   t.deepEqual(rows.map((r) => [r.id, r.kind, r.state, r.parent, r.children, r.realm_id, r.mailbox]), [
@@ -60,9 +62,8 @@ test('the directory: kinds, relations, realm and mailbox, filters and counts', (
   t.deepEqual(d.list({ q: 'CHILD' }).map((r) => r.id), ['child:1']);
   t.is(d.find('child:1')?.id, 'child:1');
   t.throws(() => d.register({ kind: 'child' }), { message: /twice/ });
-  // A loose actor is listed until it stops.
-  const loose = createActor(child, { id: 'loose' }).start();
-  d.track(loose);
+  // Any actor of the system is listed until it stops.
+  const loose = system.create(child, { id: 'loose' }).start();
   t.truthy(d.find('loose'));
   loose.stop();
   t.is(d.find('loose'), undefined);
@@ -70,9 +71,10 @@ test('the directory: kinds, relations, realm and mailbox, filters and counts', (
 
 test('transitions are recorded only while watched', (t) => {
   let now = 5000;
-  const d = new ActorDirectory(() => now);
-  const p = createActor(parent, { id: 'parent:1', input: { realmId: 1 } }).start();
-  d.register({ kind: 'parent', actors: () => [p] });
+  const system = new ActorSystem();
+  const d = new ActorDirectory(system, () => now);
+  const p = system.create(parent, { id: 'parent:1', input: { realmId: 1 } }).start();
+  d.register({ kind: 'parent' });
   const kid = () => p.getSnapshot().children['child:1']!;
   const row = () => d.row(kid());
   kid().send({ type: 'GO' });
@@ -92,6 +94,24 @@ test('transitions are recorded only while watched', (t) => {
   t.like(row(), { state: 'busy', time_in_state_ms: null, last_transition: null });
   t.is(changes.length, 1, 'nothing observed after the last watcher left');
   p.stop();
+});
+
+test('an actor the system creates while operators watch is reported at once: started, its transitions, ended', (t) => {
+  const system = new ActorSystem();
+  const d = new ActorDirectory(system);
+  const changes: ActorChange[] = [];
+  const unwatch = d.watch((c) => changes.push(c));
+  const job = system.create(child, { id: 'job:1' }).start();
+  job.send({ type: 'GO' });
+  job.stop();
+  t.deepEqual(changes.map((c) => [c.type, c.id, c.to]), [
+    ['started', 'job:1', 'idle'],
+    ['transition', 'job:1', 'busy'],
+    ['ended', 'job:1', 'busy'],
+  ]);
+  unwatch();
+  system.create(child, { id: 'job:2' }).start();
+  t.is(changes.length, 3, 'nothing is reported once nobody watches');
 });
 
 test('safe JSON: secrets redacted, cycles, maps, actors and size bounded', (t) => {

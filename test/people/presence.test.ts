@@ -1,7 +1,8 @@
 // Presence over HTTP: the modern last_update_id protocol, the legacy format, ping_only, history, visibility, events,
 // batched persistence (no write per ping) and survival across a restart.
 import test from 'ava';
-import { PresenceSessions } from '../../src/realm/people/presence-sessions.js';
+import { PresenceSessions } from '../../src/actors/presence-sessions.js';
+import { ActorSystem } from '../../src/actors/system.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ids, watchEvents } from './helpers.js';
@@ -126,11 +127,11 @@ test.serial('2,000 users pinging every 60 s cost no database write per ping: one
      SELECT $1, 'load' || g || '@test.example', 'Load ' || g, 400, md5(g::text) FROM generate_series(1, 2000) g`,
     [realm.id],
   );
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   const userIds: number[] = await db.map(`SELECT id FROM users WHERE email LIKE 'load%@test.example' ORDER BY id`, [], (r) => r.id);
   t.is(userIds.length, 2000);
   let clock = Math.floor(Date.now() / 1000);
-  const sessions = new PresenceSessions(db, { now: () => clock });
+  const sessions = new PresenceSessions(db, new ActorSystem(), { now: () => clock });
   const rows = () => db.one('SELECT count(*)::int AS n FROM user_presence WHERE user_id = ANY($1::int[])', [userIds], (r) => r.n as number);
   // What the database holds for these users: how many rows, and the newest and oldest last_connected_time.
   const stored = () => db.one(

@@ -1,6 +1,6 @@
 // Scheduled-message tests: a server whose delivery actor runs on a simulated clock, and small request helpers.
 import { SimulatedClock } from 'xstate';
-import type { DeliveryClock } from '../../src/realm/scheduled/delivery.js';
+import type { DeliveryClock } from '../../src/actors/scheduled-delivery.js';
 import type { Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../helpers/server.js';
 

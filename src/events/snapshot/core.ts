@@ -1,5 +1,5 @@
 // Snapshot sections the foundation owns: the realm and its settings, users, groups, and the user's own record.
-import { serverThumbnailFormats } from '../../files/thumbnail-formats.js';
+import { serverThumbnailFormats } from '../../realm/files/thumbnail-formats.js';
 import { realmUrl } from '../../urls.js';
 import { EMOJI_DATA_PATH } from '../../markdown/emoji.js';
 import { deprecatedRealmPolicies, serverSupportedPermissionSettings } from '../../realm/permission-settings.js';
@@ -40,10 +40,10 @@ function groupRecord(g: UserGroup) {
   };
 }
 
-export const coreSections: Record<string, Section> = {
-  realm: ({ state, services }) => {
+export const coreSections: Record<string, Section<'config' | 'db' | 'presence'>> = {
+  realm: ({ state, config }) => {
     const realm = state.realm;
-    const url = realmUrl(services.config, realm.stringId);
+    const url = realmUrl(config, realm.stringId);
     const out: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(allRealmSettings(state))) out[`realm_${name}`] = value;
     for (const [name, value] of Object.entries(realm.groupSettings)) out[`realm_${name}`] = value;
@@ -66,7 +66,7 @@ export const coreSections: Record<string, Section> = {
       realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
       realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
       realm_bot_domain: state.emailDomain,
-      server_web_public_streams_enabled: services.config.webPublicStreamsEnabled,
+      server_web_public_streams_enabled: config.webPublicStreamsEnabled,
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
       server_inline_image_preview: true,

@@ -8,27 +8,27 @@ import type { Section } from './types.js';
 /** Zulip's MAX_DRAFTS_IN_REGISTER_RESPONSE. */
 const MAX_DRAFTS_IN_REGISTER = 1000;
 
-const navigationViews: Section = async ({ user, services }) => ({
-  navigation_views: user ? (await services.db.navigationViews.forUser(user.id)).map(formatNavigationView) : [],
+const navigationViews: Section<'db'> = async ({ user, db }) => ({
+  navigation_views: user ? (await db.navigationViews.forUser(user.id)).map(formatNavigationView) : [],
 });
 
-export const draftsSections: Record<string, Section> = {
-  drafts: async ({ user, services }) => ({
+export const draftsSections: Record<string, Section<'db'>> = {
+  drafts: async ({ user, db }) => ({
     drafts:
       user && userSetting(user, 'enable_drafts_synchronization') === true
-        ? (await services.db.drafts.forUser(user.id, MAX_DRAFTS_IN_REGISTER)).map(formatDraft)
+        ? (await db.drafts.forUser(user.id, MAX_DRAFTS_IN_REGISTER)).map(formatDraft)
         : [],
   }),
-  saved_snippets: async ({ user, services }) => ({
-    saved_snippets: user ? (await services.db.savedSnippets.forUser(user.id)).map(formatSnippet) : [],
+  saved_snippets: async ({ user, db }) => ({
+    saved_snippets: user ? (await db.savedSnippets.forUser(user.id)).map(formatSnippet) : [],
   }),
   // The event type is navigation_view; clients also ask for the key's name.
   navigation_view: navigationViews,
   navigation_views: navigationViews,
-  scheduled_messages: async ({ user, services }) => ({
-    scheduled_messages: user ? (await services.db.scheduledMessages.undeliveredOf(user.id)).map(formatScheduled) : [],
+  scheduled_messages: async ({ user, db }) => ({
+    scheduled_messages: user ? (await db.scheduledMessages.undeliveredOf(user.id)).map(formatScheduled) : [],
   }),
-  reminders: async ({ user, services }) => ({
-    reminders: user ? (await services.db.scheduledMessages.undeliveredOf(user.id, 'remind')).map(formatReminder) : [],
+  reminders: async ({ user, db }) => ({
+    reminders: user ? (await db.scheduledMessages.undeliveredOf(user.id, 'remind')).map(formatReminder) : [],
   }),
 };

@@ -1,6 +1,6 @@
 // The register snapshot: one section per event type, run for the types a client fetches. Each domain adds
 // its sections here with one spread line.
-import { channelSections } from '../../realm/channels/snapshot.js';
+import { channelSections } from './channels.js';
 import { botSections } from './bots.js';
 import { coreSections } from './core.js';
 import { defaultSections } from './defaults.js';
@@ -10,11 +10,9 @@ import { legacySections } from './legacy.js';
 import { messageSections } from './messages.js';
 import { peopleSections } from './people.js';
 import { realmAdminSections } from './realm-admin.js';
-import type { Section } from './types.js';
+import type { Section, SnapshotContext, SnapshotSources } from './types.js';
 
-export type { Section, SnapshotContext } from './types.js';
-
-export const snapshotSections: Record<string, Section> = {
+export const snapshotSections: Record<string, Section<keyof SnapshotSources>> = {
   // First: a domain's own section replaces the default of a feature it builds.
   ...defaultSections,
   ...coreSections,
@@ -31,7 +29,7 @@ export const snapshotSections: Record<string, Section> = {
 };
 
 /** Runs the sections for `types` (every section when null); unknown types are ignored. */
-export async function buildSnapshot(ctx: Parameters<Section>[0], types: string[] | null): Promise<Record<string, unknown>> {
+export async function buildSnapshot(ctx: SnapshotContext<keyof SnapshotSources>, types: string[] | null): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   // Own keys only: a type such as `constructor` must not reach Object.prototype's members.
   const wanted = types === null ? Object.keys(snapshotSections) : types.filter((t) => Object.hasOwn(snapshotSections, t));

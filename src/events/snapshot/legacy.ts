@@ -28,10 +28,10 @@ function topLevelSettings({ state, user, registration }: SnapshotContext, names:
   return Object.fromEntries(names.map((n) => [n, all[n]]));
 }
 
-export const legacySections: Record<string, Section> = {
-  muted_topics: async ({ state, user, services, registration }) => {
+export const legacySections: Record<string, Section<'db'>> = {
+  muted_topics: async ({ state, user, db, registration }) => {
     if (!user) return { muted_topics: [] };
-    const topics = await services.db.userTopics.forUser(user.id);
+    const topics = await db.userTopics.forUser(user.id);
     return {
       muted_topics: topics
         .filter((t) => t.visibilityPolicy === VISIBILITY_POLICY.MUTED && state.channels.byId.has(t.channelId))

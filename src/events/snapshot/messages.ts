@@ -4,23 +4,23 @@ import { formatPlaygrounds } from '../../realm/messages/playgrounds.js';
 import { recentConversations, unreadMessages } from '../../realm/messages/unread.js';
 import type { Section } from './types.js';
 
-export const messageSections: Record<string, Section> = {
-  message: async ({ user, services }) => ({
-    max_message_id: user ? await services.db.userMessages.maxMessageId(user.id) : -1,
+export const messageSections: Record<string, Section<'db'>> = {
+  message: async ({ user, db }) => ({
+    max_message_id: user ? await db.userMessages.maxMessageId(user.id) : -1,
   }),
 
-  update_message_flags: async ({ state, user, services, registration, fetchTypes }) => {
+  update_message_flags: async ({ state, user, db, registration, fetchTypes }) => {
     if (fetchTypes !== null && !fetchTypes.includes('message')) return {};
     if (!user) return {};
-    return { unread_msgs: await unreadMessages(services.db, state, user.id, registration.capabilities.empty_topic_name) };
+    return { unread_msgs: await unreadMessages(db, state, user.id, registration.capabilities.empty_topic_name) };
   },
 
-  recent_private_conversations: async ({ user, services }) => ({
-    recent_private_conversations: user ? await recentConversations(services.db, user.id) : [],
+  recent_private_conversations: async ({ user, db }) => ({
+    recent_private_conversations: user ? await recentConversations(db, user.id) : [],
   }),
 
-  starred_messages: async ({ user, services }) => ({
-    starred_messages: user ? await services.db.userMessages.starred(user.id) : [],
+  starred_messages: async ({ user, db }) => ({
+    starred_messages: user ? await db.userMessages.starred(user.id) : [],
   }),
 
   alert_words: ({ state, user }) => ({ alert_words: user ? [...state.messages.wordsOf(user.id)] : [] }),
@@ -33,7 +33,7 @@ export const messageSections: Record<string, Section> = {
 
   realm_filters: () => ({ realm_filters: [] }),
 
-  realm_playgrounds: async ({ state, services }) => ({
-    realm_playgrounds: formatPlaygrounds(await services.db.playgrounds.forRealm(state.realm.id)),
+  realm_playgrounds: async ({ state, db }) => ({
+    realm_playgrounds: formatPlaygrounds(await db.playgrounds.forRealm(state.realm.id)),
   }),
 };

@@ -9,17 +9,16 @@ import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/peopl
 import { snapshotAccess } from './realm-users.js';
 import type { Section } from './types.js';
 
-export const peopleSections: Record<string, Section> = {
+export const peopleSections: Record<string, Section<'db' | 'presence'>> = {
   presence: async (ctx) => {
-    const { state, user, registration, services, presenceHistoryLimitDays } = ctx;
+    const { state, user, registration, presence, presenceHistoryLimitDays } = ctx;
     if (!user) return { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 };
-    const realm = await services.realms.get(state.realm.id);
-    const { presences, lastUpdateId } = presenceResponse(state, await services.presence.all(realm), {
+    const { presences, lastUpdateId } = presenceResponse(state, await presence.all(), {
       accessible: await snapshotAccess(ctx),
       lastUpdateId: -1,
       historyDays: presenceHistoryLimitDays,
       modern: registration.slimPresence,
-      now: services.presence.now(),
+      now: presence.now(),
     });
     return { presences, server_timestamp: Date.now() / 1000, presence_last_update_id: lastUpdateId };
   },
@@ -41,9 +40,9 @@ export const peopleSections: Record<string, Section> = {
   user_settings: ({ user }) => (user ? { user_settings: userSettingsObject(user) } : {}),
 
   // Registered push devices stay pending: no push service confirms them here.
-  push_device: async ({ user, services }) => ({
+  push_device: async ({ user, db }) => ({
     push_devices: Object.fromEntries(
-      (user ? await services.db.people.pushDevices(user.id) : []).map((d) => [String(d.pushAccountId), { status: 'pending', error_code: null }]),
+      (user ? await db.people.pushDevices(user.id) : []).map((d) => [String(d.pushAccountId), { status: 'pending', error_code: null }]),
     ),
   }),
 

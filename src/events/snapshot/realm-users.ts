@@ -17,7 +17,7 @@ import type { RealmState } from '../../realm/state.js';
 import type { User } from '../../realm/types.js';
 import { canSeeDeliveryEmail, formatUser } from '../../realm/user-format.js';
 import { rawArray, type RawJson } from './raw-json.js';
-import type { SnapshotContext } from './types.js';
+import type { SnapshotContext, SnapshotRequest } from './types.js';
 
 type UserRecord = Record<string, unknown>;
 
@@ -76,10 +76,8 @@ function seesEmail(viewer: User | null, u: User): boolean {
   return sees;
 }
 
-async function idleUsers(ctx: SnapshotContext): Promise<Set<number>> {
-  const { state, services } = ctx;
-  const presences = await services.presence.all(await services.realms.get(state.realm.id));
-  return longTermIdleIds(state.usersById.values(), presences, services.presence.now());
+async function idleUsers({ state, presence }: SnapshotContext<'presence'>): Promise<Set<number>> {
+  return longTermIdleIds(state.usersById.values(), await presence.all(), presence.now());
 }
 
 /** A list as (user, form) pairs; the placeholder form stands for the "Unknown user" in place of the user. */
@@ -110,17 +108,17 @@ function listJson(realmKey: RealmState, key: string, plan: ListPlan): RawJson {
   return json;
 }
 
-const accessByContext = new WeakMap<SnapshotContext, Promise<Set<number> | null>>();
+const accessByContext = new WeakMap<SnapshotRequest, Promise<Set<number> | null>>();
 
 /** The users this register's viewer can see (null: everyone), asked of the database once per snapshot. */
-export function snapshotAccess(ctx: SnapshotContext): Promise<Set<number> | null> {
+export function snapshotAccess(ctx: SnapshotContext<'db'>): Promise<Set<number> | null> {
   let known = accessByContext.get(ctx);
-  if (!known) accessByContext.set(ctx, (known = accessibleUsersOf(ctx.services.db, ctx.state, ctx.user)));
+  if (!known) accessByContext.set(ctx, (known = accessibleUsersOf(ctx.db, ctx.state, ctx.user)));
   return known;
 }
 
 /** realm_users and realm_non_active_users, as JSON spliced into the register response. */
-export async function realmUserLists(ctx: SnapshotContext): Promise<{ realm_users: RawJson; realm_non_active_users: RawJson }> {
+export async function realmUserLists(ctx: SnapshotContext<'db' | 'presence'>): Promise<{ realm_users: RawJson; realm_non_active_users: RawJson }> {
   const { state, user: viewer, registration } = ctx;
   const caps = registration.capabilities;
   const accessible = await snapshotAccess(ctx);

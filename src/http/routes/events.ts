@@ -1,5 +1,5 @@
 // Real-time events: POST /register (queue + snapshot), GET /events (long-poll), DELETE /events.
-import { CLIENT_CAPABILITIES } from '../../events/hub.js';
+import { CLIENT_CAPABILITIES } from '../../bus/events.js';
 import { capabilitiesFrom, clientNameFrom, type QueueRegistration } from '../../events/registration.js';
 import { eventsReplyJson } from '../../events/reply-json.js';
 import { buildSnapshot } from '../../events/snapshot/index.js';
@@ -68,7 +68,9 @@ export const register = endpoint({
         state: ctx.realm.state,
         user,
         registration,
-        services: ctx.services,
+        db: ctx.services.db,
+        config: ctx.services.config,
+        presence: { all: () => ctx.services.presence.all(ctx.realm), now: () => ctx.services.presence.now() },
         presenceHistoryLimitDays: p.presence_history_limit_days,
         fetchTypes,
       },

@@ -53,7 +53,7 @@ export const getUserPresence = endpoint({
     if (!record || record.lastConnected === 0 || !presenceVisible(state, user)) {
       throw errors.badRequest(`No presence data for ${p.user_id}`);
     }
-    return { presence: legacyPresence(user, record) };
+    return { presence: legacyPresence(user.dateJoined, record) };
   },
 });
 

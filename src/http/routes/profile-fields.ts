@@ -1,6 +1,6 @@
 // Custom profile fields: list, create, change, delete and reorder the realm's fields (administrators), and set or
 // remove the user's own values.
-import { formatFields } from '../../realm/people/profile-fields.js';
+import { formatFields, profileValue } from '../../realm/people/profile-fields.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, dict, int, list, object, oneOf, optional, required, str, withDefault } from '../../params.js';
@@ -32,7 +32,7 @@ export const createProfileField = endpoint({
     editable_by_user: withDefault(bool(), true),
   },
   async handle(ctx, p) {
-    const f = await ctx.realm.dispatch<{ id: number }>('profileFields.create', {
+    const f = await ctx.realm.dispatch('profileFields.create', {
       actorId: ctx.user.id,
       name: p.name,
       hint: p.hint,
@@ -95,9 +95,6 @@ export const deleteProfileField = endpoint({
     return {};
   },
 });
-
-/** A value: text, or user IDs (person picker). */
-export const profileValue = oneOf(text(10_000), list(int(), { maxItems: 1000 }));
 
 export const updateOwnProfileData = endpoint({
   method: 'PATCH',

@@ -1,5 +1,5 @@
 // Custom emoji: list them, add one (an image streamed to storage), deactivate one, and serve their images.
-import { imageReply } from '../../files/download.js';
+import { imageReply } from '../file-reply.js';
 import { receiveSingleFile } from '../../files/multipart.js';
 import { emojiKey } from '../../files/service.js';
 import { checkCanAddEmoji } from '../../realm/files/emoji.commands.js';
@@ -7,7 +7,7 @@ import { MAX_EMOJI_FILE_MIB, normalizeEmojiName, realmEmojiDict } from '../../re
 import { endpoint, RawReply } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { required, str } from '../../params.js';
-import { MULTIPART_OVERHEAD } from './uploads.js';
+import { MULTIPART_OVERHEAD } from '../../files/multipart.js';
 
 /** The image formats custom emoji may have, by their first bytes. */
 function imageExtension(head: Buffer): string | null {
@@ -67,7 +67,7 @@ export const addRealmEmoji = endpoint({
       discard: (fileName) => files.storage.delete(emojiKey(realmId, fileName)),
     });
     try {
-      await ctx.realm.dispatch('add_realm_emoji', { actorId: ctx.user.id, name, fileName });
+      await ctx.realm.dispatch('emoji.add', { actorId: ctx.user.id, name, fileName });
     } catch (err) {
       await files.storage.delete(emojiKey(realmId, fileName)).catch(() => undefined);
       throw err;
@@ -82,7 +82,7 @@ export const deactivateRealmEmoji = endpoint({
   auth: 'user',
   params: { emoji_name: required(str()) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('deactivate_realm_emoji', { actorId: ctx.user.id, name: normalizeEmojiName(p.emoji_name) });
+    await ctx.realm.dispatch('emoji.deactivate', { actorId: ctx.user.id, name: normalizeEmojiName(p.emoji_name) });
     return {};
   },
 });

@@ -1,6 +1,6 @@
 // Data exports (administrators): POST/GET /export/realm, DELETE /export/realm/{export_id},
 // GET /export/realm/consents, and the archive's download below /user_avatars/exports/.
-import { fileReply } from '../../files/download.js';
+import { fileReply } from '../file-reply.js';
 import { consentingUserIds, deleteExport, formatExport, requestExport, type ExportDeps } from '../../export/realm-exports.js';
 import { requireAdmin } from '../../realm/people/access.js';
 import { endpoint, RawReply, type Endpoint, type RequestContext } from '../endpoint.js';

@@ -5,9 +5,9 @@
 // its address. Expired, revoked or unknown links, used or expired confirmations and deactivated realms get pages
 // that say so. The keys in these paths are secrets: the request log shows the routes instead (secretPath).
 import { hashNewPassword } from '../../auth/password-policy.js';
-import { signupConfirmation } from '../../mail/templates.js';
+import { signupConfirmation } from '../../realm/people/mail-templates.js';
 import { escapeHtml } from '../../markdown/escape.js';
-import type { MultiuseInvite, SignupConfirmation } from '../../persistence/repos/invites.js';
+import type { MultiuseInvite } from '../../persistence/repos/invites.js';
 import { confirmationLink, inviteState, newInviteKey } from '../../realm/people/invites.js';
 import { checkNewAccount, checkNewEmail, type CreatedUser } from '../../realm/people/users.commands.js';
 import type { RealmState } from '../../realm/state.js';
@@ -194,7 +194,7 @@ export const confirmSubmit = endpoint({
     try {
       checkNewAccount(state, email, p.full_name ?? '');
       const passwordHash = await hashNewPassword(p.password ?? '', ctx.services.config.passwordHashCost);
-      created = await ctx.realm.dispatch<CreatedUser>('users.create', {
+      created = await ctx.realm.dispatch('users.create', {
         email,
         fullName: p.full_name ?? '',
         passwordHash,

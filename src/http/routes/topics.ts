@@ -1,8 +1,6 @@
 // Topics of a channel: GET /users/me/{stream_id}/topics, POST /streams/{stream_id}/delete_topic.
-import { createActor, toPromise } from 'xstate';
-import { topicDeletionMachine } from '../../actors/topic-deletion.machine.js';
+import { topicDeletion, topicDeletionMachine } from '../../actors/topic-deletion.machine.js';
 import { visibleChannel } from '../../realm/channels/access.js';
-import type { DeletedBatch, DeleteTopicBatchInput } from '../../realm/channels/topics.commands.js';
 import { requireAdmin } from '../../realm/people/access.js';
 import { normalizeTopic, topicForClient } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
@@ -35,20 +33,20 @@ export const deleteTopic = endpoint({
     requireAdmin(ctx.user);
     const ch = visibleChannel(state, ctx.user, p.stream_id, 'content');
     const { config } = ctx.services;
-    const actor = createActor(topicDeletionMachine, {
-      input: {
-        dispatch: (kind: string, input: DeleteTopicBatchInput) => ctx.realm.dispatch<DeletedBatch>(kind, input),
+    const realmId = ctx.realm.id;
+    const out = await ctx.services.jobs.run(topicDeletionMachine, {
+      id: `topicDeletion:${realmId}:${ch.id}`,
+      input: topicDeletion({
+        dispatch: (kind, input) => ctx.realm.dispatch(kind, input),
+        realmId,
         actorId: ctx.user.id,
         channelId: ch.id,
         topic: normalizeTopic(state, p.topic_name),
         batchSize: config.topicDeletionBatchSize,
         timeBudgetMs: config.topicDeletionTimeBudgetMs,
         now: Date.now,
-      },
+      }),
     });
-    ctx.services.operators.actors.track(actor);
-    actor.start();
-    const out = await toPromise(actor);
     if (out.error) throw out.error;
     return { complete: out.complete };
   },

@@ -1,17 +1,13 @@
 // Uploaded files: upload one (streamed to storage), download one (access checked every time), list and delete yours.
-import { fileReply } from '../../files/download.js';
-import { receiveSingleFile } from '../../files/multipart.js';
-import { isPathId } from '../../files/names.js';
+import { fileReply } from '../file-reply.js';
+import { MULTIPART_OVERHEAD, receiveSingleFile } from '../../files/multipart.js';
+import { isPathId } from '../../realm/files/names.js';
 import { attachmentKey } from '../../files/service.js';
-import type { Removed } from '../../realm/files/attachments.commands.js';
 import { attachmentRecord } from '../../realm/files/attachments.commands.js';
 import { canDownload } from '../../realm/files/access.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { int, required, str } from '../../params.js';
-
-/** Room in a multipart body for the boundaries, part headers and small fields around the file. */
-export const MULTIPART_OVERHEAD = 64 * 1024;
 
 export const uploadFile = endpoint({
   method: 'POST',
@@ -101,7 +97,7 @@ export const deleteAttachment = endpoint({
   auth: 'user',
   params: { attachment_id: required(int()) },
   async handle(ctx, p) {
-    const removed = await ctx.realm.dispatch<Removed>('delete_attachment', { actorId: ctx.user.id, id: p.attachment_id });
+    const removed = await ctx.realm.dispatch('attachments.delete', { actorId: ctx.user.id, id: p.attachment_id });
     await ctx.services.files.removeStored(removed);
     return {};
   },

@@ -3,13 +3,14 @@ import { hashNewPassword } from '../../auth/password-policy.js';
 import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
 import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/people/user-access.js';
 import { checkNewAccount } from '../../realm/people/users.commands.js';
+import { profileValue } from '../../realm/people/profile-fields.js';
 import { ROLES, type User } from '../../realm/types.js';
 import { formatUser } from '../../realm/user-format.js';
-import { endpoint, type RequestContext } from '../endpoint.js';
+import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, int, intEnum, list, nullable, object, optional, required, str, withDefault } from '../../params.js';
+import { deactivate } from '../deactivation.js';
 import { requestRealmUrl } from './channels.js';
-import { profileValue } from './profile-fields.js';
 
 export const getOwnUser = endpoint({
   method: 'GET',
@@ -86,7 +87,7 @@ export const createUserEndpoint = endpoint({
     if (!ctx.user.canCreateUsers) throw errors.badRequest('User not authorized to create users');
     checkNewAccount(ctx.realm.state, p.email, p.full_name);
     const passwordHash = await hashNewPassword(p.password, ctx.services.config.passwordHashCost);
-    const created = await ctx.realm.dispatch<{ user: User }>('users.create', {
+    const created = await ctx.realm.dispatch('users.create', {
       actorId: ctx.user.id,
       email: p.email,
       fullName: p.full_name,
@@ -121,24 +122,6 @@ export const updateUser = endpoint({
     return {};
   },
 });
-
-/** Deactivates through the realm actor, then closes the event queues of every account that went. */
-export async function deactivate(
-  ctx: RequestContext<'user'>,
-  userId: number,
-  notificationComment: string | null,
-  target: { own?: boolean; bot?: boolean } = {},
-) {
-  const { ids } = await ctx.realm.dispatch<{ ids: number[] }>('users.deactivate', {
-    actorId: ctx.user.id,
-    userId,
-    notificationComment,
-    ...target,
-  });
-  const queues = ctx.services.queues;
-  for (const id of ids) for (const q of queues.byUser(id)) queues.delete(q.getSnapshot().context.queueId);
-  return {};
-}
 
 export const deactivateOwnUser = endpoint({
   method: 'DELETE',

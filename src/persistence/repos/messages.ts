@@ -213,6 +213,29 @@ export class MessagesRepository {
   }
 
   /** Whether the topic has any message. */
+  /**
+   * For each topic (`topicKey`: its lower()), whether a message before `beforeId` is in it, waiting first for any
+   * other transaction that asked about the same topic and has not ended: a topic started by a write batch still
+   * committing (the realm actor's pipeline) is seen as started once that batch commits, and as not started if it
+   * rolls back. The locks (per channel and topic, held until this transaction ends, taken in a fixed order) come in
+   * their own statement, so the check's snapshot is taken after the wait.
+   */
+  async topicsStartedBefore(topics: { channelId: number; topicKey: string; beforeId: number }[]): Promise<boolean[]> {
+    if (topics.length === 0) return [];
+    const channels = topics.map((x) => x.channelId);
+    const keys = topics.map((x) => x.topicKey);
+    await this.db.any(
+      `SELECT pg_advisory_xact_lock(c, hashtext(k)) FROM (SELECT DISTINCT c, k FROM unnest($1::int[], $2::text[]) AS u(c, k) ORDER BY c, k) s`,
+      [channels, keys],
+    );
+    return this.db.map(
+      `SELECT EXISTS (SELECT 1 FROM messages WHERE stream_id = u.c AND lower(topic) = u.k AND id < u.b) AS e
+         FROM unnest($1::int[], $2::text[], $3::bigint[]) WITH ORDINALITY AS u(c, k, b, ord) ORDER BY u.ord`,
+      [channels, keys, topics.map((x) => x.beforeId)],
+      (r) => r.e as boolean,
+    );
+  }
+
   topicExists(channelId: number, topic: string): Promise<boolean> {
     return this.db.one(
       'SELECT EXISTS (SELECT 1 FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2)) AS e',

@@ -1,5 +1,5 @@
 // Realm commands on the organization itself: PATCH /realm (settings and permission groups) and deactivation.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { actor, activeUserIds, requireAdmin } from '../people/access.js';

@@ -1,6 +1,6 @@
 // Creating a channel (POST /channels/create): the channel, its first subscribers, its default-channel row
 // and the optional announcement, in one transaction.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { NewChannel } from '../../persistence/repos/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
@@ -87,4 +87,4 @@ const createChannel: CommandDef<CreateChannelInput, Plan, CreatedChannels> = {
   events: createdEvents,
 };
 
-export const createCommands = { createChannel };
+export const createCommands = { 'channels.create': createChannel };

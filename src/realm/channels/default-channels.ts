@@ -1,5 +1,5 @@
 // Default channels: which channels new users join (POST/DELETE /default_streams), and joining them.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';
@@ -86,4 +86,4 @@ const setDefaultChannel: CommandDef<SetDefault, SetDefault & { changed: boolean 
   events: (state, r) => (r.changed ? defaultStreamsEvent(state) : []),
 };
 
-export const defaultChannelCommands = { setDefaultChannel };
+export const defaultChannelCommands = { 'defaultChannels.set': setDefaultChannel };

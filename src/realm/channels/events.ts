@@ -1,5 +1,5 @@
 // Builders for the channels domain's events (stream, subscription, default_streams), with their audiences.
-import type { RealmEvent } from '../../events/hub.js';
+import type { BusEvent, ChannelUpdateEvent, RealmEvent } from '../../bus/events.js';
 import type { RealmState } from '../state.js';
 import { ROLE } from '../types.js';
 import { metadataAudience } from './access.js';
@@ -13,14 +13,13 @@ function nonEmpty(events: RealmEvent[]): RealmEvent[] {
 /** stream create: the channels' records, to the given users (by default, everyone who may see them). */
 export function streamCreate(state: RealmState, channels: Channel[], users: number[], traffic: TrafficLookup = NO_TRAFFIC): RealmEvent[] {
   if (channels.length === 0) return [];
-  return nonEmpty([{ event: { type: 'stream', op: 'create', streams: channels.map((c) => formatChannel(state, c, traffic)) }, users }]);
+  return nonEmpty([{ event: { kind: 'channels_created', channels: channels.map((c) => formatChannel(state, c, traffic)) }, users }]);
 }
 
 /** stream delete: the users no longer see the channels. */
 export function streamDelete(channelIds: number[], users: number[]): RealmEvent[] {
   if (channelIds.length === 0) return [];
-  const event = { type: 'stream', op: 'delete', streams: channelIds.map((id) => ({ stream_id: id })), stream_ids: channelIds };
-  return nonEmpty([{ event, users }]);
+  return nonEmpty([{ event: { kind: 'channels_deleted', channelIds }, users }]);
 }
 
 /** stream update of one property, to everyone who may see the channel (after the change). */
@@ -32,7 +31,9 @@ export function streamUpdate(
   extra: Record<string, unknown> = {},
   users: number[] = metadataAudience(state, ch),
 ): RealmEvent {
-  return { event: { type: 'stream', op: 'update', stream_id: ch.id, name: ch.name, property, value, ...extra }, users };
+  const event: ChannelUpdateEvent = { kind: 'channel_update', channelId: ch.id, name: ch.name, property, value };
+  if (Object.keys(extra).length > 0) event.extra = extra;
+  return { event, users };
 }
 
 /**
@@ -43,7 +44,7 @@ export function archiveEvents(state: RealmState, ch: Channel, archived: boolean)
   const users = metadataAudience(state, ch);
   const update = streamUpdate(state, ch, 'is_archived', archived, {}, users);
   if (archived) return nonEmpty([{ ...update, legacy: { archived_channels: streamDelete([ch.id], users).map((e) => e.event) } }]);
-  const create = { type: 'stream', op: 'create', streams: [formatChannel(state, ch, NO_TRAFFIC)] };
+  const create: BusEvent = { kind: 'channels_created', channels: [formatChannel(state, ch, NO_TRAFFIC)] };
   const events: RealmEvent[] = [];
   const others: number[] = [];
   for (const id of users) {
@@ -54,7 +55,7 @@ export function archiveEvents(state: RealmState, ch: Channel, archived: boolean)
     }
     // Clients old enough to lack archived_channels lack notification_settings_null too.
     const record = withInheritedNotifications(formatSubscription(state, ch, sub, NO_TRAFFIC, { subscribers: true }), state.usersById.get(id)!);
-    const add = { type: 'subscription', op: 'add', subscriptions: [record] };
+    const add: BusEvent = { kind: 'subscription', op: 'add', subscriptions: [record] };
     events.push({ ...update, users: [id], legacy: { archived_channels: [create, add] } });
   }
   events.unshift({ ...update, users: others, legacy: { archived_channels: [create] } });
@@ -65,18 +66,17 @@ export function archiveEvents(state: RealmState, ch: Channel, archived: boolean)
 export function subscriptionAdd(state: RealmState, userId: number, records: Record<string, unknown>[]): RealmEvent[] {
   const user = state.usersById.get(userId);
   if (records.length === 0 || !user) return [];
-  const inherited = { type: 'subscription', op: 'add', subscriptions: records.map((r) => withInheritedNotifications(r, user)) };
-  return [{ event: { type: 'subscription', op: 'add', subscriptions: records }, users: [userId], legacy: { notification_settings_null: [inherited] } }];
+  const inherited: BusEvent = { kind: 'subscription', op: 'add', subscriptions: records.map((r) => withInheritedNotifications(r, user)) };
+  return [{ event: { kind: 'subscription', op: 'add', subscriptions: records }, users: [userId], legacy: { notification_settings_null: [inherited] } }];
 }
 
 export function subscriptionRemove(userId: number, channels: Channel[]): RealmEvent[] {
   if (channels.length === 0) return [];
-  const subscriptions = channels.map((c) => ({ stream_id: c.id, name: c.name }));
-  return [{ event: { type: 'subscription', op: 'remove', subscriptions }, users: [userId] }];
+  return [{ event: { kind: 'subscription', op: 'remove', channels: channels.map(({ id, name }) => ({ id, name })) }, users: [userId] }];
 }
 
 export function subscriptionUpdate(userId: number, channelId: number, property: string, value: unknown): RealmEvent {
-  return { event: { type: 'subscription', op: 'update', stream_id: channelId, property, value }, users: [userId] };
+  return { event: { kind: 'subscription', op: 'update', channelId, property, value }, users: [userId] };
 }
 
 /** peer_add / peer_remove: to those who may see the channel's subscribers, except the users concerned. */
@@ -84,12 +84,12 @@ export function peerEvent(state: RealmState, op: 'peer_add' | 'peer_remove', ch:
   if (userIds.length === 0) return [];
   const concerned = new Set(userIds);
   const users = metadataAudience(state, ch).filter((id) => !concerned.has(id));
-  return nonEmpty([{ event: { type: 'subscription', op, stream_ids: [ch.id], user_ids: userIds }, users }]);
+  return nonEmpty([{ event: { kind: 'subscription', op, channelIds: [ch.id], userIds }, users }]);
 }
 
 /** default_streams: the full list, to every active user but guests. */
 export function defaultStreamsEvent(state: RealmState): RealmEvent[] {
   const users = [...state.usersById.values()].filter((u) => u.isActive && u.role !== ROLE.GUEST).map((u) => u.id);
   const ids = [...state.channels.defaultChannelIds].sort((a, b) => a - b);
-  return nonEmpty([{ event: { type: 'default_streams', default_streams: ids }, users }]);
+  return nonEmpty([{ event: { kind: 'default_channels', channelIds: ids }, users }]);
 }

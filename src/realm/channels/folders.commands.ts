@@ -1,5 +1,5 @@
 // Channel folders: creating, renaming, describing, archiving and reordering them (administrators only).
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { FolderChanges } from '../../persistence/repos/channel-folders.js';
 import { byUser, type CommandDef } from '../commands.js';
@@ -131,4 +131,8 @@ const reorderChannelFolders: CommandDef<{ actorId: number; order: number[] }, nu
   events: (state, order) => folderEvent(state, { op: 'reorder', order }),
 };
 
-export const folderCommands = { createChannelFolder, updateChannelFolder, reorderChannelFolders };
+export const folderCommands = {
+  'channelFolders.create': createChannelFolder,
+  'channelFolders.update': updateChannelFolder,
+  'channelFolders.reorder': reorderChannelFolders,
+};

@@ -1,9 +1,9 @@
 // Notices from the realm's notification bot (created on first use): the announcement of a new channel, and the
 // notices of other domains (message reports). Written with the messages domain's insert and event format.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import type { Tx } from '../../persistence/db.js';
 import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
-import { eventMessage, flagNames } from '../messages/format.js';
+import { flagNames, messageEvent } from '../messages/format.js';
 import { silentMention } from '../messages/quoting.js';
 import { renderContent, type Rendered } from '../messages/render.js';
 import { applyCreatedUser } from '../people/users.commands.js';
@@ -118,11 +118,11 @@ export function applyNotice(state: RealmState, n: Notice): void {
 export function noticeEvents(state: RealmState, n: Notice): RealmEvent[] {
   const events: RealmEvent[] = n.createdBot ? realmUserAdd(state, n.createdBot) : [];
   if (n.recipients.length === 0) return events;
-  const isPublic = state.channels.byId.get(n.message.channelId!)?.inviteOnly === false;
+  const event = messageEvent(state, n.message);
   events.push({
-    event: { type: 'message', message: eventMessage(state, n.message, []) },
-    users: n.recipients.map((id) => ({ id, fields: { flags: flagNames(0) } })),
-    ...(isPublic ? { allPublicStreams: true } : {}),
+    event,
+    users: n.recipients.map((id) => ({ id, flags: flagNames(0) })),
+    ...(event.facts.channelIsPublic ? { allPublicStreams: true } : {}),
   });
   return events;
 }

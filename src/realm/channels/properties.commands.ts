@@ -1,5 +1,5 @@
 // A subscriber's personal settings for channels (POST /users/me/subscriptions/properties).
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { SubscriptionColumn } from '../../persistence/repos/subscriptions.js';
 import type { CommandDef } from '../commands.js';
@@ -85,4 +85,4 @@ const updateSubscriptionProperties: CommandDef<PropertiesInput, { userId: number
   },
 };
 
-export const propertyCommands = { updateSubscriptionProperties };
+export const propertyCommands = { 'subscriptions.setProperties': updateSubscriptionProperties };

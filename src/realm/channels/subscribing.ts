@@ -1,6 +1,6 @@
 // Adding and removing subscriptions, shared by channel creation, POST/DELETE subscriptions and default
 // channels: planning (colors, who gains or loses access), applying to memory, and the resulting events.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import type { Tx } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
 import { hasMetadataAccess } from './access.js';

@@ -1,6 +1,6 @@
 // Subscribing (creating missing channels by name) and unsubscribing users: POST and DELETE /users/me/subscriptions,
 // and both in one command (PATCH /users/me/subscriptions).
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
 import { byUser, type CommandDef } from '../commands.js';
@@ -203,4 +203,8 @@ const updateSubscriptions: CommandDef<UpdateSubscriptionsInput, { add: Subscribe
   ],
 };
 
-export const subscriptionCommands = { subscribe, unsubscribe, 'subscriptions.update': updateSubscriptions };
+export const subscriptionCommands = {
+  'subscriptions.add': subscribe,
+  'subscriptions.remove': unsubscribe,
+  'subscriptions.update': updateSubscriptions,
+};

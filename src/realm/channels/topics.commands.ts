@@ -1,6 +1,6 @@
 // Topic-level writes: a user's visibility policy for a topic, deleting a topic's messages in batches
 // (run by the topic-deletion actor), and removing messages past their retention period (the retention actor).
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { actor, requireAdmin } from '../people/access.js';
@@ -144,4 +144,4 @@ const retentionBatch: CommandDef<{ batchSize: number }, { batchSize: number }, R
   events: (state, r) => r.channels.flatMap((c) => firstMessageEvents(state, c.channelId, c.firstMessageIdBefore)),
 };
 
-export const topicCommands = { setUserTopic, deleteTopicBatch, retentionBatch };
+export const topicCommands = { 'userTopics.set': setUserTopic, 'topics.deleteBatch': deleteTopicBatch, 'messages.expireBatch': retentionBatch };

@@ -1,6 +1,6 @@
 // Changing a channel (PATCH /streams/{id}) and archiving it (DELETE /streams/{id}): name, description,
 // privacy, default status, retention, folder, topics policy, permission groups, archived flag.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { ChannelChanges } from '../../persistence/repos/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
@@ -176,7 +176,7 @@ const updateChannel: CommandDef<UpdateChannelInput, Plan, Result> = {
     if (gained.length > 0) {
       events.push(...streamCreate(state, [ch], gained));
       const subscribers = activeSubscriberIds(state, ch.id);
-      if (subscribers.length > 0) events.push({ event: { type: 'subscription', op: 'peer_add', stream_ids: [ch.id], user_ids: subscribers }, users: gained });
+      if (subscribers.length > 0) events.push({ event: { kind: 'subscription', op: 'peer_add', channelIds: [ch.id], userIds: subscribers }, users: gained });
     }
     const audience = after.filter((id) => before.has(id));
     const update = (property: string, value: unknown, extra: Record<string, unknown> = {}) => {
@@ -210,4 +210,4 @@ const updateChannel: CommandDef<UpdateChannelInput, Plan, Result> = {
   },
 };
 
-export const updateCommands = { updateChannel };
+export const updateCommands = { 'channels.update': updateChannel };

@@ -1,6 +1,6 @@
 // Realm commands on a user's synchronized drafts: create (several at once), replace, delete; and dropping them
 // all when the user turns enable_drafts_synchronization off.
-import type { RealmEvent } from '../../events/hub.js';
+import type { DraftsEvent, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import type { Tx } from '../../persistence/db.js';
@@ -13,7 +13,6 @@ import { actor } from '../people/access.js';
 import { userSetting } from '../people/user-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
-import { formatDraft } from './format.js';
 
 /** A draft as a client sends it (the Draft object without `id`). */
 export interface DraftInput {
@@ -58,10 +57,7 @@ export function validateDraft(state: RealmState, user: User, d: DraftInput, now:
 
 const nowSeconds = () => Date.now() / 1000;
 
-const draftEvent = (userId: number, event: Record<string, unknown>): RealmEvent => ({
-  event: { type: 'drafts', ...event },
-  users: [userId],
-});
+const draftEvent = (userId: number, event: DraftsEvent): RealmEvent => ({ event, users: [userId] });
 
 const createDrafts: CommandDef<{ userId: number; drafts: DraftInput[] }, NewDraft[], StoredDraft[]> = {
   batchable: true,
@@ -73,7 +69,7 @@ const createDrafts: CommandDef<{ userId: number; drafts: DraftInput[] }, NewDraf
   write: (t, drafts, state) => t.drafts.insert(state.realm.id, drafts),
   events(_state, created) {
     if (created.length === 0) return [];
-    return [draftEvent(created[0]!.userId, { op: 'add', drafts: created.map(formatDraft) })];
+    return [draftEvent(created[0]!.userId, { kind: 'drafts', op: 'add', drafts: created })];
   },
 };
 
@@ -88,7 +84,7 @@ const editDraft: CommandDef<{ userId: number; draftId: number; draft: DraftInput
     if (!updated) throw errors.draftNotFound();
     return updated;
   },
-  events: (_state, d) => [draftEvent(d.userId, { op: 'update', draft: formatDraft(d) })],
+  events: (_state, d) => [draftEvent(d.userId, { kind: 'drafts', op: 'update', draft: d })],
 };
 
 const deleteDraft: CommandDef<{ userId: number; draftId: number }, { userId: number; draftId: number }, { userId: number; draftId: number }> = {
@@ -101,7 +97,7 @@ const deleteDraft: CommandDef<{ userId: number; draftId: number }, { userId: num
     if (!(await t.drafts.delete(plan.userId, plan.draftId))) throw errors.draftNotFound();
     return plan;
   },
-  events: (_state, r) => [draftEvent(r.userId, { op: 'remove', draft_id: r.draftId })],
+  events: (_state, r) => [draftEvent(r.userId, { kind: 'drafts', op: 'remove', draftId: r.draftId })],
 };
 
 /**

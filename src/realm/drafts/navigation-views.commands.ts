@@ -1,10 +1,9 @@
 // Realm commands on a user's navigation views: settings for built-in views (no name) and named custom views.
-import type { RealmEvent } from '../../events/hub.js';
+import type { NavigationViewEvent, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { NavigationView } from '../../persistence/repos/navigation-views.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
-import { formatNavigationView } from './format.js';
 
 /** Fragments of the views the client has built in (Zulip's BUILT_IN_VIEW_FRAGMENTS). */
 export const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
@@ -19,10 +18,7 @@ export const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
   'reminders',
 ]);
 
-const viewEvent = (userId: number, event: Record<string, unknown>): RealmEvent => ({
-  event: { type: 'navigation_view', ...event },
-  users: [userId],
-});
+const viewEvent = (userId: number, event: NavigationViewEvent): RealmEvent => ({ event, users: [userId] });
 
 function cleanFragment(raw: string): string {
   const fragment = raw.trim();
@@ -51,7 +47,7 @@ const addView: CommandDef<AddInput, AddPlan, AddPlan> = {
     await t.navigationViews.insert(state.realm.id, p.userId, p.view);
     return p;
   },
-  events: (_state, p) => [viewEvent(p.userId, { op: 'add', navigation_view: formatNavigationView(p.view) })],
+  events: (_state, p) => [viewEvent(p.userId, { kind: 'navigation_view', op: 'add', view: p.view })],
 };
 
 type UpdateInput = { userId: number; fragment: string; isPinned?: boolean; name?: string };
@@ -80,7 +76,7 @@ const updateView: CommandDef<UpdateInput, UpdateInput, UpdateResult> = {
     if (p.isPinned !== undefined) data.is_pinned = p.isPinned;
     return { userId: p.userId, fragment: p.fragment, data };
   },
-  events: (_state, r) => [viewEvent(r.userId, { op: 'update', fragment: r.fragment, data: r.data })],
+  events: (_state, r) => [viewEvent(r.userId, { kind: 'navigation_view', op: 'update', fragment: r.fragment, data: r.data })],
 };
 
 type RemovePlan = { userId: number; fragment: string };
@@ -95,7 +91,7 @@ const removeView: CommandDef<RemovePlan, RemovePlan, RemovePlan> = {
     if (!(await t.navigationViews.delete(p.userId, p.fragment))) throw errors.navigationViewNotFound();
     return p;
   },
-  events: (_state, p) => [viewEvent(p.userId, { op: 'remove', fragment: p.fragment })],
+  events: (_state, p) => [viewEvent(p.userId, { kind: 'navigation_view', op: 'remove', fragment: p.fragment })],
 };
 
 export const navigationViewCommands = {

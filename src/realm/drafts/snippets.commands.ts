@@ -1,10 +1,9 @@
 // Realm commands on a user's saved snippets: create, edit (title and/or content), delete.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent, SavedSnippetEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { SavedSnippet } from '../../persistence/repos/saved-snippets.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
-import { formatSnippet } from './format.js';
 
 /** Zulip's SavedSnippet.MAX_TITLE_LENGTH. */
 export const SNIPPET_TITLE_MAX = 60;
@@ -15,10 +14,7 @@ function cleanField(value: string, field: 'Title' | 'Content'): string {
   return v;
 }
 
-const snippetEvent = (userId: number, event: Record<string, unknown>): RealmEvent => ({
-  event: { type: 'saved_snippets', ...event },
-  users: [userId],
-});
+const snippetEvent = (userId: number, event: SavedSnippetEvent): RealmEvent => ({ event, users: [userId] });
 
 type CreatePlan = { userId: number; title: string; content: string };
 
@@ -29,7 +25,7 @@ const createSnippet: CommandDef<CreatePlan, CreatePlan, SavedSnippet> = {
     return { userId: input.userId, title: cleanField(input.title, 'Title'), content: cleanField(input.content, 'Content') };
   },
   write: (t, p, state) => t.savedSnippets.insert(state.realm.id, p.userId, p.title, p.content),
-  events: (_state, s) => [snippetEvent(s.userId, { op: 'add', saved_snippet: formatSnippet(s) })],
+  events: (_state, s) => [snippetEvent(s.userId, { kind: 'saved_snippet', op: 'add', snippet: s })],
 };
 
 type EditInput = { userId: number; snippetId: number; title?: string; content?: string };
@@ -50,7 +46,7 @@ const editSnippet: CommandDef<EditInput, EditInput, SavedSnippet> = {
     if (!s) throw errors.snippetNotFound();
     return s;
   },
-  events: (_state, s) => [snippetEvent(s.userId, { op: 'update', saved_snippet: formatSnippet(s) })],
+  events: (_state, s) => [snippetEvent(s.userId, { kind: 'saved_snippet', op: 'update', snippet: s })],
 };
 
 type DeletePlan = { userId: number; snippetId: number };
@@ -65,7 +61,7 @@ const deleteSnippet: CommandDef<DeletePlan, DeletePlan, DeletePlan> = {
     if (!(await t.savedSnippets.delete(p.userId, p.snippetId))) throw errors.snippetNotFound();
     return p;
   },
-  events: (_state, p) => [snippetEvent(p.userId, { op: 'remove', saved_snippet_id: p.snippetId })],
+  events: (_state, p) => [snippetEvent(p.userId, { kind: 'saved_snippet', op: 'remove', snippetId: p.snippetId })],
 };
 
 export const snippetCommands = {

@@ -1,5 +1,5 @@
 // Who may download an upload, and the bookkeeping that grants it: which messages link which attachments.
-import { uploadPathIds } from '../../files/links.js';
+import { uploadPathIds } from './links.js';
 import type { Repos, Tx } from '../../persistence/db.js';
 import type { Attachment } from '../../persistence/repos/attachments.js';
 import { canSeeMessage } from '../messages/access.js';

@@ -1,5 +1,5 @@
 // Realm commands for attachment rows: record an upload (its bytes already stored), delete one, remove unclaimed ones.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { Attachment, DeletedAttachment } from '../../persistence/repos/attachments.js';
@@ -81,7 +81,7 @@ const deleteUnclaimed: CommandDef<{ before: number; limit: number }, { before: n
 };
 
 export const attachmentCommands = {
-  add_attachment: addAttachment,
-  delete_attachment: deleteAttachment,
-  delete_unclaimed_attachments: deleteUnclaimed,
+  'attachments.add': addAttachment,
+  'attachments.delete': deleteAttachment,
+  'attachments.deleteUnclaimed': deleteUnclaimed,
 };

@@ -1,5 +1,5 @@
 // Realm commands for custom emoji: add one (its image already stored) and deactivate one; both publish realm_emoji.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { emojiByName } from '../../markdown/index.js';
 import type { CommandDef } from '../commands.js';
@@ -60,6 +60,6 @@ const deactivateRealmEmoji: CommandDef<{ actorId: number; name: string }, Custom
 };
 
 export const emojiCommands = {
-  add_realm_emoji: addRealmEmoji,
-  deactivate_realm_emoji: deactivateRealmEmoji,
+  'emoji.add': addRealmEmoji,
+  'emoji.deactivate': deactivateRealmEmoji,
 };

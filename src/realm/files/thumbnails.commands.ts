@@ -1,8 +1,8 @@
 // Realm command run when an upload's thumbnails are done (or failed): the messages still showing its placeholder
 // get the thumbnail (or lose the preview), each with a rendering-only update_message event, like the reference's
 // thumbnail worker.
-import type { RealmEvent } from '../../events/hub.js';
-import { uploadPreview } from '../../files/thumbnail-formats.js';
+import type { RealmEvent } from '../../bus/events.js';
+import { uploadPreview } from './thumbnail-formats.js';
 import { rewriteUploadPreviews } from '../../markdown/index.js';
 import type { StoredThumbnail } from '../../persistence/repos/image-attachments.js';
 import type { CommandDef } from '../commands.js';
@@ -58,8 +58,8 @@ const finishThumbnails: CommandDef<FinishInput, FinishInput & { realmId: number 
         rendered_content: m.renderedContent,
         rendering_only: true,
       },
-      users: m.audience.map((a) => ({ id: a.id, fields: { flags: a.flags } })),
+      users: m.audience.map((a) => ({ id: a.id, flags: a.flags })),
     })),
 };
 
-export const thumbnailCommands = { finish_thumbnails: finishThumbnails };
+export const thumbnailCommands = { 'thumbnails.finish': finishThumbnails };

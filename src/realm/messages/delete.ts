@@ -1,6 +1,6 @@
 // Deleting a message (DELETE /messages/{id}): who may (any message, or one's own within the time limit), and the
 // delete_message event (bulk message_ids, or one event per message for queues without bulk_message_deletion).
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
 import { inChannelSetting } from '../channels/access.js';

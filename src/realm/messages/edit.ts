@@ -1,7 +1,7 @@
 // Editing a message (PATCH /messages/{id}): new content (re-rendered, mention flags recomputed), a new topic
 // (with propagate_mode), a move to another channel; edit history, row changes for a move, and the events.
 import { createHash } from 'node:crypto';
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import type { ImageRenderData } from '../../markdown/index.js';
 import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
@@ -206,7 +206,7 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
       event.topic_links = topicLinks(state, r.topic);
     }
     if (r.newChannel) event.new_stream_id = r.newChannel.id;
-    const events: RealmEvent[] = [{ event, users: r.audience.map((a) => ({ id: a.id, fields: { flags: a.flags } })) }];
+    const events: RealmEvent[] = [{ event, users: r.audience.map((a) => ({ id: a.id, flags: a.flags })) }];
     if (r.lostAccess.length > 0 && m.kind === 'stream') {
       const base = { type: 'delete_message', message_type: 'stream', stream_id: m.channelId, topic: m.topic };
       events.push({

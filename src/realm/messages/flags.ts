@@ -1,6 +1,6 @@
 // Personal message flags (POST /messages/flags and the mark-as-read operations): Zulip's state table, historical
 // rows for messages the user never received, and the update_message_flags event.
-import type { RealmEvent } from '../../events/hub.js';
+import type { MessageFlagsEvent, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { CommandDef } from '../commands.js';
@@ -47,8 +47,8 @@ export interface FlagsResult {
 
 export function flagsEvent(r: Pick<FlagsResult, 'userId' | 'op' | 'flag' | 'changed' | 'details'>): RealmEvent[] {
   if (r.changed.length === 0) return [];
-  const event: RealmEvent['event'] = { type: 'update_message_flags', op: r.op, operation: r.op, flag: r.flag, messages: r.changed, all: false };
-  if (r.details) event.message_details = r.details;
+  const event: MessageFlagsEvent = { kind: 'message_flags', op: r.op, flag: r.flag, messageIds: r.changed };
+  if (r.details) event.details = r.details;
   return [{ event, users: [r.userId] }];
 }
 

@@ -1,4 +1,5 @@
 // Messages as the API returns them (the reference's message object), flag bits as names, and recipient IDs.
+import type { MessageEvent } from '../../bus/events.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/messages.js';
 import type { Reaction } from '../../persistence/repos/reactions.js';
@@ -111,10 +112,21 @@ export function formatMessage(state: RealmState, m: StoredMessage, reactions: Re
  * plus `rendered_content`, `stream_is_public` and `empty_topic_display_name`, which the narrow filter reads
  * and the queue form removes.
  */
-export function eventMessage(state: RealmState, m: StoredMessage, reactions: Reaction[]): Record<string, unknown> {
-  const out = formatMessage(state, m, reactions, { applyMarkdown: false, clientGravatar: false, allowEmptyTopic: true });
+function eventMessage(state: RealmState, m: StoredMessage, channelIsPublic: boolean): Record<string, unknown> {
+  const out = formatMessage(state, m, [], { applyMarkdown: false, clientGravatar: false, allowEmptyTopic: true });
   out.rendered_content = m.renderedContent;
-  out.stream_is_public = m.kind === 'stream' && state.channels.byId.get(m.channelId!)?.inviteOnly === false;
+  out.stream_is_public = channelIsPublic;
   out.empty_topic_display_name = realmSetting(state, 'empty_topic_display_name');
   return out;
+}
+
+/** The event of a new message (it has no reactions yet), with what the narrow filters read about it. */
+export function messageEvent(state: RealmState, m: StoredMessage): MessageEvent {
+  const channelIsPublic = m.kind === 'stream' && state.channels.byId.get(m.channelId!)?.inviteOnly === false;
+  const { id, senderId, kind, channelId, topic, directRecipients, content, renderedContent, hasLink, hasAttachment, hasImage } = m;
+  return {
+    kind: 'message',
+    message: eventMessage(state, m, channelIsPublic),
+    facts: { id, senderId, kind, channelId, topic, directRecipients, content, renderedContent, hasLink, hasAttachment, hasImage, hasReaction: false, channelIsPublic },
+  };
 }

@@ -1,6 +1,6 @@
 // Linkifiers (administrators): adding, changing, removing and ordering them, with pattern and URL-template
 // validation; realm_linkifiers events reach only clients with the linkifier_url_template capability.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { validateLinkifierPattern, validateUrlTemplate } from '../../markdown/index.js';
 import type { Linkifier } from '../../persistence/repos/linkifiers.js';

@@ -1,6 +1,6 @@
 // Code playgrounds (administrators): where a code block of a language opens; realm_playgrounds events carry the
 // realm's whole list to everyone.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Playground } from '../../persistence/repos/playgrounds.js';
 import type { CommandDef } from '../commands.js';

@@ -1,6 +1,6 @@
 // Emoji reactions: adding (by name, or name with code and type) and removing, with Zulip's validation, historical
 // rows for reactions to messages the user never received, and the reaction event.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Reaction } from '../../persistence/repos/reactions.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';
@@ -81,14 +81,13 @@ export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionRes
     return [
       {
         event: {
-          type: 'reaction',
+          kind: 'reaction',
           op: r.op,
-          user_id: r.reaction.userId,
-          user: { user_id: r.reaction.userId, email: u ? state.apiEmailOf(u) : '', full_name: u?.fullName ?? '' },
-          message_id: r.message.id,
-          emoji_name: r.reaction.emojiName,
-          emoji_code: r.reaction.emojiCode,
-          reaction_type: r.reaction.reactionType,
+          user: { userId: r.reaction.userId, email: u ? state.apiEmailOf(u) : '', fullName: u?.fullName ?? '' },
+          messageId: r.message.id,
+          emojiName: r.reaction.emojiName,
+          emojiCode: r.reaction.emojiCode,
+          reactionType: r.reaction.reactionType,
         },
         users: r.audience,
       },

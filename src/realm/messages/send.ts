@@ -1,7 +1,7 @@
 // Sending a message (batchable: group commit): addressing, permissions, rendering, per-user flags; one statement
 // inserting the message and its recipients' rows (for a whole batch of sends: one for all of them), then the
 // message event with each one's flags.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import type { ImageRenderData } from '../../markdown/index.js';
 import { ApiError, errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
@@ -16,7 +16,7 @@ import { actor } from '../people/access.js';
 import { accessRestricted, userAccessTest } from '../people/user-access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
-import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
+import { flagNames, IS_PRIVATE_BIT, messageEvent } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
@@ -214,15 +214,21 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
     pending.push({ index, plan, message: m, flags });
   }
   await flush();
-  // A topic starts with the first message it ever had: none before its statement, none earlier in these sends.
-  const topics = new Set<string>();
+  // A topic starts with the first message it ever had: none before its statement, none earlier in these sends, none
+  // in an earlier batch still committing (pipelined group commit: topicsStartedBefore waits for those; only topics
+  // new to the statement are asked).
+  const firsts = new Map<string, { channelId: number; topicKey: string; beforeId: number }>();
+  for (const { a, row } of inserted) {
+    const key = `${a.message.channelId}\u0000${row.topicKey}`;
+    if (a.message.kind === 'stream' && !row.topicExisted && !firsts.has(key)) firsts.set(key, { channelId: a.message.channelId!, topicKey: row.topicKey, beforeId: row.id });
+  }
+  const startedBefore = await t.messages.topicsStartedBefore([...firsts.values()]);
+  const starts = new Set([...firsts.values()].filter((_, i) => !startedBefore[i]).map((f) => f.beforeId));
   for (const { a, row } of inserted) {
     const m = a.message;
     let visibility: VisibilityChange | null = null;
     if (m.kind === 'stream') {
-      const key = `${m.channelId}\u0000${row.topicKey}`;
-      const startsTopic = !row.topicExisted && !topics.has(key);
-      topics.add(key);
+      const startsTopic = starts.has(row.id);
       visibility = await applyAutomaticVisibility(t, state, a.plan.sender, m.channelId!, m.topic, new Date(m.dateSent * 1000), startsTopic);
     }
     // Uploads linked in the message become readable by whoever can read the message.
@@ -234,6 +240,12 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
 
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
+  // Nothing a send checks is changed by another send; its writes insert new rows, and where one meets an earlier
+  // batch's uncommitted row (a new direct conversation) PostgreSQL waits for that commit; whether it starts its
+  // topic waits for an earlier batch that started it (topicsStartedBefore). What a send's write reads without
+  // waiting: an @topic's participants and a guest's recent conversations miss a message still committing in an
+  // earlier batch, as if this send had come just before it (its author could not have seen it yet either).
+  pipelined: true,
   prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content),
   orderKey: (input) => byUser(input.senderId),
   check(state, input) {
@@ -309,11 +321,11 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
     const m = r.message;
     const events: RealmEvent[] = [];
     if (r.visibility) events.push(userTopicEvent(r.visibility));
-    const isPublic = m.kind === 'stream' && state.channels.byId.get(m.channelId!)?.inviteOnly === false;
+    const event = messageEvent(state, m);
     events.push({
-      event: { type: 'message', message: eventMessage(state, m, []) },
-      users: r.rows.map((row) => ({ id: row.userId, fields: { flags: flagNames(row.flags) } })),
-      ...(isPublic ? { allPublicStreams: true } : {}),
+      event,
+      users: r.rows.map((row) => ({ id: row.userId, flags: flagNames(row.flags) })),
+      ...(event.facts.channelIsPublic ? { allPublicStreams: true } : {}),
       ...(r.senderQueue ? { senderQueue: r.senderQueue } : {}),
     });
     return events;

@@ -1,6 +1,6 @@
 // Automatic topic visibility on send: the sender's automatically_follow_topics_policy and
 // automatically_unmute_topics_in_muted_streams_policy, the stored policy change and its user_topic event.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import type { Tx } from '../../persistence/db.js';
 import { VISIBILITY_POLICY } from '../channels/types.js';
 import { userSetting } from '../people/user-settings.js';

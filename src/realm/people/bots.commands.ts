@@ -1,6 +1,6 @@
 // Realm commands on bots: create (POST /bots), configure (PATCH /bots/{bot_id}), regenerate an API key.
 import { generateApiKey } from '../../auth/secrets.js';
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { BotSettings } from '../../persistence/repos/bots.js';
 import { hasContentAccess } from '../channels/access.js';

@@ -1,5 +1,5 @@
 // Bots as their administrators see them: types, who may administer one, the Bot record and realm_bot events.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { BotSettings } from '../../persistence/repos/bots.js';
 import type { RealmState } from '../state.js';

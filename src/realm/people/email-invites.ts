@@ -1,7 +1,7 @@
 // Email invitations (POST /invites): who may send them, how the addresses are checked (the reference's per-address
 // reasons), the daily sending limit, and the send/revoke/resend commands; each mail goes through the outbox.
 import { errors } from '../../errors.js';
-import { invitationMail } from '../../mail/templates.js';
+import { invitationMail } from './mail-templates.js';
 import type { Tx } from '../../persistence/db.js';
 import type { EmailInvite, NewEmailInvite } from '../../persistence/repos/email-invites.js';
 import { emailRefusal } from '../admin/domains.js';

@@ -1,5 +1,5 @@
 // Builders for the people domain's events: realm_user, user_group membership, user_settings.
-import type { RealmEvent } from '../../events/hub.js';
+import type { BusEvent, RealmEvent } from '../../bus/events.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../types.js';
 import { canSeeDeliveryEmail, formatUser } from '../user-format.js';
@@ -23,10 +23,10 @@ export function realmUserAdd(state: RealmState, user: User): RealmEvent[] {
   }
   const events: RealmEvent[] = [];
   if (restricted.length) {
-    events.push({ event: { type: 'realm_user', op: 'add', person: unknownUser(user.id, state.emailDomain) }, users: restricted, skipWith: 'user_list_incomplete' });
+    events.push({ event: { kind: 'realm_user', op: 'add', person: unknownUser(user.id, state.emailDomain) }, users: restricted, skipWith: 'user_list_incomplete' });
   }
-  if (seeing.length) events.push({ event: { type: 'realm_user', op: 'add', person: formatUser(user, { includeDeliveryEmail: true, emailDomain: state.emailDomain }) }, users: seeing });
-  if (others.length) events.push({ event: { type: 'realm_user', op: 'add', person: formatUser(user, { viewer: null, emailDomain: state.emailDomain }) }, users: others });
+  if (seeing.length) events.push({ event: { kind: 'realm_user', op: 'add', person: formatUser(user, { includeDeliveryEmail: true, emailDomain: state.emailDomain }) }, users: seeing });
+  if (others.length) events.push({ event: { kind: 'realm_user', op: 'add', person: formatUser(user, { viewer: null, emailDomain: state.emailDomain }) }, users: others });
   return events;
 }
 
@@ -41,7 +41,7 @@ export function realmUserUpdate(state: RealmState, person: { user_id: number } &
     const viewer = state.usersById.get(id);
     return !canAccess || !viewer || canAccess(viewer);
   });
-  return { event: { type: 'realm_user', op: 'update', person }, users };
+  return { event: { kind: 'realm_user', op: 'update', person }, users };
 }
 
 /**
@@ -60,8 +60,8 @@ export function emailVisibilityEvents(state: RealmState, before: User, after: Us
     else if (was && !is) lost.push(id);
   }
   const out: RealmEvent[] = [];
-  if (gained.length) out.push({ event: { type: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: after.email } }, users: gained });
-  if (lost.length) out.push({ event: { type: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: null } }, users: lost });
+  if (gained.length) out.push({ event: { kind: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: after.email } }, users: gained });
+  if (lost.length) out.push({ event: { kind: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: null } }, users: lost });
   const newEmail = state.apiEmailOf(after);
   if (newEmail !== state.apiEmailOf(before)) out.push(realmUserUpdate(state, { user_id: after.id, new_email: newEmail }));
   return out;
@@ -73,12 +73,12 @@ export function groupMembership(
   groupId: number,
   userIds: number[],
 ): RealmEvent {
-  return { event: { type: 'user_group', op, group_id: groupId, user_ids: userIds }, users: activeUserIds(state) };
+  return { event: { kind: 'group_members', op, groupId, userIds }, users: activeUserIds(state) };
 }
 
 /** user_settings update; clients without the user_settings_object capability also get the legacy event. */
 export function userSettingEvents(state: RealmState, user: User, property: string, value: unknown): RealmEvent[] {
-  const modern = { type: 'user_settings', op: 'update', property, value };
+  const modern: BusEvent = { kind: 'user_setting', property, value };
   const event: RealmEvent = { event: modern, users: [user.id] };
   const legacy = USER_SETTINGS[property]?.legacy ?? (property === 'timezone' ? 'display' : undefined);
   if (legacy === 'display') {

@@ -1,5 +1,6 @@
 // Realm commands on a user group's members and subgroups: add and remove, by the group's permission settings
 // (manage, add/remove members, join, leave); user_group add/remove_members and add/remove_subgroups events.
+import type { GroupMembersEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
@@ -63,13 +64,14 @@ const members: CommandDef<MembersInput, MembersPlan, MembersPlan> = {
     for (const s of plan.deleteSubgroups) g.directSubgroups.delete(s);
   },
   events(state, plan) {
-    const ev = (op: string, key: string, ids: number[]) =>
-      ids.length ? [groupEvent(state, { type: 'user_group', op, group_id: plan.groupId, [key]: [...ids].sort((a, b) => a - b) })] : [];
+    const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+    const { groupId } = plan;
+    const ev = (e: GroupMembersEvent) => (('userIds' in e ? e.userIds : e.subgroupIds).length ? [groupEvent(state, e)] : []);
     return [
-      ...ev('add_members', 'user_ids', plan.add),
-      ...ev('remove_members', 'user_ids', plan.delete),
-      ...ev('add_subgroups', 'direct_subgroup_ids', plan.addSubgroups),
-      ...ev('remove_subgroups', 'direct_subgroup_ids', plan.deleteSubgroups),
+      ...ev({ kind: 'group_members', op: 'add_members', groupId, userIds: sorted(plan.add) }),
+      ...ev({ kind: 'group_members', op: 'remove_members', groupId, userIds: sorted(plan.delete) }),
+      ...ev({ kind: 'group_members', op: 'add_subgroups', groupId, subgroupIds: sorted(plan.addSubgroups) }),
+      ...ev({ kind: 'group_members', op: 'remove_subgroups', groupId, subgroupIds: sorted(plan.deleteSubgroups) }),
     ];
   },
 };

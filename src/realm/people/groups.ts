@@ -1,5 +1,5 @@
 // User groups: their permission settings, group-setting values (parsed, normalized, resolved) and records.
-import type { RealmEvent } from '../../events/hub.js';
+import type { BusEvent, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { int, json, list, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
@@ -198,7 +198,7 @@ export function activeUser(state: RealmState, id: number): number {
 }
 
 /** A user_group event, for everyone in the realm. */
-export const groupEvent = (state: RealmState, event: Record<string, unknown> & { type: string }): RealmEvent => ({
+export const groupEvent = (state: RealmState, event: BusEvent): RealmEvent => ({
   event,
   users: activeUserIds(state),
 });

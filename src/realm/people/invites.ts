@@ -1,7 +1,7 @@
 // Invitations: reusable links (who may create them and with what, their API record, create/revoke commands) and the
 // checks and events both kinds share with email invitations (email-invites.ts).
 import { randomBytes } from 'node:crypto';
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { MultiuseInvite, NewInvite } from '../../persistence/repos/invites.js';
 import type { EmailInvite } from '../../persistence/repos/email-invites.js';

@@ -1,6 +1,6 @@
 // Muted users: muting marks the muted user's messages read for the muter (and new ones arrive read, see
 // messages/send.ts); muted_users events carry the muter's whole list to the muter only.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { flagsEvent } from '../messages/flags.js';

@@ -1,5 +1,6 @@
 // Presence records in the modern and legacy formats, who is visible, and the realm commands presence uses:
 // an announcement (no write; publishes the presence event) and the batched flush (one statement per batch).
+import type { PresenceEvent } from '../../bus/events.js';
 import { ACTIVE_OFFSET_S, type PresenceTimes } from '../../actors/user-session.machine.js';
 import type { PresenceRow } from '../../persistence/repos/presence.js';
 import type { CommandDef } from '../commands.js';
@@ -22,18 +23,18 @@ export function presenceVisible(state: RealmState, user: User | undefined): user
   return userSetting(user, 'presence_enabled') !== false;
 }
 
-export function modernPresence(user: User, p: PresenceTimes): { active_timestamp: number; idle_timestamp: number } {
+export function modernPresence(dateJoined: number, p: Pick<PresenceTimes, 'lastActive' | 'lastConnected'>): { active_timestamp: number; idle_timestamp: number } {
   return {
-    active_timestamp: p.lastActive || user.dateJoined,
-    idle_timestamp: p.lastConnected || user.dateJoined,
+    active_timestamp: p.lastActive || dateJoined,
+    idle_timestamp: p.lastConnected || dateJoined,
   };
 }
 
 /** `{website, aggregated}` with identical data (feature level 178). */
-export function legacyPresence(user: User, p: PresenceTimes): Record<string, Record<string, unknown>> {
+export function legacyPresence(dateJoined: number, p: Pick<PresenceTimes, 'lastActive' | 'lastConnected'>): Record<string, Record<string, unknown>> {
   const active = p.lastActive !== 0 && p.lastActive + ACTIVE_OFFSET_S >= p.lastConnected;
   const status = active ? 'active' : 'idle';
-  const timestamp = active ? p.lastActive : p.lastConnected || user.dateJoined;
+  const timestamp = active ? p.lastActive : p.lastConnected || dateJoined;
   return {
     website: { client: 'website', status, timestamp, pushable: false },
     aggregated: { client: 'website', status, timestamp },
@@ -66,8 +67,8 @@ export function presenceResponse(
     if (p.lastUpdateId <= fetched || p.lastConnected < cutoff) continue;
     const user = state.usersById.get(p.userId);
     if (!presenceVisible(state, user) || (q.accessible && !q.accessible.has(user.id))) continue;
-    if (q.modern) presences[String(user.id)] = modernPresence(user, p);
-    else presences[state.apiEmailOf(user)] = legacyPresence(user, p);
+    if (q.modern) presences[String(user.id)] = modernPresence(user.dateJoined, p);
+    else presences[state.apiEmailOf(user)] = legacyPresence(user.dateJoined, p);
     max = Math.max(max, p.lastUpdateId);
   }
   return { presences, lastUpdateId: max };
@@ -82,19 +83,10 @@ const announce: CommandDef<Announcement, Announcement | null, Announcement | nul
   events(state, presence) {
     if (!presence) return [];
     const user = state.usersById.get(presence.userId)!;
-    const legacy = legacyPresence(user, presence).website!;
-    return [
-      {
-        event: { type: 'presence', presences: { [String(user.id)]: modernPresence(user, presence) } },
-        users: audienceOf(state, user),
-        // Clients without simplified_presence_events get the legacy form.
-        legacy: {
-          simplified_presence_events: [
-            { type: 'presence', user_id: user.id, email: state.apiEmailOf(user), server_timestamp: presence.serverTimestamp, presence: { website: legacy } },
-          ],
-        },
-      },
-    ];
+    const { lastActive, lastConnected, serverTimestamp } = presence;
+    const event: PresenceEvent = { kind: 'presence', form: 'slim', userId: user.id, email: state.apiEmailOf(user), lastActive, lastConnected, dateJoined: user.dateJoined, serverTimestamp };
+    // Clients without simplified_presence_events get the legacy form.
+    return [{ event, users: audienceOf(state, user), legacy: { simplified_presence_events: [{ ...event, form: 'legacy' as const }] } }];
   },
 };
 

@@ -1,7 +1,7 @@
 // Realm commands on custom profile fields (administrators: create, change, delete, reorder) and on users' values
 // of them (the user, or an administrator through PATCH /users/{id}). custom_profile_fields events carry the
 // whole list to everyone; a changed value is a realm_user update of its user.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../persistence/repos/profile-fields.js';
@@ -12,9 +12,10 @@ import type { User } from '../types.js';
 import { activeUserIds, actor, isAdmin, requireAdmin } from './access.js';
 import { realmUserUpdate } from './events.js';
 import {
-  DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS, MAX_TEXT_VALUE_LENGTH, checkDefinition, checkValue, fieldById, formatFields, formatValue,
+  DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS, MAX_TEXT_VALUE_LENGTH, checkDefinition, checkValue, fieldById, formatFields,
   isDefaultExternal, isRenderable, parseFieldData,
 } from './profile-fields.js';
+import { formatValue } from './profile-values.js';
 
 const fieldsEvent = (state: RealmState): RealmEvent => ({
   event: { type: 'custom_profile_fields', fields: formatFields(state) },
@@ -176,7 +177,7 @@ const deleteField: CommandDef<FieldRef, number, number> = {
 /** Field ID → its new order: its (last) index in the request, as the reference stores it; IDs of no field are ignored. */
 type Orders = Map<number, number>;
 
-const reorderFields: CommandDef<{ actorId: number; order: number[] }, Orders, Orders> = {
+const reorderFields: CommandDef<{ actorId: number; order: number[] }, Orders, Orders, void> = {
   check(state, input) {
     requireAdmin(actor(state, input.actorId));
     const position = new Map(input.order.map((id, i) => [id, i]));
@@ -191,6 +192,8 @@ const reorderFields: CommandDef<{ actorId: number; order: number[] }, Orders, Or
     state.people.profileFields = sortFields(state.people.profileFields.map((f) => ({ ...f, order: orders.get(f.id)! })));
   },
   events: (state) => [fieldsEvent(state)],
+  // The orders are a map (not plain data), and the caller needs nothing of them.
+  answer: () => undefined,
 };
 
 /** One field's new value for a user; null removes it. */

@@ -1,7 +1,8 @@
 // Custom profile fields: the field types, the default external accounts, the API form of fields and of users'
 // values, and the validation of definitions and values (the reference's messages and limits).
 import { errors } from '../../errors.js';
-import type { ProfileField, ProfileValue } from '../../persistence/repos/profile-fields.js';
+import { int, list, oneOf, str } from '../../params.js';
+import type { ProfileField } from '../../persistence/repos/profile-fields.js';
 import type { RealmState } from '../state.js';
 
 export const FIELD_TYPE = {
@@ -46,6 +47,9 @@ const SHORT_STRING_MAX = 50;
 const LONG_STRING_MAX = 500;
 /** The longest text value a field accepts (long text). */
 export const MAX_TEXT_VALUE_LENGTH = LONG_STRING_MAX;
+
+/** A value as a request sends it: text, or user IDs (person picker); checkValue checks it against its field. */
+export const profileValue = oneOf(str({ maxLength: 10_000 }), list(int(), { maxItems: 1000 }));
 /** Options of a list-of-options field and their texts (bounds the stored JSON). */
 export const MAX_SELECT_OPTIONS = 1000;
 
@@ -66,11 +70,6 @@ export function formatField(f: ProfileField): Record<string, unknown> {
 
 export function formatFields(state: RealmState): Record<string, unknown>[] {
   return state.people.profileFields.map(formatField);
-}
-
-/** A user's value as in profile_data and in realm_user events (rendered_value only for text fields). */
-export function formatValue(v: ProfileValue): { value: string; rendered_value?: string } {
-  return v.renderedValue === null ? { value: v.value } : { value: v.value, rendered_value: v.renderedValue };
 }
 
 export function isRenderable(type: number): boolean {
@@ -221,11 +220,4 @@ export function fieldById(state: RealmState, id: number): ProfileField {
   const f = state.people.profileFields.find((x) => x.id === id);
   if (!f) throw errors.badRequest(`Field id ${id} not found.`);
   return f;
-}
-
-/** A user's profile_data from their values by field ID. */
-export function profileDataOf(values: Map<number, ProfileValue>): Record<string, { value: string; rendered_value?: string }> {
-  const out: Record<string, { value: string; rendered_value?: string }> = {};
-  for (const [id, v] of values) out[String(id)] = formatValue(v);
-  return out;
 }

@@ -1,5 +1,5 @@
 // Realm commands on settings: a user's own settings, and the realm's defaults for users who join later.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import type { CommandDef } from '../commands.js';
 import { dropDraftsIfSyncTurnedOff } from '../drafts/drafts.commands.js';
 import { errors } from '../../errors.js';

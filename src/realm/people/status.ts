@@ -1,5 +1,5 @@
 // User status: the rules for text and emoji, the stored record, its API form, and the command that changes it.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent, UserStatusEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';
@@ -93,10 +93,10 @@ const updateStatus: CommandDef<StatusInput, StatusPlan, StatusPlan> = {
     }
   },
   events(state, { userId, change }) {
-    const event: Record<string, unknown> & { type: string } = { type: 'user_status', user_id: userId };
+    const event: UserStatusEvent = { kind: 'user_status', userId };
     if (change.away !== undefined) event.away = change.away;
-    if (change.text !== undefined) event.status_text = change.text;
-    if (change.emoji) Object.assign(event, { emoji_name: change.emoji.emojiName, emoji_code: change.emoji.emojiCode, reaction_type: change.emoji.reactionType });
+    if (change.text !== undefined) event.statusText = change.text;
+    if (change.emoji) event.emoji = { emojiName: change.emoji.emojiName, emojiCode: change.emoji.emojiCode, reactionType: change.emoji.reactionType };
     const out: RealmEvent[] = [{ event, users: audienceOf(state, state.usersById.get(userId)!) }];
     if (change.away !== undefined) out.push(...userSettingEvents(state, state.usersById.get(userId)!, 'presence_enabled', !change.away));
     return out;

@@ -1,6 +1,6 @@
 // Typing notifications: checked against the sender's and recipients' settings and published through the realm
 // actor without a database write (nothing about typing is stored).
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent, TypingEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { visibleChannel } from '../channels/access.js';
 import { activeSubscriberIds } from '../channels/format.js';
@@ -27,7 +27,7 @@ const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
   batchable: true,
   check(state, input) {
     const sender = actor(state, input.senderId);
-    const who = { user_id: sender.id, email: state.apiEmailOf(sender) };
+    const who = { userId: sender.id, email: state.apiEmailOf(sender) };
     if (input.kind === 'direct') {
       if (userSetting(sender, 'send_private_typing_notifications') === false) {
         throw errors.badRequest('User has disabled typing notifications for direct messages');
@@ -38,15 +38,14 @@ const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
         if (!u || !u.isActive) throw errors.invalidRecipientUserId(id);
       }
       const all = [...new Set([...input.to, sender.id])].sort((a, b) => a - b);
-      const recipients = all.map((id) => ({ user_id: id, email: state.apiEmailOf(state.usersById.get(id)!) }));
-      const event = { type: 'typing', op: input.op, message_type: 'direct', sender: who, recipients };
-      return [{ event, users: receivers(state, all) }];
+      const recipients = all.map((id) => ({ userId: id, email: state.apiEmailOf(state.usersById.get(id)!) }));
+      return [{ event: { kind: 'typing', op: input.op, sender: who, to: 'direct', recipients }, users: receivers(state, all) }];
     }
     if (userSetting(sender, 'send_stream_typing_notifications') === false) {
       throw errors.badRequest('User has disabled typing notifications for channel messages');
     }
     const ch = visibleChannel(state, sender, input.channelId, 'content');
-    const event = { type: 'typing', op: input.op, message_type: 'stream', sender: who, stream_id: ch.id, topic: normalizeTopic(state, input.topic) };
+    const event: TypingEvent = { kind: 'typing', op: input.op, sender: who, to: 'stream', channelId: ch.id, topic: normalizeTopic(state, input.topic) };
     const users = receivers(state, activeSubscriberIds(state, ch.id)).filter((id) => id !== sender.id);
     // Clients without the stream_typing_notifications capability get no channel typing events.
     return [{ event, users, legacy: { stream_typing_notifications: [] } }];
@@ -67,14 +66,14 @@ const notifyEdit: CommandDef<EditTypingInput, RealmEvent[], RealmEvent[]> = {
   batchable: true,
   check(state, input) {
     const sender = actor(state, input.senderId);
-    const base = { type: 'typing_edit_message', op: input.op, sender_id: sender.id, message_id: input.messageId };
+    const base = { kind: 'typing_edit', op: input.op, senderId: sender.id, messageId: input.messageId } as const;
     if (input.to.kind === 'direct') {
       const userIds = [...new Set(input.to.userIds)].sort((a, b) => a - b);
-      return [{ event: { ...base, recipient: { type: 'direct', user_ids: userIds } }, users: receivers(state, userIds) }];
+      return [{ event: { ...base, to: { kind: 'direct' as const, userIds } }, users: receivers(state, userIds) }];
     }
     const { channelId, topic } = input.to;
     const users = receivers(state, activeSubscriberIds(state, channelId)).filter((id) => id !== sender.id);
-    return [{ event: { ...base, recipient: { type: 'channel', channel_id: channelId, topic } }, users }];
+    return [{ event: { ...base, to: { kind: 'stream' as const, channelId, topic } }, users }];
   },
   events: (_state, events) => events,
 };

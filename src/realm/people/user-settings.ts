@@ -2,8 +2,7 @@
 // Used by PATCH /settings, PATCH /realm/user_settings_defaults, user creation and the register snapshot.
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, intEnum, str, type ParamType } from '../../params.js';
-import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { Realm, User } from '../types.js';
 
 /** Which legacy event (for clients without the user_settings_object capability) a change also produces. */
 export type LegacyGroup = 'display' | 'notification';
@@ -140,7 +139,7 @@ export const REALM_DEFAULT_SETTING_NAMES = Object.keys(USER_SETTINGS).filter((n)
  * The settings a user created now starts with, as stored on the user: the realm's defaults at this moment,
  * so later changes to the realm's defaults never reach existing users.
  */
-export function settingsForNewUser(state: RealmState): Record<string, unknown> {
+export function settingsForNewUser(state: { realm: Pick<Realm, 'userSettingsDefaults'> }): Record<string, unknown> {
   const stored = state.realm.userSettingsDefaults;
   const out: Record<string, unknown> = {};
   for (const name of REALM_DEFAULT_SETTING_NAMES) out[name] = Object.hasOwn(stored, name) ? stored[name] : USER_SETTINGS[name]!.default;
@@ -156,7 +155,7 @@ function settingChoices(): Record<string, unknown> {
 }
 
 /** `realm_user_settings_defaults` for the register snapshot. */
-export function realmUserSettingsDefaults(state: RealmState): Record<string, unknown> {
+export function realmUserSettingsDefaults(state: { realm: Pick<Realm, 'userSettingsDefaults'> }): Record<string, unknown> {
   return { ...settingsForNewUser(state), ...settingChoices() };
 }
 

@@ -1,5 +1,5 @@
 // Realm commands on user accounts: create, deactivate (others or oneself), reactivate, change role or name.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';
@@ -18,7 +18,7 @@ import {
 } from './profile-fields.commands.js';
 import type { RenderedDescriptions } from '../channels/render.js';
 import { inviteState, invitesChanged } from './invites.js';
-import { deactivationNotice } from '../../mail/templates.js';
+import { deactivationNotice } from './mail-templates.js';
 import { settingsForNewUser } from './user-settings.js';
 
 export interface CreateUserInput {

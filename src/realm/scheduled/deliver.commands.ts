@@ -1,7 +1,7 @@
 // Delivering a scheduled message: the send command's own check, write, apply and events, run in the same
 // transaction that claims the row (FOR UPDATE SKIP LOCKED, then a delivered marker), so a message is sent
 // exactly once however many processes try. A send the rules now refuse marks the message failed instead.
-import type { RealmEvent } from '../../events/hub.js';
+import type { RealmEvent } from '../../bus/events.js';
 import { ApiError, errors } from '../../errors.js';
 import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 import { byUser, type CommandDef } from '../commands.js';

@@ -1,6 +1,6 @@
 // Scheduled messages and reminders as the API returns them (the reference's ScheduledMessage and Reminder
-// objects), and their events.
-import type { RealmEvent } from '../../events/hub.js';
+// objects), and their internal events (the wire form is made from them by src/events/wire.ts).
+import type { BusEvent, RealmEvent } from '../../bus/events.js';
 import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
 
 export function formatScheduled(m: ScheduledMessage): Record<string, unknown> {
@@ -30,17 +30,16 @@ export function formatReminder(m: ScheduledMessage): Record<string, unknown> {
 }
 
 export function scheduledAdded(m: ScheduledMessage): RealmEvent {
-  if (m.deliveryType === 'remind') return { event: { type: 'reminders', op: 'add', reminders: [formatReminder(m)] }, users: [m.senderId] };
-  return { event: { type: 'scheduled_messages', op: 'add', scheduled_messages: [formatScheduled(m)] }, users: [m.senderId] };
+  const event: BusEvent = m.deliveryType === 'remind' ? { kind: 'reminder', op: 'add', reminder: m } : { kind: 'scheduled_message', op: 'add', message: m };
+  return { event, users: [m.senderId] };
 }
 
 /** Reminders have no update event in the reference (a failed reminder shows as failed at the next register). */
 export function scheduledUpdated(m: ScheduledMessage): RealmEvent[] {
   if (m.deliveryType === 'remind') return [];
-  return [{ event: { type: 'scheduled_messages', op: 'update', scheduled_message: formatScheduled(m) }, users: [m.senderId] }];
+  return [{ event: { kind: 'scheduled_message', op: 'update', message: m }, users: [m.senderId] }];
 }
 
 export function scheduledRemoved(m: Pick<ScheduledMessage, 'senderId' | 'id' | 'deliveryType'>): RealmEvent {
-  if (m.deliveryType === 'remind') return { event: { type: 'reminders', op: 'remove', reminder_id: m.id }, users: [m.senderId] };
-  return { event: { type: 'scheduled_messages', op: 'remove', scheduled_message_id: m.id }, users: [m.senderId] };
+  return { event: { kind: m.deliveryType === 'remind' ? 'reminder' : 'scheduled_message', op: 'remove', id: m.id }, users: [m.senderId] };
 }

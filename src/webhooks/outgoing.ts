@@ -5,15 +5,17 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import type { Realms } from '../../actors/realms.js';
-import type { Config } from '../../config.js';
-import type { EventHub, RealmEvent } from '../../events/hub.js';
-import { realmUrl } from '../../urls.js';
-import type { Logger } from '../../log.js';
-import { guardedLookup, refusedLiteral } from '../../net-guard.js';
-import { SERVICE_VERSION } from '../../version.js';
-import type { RealmState } from '../state.js';
-import { BOT_TYPE, SERVICE_INTERFACE } from './bots.js';
+import type { Realms } from '../actors/realms.js';
+import type { Config } from '../config.js';
+import type { EventHub } from '../bus/hub.js';
+import type { MessageFacts, RealmEvent, Recipient } from '../bus/events.js';
+import { realmUrl } from '../urls.js';
+import type { Logger } from '../log.js';
+import { guardedLookup, refusedLiteral } from '../net-guard.js';
+import { SERVICE_VERSION } from '../version.js';
+import type { RealmState } from '../realm/state.js';
+import type { RawTo } from '../realm/messages/recipients.js';
+import { BOT_TYPE, SERVICE_INTERFACE } from '../realm/people/bots.js';
 
 export interface OutgoingWebhookTuning {
   /** Per request (the reference's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: 10 s). */
@@ -77,9 +79,8 @@ function messageUrl(base: string, m: Record<string, any>): string {
 }
 
 /** Outgoing-webhook bots a message triggers: mentioned in a channel, or a recipient of a direct message. */
-function triggered(state: RealmState, e: RealmEvent): { botId: number; trigger: Job['trigger'] }[] {
-  const m = e.event.message as Record<string, any>;
-  const sender = state.usersById.get(m.sender_id);
+function triggered(state: RealmState, m: MessageFacts, users: Recipient[]): { botId: number; trigger: Job['trigger'] }[] {
+  const sender = state.usersById.get(m.senderId);
   // As the reference: messages sent by bots trigger nothing (no loops between bots).
   if (!sender || sender.isBot) return [];
   const out: { botId: number; trigger: Job['trigger'] }[] = [];
@@ -87,10 +88,10 @@ function triggered(state: RealmState, e: RealmEvent): { botId: number; trigger: 
   for (const s of state.people.bots.values()) {
     const bot = state.usersById.get(s.userId);
     if (!s.service || !bot?.isActive || bot.botType !== BOT_TYPE.OUTGOING_WEBHOOK) continue;
-    if (m.type === 'stream') {
-      mentioned ??= mentionedIds(m.rendered_content ?? '', e);
+    if (m.kind === 'stream') {
+      mentioned ??= mentionedIds(m.renderedContent, users);
       if (mentioned.has(bot.id)) out.push({ botId: bot.id, trigger: 'mention' });
-    } else if ((m.display_recipient as { id: number }[]).some((u) => u.id === bot.id)) {
+    } else if (m.directRecipients.includes(bot.id)) {
       out.push({ botId: bot.id, trigger: 'direct_message' });
     }
   }
@@ -98,11 +99,11 @@ function triggered(state: RealmState, e: RealmEvent): { botId: number; trigger: 
 }
 
 /** Users mentioned by name (not silently) in the rendered message, and recipients the message flags as mentioned. */
-function mentionedIds(html: string, e: RealmEvent): Set<number> {
+function mentionedIds(html: string, users: Recipient[]): Set<number> {
   const ids = new Set<number>();
   for (const match of html.matchAll(MENTION_RE)) ids.add(Number(match[1]));
   if (html.includes('user-group-mention')) {
-    for (const r of e.users) if (typeof r !== 'number' && (r.fields.flags as string[] | undefined)?.includes('mentioned')) ids.add(r.id);
+    for (const r of users) if (typeof r !== 'number' && r.flags.includes('mentioned')) ids.add(r.id);
   }
   return ids;
 }
@@ -137,10 +138,10 @@ export class OutgoingWebhooks {
   private onEvents(realmId: number, events: RealmEvent[]): void {
     const state = this.deps.realms.stateIfLoaded(realmId);
     if (!state || state.people.bots.size === 0) return;
-    for (const e of events) {
-      if (e.event.type !== 'message') continue;
-      for (const { botId, trigger } of triggered(state, e)) {
-        this.enqueue({ realmId, botId, trigger, message: e.event.message as Record<string, any>, failedTries: 0 });
+    for (const { event, users } of events) {
+      if (event.kind !== 'message') continue;
+      for (const { botId, trigger } of triggered(state, event.facts, users)) {
+        this.enqueue({ realmId, botId, trigger, message: event.message as Record<string, any>, failedTries: 0 });
       }
     }
   }
@@ -290,12 +291,12 @@ export class OutgoingWebhooks {
     await this.send(job, { type: 'direct', to: [bot.botOwnerId], content: text });
   }
 
-  private async send(job: Job, msg: { type: 'stream' | 'direct'; to: unknown; topic?: string; content: string }): Promise<void> {
+  private async send(job: Job, msg: { type: 'stream' | 'direct'; to: RawTo; topic?: string; content: string }): Promise<void> {
     const state = this.deps.realms.stateIfLoaded(job.realmId);
     if (!state) return;
     const realm = await this.deps.realms.get(job.realmId);
     await realm
-      .dispatch('sendMessage', { senderId: job.botId, ...msg, client: 'OutgoingWebhookResponse', realmUrl: realmUrl(this.deps.config, state.realm.stringId) })
+      .dispatch('messages.send', { senderId: job.botId, ...msg, client: 'OutgoingWebhookResponse', realmUrl: realmUrl(this.deps.config, state.realm.stringId) })
       .catch((err) => this.deps.log.info({ err: (err as Error).message, botId: job.botId }, 'outgoing webhook answer refused'));
   }
 

@@ -1,11 +1,12 @@
 // This process's user-session actors, per realm: presence pings land here in memory; changed rows are written
 // through the realm actor in one batch per interval (and at shutdown), so a ping never costs a database write.
-import { createActor, type Actor } from 'xstate';
-import type { RealmHandle } from '../../actors/realms.js';
-import { userSessionMachine, type UserSessionEmitted } from '../../actors/user-session.machine.js';
-import type { Db } from '../../persistence/db.js';
-import type { PresenceRow } from '../../persistence/repos/presence.js';
-import type { UserPresence } from './presence.js';
+import type { Actor } from 'xstate';
+import type { RealmHandle } from './realms.js';
+import { STOP_PHASE, type ActorHost } from './system.js';
+import { userSessionMachine, type UserSessionEmitted } from './user-session.machine.js';
+import type { Db } from '../persistence/db.js';
+import type { PresenceRow } from '../persistence/repos/presence.js';
+import type { UserPresence } from '../realm/people/presence.js';
 
 export const PRESENCE_FLUSH_MS = 5_000;
 
@@ -27,13 +28,12 @@ export interface PresenceSessionsOptions {
 
 export class PresenceSessions {
   private readonly realms = new Map<number, Promise<RealmSessions>>();
-  /** The realms whose sessions are loaded, for a synchronous look at every session actor (operators). */
-  private readonly loaded = new Map<number, RealmSessions>();
   private timer: NodeJS.Timeout | null = null;
   /** Counters for tests and operations: pings received, flush commands sent, rows they carried. */
   readonly stats = { pings: 0, flushes: 0, rowsFlushed: 0 };
 
-  constructor(private readonly db: Db, private readonly opts: PresenceSessionsOptions = {}) {}
+  /** `actors` creates the session actors (the server's actor system). */
+  constructor(private readonly db: Db, private readonly actors: ActorHost, private readonly opts: PresenceSessionsOptions = {}) {}
 
   now(): number {
     return this.opts.now ? this.opts.now() : Math.floor(Date.now() / 1000);
@@ -113,7 +113,6 @@ export class PresenceSessions {
       rs?.sessions.forEach((a) => a.stop());
     }
     this.realms.clear();
-    this.loaded.clear();
   }
 
   private read(a: SessionActor): UserPresence {
@@ -142,20 +141,15 @@ export class PresenceSessions {
         lastUpdateId: row.lastUpdateId,
       });
     }
-    this.loaded.set(handle.id, rs);
     return rs;
-  }
-
-  /** Every live session actor (operators' inspection). */
-  *actors(): Generator<SessionActor> {
-    for (const rs of this.loaded.values()) yield* rs.sessions.values();
   }
 
   private session(rs: RealmSessions, userId: number, restored?: Omit<UserPresence, 'userId'>): SessionActor {
     let actor = rs.sessions.get(userId);
     if (actor) return actor;
-    actor = createActor(userSessionMachine, {
+    actor = this.actors.create(userSessionMachine, {
       id: `session:${rs.handle.id}:${userId}`,
+      stopPhase: STOP_PHASE.feeders,
       input: { userId, realmId: rs.handle.id, nextUpdateId: () => ++rs.sequence, ...restored },
     });
     actor.on('changed', (e: Extract<UserSessionEmitted, { type: 'changed' }>) => rs.dirty.add(e.userId));

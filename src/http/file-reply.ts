@@ -1,16 +1,9 @@
 // The reply that serves a stored file: type and disposition headers, a byte range when one is asked for, and
 // the bytes streamed from storage with backpressure.
-import type { Reply } from '../http/respond.js';
-import { contentTypeFor, servingHeaders } from './names.js';
-import { parseRange } from './ranges.js';
-import type { FileStorage } from './storage.js';
-
-export interface StoredFile {
-  key: string;
-  size: number;
-  contentType: string;
-  name: string;
-}
+import type { Reply } from './respond.js';
+import { contentTypeFor, servingHeaders } from '../realm/files/names.js';
+import { parseRange } from '../files/ranges.js';
+import type { FileStorage, StoredFile } from '../files/storage.js';
 
 export function fileReply(storage: FileStorage, file: StoredFile, rangeHeader: string | undefined): Reply {
   const { contentType, headers } = servingHeaders(file.contentType, file.name);

@@ -1,17 +1,17 @@
 // Register snapshot sections of the channels domain: subscriptions (with unsubscribed and never_subscribed),
 // streams, realm_default_streams, channel_folders and user_topics.
-import type { Section, SnapshotContext } from '../../events/snapshot/types.js';
-import { ROLE } from '../types.js';
-import { topicForClient } from '../topics.js';
-import { hasMetadataAccess } from './access.js';
-import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications, type TrafficLookup } from './format.js';
-import { trafficFor } from './traffic.js';
-import type { Channel } from './types.js';
+import { ROLE } from '../../realm/types.js';
+import { topicForClient } from '../../realm/topics.js';
+import { hasMetadataAccess } from '../../realm/channels/access.js';
+import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications, type TrafficLookup } from '../../realm/channels/format.js';
+import { trafficFor } from '../../realm/channels/traffic.js';
+import type { Channel } from '../../realm/channels/types.js';
+import type { Section, SnapshotContext, SnapshotRequest } from './types.js';
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** Channels the viewer may see; archived ones only for clients with the archived_channels capability. */
-function visibleChannels({ state, user, registration }: SnapshotContext): Channel[] {
+function visibleChannels({ state, user, registration }: SnapshotRequest): Channel[] {
   const archived = registration.capabilities.archived_channels;
   return [...state.channels.byId.values()]
     .filter((ch) => (archived || !ch.isArchived) && (user ? hasMetadataAccess(state, user, ch) : ch.isWebPublic))
@@ -19,19 +19,19 @@ function visibleChannels({ state, user, registration }: SnapshotContext): Channe
 }
 
 /** The channels and their traffic, once per snapshot: the subscription and stream sections show the same ones. */
-const withTraffic = new WeakMap<SnapshotContext, Promise<{ channels: Channel[]; traffic: TrafficLookup }>>();
+const withTraffic = new WeakMap<SnapshotRequest, Promise<{ channels: Channel[]; traffic: TrafficLookup }>>();
 
-function visibleWithTraffic(ctx: SnapshotContext): Promise<{ channels: Channel[]; traffic: TrafficLookup }> {
+function visibleWithTraffic(ctx: SnapshotContext<'db'>): Promise<{ channels: Channel[]; traffic: TrafficLookup }> {
   let found = withTraffic.get(ctx);
   if (!found) {
     const channels = visibleChannels(ctx);
-    found = trafficFor(ctx.services.db, channels).then((traffic) => ({ channels, traffic }));
+    found = trafficFor(ctx.db, channels).then((traffic) => ({ channels, traffic }));
     withTraffic.set(ctx, found);
   }
   return found;
 }
 
-export const channelSections: Record<string, Section> = {
+export const channelSections: Record<string, Section<'db'>> = {
   subscription: async (ctx) => {
     const { state, user, registration } = ctx;
     const { channels, traffic } = await visibleWithTraffic(ctx);
@@ -71,10 +71,10 @@ export const channelSections: Record<string, Section> = {
     return { channel_folders: folders.map(formatFolder) };
   },
 
-  user_topic: async ({ state, user, services, registration }) => {
+  user_topic: async ({ state, user, db, registration }) => {
     if (!user) return { user_topics: [] };
     const allowEmpty = registration.capabilities.empty_topic_name;
-    const topics = await services.db.userTopics.forUser(user.id);
+    const topics = await db.userTopics.forUser(user.id);
     return {
       user_topics: topics
         .filter((t) => state.channels.byId.has(t.channelId))

@@ -36,10 +36,10 @@ export function isPathId(s: string): boolean {
   return /^\d+\/[0-9a-f]{2}\/[A-Za-z0-9_-]{24}\/[^/\0]+$/.test(s);
 }
 
-/** The URL of an upload, relative to the realm: each path segment percent-encoded. */
 /** The storage key of an upload's bytes. */
 export const attachmentKey = (pathId: string) => `files/${pathId}`;
 
+/** The URL of an upload, relative to the realm: each path segment percent-encoded. */
 export function uploadUrl(pathId: string): string {
   return '/user_uploads/' + pathId.split('/').map(encodeURIComponent).join('/');
 }

@@ -1,19 +1,21 @@
 // Runs the scheduled-delivery actor for the server: learns due times from the realms' scheduled_messages
 // events and the database, and delivers each message through its realm actor (the send command).
-import { createActor, waitFor, type Actor } from 'xstate';
-import type { Realms } from '../../actors/realms.js';
+import { waitFor, type Actor } from 'xstate';
+import type { Realms } from './realms.js';
+import { STOP_PHASE, type ActorHost } from './system.js';
 import {
   scheduledDeliveryMachine,
   type DeliveryOutcome,
   type DueMessage,
   type ScheduledDeliveryInput,
-} from '../../actors/scheduled-delivery.machine.js';
-import type { Config } from '../../config.js';
-import type { EventHub, RealmEvent } from '../../events/hub.js';
-import { realmUrl } from '../../urls.js';
-import type { Logger } from '../../log.js';
-import type { Db } from '../../persistence/db.js';
-import { isRefusal, type DeliverResult } from './deliver.commands.js';
+} from './scheduled-delivery.machine.js';
+import type { Config } from '../config.js';
+import type { EventHub } from '../bus/hub.js';
+import type { RealmEvent } from '../bus/events.js';
+import { realmUrl } from '../urls.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../persistence/db.js';
+import { isRefusal } from '../realm/scheduled/deliver.commands.js';
 
 /** The actor's clock: `now` in milliseconds, and the timers XState schedules (an xstate SimulatedClock in tests). */
 export interface DeliveryClock {
@@ -32,6 +34,8 @@ const systemClock: DeliveryClock = {
 export const GAVE_UP_REASON = 'The server could not send the message.';
 
 export interface ScheduledDeliveryOptions {
+  /** Creates the actor (the server's actor system). */
+  actors: ActorHost;
   db: Db;
   realms: Realms;
   hub: EventHub;
@@ -40,10 +44,6 @@ export interface ScheduledDeliveryOptions {
   clock?: DeliveryClock;
   tuning?: Pick<ScheduledDeliveryInput, 'resyncMs' | 'retryMs' | 'maxAttempts' | 'concurrency'>;
 }
-
-/** Where the events of scheduled messages and of reminders carry their records and IDs. */
-const SCHEDULED_EVENT = { list: 'scheduled_messages', one: 'scheduled_message', id: 'scheduled_message_id' } as const;
-const REMINDER_EVENT = { list: 'reminders', one: 'reminder', id: 'reminder_id' } as const;
 
 export class ScheduledDelivery {
   private actor: Actor<typeof scheduledDeliveryMachine> | null = null;
@@ -56,8 +56,9 @@ export class ScheduledDelivery {
 
   start(): void {
     const { db } = this.opts;
-    this.actor = createActor(scheduledDeliveryMachine, {
+    this.actor = this.opts.actors.create(scheduledDeliveryMachine, {
       id: 'scheduled-delivery',
+      stopPhase: STOP_PHASE.feeders,
       clock: this.clock,
       input: {
         now: () => this.clock.now(),
@@ -85,28 +86,23 @@ export class ScheduledDelivery {
     });
   }
 
-  /** The running actor, if started (operators' inspection). */
-  actors(): Actor<typeof scheduledDeliveryMachine>[] {
-    return this.actor ? [this.actor] : [];
-  }
-
   /** Messages the actor is waiting to deliver, by ID → due time in milliseconds. */
   pending(): Map<number, number> {
     const due = this.actor?.getSnapshot().context.due ?? new Map<number, DueMessage>();
     return new Map([...due.values()].map((m) => [m.id, m.at]));
   }
 
-  /** Keeps the actor's due times in step with the scheduled_messages and reminders events every realm publishes. */
+  /** Keeps the actor's due times in step with the scheduled-message and reminder events every realm publishes. */
   private observe(realmId: number, events: RealmEvent[]): void {
     for (const { event: e } of events) {
-      const kind = e.type === 'scheduled_messages' ? SCHEDULED_EVENT : e.type === 'reminders' ? REMINDER_EVENT : null;
-      if (!kind) continue;
-      const records = e.op === 'add' ? (e[kind.list] as Record<string, any>[]) : e.op === 'update' ? [e[kind.one] as Record<string, any>] : [];
-      for (const m of records) {
-        if (m.failed) this.actor?.send({ type: 'UNSCHEDULE', id: m[kind.id] });
-        else this.actor?.send({ type: 'SCHEDULE', id: m[kind.id], realmId, at: m.scheduled_delivery_timestamp * 1000 });
+      if (e.kind !== 'scheduled_message' && e.kind !== 'reminder') continue;
+      if (e.op === 'remove') {
+        this.actor?.send({ type: 'UNSCHEDULE', id: e.id });
+        continue;
       }
-      if (e.op === 'remove') this.actor?.send({ type: 'UNSCHEDULE', id: e[kind.id] as number });
+      const m = e.kind === 'reminder' ? e.reminder : e.message;
+      if (m.failed) this.actor?.send({ type: 'UNSCHEDULE', id: m.id });
+      else this.actor?.send({ type: 'SCHEDULE', id: m.id, realmId, at: m.scheduledAt * 1000 });
     }
   }
 
@@ -120,7 +116,7 @@ export class ScheduledDelivery {
       const realm = await realms.get(row.realmId);
       const input = { message: row, realmUrl: realmUrl(config, realm.state.realm.stringId) };
       try {
-        const r = await realm.dispatch<DeliverResult>('scheduled.deliver', input);
+        const r = await realm.dispatch('scheduled.deliver', input);
         if (r.kind === 'failed') log.info({ scheduledMessageId: m.id, reason: r.reason }, 'scheduled message failed');
         return 'done';
       } catch (err) {

@@ -1,0 +1,59 @@
+// The realm's internal events are plain data: each survives a msgpack round trip (as it will between processes)
+// and gives the same wire form afterwards; the kinds that are typed never travel in the untyped wire form.
+import test from 'ava';
+import type { RealmEvent } from '../../src/bus/events.js';
+import { toWire } from '../../src/events/wire.js';
+import { pack, unpack } from '../../src/msgpack.js';
+import { dm, makeChannel, post, sendOk, uniqueName } from '../messages/helpers.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { addUser } from '../helpers/users.js';
+
+let s: TestServer;
+test.before(async () => {
+  s = await startTestServer();
+});
+test.after.always(async () => s?.close());
+
+/** Wire types every event of which is published as a typed internal event. */
+const TYPED_WIRE_TYPES = ['message', 'scheduled_messages', 'reminders', 'typing', 'typing_edit_message', 'reaction', 'update_message_flags', 'presence', 'user_status', 'default_streams', 'user_settings', 'drafts', 'saved_snippets', 'navigation_view', 'stream', 'subscription', 'realm_user'];
+
+test('published events survive a msgpack round trip with the same wire form; typed kinds are never untyped', async (t) => {
+  const alice = await addUser(s, { fullName: 'Alice' });
+  const bob = await addUser(s, { fullName: 'Bob' });
+  const published: RealmEvent[] = [];
+  const stop = s.server.services.hub.subscribe((_realm, events) => published.push(...events));
+  try {
+    const name = uniqueName('bus');
+    const channelId = await makeChannel(s, name, [alice.id, bob.id]);
+    const ok = async (request: Promise<{ status: number; text: string }>) => {
+      const r = await request;
+      t.is(r.status, 200, r.text);
+    };
+    await post(s, alice, name, 'topic', 'hello @**Bob**');
+    await dm(s, alice, [bob.id], 'a direct message');
+    const id = await sendOk(s, bob, { type: 'stream', to: name, topic: 'topic', content: 'reply' });
+    await ok(s.client.as(alice).post(`/messages/${id}/reactions`, { form: { emoji_name: 'smile' } }));
+    await ok(s.client.as(alice).post('/messages/flags', { form: { messages: JSON.stringify([id]), op: 'add', flag: 'starred' } }));
+    await ok(s.client.as(alice).post('/typing', { form: { type: 'stream', stream_id: String(channelId), topic: 'topic', op: 'start' } }));
+    await ok(s.client.as(alice).post('/typing', { form: { type: 'direct', to: JSON.stringify([bob.id]), op: 'start' } }));
+    await ok(s.client.as(alice).post('/users/me/presence', { form: { status: 'active' } }));
+    // Away last: it turns presence_enabled off, after which presence is not announced.
+    await ok(s.client.as(alice).post('/users/me/status', { form: { status_text: 'busy', away: 'true' } }));
+    const at = String(Math.floor(Date.now() / 1000) + 3600);
+    const scheduled = await s.client.as(alice).post('/scheduled_messages', { form: { type: 'stream', to: String(channelId), topic: 't', content: 'later', scheduled_delivery_timestamp: at } });
+    t.is(scheduled.status, 200, scheduled.text);
+    await ok(s.client.as(alice).delete(`/scheduled_messages/${scheduled.json.scheduled_message_id}`));
+  } finally {
+    stop();
+  }
+  const kinds = new Set(published.map((re) => re.event.kind));
+  for (const k of ['message', 'reaction', 'message_flags', 'typing', 'user_status', 'presence', 'scheduled_message', 'user_setting']) t.true(kinds.has(k as never), k);
+  for (const re of published) {
+    const copy = unpack(pack(re)) as RealmEvent;
+    t.deepEqual(copy, re);
+    t.is(JSON.stringify(toWire(copy.event)), JSON.stringify(toWire(re.event)));
+    const wireLegacy = (r: RealmEvent) => JSON.stringify(Object.values(r.legacy ?? {}).map((list) => list.map(toWire)));
+    t.is(wireLegacy(copy), wireLegacy(re));
+    if (re.event.kind === undefined) t.false(TYPED_WIRE_TYPES.includes(re.event.type), `untyped ${re.event.type}`);
+  }
+});
