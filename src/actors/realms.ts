@@ -2,7 +2,7 @@
 import { waitFor, type Actor } from 'xstate';
 import { errors } from '../errors.js';
 import type { RealmState } from '../realm/state.js';
-import type { RealmEntry } from '../realm/types.js';
+import type { RealmEntry } from '../model/realm.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
 
 /** Per realm and order key: settles once the last prepared command dispatched with that key entered the mailbox. */

@@ -14,7 +14,7 @@
 import { longTermIdleIds } from '../../realm/people/long-term-idle.js';
 import { accessibleUsersOf, unknownUser } from '../../realm/people/user-access.js';
 import type { RealmState } from '../../realm/state.js';
-import type { User } from '../../realm/types.js';
+import type { User } from '../../model/realm.js';
 import { canSeeDeliveryEmail, formatUser } from '../../realm/user-format.js';
 import { rawArray, type RawJson } from './raw-json.js';
 import type { SnapshotContext } from './types.js';

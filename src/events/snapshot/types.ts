@@ -1,7 +1,7 @@
 // What a snapshot section gets to work with.
 import type { Services } from '../../http/services.js';
 import type { RealmState } from '../../realm/state.js';
-import type { User } from '../../realm/types.js';
+import type { User } from '../../model/realm.js';
 import type { QueueRegistration } from '../registration.js';
 
 export interface SnapshotContext {

@@ -2,7 +2,7 @@
 import { requireMemberOrAdmin } from '../../realm/people/access.js';
 import { botDefaults } from '../../realm/people/bots.js';
 import type { CreatedBot } from '../../realm/people/bots.commands.js';
-import { ROLES } from '../../realm/types.js';
+import { ROLES } from '../../model/realm.js';
 import { gravatarUrl } from '../../realm/user-format.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { bool, int, intEnum, optional, required, str, url, withDefault } from '../../params.js';

@@ -5,8 +5,8 @@ import type { NewChannelSettings, ServerContext } from '../../realm/channels/cre
 import { groupSettingValue } from '../../realm/channels/group-settings.js';
 import { retentionParam } from '../../realm/channels/validate.js';
 import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
-import { CHANNEL_GROUP_SETTING_NAMES, TOPICS_POLICIES, type ChannelGroupSettingName } from '../../realm/channels/types.js';
-import type { GroupSettingValue, User } from '../../realm/types.js';
+import { CHANNEL_GROUP_SETTING_NAMES, TOPICS_POLICIES, type ChannelGroupSettingName } from '../../model/channels.js';
+import type { GroupSettingValue, User } from '../../model/realm.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, list, nullable, optional, required, str, withDefault, type Field, type ParamsOf } from '../../params.js';

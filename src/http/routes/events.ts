@@ -6,7 +6,7 @@ import { buildSnapshot } from '../../events/snapshot/index.js';
 import { serializeBody } from '../../events/snapshot/raw-json.js';
 import { EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS, LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
-import { ROLE } from '../../realm/types.js';
+import { ROLE } from '../../model/realm.js';
 import { versionFields } from '../../version.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';

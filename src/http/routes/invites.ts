@@ -4,7 +4,7 @@ import type { MultiuseInvite } from '../../persistence/repos/invites.js';
 import type { EmailInvite } from '../../persistence/repos/email-invites.js';
 import { INVITEE_EMAILS_MAX_CHARS, parseInviteeEmails, type SentInvites } from '../../realm/people/email-invites.js';
 import { isAdmin, requireMemberOrAdmin } from '../../realm/people/access.js';
-import { ROLES, type User } from '../../realm/types.js';
+import { ROLES, type User } from '../../model/realm.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, int, intEnum, list, nullable, optional, required, str, withDefault } from '../../params.js';

@@ -12,7 +12,7 @@ import { REALM_PROPERTIES } from '../../realm/admin/properties.js';
 import { requireOwner, updateRealmReply, type UpdateRealmPlan } from '../../realm/admin/realm.commands.js';
 import { groupSettingUpdateParam } from '../../realm/people/groups.js';
 import { requireAdmin } from '../../realm/people/access.js';
-import type { BrandingImage } from '../../realm/types.js';
+import type { BrandingImage } from '../../model/realm.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, int, nullable, optional, required, str, type Field } from '../../params.js';

@@ -2,7 +2,7 @@
 import { hasContentAccess } from '../../realm/channels/access.js';
 import type { SetUserTopicInput } from '../../realm/channels/topics.commands.js';
 import { LIMITS } from '../../limits.js';
-import { VISIBILITY_POLICY } from '../../realm/channels/types.js';
+import { VISIBILITY_POLICY } from '../../model/channels.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';

@@ -3,7 +3,7 @@ import { hashNewPassword } from '../../auth/password-policy.js';
 import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
 import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/people/user-access.js';
 import { checkNewAccount } from '../../realm/people/users.commands.js';
-import { ROLES, type User } from '../../realm/types.js';
+import { ROLES, type User } from '../../model/realm.js';
 import { formatUser } from '../../realm/user-format.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';

@@ -1,6 +1,6 @@
 // Channel folder rows.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { ChannelFolder } from '../../realm/channels/types.js';
+import type { ChannelFolder } from '../../model/channels.js';
 
 interface FolderRow {
   id: number;

@@ -1,6 +1,6 @@
 // Channel rows, the realm's default channels, and the per-channel facts read from messages.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { Channel, ChannelGroupSettings, TopicsPolicy } from '../../realm/channels/types.js';
+import type { Channel, ChannelGroupSettings, TopicsPolicy } from '../../model/channels.js';
 
 interface ChannelRow {
   id: number;

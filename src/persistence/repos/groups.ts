@@ -1,6 +1,6 @@
 // User groups, their direct members and subgroups.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { GroupSettingValue, UserGroup } from '../../realm/types.js';
+import type { GroupSettingValue, UserGroup } from '../../model/realm.js';
 
 interface GroupRow {
   id: number;

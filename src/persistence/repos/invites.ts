@@ -1,6 +1,6 @@
 // Reusable invitation links, and the sign-up confirmations made through them.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { Role } from '../../realm/types.js';
+import type { Role } from '../../model/realm.js';
 
 export interface MultiuseInvite {
   id: number;

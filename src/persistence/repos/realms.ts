@@ -1,6 +1,6 @@
 // Realm rows.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { GroupSettingValue, Realm, RealmBranding, RealmEntry, StoredRealmDomain } from '../../realm/types.js';
+import type { GroupSettingValue, Realm, RealmBranding, RealmEntry, StoredRealmDomain } from '../../model/realm.js';
 
 interface RealmRow {
   id: number;

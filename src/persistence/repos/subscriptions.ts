@@ -1,6 +1,6 @@
 // Subscription rows: who is subscribed to which channel, with their personal settings for it.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { Subscription, SubscriptionNotificationProperty } from '../../realm/channels/types.js';
+import type { Subscription, SubscriptionNotificationProperty } from '../../model/channels.js';
 
 interface SubscriptionRow {
   user_id: number;

@@ -1,6 +1,6 @@
 // User rows.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { Role, User } from '../../realm/types.js';
+import type { Role, User } from '../../model/realm.js';
 
 interface UserRow {
   id: number;

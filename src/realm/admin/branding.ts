@@ -3,7 +3,7 @@
 import type { CommandDef } from '../commands.js';
 import { actor, activeUserIds, requireAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';
-import type { BrandingImage, RealmBranding } from '../types.js';
+import type { BrandingImage, RealmBranding } from '../../model/realm.js';
 
 /** Where an uploaded image is kept in file storage. */
 export const brandingKey = (realmId: number, file: string) => `realm/${realmId}/${file}`;

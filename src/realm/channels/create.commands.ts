@@ -7,13 +7,13 @@ import { byUser, type CommandDef } from '../commands.js';
 import { prerenderDescriptions, type RenderedDescriptions } from './render.js';
 import { actor, targetUser } from '../people/access.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { metadataAudience } from './access.js';
 import { applyNewChannels, planNewChannels, writeNewChannels, type NewChannelSettings, type ServerContext } from './creating.js';
 import { defaultStreamsEvent, streamCreate } from './events.js';
 import { applyNotice, noticeEvents, postAnnouncement, type Notice } from './notices.js';
 import { applySubscriptions, planSubscriptions, subscriptionAddedEvents, writeSubscriptions, type NewSubscription } from './subscribing.js';
-import type { Channel, Subscription } from './types.js';
+import type { Channel, Subscription } from '../../model/channels.js';
 import { checkChannelName } from './validate.js';
 
 export interface CreateChannelInput {

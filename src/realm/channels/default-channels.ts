@@ -7,7 +7,7 @@ import { actor, requireAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';
 import { defaultStreamsEvent, peerEvent } from './events.js';
 import { pickColor } from './subscribing.js';
-import type { Subscription } from './types.js';
+import type { Subscription } from '../../model/channels.js';
 
 /** Subscriptions to the given default channels, by ID; each gets the next palette color (a new user has none). */
 function defaultPairs(channelIds: number[], userId: number): { userId: number; channelId: number; color: string }[] {

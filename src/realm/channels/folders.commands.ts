@@ -8,7 +8,7 @@ import type { RealmState } from '../state.js';
 import { formatFolder } from './format.js';
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from './render.js';
 import { LIMITS } from '../../limits.js';
-import type { ChannelFolder } from './types.js';
+import type { ChannelFolder } from '../../model/channels.js';
 
 function checkFolderName(state: RealmState, raw: string, self?: ChannelFolder): string {
   const name = raw.trim();

@@ -12,9 +12,9 @@ import { realmUserAdd } from '../people/events.js';
 import { createUser } from '../provision.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import { activeSubscriberIds } from './format.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 
 export { NOTIFICATION_BOT_EMAIL };
 export const NOTIFICATION_BOT_NAME = 'Notification Bot';

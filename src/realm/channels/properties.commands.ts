@@ -6,7 +6,7 @@ import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 import { visibleChannel } from './access.js';
 import { subscriptionUpdate } from './events.js';
-import { SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription, type SubscriptionNotificationProperty } from './types.js';
+import { SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription, type SubscriptionNotificationProperty } from '../../model/channels.js';
 
 export const SUBSCRIPTION_PROPERTIES = ['color', 'is_muted', 'in_home_view', 'pin_to_top', ...SUBSCRIPTION_NOTIFICATION_PROPERTIES] as const;
 type Property = (typeof SUBSCRIPTION_PROPERTIES)[number];

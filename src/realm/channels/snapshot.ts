@@ -1,12 +1,12 @@
 // Register snapshot sections of the channels domain: subscriptions (with unsubscribed and never_subscribed),
 // streams, realm_default_streams, channel_folders and user_topics.
 import type { Section, SnapshotContext } from '../../events/snapshot/types.js';
-import { ROLE } from '../types.js';
+import { ROLE } from '../../model/realm.js';
 import { topicForClient } from '../topics.js';
 import { hasMetadataAccess } from './access.js';
 import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications, type TrafficLookup } from './format.js';
 import { trafficFor } from './traffic.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 

@@ -6,7 +6,7 @@ import type { RealmState } from '../state.js';
 import { hasMetadataAccess } from './access.js';
 import { peerEvent, streamCreate, streamDelete, subscriptionAdd, subscriptionRemove } from './events.js';
 import { formatSubscription, NO_TRAFFIC, type TrafficLookup } from './format.js';
-import { SUBSCRIPTION_COLORS, type Channel, type Subscription } from './types.js';
+import { SUBSCRIPTION_COLORS, type Channel, type Subscription } from '../../model/channels.js';
 
 export interface NewSubscription {
   userId: number;

@@ -10,7 +10,7 @@ import { topicForClient } from '../topics.js';
 import { visibleChannel } from './access.js';
 import { streamUpdate } from './events.js';
 import { activeSubscriberIds } from './format.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 
 export interface SetUserTopicInput {
   userId: number;

@@ -12,7 +12,7 @@ import { truncate } from '../messages/topic-rules.js';
 import { actor } from '../people/access.js';
 import { userSetting } from '../people/user-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { formatDraft } from './format.js';
 
 /** A draft as a client sends it (the Draft object without `id`). */

@@ -4,7 +4,7 @@ import type { Repos, Tx } from '../../persistence/db.js';
 import type { Attachment } from '../../persistence/repos/attachments.js';
 import { canSeeMessage } from '../messages/access.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 /** The uploader, or anyone who can read a message linking the file: they received it, or it is in a channel
  *  whose history they can read. Never users of another realm. */

@@ -1,7 +1,7 @@
 // Who may read which messages: channel history access, access to one message, and who is told of a change.
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import type { RealmState } from '../state.js';
-import type { Channel } from '../channels/types.js';
+import type { Channel } from '../../model/channels.js';
 import { errors } from '../../errors.js';
 import type { Repos } from '../../persistence/db.js';
 import type { StoredMessage } from '../../persistence/repos/messages.js';

@@ -9,7 +9,7 @@ import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { accessMessage, changeAudience } from './access.js';
 
 /** Zulip's validate_can_delete_message. */

@@ -5,7 +5,7 @@ import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { canSeeMessage } from './access.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 import { unreadDetails } from './unread.js';

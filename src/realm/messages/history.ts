@@ -5,7 +5,7 @@ import { errors } from '../../errors.js';
 import type { Db } from '../../persistence/db.js';
 import { MESSAGE_COLUMNS, toStoredMessage, type StoredMessage } from '../../persistence/repos/messages.js';
 import { compileSql, FLAG_BITS, type ResolvedTerm } from '../../narrow/index.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import type { RealmState } from '../state.js';
 import { canReadChannelHistory } from './access.js';
 import { narrowColumns } from './narrow-context.js';

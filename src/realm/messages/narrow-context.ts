@@ -12,11 +12,11 @@ import {
   type ResolvedTerm,
   type WithConversation,
 } from '../../narrow/index.js';
-import { VISIBILITY_POLICY } from '../channels/types.js';
+import { VISIBILITY_POLICY } from '../../model/channels.js';
 import { NO_TOPIC } from '../topics.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { userByEmailFor } from '../user-format.js';
 import { canSeeMessage } from './access.js';
 import { flagNames, HISTORICAL_DEFAULT } from './format.js';

@@ -8,7 +8,7 @@ import type { CommandDef } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';
 import { actor } from '../people/access.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { accessMessage, changeAudience } from './access.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 

@@ -8,7 +8,7 @@ import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
 import { userSetting } from '../people/user-settings.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { topicPermalinkLookups } from './topic-permalinks.js';
 
 const mentionable = (u: User): MentionableUser => ({ id: u.id, fullName: u.fullName, isActive: u.isActive });

@@ -5,7 +5,7 @@ import type { StoredMessage } from '../../persistence/repos/messages.js';
 import { LIMITS } from '../../limits.js';
 import { applyNotice, NOTIFICATION_BOT_EMAIL, noticeEvents, postNotice, type Notice } from '../channels/notices.js';
 import { activeSubscriberIds } from '../channels/format.js';
-import type { Channel } from '../channels/types.js';
+import type { Channel } from '../../model/channels.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 import { realmSetting } from '../realm-settings.js';

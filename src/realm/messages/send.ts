@@ -15,7 +15,7 @@ import { linkAttachments } from '../files/index.js';
 import { actor } from '../people/access.js';
 import { accessRestricted, userAccessTest } from '../people/user-access.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';

@@ -6,7 +6,7 @@
 import type { BatchedLookups } from '../../render-pool/index.js';
 import { hasContentAccess } from '../channels/access.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 /** Topics looked up per render round at most; links past these go without `/with/`. */
 export const MAX_TOPIC_PERMALINKS = 100;

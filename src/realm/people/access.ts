@@ -2,7 +2,7 @@
 import { errors } from '../../errors.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User, type UserGroup } from '../types.js';
+import { ROLE, type User, type UserGroup } from '../../model/realm.js';
 import { userByEmailFor } from '../user-format.js';
 
 export function isAdmin(user: User): boolean {

@@ -8,7 +8,7 @@ import type { CommandDef } from '../commands.js';
 import { createUser, isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
 import { roleGroup } from '../system-groups.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import { actor, checkFullName, isAdmin, requireMemberOrAdmin } from './access.js';
 import {
   BOT_TYPE,

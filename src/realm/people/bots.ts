@@ -3,7 +3,7 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { BotSettings } from '../../persistence/repos/bots.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import { gravatarUrl } from '../user-format.js';
 import { activeAdminIds, isAdmin, requireMemberOrAdmin } from './access.js';
 

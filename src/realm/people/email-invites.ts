@@ -8,7 +8,7 @@ import { emailRefusal } from '../admin/domains.js';
 import type { CommandDef } from '../commands.js';
 import { isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
-import type { Role } from '../types.js';
+import type { Role } from '../../model/realm.js';
 import { actor, isAdmin, requireMemberOrAdmin } from './access.js';
 import { checkInviteTargets, confirmationLink, invitesChanged, plannedInvite, requireInviteManager } from './invites.js';
 

@@ -4,7 +4,7 @@ import { errors } from '../../errors.js';
 import { int, json, list, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP } from '../system-groups.js';
-import { ROLE, type GroupSettingValue, type UserGroup } from '../types.js';
+import { ROLE, type GroupSettingValue, type UserGroup } from '../../model/realm.js';
 import { activeUserIds } from './access.js';
 
 interface GroupPermission {

@@ -8,7 +8,7 @@ import type { EmailInvite } from '../../persistence/repos/email-invites.js';
 import { canAddSubscribers, hasContentAccess } from '../channels/access.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type Role, type User } from '../types.js';
+import { ROLE, type Role, type User } from '../../model/realm.js';
 import { activeAdminIds, actor, isAdmin } from './access.js';
 import { canManageGroup, hasGroupPermission } from './groups.js';
 

@@ -5,7 +5,7 @@ import type { PresenceRow } from '../../persistence/repos/presence.js';
 import type { CommandDef } from '../commands.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { audienceOf } from './user-access.js';
 import { userSetting } from './user-settings.js';
 

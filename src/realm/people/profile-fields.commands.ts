@@ -8,7 +8,7 @@ import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue }
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from '../channels/render.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { activeUserIds, actor, isAdmin, requireAdmin } from './access.js';
 import { realmUserUpdate } from './events.js';
 import {

@@ -3,7 +3,7 @@
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, intEnum, str, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 /** Which legacy event (for clients without the user_settings_object capability) a change also produces. */
 export type LegacyGroup = 'display' | 'notification';

@@ -15,7 +15,7 @@ import { realmUserAdd } from '../people/events.js';
 import { actor } from '../people/access.js';
 import { applyCreatedUser } from '../people/users.commands.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { scheduledAdded, scheduledRemoved } from './format.js';
 import { checkScheduled, newScheduled } from './validate.js';
 

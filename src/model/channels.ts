@@ -1,5 +1,5 @@
-// The records the channels domain keeps in memory: channels, subscriptions and channel folders.
-import type { GroupSettingValue } from '../types.js';
+// The records of channels: channels, subscriptions, channel folders and topic visibility (as the repositories load them).
+import type { GroupSettingValue } from './realm.js';
 
 export const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
 export type TopicsPolicy = (typeof TOPICS_POLICIES)[number];
