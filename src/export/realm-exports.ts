@@ -8,7 +8,7 @@ import type { EventHub } from '../events/hub.js';
 import { errors } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
-import type { RealmExportRow } from '../persistence/repos/realm-exports.js';
+import type { RealmExportRow } from '../model/files.js';
 import type { FileStorage } from '../files/storage.js';
 import { activeAdminIds } from '../realm/people/access.js';
 import { userSetting } from '../realm/people/user-settings.js';

@@ -86,3 +86,36 @@ export const SUBSCRIPTION_COLORS = [
   '#f5ce6e', '#c2726a', '#94c849', '#bd86e5', '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063',
   '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
 ] as const;
+
+export type FolderChanges = Partial<Pick<ChannelFolder, 'name' | 'description' | 'renderedDescription' | 'isArchived'>>;
+
+export type NewChannel = Omit<Channel, 'id' | 'dateCreated' | 'firstMessageId' | 'lastMessageAt'>;
+/** What PATCH may change on a channel. */
+export type ChannelChanges = Partial<
+  Pick<
+    Channel,
+    | 'name'
+    | 'description'
+    | 'renderedDescription'
+    | 'inviteOnly'
+    | 'isWebPublic'
+    | 'historyPublicToSubscribers'
+    | 'isArchived'
+    | 'messageRetentionDays'
+    | 'topicsPolicy'
+    | 'folderId'
+    | 'groupSettings'
+  >
+>;
+
+/** Personal properties and their columns. */
+export type SubscriptionColumn = 'color' | 'is_muted' | 'pin_to_top' | SubscriptionNotificationProperty;
+
+export interface UserTopic {
+  userId: number;
+  channelId: number;
+  topic: string;
+  visibilityPolicy: number;
+  /** UNIX seconds. */
+  lastUpdated: number;
+}

@@ -77,3 +77,17 @@ export interface RealmEntry {
   stringId: string;
   deactivated: boolean;
 }
+
+export interface NewUser {
+  realmId: number;
+  email: string;
+  fullName: string;
+  role: Role;
+  apiKey: string;
+  passwordHash: string | null;
+  isBot?: boolean;
+  botType?: number | null;
+  botOwnerId?: number | null;
+  canCreateUsers?: boolean;
+  settings?: Record<string, unknown>;
+}

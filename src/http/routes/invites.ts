@@ -1,7 +1,6 @@
 // Invitations: reusable links (E12) and email invitations (send, revoke, resend); listing shows both.
 import { formatEmailInvite, formatInvite, inviteLink, WELCOME_MESSAGE_MAX } from '../../realm/people/invites.js';
-import type { MultiuseInvite } from '../../persistence/repos/invites.js';
-import type { EmailInvite } from '../../persistence/repos/email-invites.js';
+import type { MultiuseInvite, EmailInvite } from '../../model/people.js';
 import { INVITEE_EMAILS_MAX_CHARS, parseInviteeEmails, type SentInvites } from '../../realm/people/email-invites.js';
 import { isAdmin, requireMemberOrAdmin } from '../../realm/people/access.js';
 import { ROLES, type User } from '../../model/realm.js';

@@ -3,7 +3,7 @@ import { clientNameFrom } from '../../events/registration.js';
 import { formatScheduled } from '../../realm/scheduled/format.js';
 import type { EditResult } from '../../realm/scheduled/scheduled.commands.js';
 import { scheduledType } from '../../realm/scheduled/validate.js';
-import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
+import type { ScheduledMessage } from '../../model/scheduled.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, optional, required, str, type ParamType } from '../../params.js';

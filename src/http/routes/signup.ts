@@ -7,7 +7,7 @@
 import { hashNewPassword } from '../../auth/password-policy.js';
 import { signupConfirmation } from '../../mail/templates.js';
 import { escapeHtml } from '../../markdown/escape.js';
-import type { MultiuseInvite, SignupConfirmation } from '../../persistence/repos/invites.js';
+import type { MultiuseInvite, SignupConfirmation } from '../../model/people.js';
 import { confirmationLink, inviteState, newInviteKey } from '../../realm/people/invites.js';
 import { checkNewAccount, checkNewEmail, type CreatedUser } from '../../realm/people/users.commands.js';
 import type { RealmState } from '../../realm/state.js';

@@ -1,22 +1,6 @@
 // Bot settings rows: default channels and the outgoing-webhook service of each bot.
 import type { IDatabase, IMain } from 'pg-promise';
-
-/** A bot's outgoing-webhook service (the reference's Service row). */
-export interface BotService {
-  name: string;
-  baseUrl: string;
-  /** 1: Zulip's (generic) payload, 2: Slack-compatible. */
-  interface: number;
-  token: string;
-}
-
-export interface BotSettings {
-  userId: number;
-  defaultSendingChannelId: number | null;
-  defaultEventsRegisterChannelId: number | null;
-  defaultAllPublicStreams: boolean;
-  service: BotService | null;
-}
+import type { BotSettings } from '../../model/people.js';
 
 interface BotSettingsRow {
   user_id: number;

@@ -1,6 +1,6 @@
 // Channel folder rows.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { ChannelFolder } from '../../model/channels.js';
+import type { ChannelFolder, FolderChanges } from '../../model/channels.js';
 
 interface FolderRow {
   id: number;
@@ -27,8 +27,6 @@ function toFolder(r: FolderRow): ChannelFolder {
     dateCreated: Math.floor(r.date_created.getTime() / 1000),
   };
 }
-
-export type FolderChanges = Partial<Pick<ChannelFolder, 'name' | 'description' | 'renderedDescription' | 'isArchived'>>;
 
 export class ChannelFoldersRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

@@ -1,6 +1,6 @@
 // Channel rows, the realm's default channels, and the per-channel facts read from messages.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { Channel, ChannelGroupSettings, TopicsPolicy } from '../../model/channels.js';
+import type { Channel, ChannelGroupSettings, TopicsPolicy, NewChannel, ChannelChanges } from '../../model/channels.js';
 
 interface ChannelRow {
   id: number;
@@ -44,10 +44,8 @@ function toChannel(r: ChannelRow): Channel {
   };
 }
 
-export type NewChannel = Omit<Channel, 'id' | 'dateCreated' | 'firstMessageId' | 'lastMessageAt'>;
-
 /** Columns PATCH may change, by their Channel field. */
-const COLUMNS = {
+const COLUMNS: Record<keyof ChannelChanges, string> = {
   name: 'name',
   description: 'description',
   renderedDescription: 'rendered_description',
@@ -59,8 +57,7 @@ const COLUMNS = {
   topicsPolicy: 'topics_policy',
   folderId: 'folder_id',
   groupSettings: 'group_settings',
-} as const;
-export type ChannelChanges = Partial<Pick<Channel, keyof typeof COLUMNS>>;
+};
 
 export class ChannelsRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

@@ -1,20 +1,6 @@
 // A user's drafts (server-side draft synchronization).
 import type { ColumnSet, IDatabase, IMain } from 'pg-promise';
-
-export type DraftType = '' | 'stream' | 'private';
-
-export interface StoredDraft {
-  id: number;
-  userId: number;
-  type: DraftType;
-  to: number[];
-  topic: string;
-  content: string;
-  /** Seconds, possibly with a fraction. */
-  lastEditTime: number;
-}
-
-export type NewDraft = Omit<StoredDraft, 'id'>;
+import type { NewDraft, StoredDraft } from '../../model/drafts.js';
 
 const COLUMNS = 'id, user_id, type, recipients, topic, content, last_edit_time';
 

@@ -1,11 +1,6 @@
 // A realm's linkifiers: regular-expression patterns turned into links, in display (and matching) order.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface Linkifier {
-  id: number;
-  pattern: string;
-  urlTemplate: string;
-}
+import type { Linkifier } from '../../model/messages.js';
 
 export class LinkifiersRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

@@ -1,12 +1,6 @@
 // A user's navigation views: settings for built-in views and custom views, keyed by their URL fragment.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface NavigationView {
-  fragment: string;
-  isPinned: boolean;
-  /** null for built-in views. */
-  name: string | null;
-}
+import type { NavigationView } from '../../model/drafts.js';
 
 function toView(r: Record<string, any>): NavigationView {
   return { fragment: r.fragment, isPinned: r.is_pinned, name: r.name };

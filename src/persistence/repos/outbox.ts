@@ -1,14 +1,6 @@
 // The outgoing-email outbox: messages are queued here and marked when a sender delivered them.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface OutgoingMail {
-  id: number;
-  realmId: number | null;
-  to: string;
-  subject: string;
-  body: string;
-  attempts: number;
-}
+import type { OutgoingMail } from '../../model/mail.js';
 
 export class OutboxRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

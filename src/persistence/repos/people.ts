@@ -1,21 +1,6 @@
 // User statuses and push-device registrations: small per-user records of the people domain.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface UserStatus {
-  statusText: string;
-  emojiName: string;
-  emojiCode: string;
-  reactionType: string;
-}
-
-export interface PushDevice {
-  userId: number;
-  pushAccountId: number;
-  tokenKind: 'fcm' | 'apns';
-  pushPublicKey: string;
-  bouncerPublicKey: string;
-  encryptedPushRegistration: string;
-}
+import type { PushDevice, UserStatus } from '../../model/people.js';
 
 export class PeopleRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

@@ -1,12 +1,6 @@
 // A realm's code playgrounds: where a code block of a language can be opened.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface Playground {
-  id: number;
-  name: string;
-  pygmentsLanguage: string;
-  urlTemplate: string;
-}
+import type { Playground } from '../../model/messages.js';
 
 export class PlaygroundsRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

@@ -1,14 +1,6 @@
 // Presence rows: loaded once per realm, written only in batches by the presence flush.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface PresenceRow {
-  userId: number;
-  realmId: number;
-  /** Seconds. */
-  lastConnectedTime: number;
-  lastActiveTime: number;
-  lastUpdateId: number;
-}
+import type { PresenceRow } from '../../model/people.js';
 
 export class PresenceRepository {
   private readonly cs;

@@ -1,7 +1,6 @@
 // Push-device tokens of the legacy registration endpoints (APNs device tokens, FCM registration IDs).
 import type { IDatabase, IMain } from 'pg-promise';
-
-export type PushTokenKind = 'apns' | 'fcm';
+import type { PushTokenKind } from '../../model/people.js';
 
 export class PushTokensRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

@@ -1,13 +1,6 @@
 // Emoji reactions on messages.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface Reaction {
-  messageId: number;
-  userId: number;
-  emojiName: string;
-  emojiCode: string;
-  reactionType: string;
-}
+import type { Reaction } from '../../model/messages.js';
 
 export class ReactionsRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

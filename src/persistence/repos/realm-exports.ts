@@ -1,16 +1,6 @@
 // Data exports of a realm requested through the API, and their progress.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface RealmExportRow {
-  id: number;
-  actingUserId: number;
-  exportType: 1 | 2;
-  requested: Date;
-  succeeded: Date | null;
-  failed: Date | null;
-  deleted: Date | null;
-  storageKey: string | null;
-}
+import type { RealmExportRow } from '../../model/files.js';
 
 const toRow = (r: Record<string, any>): RealmExportRow => ({
   id: r.id,

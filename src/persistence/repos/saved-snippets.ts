@@ -1,14 +1,6 @@
 // A user's saved snippets: titled Markdown texts to insert into messages.
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface SavedSnippet {
-  id: number;
-  userId: number;
-  title: string;
-  content: string;
-  /** Seconds. */
-  dateCreated: number;
-}
+import type { SavedSnippet } from '../../model/drafts.js';
 
 const COLUMNS = 'id, user_id, title, content, extract(epoch FROM date_created)::bigint AS date_created';
 

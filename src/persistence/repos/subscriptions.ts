@@ -1,6 +1,6 @@
 // Subscription rows: who is subscribed to which channel, with their personal settings for it.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { Subscription, SubscriptionNotificationProperty } from '../../model/channels.js';
+import type { Subscription, SubscriptionNotificationProperty, SubscriptionColumn } from '../../model/channels.js';
 
 interface SubscriptionRow {
   user_id: number;
@@ -33,9 +33,6 @@ function toSubscription(r: SubscriptionRow): Subscription {
     },
   };
 }
-
-/** Personal properties and their columns. */
-export type SubscriptionColumn = 'color' | 'is_muted' | 'pin_to_top' | SubscriptionNotificationProperty;
 
 export class SubscriptionsRepository {
   constructor(private db: IDatabase<unknown>, private pgp: IMain) {}

@@ -1,22 +1,6 @@
 // Per-user message rows and their flag bits: inserts, flag updates, unread and conversation summaries.
 import type { ColumnSet, IDatabase, IMain } from 'pg-promise';
-
-export interface UserMessageRow {
-  userId: number;
-  messageId: number;
-  flags: number;
-}
-
-/** An unread message with what the unread_msgs structure needs. */
-export interface UnreadRow {
-  id: number;
-  senderId: number;
-  kind: 'stream' | 'direct';
-  channelId: number | null;
-  topic: string;
-  directRecipients: number[];
-  flags: number;
-}
+import type { UnreadRow, UserMessageRow } from '../../model/messages.js';
 
 export class UserMessagesRepository {
   private readonly insertCs: ColumnSet;

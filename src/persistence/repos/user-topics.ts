@@ -1,14 +1,6 @@
 // Per-user topic visibility policies (muted, unmuted, followed).
 import type { IDatabase, IMain } from 'pg-promise';
-
-export interface UserTopic {
-  userId: number;
-  channelId: number;
-  topic: string;
-  visibilityPolicy: number;
-  /** UNIX seconds. */
-  lastUpdated: number;
-}
+import type { UserTopic } from '../../model/channels.js';
 
 interface UserTopicRow {
   user_id: number;

@@ -1,6 +1,6 @@
 // User rows.
 import type { IDatabase, IMain } from 'pg-promise';
-import type { Role, User } from '../../model/realm.js';
+import type { Role, User, NewUser } from '../../model/realm.js';
 
 interface UserRow {
   id: number;
@@ -38,20 +38,6 @@ function toUser(r: UserRow): User {
     timezone: r.timezone,
     settings: r.settings,
   };
-}
-
-export interface NewUser {
-  realmId: number;
-  email: string;
-  fullName: string;
-  role: Role;
-  apiKey: string;
-  passwordHash: string | null;
-  isBot?: boolean;
-  botType?: number | null;
-  botOwnerId?: number | null;
-  canCreateUsers?: boolean;
-  settings?: Record<string, unknown>;
 }
 
 export class UsersRepository {

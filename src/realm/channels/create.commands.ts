@@ -2,7 +2,7 @@
 // and the optional announcement, in one transaction.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { NewChannel } from '../../persistence/repos/channels.js';
+import type { NewChannel, Channel, Subscription } from '../../model/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
 import { prerenderDescriptions, type RenderedDescriptions } from './render.js';
 import { actor, targetUser } from '../people/access.js';
@@ -13,7 +13,6 @@ import { applyNewChannels, planNewChannels, writeNewChannels, type NewChannelSet
 import { defaultStreamsEvent, streamCreate } from './events.js';
 import { applyNotice, noticeEvents, postAnnouncement, type Notice } from './notices.js';
 import { applySubscriptions, planSubscriptions, subscriptionAddedEvents, writeSubscriptions, type NewSubscription } from './subscribing.js';
-import type { Channel, Subscription } from '../../model/channels.js';
 import { checkChannelName } from './validate.js';
 
 export interface CreateChannelInput {

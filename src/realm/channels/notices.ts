@@ -2,7 +2,7 @@
 // notices of other domains (message reports). Written with the messages domain's insert and event format.
 import type { RealmEvent } from '../../events/hub.js';
 import type { Tx } from '../../persistence/db.js';
-import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
+import type { NewMessage, StoredMessage } from '../../model/messages.js';
 import { eventMessage, flagNames } from '../messages/format.js';
 import { silentMention } from '../messages/quoting.js';
 import { renderContent, type Rendered } from '../messages/render.js';

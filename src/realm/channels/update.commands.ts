@@ -2,7 +2,6 @@
 // privacy, default status, retention, folder, topics policy, permission groups, archived flag.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { ChannelChanges } from '../../persistence/repos/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
 import { actor, isAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';
@@ -13,7 +12,7 @@ import { archiveEvents, defaultStreamsEvent, streamCreate, streamDelete, streamU
 import { activeSubscriberIds, streamPostPolicy } from './format.js';
 import { CHANNEL_GROUP_SETTINGS, checkChannelGroupSetting, groupSettingEquals } from './group-settings.js';
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from './render.js';
-import { CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy } from '../../model/channels.js';
+import { CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy, type ChannelChanges } from '../../model/channels.js';
 import { checkChannelName, checkDescription, checkNameAvailable, parseRetention } from './validate.js';
 
 export interface UpdateChannelInput {

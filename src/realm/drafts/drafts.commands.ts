@@ -4,7 +4,7 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import type { Tx } from '../../persistence/db.js';
-import type { DraftType, NewDraft, StoredDraft } from '../../persistence/repos/drafts.js';
+import type { DraftType, NewDraft, StoredDraft } from '../../model/drafts.js';
 import { visibleChannel } from '../channels/access.js';
 import type { CommandDef } from '../commands.js';
 import { normalizeContent } from '../messages/send.js';

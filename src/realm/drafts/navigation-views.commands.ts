@@ -1,7 +1,7 @@
 // Realm commands on a user's navigation views: settings for built-in views (no name) and named custom views.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { NavigationView } from '../../persistence/repos/navigation-views.js';
+import type { NavigationView } from '../../model/drafts.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 import { formatNavigationView } from './format.js';

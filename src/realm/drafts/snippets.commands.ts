@@ -1,7 +1,7 @@
 // Realm commands on a user's saved snippets: create, edit (title and/or content), delete.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { SavedSnippet } from '../../persistence/repos/saved-snippets.js';
+import type { SavedSnippet } from '../../model/drafts.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 import { formatSnippet } from './format.js';

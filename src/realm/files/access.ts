@@ -1,7 +1,7 @@
 // Who may download an upload, and the bookkeeping that grants it: which messages link which attachments.
 import { uploadPathIds } from '../../files/links.js';
 import type { Repos, Tx } from '../../persistence/db.js';
-import type { Attachment } from '../../persistence/repos/attachments.js';
+import type { Attachment } from '../../model/files.js';
 import { canSeeMessage } from '../messages/access.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';

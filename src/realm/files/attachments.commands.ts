@@ -2,7 +2,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
-import type { Attachment, DeletedAttachment } from '../../persistence/repos/attachments.js';
+import type { Attachment, DeletedAttachment } from '../../model/files.js';
 import type { CommandDef } from '../commands.js';
 import { actor } from '../people/access.js';
 

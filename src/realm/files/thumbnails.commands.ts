@@ -4,7 +4,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { uploadPreview } from '../../files/thumbnail-formats.js';
 import { rewriteUploadPreviews } from '../../markdown/index.js';
-import type { StoredThumbnail } from '../../persistence/repos/image-attachments.js';
+import type { StoredThumbnail } from '../../model/files.js';
 import type { CommandDef } from '../commands.js';
 import { changeAudience } from '../messages/access.js';
 import { flagNames } from '../messages/format.js';

@@ -4,7 +4,7 @@ import type { RealmState } from '../state.js';
 import type { Channel } from '../../model/channels.js';
 import { errors } from '../../errors.js';
 import type { Repos } from '../../persistence/db.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 
 /**
  * Zulip's can_access_stream_history: whether the user may read the channel's messages, including those sent

@@ -2,7 +2,7 @@
 // delete_message event (bulk message_ids, or one event per message for queues without bulk_message_deletion).
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 import { inChannelSetting } from '../channels/access.js';
 import { streamUpdate } from '../channels/events.js';
 import type { CommandDef } from '../commands.js';

@@ -2,7 +2,7 @@
 // permission and time limit, topic moves, resolving, channel moves and their time limits.
 import { errors } from '../../errors.js';
 import { RESOLVED_TOPIC_PREFIX } from '../../narrow/index.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 import { canAdminister, inChannelSetting } from '../channels/access.js';
 import type { Channel } from '../../model/channels.js';
 import { realmSetting } from '../realm-settings.js';

@@ -6,7 +6,7 @@ import type { ImageRenderData } from '../../markdown/index.js';
 import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
-import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/messages.js';
+import type { EditHistoryEntry, StoredMessage } from '../../model/messages.js';
 import { visibleChannel } from '../channels/access.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import type { Channel } from '../../model/channels.js';

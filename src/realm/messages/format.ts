@@ -1,7 +1,6 @@
 // Messages as the API returns them (the reference's message object), flag bits as names, and recipient IDs.
 import { FLAG_BITS } from '../../narrow/index.js';
-import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/messages.js';
-import type { Reaction } from '../../persistence/repos/reactions.js';
+import type { EditHistoryEntry, StoredMessage, Reaction } from '../../model/messages.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { topicForClient } from '../topics.js';

@@ -3,7 +3,8 @@
 // channels' history only), with Zulip's anchor arithmetic.
 import { errors } from '../../errors.js';
 import type { Db } from '../../persistence/db.js';
-import { MESSAGE_COLUMNS, toStoredMessage, type StoredMessage } from '../../persistence/repos/messages.js';
+import { MESSAGE_COLUMNS, toStoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 import { compileSql, FLAG_BITS, type ResolvedTerm } from '../../narrow/index.js';
 import { ROLE, type User } from '../../model/realm.js';
 import type { RealmState } from '../state.js';

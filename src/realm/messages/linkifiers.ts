@@ -3,7 +3,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import { validateLinkifierPattern, validateUrlTemplate } from '../../markdown/index.js';
-import type { Linkifier } from '../../persistence/repos/linkifiers.js';
+import type { Linkifier } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
 import { activeUserIds, actor, requireAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';

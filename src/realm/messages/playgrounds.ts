@@ -2,7 +2,7 @@
 // realm's whole list to everyone.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { Playground } from '../../persistence/repos/playgrounds.js';
+import type { Playground } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
 import { activeUserIds, actor, requireAdmin } from '../people/access.js';
 import type { RealmState } from '../state.js';

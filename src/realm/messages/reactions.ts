@@ -2,8 +2,7 @@
 // rows for reactions to messages the user never received, and the reaction event.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { Reaction } from '../../persistence/repos/reactions.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { Reaction, StoredMessage } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';
 import { actor } from '../people/access.js';

@@ -1,7 +1,7 @@
 // Reporting a message (POST /messages/{id}/report): the notification bot posts the report, with a quote of the
 // message, to the realm's moderation request channel, in a topic per reported user (the reference's format).
 import { errors } from '../../errors.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 import { LIMITS } from '../../limits.js';
 import { applyNotice, NOTIFICATION_BOT_EMAIL, noticeEvents, postNotice, type Notice } from '../channels/notices.js';
 import { activeSubscriberIds } from '../channels/format.js';

@@ -3,7 +3,7 @@
 import { errors } from '../../errors.js';
 import { FLAG_BITS, narrowError, type NarrowTerm } from '../../narrow/index.js';
 import type { Repos } from '../../persistence/db.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 import type { Channel } from '../../model/channels.js';
 import type { RealmState } from '../state.js';
 

@@ -2,7 +2,7 @@
 import { generateApiKey } from '../../auth/secrets.js';
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { BotSettings } from '../../persistence/repos/bots.js';
+import type { BotSettings } from '../../model/people.js';
 import { hasContentAccess } from '../channels/access.js';
 import type { CommandDef } from '../commands.js';
 import { createUser, isValidEmail } from '../provision.js';

@@ -1,7 +1,7 @@
 // Bots as their administrators see them: types, who may administer one, the Bot record and realm_bot events.
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { BotSettings } from '../../persistence/repos/bots.js';
+import type { BotSettings } from '../../model/people.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../../model/realm.js';
 import { gravatarUrl } from '../user-format.js';

@@ -3,7 +3,7 @@
 import { errors } from '../../errors.js';
 import { invitationMail } from '../../mail/templates.js';
 import type { Tx } from '../../persistence/db.js';
-import type { EmailInvite, NewEmailInvite } from '../../persistence/repos/email-invites.js';
+import type { EmailInvite, NewEmailInvite } from '../../model/people.js';
 import { emailRefusal } from '../admin/domains.js';
 import type { CommandDef } from '../commands.js';
 import { isValidEmail } from '../provision.js';

@@ -3,8 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
-import type { MultiuseInvite, NewInvite } from '../../persistence/repos/invites.js';
-import type { EmailInvite } from '../../persistence/repos/email-invites.js';
+import type { MultiuseInvite, NewInvite, EmailInvite } from '../../model/people.js';
 import { canAddSubscribers, hasContentAccess } from '../channels/access.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';

@@ -4,7 +4,7 @@ import { createActor, type Actor } from 'xstate';
 import type { RealmHandle } from '../../actors/realms.js';
 import { userSessionMachine, type UserSessionEmitted } from '../../actors/user-session.machine.js';
 import type { Db } from '../../persistence/db.js';
-import type { PresenceRow } from '../../persistence/repos/presence.js';
+import type { PresenceRow } from '../../model/people.js';
 import type { UserPresence } from './presence.js';
 
 export const PRESENCE_FLUSH_MS = 5_000;

@@ -1,7 +1,7 @@
 // Presence records in the modern and legacy formats, who is visible, and the realm commands presence uses:
 // an announcement (no write; publishes the presence event) and the batched flush (one statement per batch).
 import { ACTIVE_OFFSET_S, type PresenceTimes } from '../../actors/user-session.machine.js';
-import type { PresenceRow } from '../../persistence/repos/presence.js';
+import type { PresenceRow } from '../../model/people.js';
 import type { CommandDef } from '../commands.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';

@@ -4,7 +4,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
-import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../persistence/repos/profile-fields.js';
+import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../model/people.js';
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from '../channels/render.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';

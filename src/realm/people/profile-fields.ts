@@ -1,7 +1,7 @@
 // Custom profile fields: the field types, the default external accounts, the API form of fields and of users'
 // values, and the validation of definitions and values (the reference's messages and limits).
 import { errors } from '../../errors.js';
-import type { ProfileField, ProfileValue } from '../../persistence/repos/profile-fields.js';
+import type { ProfileField, ProfileValue } from '../../model/people.js';
 import type { RealmState } from '../state.js';
 
 export const FIELD_TYPE = {

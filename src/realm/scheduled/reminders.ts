@@ -3,8 +3,8 @@
 import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import { channelNarrowUrl } from '../../markdown/urls.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
-import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
+import type { StoredMessage } from '../../model/messages.js';
+import type { NewScheduledMessage, ScheduledMessage } from '../../model/scheduled.js';
 import { NOTIFICATION_BOT_EMAIL, notificationBot } from '../channels/notices.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
