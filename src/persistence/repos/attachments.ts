@@ -1,5 +1,5 @@
 // Uploaded files: the attachment rows, the messages that link them, and the unclaimed ones due for removal.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { Attachment, DeletedAttachment, LinkingMessage, NewAttachment } from '../../model/files.js';
 
 const columns = (t: string) => `${t}id, ${t}realm_id, ${t}owner_id, ${t}path_id, ${t}name, ${t}content_type, ${t}size,
@@ -20,7 +20,7 @@ function toAttachment(r: any): Attachment {
 }
 
 export class AttachmentsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   add(a: NewAttachment): Promise<Attachment> {
     return this.db.one(

@@ -1,5 +1,5 @@
 // Bot settings rows: default channels and the outgoing-webhook service of each bot.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { BotSettings } from '../../model/people.js';
 
 interface BotSettingsRow {
@@ -27,7 +27,7 @@ function toSettings(r: BotSettingsRow): BotSettings {
 }
 
 export class BotsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<BotSettings[]> {
     const rows = await this.db.any<BotSettingsRow>(

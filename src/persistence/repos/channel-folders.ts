@@ -1,5 +1,5 @@
 // Channel folder rows.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { ChannelFolder, FolderChanges } from '../../model/channels.js';
 
 interface FolderRow {
@@ -29,7 +29,7 @@ function toFolder(r: FolderRow): ChannelFolder {
 }
 
 export class ChannelFoldersRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<ChannelFolder[]> {
     const rows = await this.db.any<FolderRow>('SELECT * FROM channel_folders WHERE realm_id = $1 ORDER BY "order", id', [realmId]);

@@ -1,5 +1,6 @@
 // Channel rows, the realm's default channels, and the per-channel facts read from messages.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
+import { as, helpers } from '../sql.js';
 import type { Channel, ChannelGroupSettings, TopicsPolicy, NewChannel, ChannelChanges } from '../../model/channels.js';
 
 interface ChannelRow {
@@ -60,7 +61,7 @@ const COLUMNS: Record<keyof ChannelChanges, string> = {
 };
 
 export class ChannelsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** The realm's channels, with their oldest message's ID and newest message's time (index lookups). */
   async forRealm(realmId: number): Promise<Channel[]> {
@@ -94,7 +95,7 @@ export class ChannelsRepository {
       if (field in changes) data[column] = (changes as Record<string, unknown>)[field];
     }
     if (Object.keys(data).length === 0) return Promise.resolve(null);
-    const sql = this.pgp.helpers.update(data, Object.keys(data), 'channels') + this.pgp.as.format(' WHERE id = $1', [id]);
+    const sql = helpers.update(data, Object.keys(data), 'channels') + as.format(' WHERE id = $1', [id]);
     return this.db.none(sql);
   }
 

@@ -1,5 +1,5 @@
 // Email invitations: one address each, mailed a link; used once, revocable, resendable.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import { inviteFields, seconds } from './invites.js';
 import type { MultiuseInvite, EmailInvite, EmailInviteStatus, NewEmailInvite } from '../../model/people.js';
 
@@ -14,7 +14,7 @@ function toInvite(r: Record<string, any>): EmailInvite {
 }
 
 export class EmailInvitesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async insert(i: NewEmailInvite): Promise<EmailInvite> {
     const row = await this.db.one(

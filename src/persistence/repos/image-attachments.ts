@@ -1,6 +1,6 @@
 // Uploaded images: their header data and thumbnails (image_attachments), the messages still showing a placeholder
 // for one, and the server's secrets (server_secrets).
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { ImageAttachment, StoredThumbnail } from '../../model/files.js';
 
 const COLUMNS = 'path_id, realm_id, width, height, frames, content_type, thumbnails';
@@ -18,7 +18,7 @@ function toImage(r: any): ImageAttachment {
 }
 
 export class ImageAttachmentsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   add(img: ImageAttachment): Promise<null> {
     return this.db.none(

@@ -1,5 +1,5 @@
 // Reusable invitation links, and the sign-up confirmations made through them.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { Role } from '../../model/realm.js';
 import type { MultiuseInvite, NewInvite, SignupConfirmation } from '../../model/people.js';
 
@@ -38,7 +38,7 @@ function toInvite(r: Record<string, any>): MultiuseInvite {
 }
 
 export class InvitesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async insert(i: NewInvite): Promise<MultiuseInvite> {
     const row = await this.db.one(

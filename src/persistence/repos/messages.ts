@@ -1,5 +1,6 @@
 // Message rows: inserts (one multi-row statement per kind), reads by ID, edits, deletions and conversation IDs.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
+import { ParameterizedQuery } from '../sql.js';
 import type { InsertedMessage, MessageChange, NewMessage, StoredMessage } from '../../model/messages.js';
 
 /** The columns every message read selects (alias `m`). */
@@ -56,7 +57,7 @@ SELECT v.id, lower(v.topic) AS topic_key, v.stream_id IS NOT NULL AND EXISTS
 FROM v ORDER BY v.ord`;
 
 export class MessagesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /**
    * Inserts messages and their recipients' user_messages rows in one statement (one round trip); `recipients[i]`
@@ -98,7 +99,7 @@ export class MessagesRepository {
       users,
       flags,
     ];
-    return this.db.map(new this.pgp.ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
+    return this.db.map(new ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
       id: Number(r.id),
       topicKey: r.topic_key as string,
       topicExisted: r.topic_existed as boolean,

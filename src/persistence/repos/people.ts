@@ -1,9 +1,9 @@
 // User statuses and push-device registrations: small per-user records of the people domain.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { PushDevice, UserStatus } from '../../model/people.js';
 
 export class PeopleRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async statusesForRealm(realmId: number): Promise<Map<number, UserStatus>> {
     const rows = await this.db.any(

@@ -1,9 +1,9 @@
 // Emoji reactions on messages.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { Reaction } from '../../model/messages.js';
 
 export class ReactionsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Reactions of these messages, oldest first. */
   async forMessages(messageIds: number[]): Promise<Reaction[]> {

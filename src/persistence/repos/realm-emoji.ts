@@ -1,5 +1,5 @@
 // A realm's custom emoji: name, image file and author; deactivated ones are kept (old messages still show them).
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { CustomEmoji } from '../../model/files.js';
 
 function toEmoji(r: any): CustomEmoji {
@@ -7,7 +7,7 @@ function toEmoji(r: any): CustomEmoji {
 }
 
 export class RealmEmojiRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   forRealm(realmId: number): Promise<CustomEmoji[]> {
     return this.db.map('SELECT id, name, file_name, author_id, deactivated FROM realm_emoji WHERE realm_id = $1 ORDER BY id', [realmId], toEmoji);

@@ -1,5 +1,5 @@
 // Scheduled messages: what to send, when, and whether it was delivered (exactly once) or failed.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { DeliveryType, DueEntry, NewScheduledMessage, ScheduledChanges, ScheduledMessage } from '../../model/scheduled.js';
 
 const COLUMNS = `id, realm_id, sender_id, type, stream_id, user_ids, topic, content, rendered_content, scheduled_at, read_by_sender,
@@ -30,7 +30,7 @@ function toScheduled(r: Record<string, any>): ScheduledMessage {
 }
 
 export class ScheduledMessagesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async insert(m: NewScheduledMessage): Promise<ScheduledMessage> {
     const r = await this.db.one(

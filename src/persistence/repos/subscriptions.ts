@@ -1,5 +1,5 @@
 // Subscription rows: who is subscribed to which channel, with their personal settings for it.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { Subscription, SubscriptionNotificationProperty, SubscriptionColumn } from '../../model/channels.js';
 
 interface SubscriptionRow {
@@ -35,7 +35,7 @@ function toSubscription(r: SubscriptionRow): Subscription {
 }
 
 export class SubscriptionsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<Subscription[]> {
     const rows = await this.db.any<SubscriptionRow>('SELECT * FROM subscriptions WHERE realm_id = $1', [realmId]);

@@ -1,5 +1,5 @@
 // User rows.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import type { Role, User, NewUser } from '../../model/realm.js';
 
 interface UserRow {
@@ -41,7 +41,7 @@ function toUser(r: UserRow): User {
 }
 
 export class UsersRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<User[]> {
     const rows = await this.db.any<UserRow>('SELECT * FROM users WHERE realm_id = $1 ORDER BY id', [realmId]);
