@@ -278,3 +278,10 @@ export function compileSchema<S extends Schema>(schema: S): ParamParser<ParamsOf
     return { values: values as ParamsOf<S>, ignored };
   };
 }
+
+/** The parameters of `names` a request sent. */
+export function sentSettings(names: string[], p: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const n of names) if (p[n] !== undefined) out[n] = p[n];
+  return out;
+}

@@ -17,6 +17,9 @@ export interface RequestParams {
 
 const MAX_FIELDS = 1000;
 
+/** Room in a multipart body for the boundaries, part headers and small fields around the file. */
+export const MULTIPART_OVERHEAD = 64 * 1024;
+
 function addSearchParams(into: Map<string, string>, text: string): void {
   if (text === '') return;
   const params = new URLSearchParams(text);

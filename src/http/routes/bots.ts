@@ -4,9 +4,9 @@ import { botDefaults } from '../../realm/people/bots.js';
 import type { CreatedBot } from '../../realm/people/bots.commands.js';
 import { ROLES } from '../../model/realm.js';
 import { gravatarUrl } from '../../realm/user-format.js';
+import { deactivate } from '../deactivate.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { bool, int, intEnum, optional, required, str, url, withDefault } from '../../params.js';
-import { deactivate } from './users.js';
 
 const createBot = endpoint({
   method: 'POST',

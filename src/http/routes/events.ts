@@ -11,7 +11,7 @@ import { versionFields } from '../../version.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, dict, enumOf, int, list, nullable, oneOf, optional, required, str, withDefault } from '../../params.js';
-import { viewer } from './channels.js';
+import { viewer } from '../context.js';
 
 const includeSubscribersType = oneOf(bool(), enumOf(['partial'] as const));
 

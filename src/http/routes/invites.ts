@@ -7,7 +7,7 @@ import { ROLES, type User } from '../../model/realm.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, int, intEnum, list, nullable, optional, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 /** Minutes an invitation lasts: null never expires; absent, the server's default. */
 const expiresInMinutes = () => optional(nullable(int({ min: 1, max: 100 * 365 * 24 * 60 })));

@@ -4,7 +4,7 @@ import { MAX_REPORT_DESCRIPTION_LENGTH, moderationChannel, REPORT_REASONS, type 
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { enumOf, int, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 export const reportMessage = endpoint({
   method: 'POST',

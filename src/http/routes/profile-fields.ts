@@ -1,10 +1,10 @@
 // Custom profile fields: list, create, change, delete and reorder the realm's fields (administrators), and set or
 // remove the user's own values.
-import { formatFields } from '../../realm/people/profile-fields.js';
+import { formatFields, profileValue } from '../../realm/people/profile-fields.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, dict, int, list, object, oneOf, optional, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 /** field_data: options {"key": {"text", "order"}} or an external account {"subtype", "url_pattern"}. */
 const fieldData = dict(oneOf(dict(str({ maxLength: 1000 })), str({ maxLength: 1000 })));
@@ -96,8 +96,6 @@ export const deleteProfileField = endpoint({
   },
 });
 
-/** A value: text, or user IDs (person picker). */
-export const profileValue = oneOf(text(10_000), list(int(), { maxItems: 1000 }));
 
 export const updateOwnProfileData = endpoint({
   method: 'PATCH',

@@ -4,10 +4,10 @@ import { receiveSingleFile } from '../../files/multipart.js';
 import { emojiKey } from '../../files/service.js';
 import { checkCanAddEmoji } from '../../realm/files/emoji.commands.js';
 import { MAX_EMOJI_FILE_MIB, normalizeEmojiName, realmEmojiDict } from '../../realm/files/emoji.js';
+import { MULTIPART_OVERHEAD } from '../body.js';
 import { endpoint, RawReply } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { required, str } from '../../params.js';
-import { MULTIPART_OVERHEAD } from './uploads.js';
 
 /** The image formats custom emoji may have, by their first bytes. */
 function imageExtension(head: Buffer): string | null {

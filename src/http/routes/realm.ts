@@ -13,12 +13,11 @@ import { requireOwner, updateRealmReply, type UpdateRealmPlan } from '../../real
 import { groupSettingUpdateParam } from '../../realm/people/groups.js';
 import { requireAdmin } from '../../realm/people/access.js';
 import type { BrandingImage } from '../../model/realm.js';
+import { MULTIPART_OVERHEAD } from '../body.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
-import { bool, int, nullable, optional, required, str, type Field } from '../../params.js';
+import { bool, int, nullable, optional, required, str, sentSettings, type Field } from '../../params.js';
 import { realmUrl } from '../../urls.js';
-import { sentSettings } from './settings.js';
-import { MULTIPART_OVERHEAD } from './uploads.js';
 
 const propertyFields = Object.fromEntries(Object.entries(REALM_PROPERTIES).map(([n, d]) => [n, optional(d.type)]));
 const groupFields = Object.fromEntries(Object.keys(REALM_GROUP_PROPERTIES).map((n) => [n, optional(groupSettingUpdateParam())]));

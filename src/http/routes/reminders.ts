@@ -6,7 +6,7 @@ import { formatReminder } from '../../realm/scheduled/format.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { int, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 export const getReminders = endpoint({
   method: 'GET',

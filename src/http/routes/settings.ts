@@ -5,17 +5,10 @@ import { requireAdmin } from '../../realm/people/access.js';
 import { REALM_DEFAULT_SETTING_NAMES, USER_SETTINGS } from '../../realm/people/user-settings.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
-import { optional, str, type Field } from '../../params.js';
+import { optional, sentSettings, str, type Field } from '../../params.js';
 
 function catalogueFields(names: string[]): Record<string, Field<unknown>> {
   return Object.fromEntries(names.map((n) => [n, optional(USER_SETTINGS[n]!.type)]));
-}
-
-/** The parameters of `names` a request sent. */
-export function sentSettings(names: string[], p: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const n of names) if (p[n] !== undefined) out[n] = p[n];
-  return out;
 }
 
 function isTimezone(tz: string): boolean {

@@ -13,7 +13,7 @@ import { ROLE, type User } from '../../model/realm.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, nullable, optional, required, str, withDefault, type Field } from '../../params.js';
-import { serverContext, viewer } from './channels.js';
+import { serverContext, viewer } from '../context.js';
 
 interface ListFilters {
   include_public: boolean;

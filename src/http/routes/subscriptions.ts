@@ -16,7 +16,8 @@ import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
 import { enumOf, int, json, list, object, oneOf, optional, required, str, withDefault, bool } from '../../params.js';
-import { newChannelParams, newChannelSettings, serverContext } from './channels.js';
+import { newChannelParams, newChannelSettings } from '../channel-params.js';
+import { serverContext } from '../context.js';
 
 export const getSubscriptions = endpoint({
   method: 'GET',

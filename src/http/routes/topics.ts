@@ -7,7 +7,7 @@ import { requireAdmin } from '../../realm/people/access.js';
 import { normalizeTopic, topicForClient } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
 import { bool, int, required, str, withDefault } from '../../params.js';
-import { viewer } from './channels.js';
+import { viewer } from '../context.js';
 
 export const getTopics = endpoint({
   method: 'GET',

@@ -6,12 +6,10 @@ import { attachmentKey } from '../../files/service.js';
 import type { Removed } from '../../realm/files/attachments.commands.js';
 import { attachmentRecord } from '../../realm/files/attachments.commands.js';
 import { canDownload } from '../../realm/files/access.js';
+import { MULTIPART_OVERHEAD } from '../body.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { int, required, str } from '../../params.js';
-
-/** Room in a multipart body for the boundaries, part headers and small fields around the file. */
-export const MULTIPART_OVERHEAD = 64 * 1024;
 
 export const uploadFile = endpoint({
   method: 'POST',

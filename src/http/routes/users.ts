@@ -2,14 +2,15 @@
 import { hashNewPassword } from '../../auth/password-policy.js';
 import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
 import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/people/user-access.js';
+import { profileValue } from '../../realm/people/profile-fields.js';
 import { checkNewAccount } from '../../realm/people/users.commands.js';
 import { ROLES, type User } from '../../model/realm.js';
 import { formatUser } from '../../realm/user-format.js';
-import { endpoint, type RequestContext } from '../endpoint.js';
+import { deactivate } from '../deactivate.js';
+import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, int, intEnum, list, nullable, object, optional, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
-import { profileValue } from './profile-fields.js';
+import { requestRealmUrl } from '../context.js';
 
 export const getOwnUser = endpoint({
   method: 'GET',
@@ -121,24 +122,6 @@ export const updateUser = endpoint({
     return {};
   },
 });
-
-/** Deactivates through the realm actor, then closes the event queues of every account that went. */
-export async function deactivate(
-  ctx: RequestContext<'user'>,
-  userId: number,
-  notificationComment: string | null,
-  target: { own?: boolean; bot?: boolean } = {},
-) {
-  const { ids } = await ctx.realm.dispatch<{ ids: number[] }>('users.deactivate', {
-    actorId: ctx.user.id,
-    userId,
-    notificationComment,
-    ...target,
-  });
-  const queues = ctx.services.queues;
-  for (const id of ids) for (const q of queues.byUser(id)) queues.delete(q.getSnapshot().context.queueId);
-  return {};
-}
 
 export const deactivateOwnUser = endpoint({
   method: 'DELETE',

@@ -1,7 +1,7 @@
 // Email invitations: one address each, mailed a link; used once, revocable, resendable.
 import type { IDatabase } from 'pg-promise';
 import { inviteFields, seconds } from './invites.js';
-import type { MultiuseInvite, EmailInvite, EmailInviteStatus, NewEmailInvite } from '../../model/people.js';
+import type { EmailInvite, EmailInviteStatus, NewEmailInvite } from '../../model/people.js';
 
 function toInvite(r: Record<string, any>): EmailInvite {
   return {

@@ -1,6 +1,6 @@
 // Subscription rows: who is subscribed to which channel, with their personal settings for it.
 import type { IDatabase } from 'pg-promise';
-import type { Subscription, SubscriptionNotificationProperty, SubscriptionColumn } from '../../model/channels.js';
+import type { Subscription, SubscriptionColumn } from '../../model/channels.js';
 
 interface SubscriptionRow {
   user_id: number;

@@ -46,6 +46,19 @@ export function parseAnchor(raw: string | undefined, useFirstUnread = false): nu
   return Math.min(Math.max(Number(raw), 0), LARGER_THAN_MAX_MESSAGE_ID);
 }
 
+/** The checked range of a history read (GET /messages, POST /messages/flags/narrow). */
+export function checkedRange(
+  anchor: string | undefined,
+  numBefore: number,
+  numAfter: number,
+  includeAnchor: boolean,
+  useFirstUnread = false,
+): Range {
+  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
+  if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw errors.anchorExcludedInMiddle();
+  return { anchor: parseAnchor(anchor, useFirstUnread), numBefore, numAfter, includeAnchor };
+}
+
 /** Zulip's ok_to_include_history: a positive channel term the viewer may read the history of, and no flag terms. */
 export function includesHistory(state: RealmState, viewer: User, narrow: readonly ResolvedTerm[]): boolean {
   let include = false;

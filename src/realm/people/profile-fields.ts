@@ -1,8 +1,12 @@
 // Custom profile fields: the field types, the default external accounts, the API form of fields and of users'
 // values, and the validation of definitions and values (the reference's messages and limits).
 import { errors } from '../../errors.js';
+import { int, list, oneOf, str } from '../../params.js';
 import type { ProfileField, ProfileValue } from '../../model/people.js';
 import type { RealmState } from '../state.js';
+
+/** A value as a request gives it: text, or user IDs (person picker). */
+export const profileValue = oneOf(str({ maxLength: 10_000 }), list(int(), { maxItems: 1000 }));
 
 export const FIELD_TYPE = {
   SHORT_TEXT: 1,
