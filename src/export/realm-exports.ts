@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
 import type { RealmExportRow } from '../model/files.js';
 import type { FileStorage } from '../files/storage.js';
-import { activeAdminIds } from '../realm/people/access.js';
+import { activeAdminIds } from '../realm/access/roles.js';
 import { userSetting } from '../realm/people/user-settings.js';
 import type { RealmState } from '../realm/state.js';
 import { exportRealm } from './export.js';

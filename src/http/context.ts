@@ -2,7 +2,7 @@
 // realm's commands, and the viewer of a read that spectators may make.
 import { errors } from '../errors.js';
 import type { User } from '../model/realm.js';
-import { webPublicAllowed } from '../realm/channels/access.js';
+import { webPublicAllowed } from '../realm/access/channels.js';
 import type { ServerContext } from '../realm/channels/creating.js';
 import { realmUrl } from '../urls.js';
 import type { RequestContext } from './endpoint.js';

@@ -12,7 +12,7 @@
 // restricts sees only the users they can access, the others either left out (user_list_incomplete) or as
 // "Unknown user" placeholders (src/realm/people/user-access.ts).
 import { longTermIdleIds } from '../../realm/people/long-term-idle.js';
-import { accessibleUsersOf, unknownUser } from '../../realm/people/user-access.js';
+import { accessibleUsersOf, unknownUser } from '../../realm/access/users.js';
 import type { RealmState } from '../../realm/state.js';
 import type { User } from '../../model/realm.js';
 import { canSeeDeliveryEmail, formatUser } from '../../realm/user-format.js';

@@ -1,5 +1,5 @@
 // Bots: create, list one's own, configure, deactivate, regenerate API keys (also a person's own key).
-import { requireMemberOrAdmin } from '../../realm/people/access.js';
+import { requireMemberOrAdmin } from '../../realm/access/roles.js';
 import { botDefaults } from '../../realm/people/bots.js';
 import type { CreatedBot } from '../../realm/people/bots.commands.js';
 import { ROLES } from '../../model/realm.js';

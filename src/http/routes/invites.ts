@@ -2,7 +2,7 @@
 import { formatEmailInvite, formatInvite, inviteLink, WELCOME_MESSAGE_MAX } from '../../realm/people/invites.js';
 import type { MultiuseInvite, EmailInvite } from '../../model/people.js';
 import { INVITEE_EMAILS_MAX_CHARS, parseInviteeEmails, type SentInvites } from '../../realm/people/email-invites.js';
-import { isAdmin, requireMemberOrAdmin } from '../../realm/people/access.js';
+import { isAdmin, requireMemberOrAdmin } from '../../realm/access/roles.js';
 import { ROLES, type User } from '../../model/realm.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';

@@ -1,6 +1,6 @@
 // Personal message flags: POST /messages/flags, POST /messages/flags/narrow, and marking all, a channel or a
 // topic as read.
-import { visibleChannel } from '../../realm/channels/access.js';
+import { visibleChannel } from '../../realm/access/channels.js';
 import { editableFlagBit, type FlagsResult } from '../../realm/messages/flags.js';
 import { checkedRange, fetchRange, HistoryQuery } from '../../realm/messages/history.js';
 import { withFetchSlot } from '../large-fetches.js';

@@ -3,7 +3,7 @@
 import { clientNameFrom } from '../../events/registration.js';
 import { LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
-import { accessMessage } from '../../realm/messages/access.js';
+import { accessMessage } from '../../realm/access/messages.js';
 import { editHistoryForClient } from '../../realm/messages/edit-history.js';
 import { flagNames, formatMessage, HISTORICAL_DEFAULT } from '../../realm/messages/format.js';
 import { checkedRange, fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH } from '../../realm/messages/history.js';

@@ -11,7 +11,7 @@ import { REALM_GROUP_PROPERTIES, type GroupSettingRequest } from '../../realm/ad
 import { REALM_PROPERTIES } from '../../realm/admin/properties.js';
 import { requireOwner, updateRealmReply, type UpdateRealmPlan } from '../../realm/admin/realm.commands.js';
 import { groupSettingUpdateParam } from '../../realm/people/groups.js';
-import { requireAdmin } from '../../realm/people/access.js';
+import { requireAdmin } from '../../realm/access/roles.js';
 import type { BrandingImage } from '../../model/realm.js';
 import { MULTIPART_OVERHEAD } from '../body.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';

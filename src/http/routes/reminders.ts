@@ -1,7 +1,7 @@
 // Reminders: GET and POST /reminders, DELETE /reminders/{reminder_id}.
 import { clientNameFrom } from '../../events/registration.js';
 import { LIMITS } from '../../limits.js';
-import { accessMessage } from '../../realm/messages/access.js';
+import { accessMessage } from '../../realm/access/messages.js';
 import { formatReminder } from '../../realm/scheduled/format.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';

@@ -1,6 +1,6 @@
 // Subscriptions: GET/POST/PATCH/DELETE /users/me/subscriptions, POST /users/me/subscriptions/properties,
 // GET /users/{user_id}/subscriptions/{stream_id}.
-import { visibleChannel } from '../../realm/channels/access.js';
+import { visibleChannel } from '../../realm/access/channels.js';
 import { formatSubscription } from '../../realm/channels/format.js';
 import type { PropertiesInput } from '../../realm/channels/properties.commands.js';
 import type {
@@ -11,7 +11,7 @@ import type {
   UpdatedSubscriptions,
 } from '../../realm/channels/subscriptions.commands.js';
 import { trafficFor } from '../../realm/channels/traffic.js';
-import { targetUser } from '../../realm/people/access.js';
+import { targetUser } from '../../realm/access/roles.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { LIMITS, REQUEST_LIMITS } from '../../limits.js';

@@ -1,9 +1,9 @@
 // Topics of a channel: GET /users/me/{stream_id}/topics, POST /streams/{stream_id}/delete_topic.
 import { createActor, toPromise } from 'xstate';
 import { topicDeletionMachine } from '../../actors/topic-deletion.machine.js';
-import { visibleChannel } from '../../realm/channels/access.js';
+import { visibleChannel } from '../../realm/access/channels.js';
 import type { DeletedBatch, DeleteTopicBatchInput } from '../../realm/channels/topics.commands.js';
-import { requireAdmin } from '../../realm/people/access.js';
+import { requireAdmin } from '../../realm/access/roles.js';
 import { normalizeTopic, topicForClient } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
 import { bool, int, required, str, withDefault } from '../../params.js';

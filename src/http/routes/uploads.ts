@@ -5,7 +5,7 @@ import { isPathId } from '../../files/names.js';
 import { attachmentKey } from '../../files/service.js';
 import type { Removed } from '../../realm/files/attachments.commands.js';
 import { attachmentRecord } from '../../realm/files/attachments.commands.js';
-import { canDownload } from '../../realm/files/access.js';
+import { canDownload } from '../../realm/access/files.js';
 import { MULTIPART_OVERHEAD } from '../body.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';

@@ -1,7 +1,7 @@
 // Users: list and fetch user records, create accounts, change role and name, deactivate and reactivate.
 import { hashNewPassword } from '../../auth/password-policy.js';
-import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
-import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/people/user-access.js';
+import { requireAdmin, targetUserByIdOrEmail } from '../../realm/access/roles.js';
+import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/access/users.js';
 import { profileValue } from '../../realm/people/profile-fields.js';
 import { checkNewAccount } from '../../realm/people/users.commands.js';
 import { ROLES, type User } from '../../model/realm.js';

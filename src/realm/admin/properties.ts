@@ -3,7 +3,7 @@
 import { errors } from '../../errors.js';
 import { escapeHtml } from '../../markdown/escape.js';
 import { bool, enumOf, int, str, type ParamType } from '../../params.js';
-import { visibleChannel } from '../channels/access.js';
+import { visibleChannel } from '../access/channels.js';
 import { retentionParam } from '../channels/validate.js';
 import { REALM_SETTING_DEFAULTS, type RealmSettingName } from '../realm-settings.js';
 import type { RealmState } from '../state.js';

@@ -3,8 +3,8 @@
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import { type NewChannel, CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy } from '../../model/channels.js';
-import { isAdmin } from '../people/access.js';
-import { webPublicAllowed } from './access.js';
+import { isAdmin } from '../access/roles.js';
+import { webPublicAllowed } from '../access/channels.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type GroupSettingValue, type User } from '../../model/realm.js';
 import { checkChannelGroupSetting, defaultChannelGroupSettings } from './group-settings.js';

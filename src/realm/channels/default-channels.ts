@@ -3,7 +3,7 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';
-import { actor, requireAdmin } from '../people/access.js';
+import { actor, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 import { defaultStreamsEvent, peerEvent } from './events.js';
 import { pickColor } from './subscribing.js';

@@ -2,7 +2,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { RealmState } from '../state.js';
 import { ROLE } from '../../model/realm.js';
-import { metadataAudience } from './access.js';
+import { metadataAudience } from '../access/channels.js';
 import { formatChannel, formatSubscription, NO_TRAFFIC, withInheritedNotifications, type TrafficLookup } from './format.js';
 import type { Channel } from '../../model/channels.js';
 

@@ -3,7 +3,7 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { FolderChanges, ChannelFolder } from '../../model/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
-import { activeUserIds, actor, requireAdmin } from '../people/access.js';
+import { activeUserIds, actor, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 import { formatFolder } from './format.js';
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from './render.js';

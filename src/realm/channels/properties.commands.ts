@@ -3,8 +3,8 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import { type SubscriptionColumn, SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription, type SubscriptionNotificationProperty } from '../../model/channels.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
-import { visibleChannel } from './access.js';
+import { actor } from '../access/roles.js';
+import { visibleChannel } from '../access/channels.js';
 import { subscriptionUpdate } from './events.js';
 
 export const SUBSCRIPTION_PROPERTIES = ['color', 'is_muted', 'in_home_view', 'pin_to_top', ...SUBSCRIPTION_NOTIFICATION_PROPERTIES] as const;

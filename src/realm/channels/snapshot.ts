@@ -3,7 +3,7 @@
 import type { Section, SnapshotContext } from '../../events/snapshot/types.js';
 import { ROLE } from '../../model/realm.js';
 import { topicForClient } from '../topics.js';
-import { hasMetadataAccess } from './access.js';
+import { hasMetadataAccess } from '../access/channels.js';
 import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications, type TrafficLookup } from './format.js';
 import { trafficFor } from './traffic.js';
 import type { Channel } from '../../model/channels.js';

@@ -3,7 +3,7 @@
 import type { RealmEvent } from '../../events/hub.js';
 import type { Tx } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
-import { hasMetadataAccess } from './access.js';
+import { hasMetadataAccess } from '../access/channels.js';
 import { peerEvent, streamCreate, streamDelete, subscriptionAdd, subscriptionRemove } from './events.js';
 import { formatSubscription, NO_TRAFFIC, type TrafficLookup } from './format.js';
 import { SUBSCRIPTION_COLORS, type Channel, type Subscription } from '../../model/channels.js';

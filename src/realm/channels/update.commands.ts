@@ -3,10 +3,10 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import { byUser, type CommandDef } from '../commands.js';
-import { actor, isAdmin } from '../people/access.js';
+import { actor, isAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type GroupSettingValue, type User } from '../../model/realm.js';
-import { canAdminister, hasContentAccess, metadataAudience, visibleChannel, webPublicAllowed } from './access.js';
+import { canAdminister, hasContentAccess, metadataAudience, visibleChannel, webPublicAllowed } from '../access/channels.js';
 import { checkFolder, checkTopicsPolicyPermission, type ServerContext } from './creating.js';
 import { archiveEvents, defaultStreamsEvent, streamCreate, streamDelete, streamUpdate } from './events.js';
 import { activeSubscriberIds, streamPostPolicy } from './format.js';

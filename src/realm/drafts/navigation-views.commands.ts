@@ -3,7 +3,7 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { NavigationView } from '../../model/drafts.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { formatNavigationView } from './format.js';
 
 /** Fragments of the views the client has built in (Zulip's BUILT_IN_VIEW_FRAGMENTS). */

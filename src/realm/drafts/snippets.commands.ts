@@ -3,7 +3,7 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { SavedSnippet } from '../../model/drafts.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { formatSnippet } from './format.js';
 
 /** Zulip's SavedSnippet.MAX_TITLE_LENGTH. */

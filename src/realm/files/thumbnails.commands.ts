@@ -6,7 +6,7 @@ import { uploadPreview } from '../../files/thumbnail-formats.js';
 import { rewriteUploadPreviews } from '../../markdown/index.js';
 import type { StoredThumbnail } from '../../model/files.js';
 import type { CommandDef } from '../commands.js';
-import { changeAudience } from '../messages/access.js';
+import { changeAudience } from '../access/messages.js';
 import { flagNames } from '../messages/format.js';
 
 interface FinishInput {

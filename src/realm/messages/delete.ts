@@ -3,14 +3,14 @@
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { StoredMessage } from '../../model/messages.js';
-import { inChannelSetting } from '../channels/access.js';
+import { inChannelSetting } from '../access/channels.js';
 import { streamUpdate } from '../channels/events.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
-import { accessMessage, changeAudience } from './access.js';
+import { accessMessage, changeAudience } from '../access/messages.js';
 
 /** Zulip's validate_can_delete_message. */
 export function checkCanDelete(state: RealmState, user: User, m: StoredMessage, now: number): void {

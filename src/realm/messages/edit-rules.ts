@@ -3,7 +3,7 @@
 import { errors } from '../../errors.js';
 import { RESOLVED_TOPIC_PREFIX } from '../../narrow/index.js';
 import type { StoredMessage } from '../../model/messages.js';
-import { canAdminister, inChannelSetting } from '../channels/access.js';
+import { canAdminister, inChannelSetting } from '../access/channels.js';
 import type { Channel } from '../../model/channels.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';

@@ -8,7 +8,7 @@ import type { StoredMessage } from '../../model/messages.js';
 import { compileSql, FLAG_BITS, type ResolvedTerm } from '../../narrow/index.js';
 import { ROLE, type User } from '../../model/realm.js';
 import type { RealmState } from '../state.js';
-import { canReadChannelHistory } from './access.js';
+import { canReadChannelHistory } from '../access/messages.js';
 import { narrowColumns } from './narrow-context.js';
 import { SPECTATOR_VIEWER_ID, webPublicChannelIds } from './spectator.js';
 

@@ -5,7 +5,7 @@ import { errors } from '../../errors.js';
 import { validateLinkifierPattern, validateUrlTemplate } from '../../markdown/index.js';
 import type { Linkifier } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
-import { activeUserIds, actor, requireAdmin } from '../people/access.js';
+import { activeUserIds, actor, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 
 export type LinkifierInput =

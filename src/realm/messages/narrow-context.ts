@@ -17,7 +17,7 @@ import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
 import { userByEmailFor } from '../user-format.js';
-import { canSeeMessage } from './access.js';
+import { canSeeMessage } from '../access/messages.js';
 import { flagNames, HISTORICAL_DEFAULT } from './format.js';
 import {
   channelByOperand,

@@ -4,7 +4,7 @@ import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { Playground } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
-import { activeUserIds, actor, requireAdmin } from '../people/access.js';
+import { activeUserIds, actor, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 
 /** The reference's RealmPlayground.MAX_PYGMENTS_LANGUAGE_LENGTH. */

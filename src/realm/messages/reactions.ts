@@ -5,10 +5,10 @@ import { errors } from '../../errors.js';
 import type { Reaction, StoredMessage } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
-import { accessMessage, changeAudience } from './access.js';
+import { accessMessage, changeAudience } from '../access/messages.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 
 export interface ReactionInput {

@@ -2,7 +2,7 @@
 // resolved against the working set with Zulip's errors.
 import { errors } from '../../errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
-import { hasMetadataAccess } from '../channels/access.js';
+import { hasMetadataAccess } from '../access/channels.js';
 import type { Channel } from '../../model/channels.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../../model/realm.js';

@@ -3,7 +3,7 @@
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
 import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type MentionableUser, type RenderContext, type RenderResult } from '../../markdown/index.js';
 import { renderOffLoop } from '../../render-pool/index.js';
-import { hasContentAccess } from '../channels/access.js';
+import { hasContentAccess } from '../access/channels.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
 import { userSetting } from '../people/user-settings.js';
 import { realmSetting } from '../realm-settings.js';

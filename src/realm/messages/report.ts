@@ -7,7 +7,7 @@ import { applyNotice, NOTIFICATION_BOT_EMAIL, noticeEvents, postNotice, type Not
 import { activeSubscriberIds } from '../channels/format.js';
 import type { Channel } from '../../model/channels.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { silentMention, unusedFence } from './quoting.js';

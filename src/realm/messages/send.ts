@@ -19,8 +19,8 @@ import {
 import { byUser, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import { linkAttachments } from '../files/index.js';
-import { actor } from '../people/access.js';
-import { accessRestricted, userAccessTest } from '../people/user-access.js';
+import { actor } from '../access/roles.js';
+import { accessRestricted, userAccessTest } from '../access/users.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
 import { eventMessage, flagNames, IS_PRIVATE_BIT } from './format.js';

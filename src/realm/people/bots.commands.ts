@@ -3,13 +3,14 @@ import { generateApiKey } from '../../auth/secrets.js';
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { BotSettings } from '../../model/people.js';
-import { hasContentAccess } from '../channels/access.js';
+import { hasContentAccess } from '../access/channels.js';
 import type { CommandDef } from '../commands.js';
 import { createUser, isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
 import { roleGroup } from '../system-groups.js';
 import { ROLE, type User } from '../../model/realm.js';
-import { actor, checkFullName, isAdmin, requireMemberOrAdmin } from './access.js';
+import { actor, isAdmin, requireMemberOrAdmin } from '../access/roles.js';
+import { checkFullName } from './names.js';
 import {
   BOT_TYPE,
   SERVICE_INTERFACES,

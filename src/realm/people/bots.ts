@@ -5,7 +5,7 @@ import type { BotSettings } from '../../model/people.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../../model/realm.js';
 import { gravatarUrl } from '../user-format.js';
-import { activeAdminIds, isAdmin, requireMemberOrAdmin } from './access.js';
+import { activeAdminIds, isAdmin, requireMemberOrAdmin } from '../access/roles.js';
 
 export const BOT_TYPE = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3, EMBEDDED: 4 } as const;
 /** Service interfaces of outgoing webhooks: Zulip's own payload, or Slack's outgoing-webhook format. */

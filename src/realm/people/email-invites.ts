@@ -9,7 +9,7 @@ import type { CommandDef } from '../commands.js';
 import { isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
 import type { Role } from '../../model/realm.js';
-import { actor, isAdmin, requireMemberOrAdmin } from './access.js';
+import { actor, isAdmin, requireMemberOrAdmin } from '../access/roles.js';
 import { checkInviteTargets, confirmationLink, invitesChanged, plannedInvite, requireInviteManager } from './invites.js';
 
 /** The raw invitee_emails parameter, in characters (about a thousand addresses). */

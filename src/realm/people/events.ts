@@ -3,8 +3,8 @@ import type { RealmEvent } from '../../events/hub.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
 import { canSeeDeliveryEmail, formatUser } from '../user-format.js';
-import { activeUserIds } from './access.js';
-import { canAccessBySubscriptions, unknownUser, userAccessTest } from './user-access.js';
+import { activeUserIds } from '../access/roles.js';
+import { canAccessBySubscriptions, unknownUser, userAccessTest } from '../access/users.js';
 import { USER_SETTINGS } from './user-settings.js';
 
 /**

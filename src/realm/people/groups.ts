@@ -5,7 +5,7 @@ import { int, json, list, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP } from '../system-groups.js';
 import { ROLE, type GroupSettingValue, type UserGroup } from '../../model/realm.js';
-import { activeUserIds } from './access.js';
+import { activeUserIds } from '../access/roles.js';
 
 interface GroupPermission {
   /** A system group name, or `group_creator` (an anonymous group of the creator). */

@@ -4,11 +4,11 @@ import { randomBytes } from 'node:crypto';
 import type { RealmEvent } from '../../events/hub.js';
 import { errors } from '../../errors.js';
 import type { MultiuseInvite, NewInvite, EmailInvite } from '../../model/people.js';
-import { canAddSubscribers, hasContentAccess } from '../channels/access.js';
+import { canAddSubscribers, hasContentAccess } from '../access/channels.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type Role, type User } from '../../model/realm.js';
-import { activeAdminIds, actor, isAdmin } from './access.js';
+import { activeAdminIds, actor, isAdmin } from '../access/roles.js';
 import { canManageGroup, hasGroupPermission } from './groups.js';
 
 export const WELCOME_MESSAGE_MAX = 8000;

@@ -6,7 +6,7 @@ import type { CommandDef } from '../commands.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
-import { audienceOf } from './user-access.js';
+import { audienceOf } from '../access/users.js';
 import { userSetting } from './user-settings.js';
 
 export const DEFAULT_HISTORY_DAYS = 14;

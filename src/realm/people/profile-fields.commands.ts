@@ -9,7 +9,7 @@ import { prerenderDescriptions, renderDescription, type RenderedDescriptions } f
 import { byUser, type CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
-import { activeUserIds, actor, isAdmin, requireAdmin } from './access.js';
+import { activeUserIds, actor, isAdmin, requireAdmin } from '../access/roles.js';
 import { realmUserUpdate } from './events.js';
 import {
   DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS, MAX_TEXT_VALUE_LENGTH, checkDefinition, checkValue, fieldById, formatFields, formatValue,

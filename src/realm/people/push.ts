@@ -4,7 +4,7 @@ import { errors } from '../../errors.js';
 import type { PushDevice, PushTokenKind } from '../../model/people.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import { actor } from './access.js';
+import { actor } from '../access/roles.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

@@ -5,7 +5,8 @@ import { dropDraftsIfSyncTurnedOff } from '../drafts/drafts.commands.js';
 import { errors } from '../../errors.js';
 import { realmSetting } from '../realm-settings.js';
 import type { User } from '../../model/realm.js';
-import { activeAdminIds, actor, activeUserIds, checkFullName, isAdmin, requireAdmin } from './access.js';
+import { activeAdminIds, actor, activeUserIds, isAdmin, requireAdmin } from '../access/roles.js';
+import { checkFullName } from './names.js';
 import { emailVisibilityEvents, realmUserUpdate, userSettingEvents } from './events.js';
 import { userSetting } from './user-settings.js';
 

@@ -12,7 +12,7 @@ import { prerender, type SendInput } from '../messages/send.js';
 import { silentMention, unusedFence } from '../messages/quoting.js';
 import { truncate } from '../messages/topic-rules.js';
 import { realmUserAdd } from '../people/events.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { applyCreatedUser } from '../people/users.commands.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';

@@ -4,7 +4,7 @@ import type { NewScheduledMessage, ScheduledMessage } from '../../model/schedule
 import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
 import { prerender } from '../messages/send.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { scheduledAdded, scheduledRemoved, scheduledUpdated } from './format.js';
 import { checkScheduled, newScheduled, resolveReadBySender, type ScheduledDraft, type ScheduledType } from './validate.js';
 

@@ -1,7 +1,7 @@
 // Channel access rules: metadata access (knowing a channel, its subscribers and settings), content access
 // (its messages and topics), administering it, adding and removing subscribers; and the audiences of events.
 import { errors } from '../../errors.js';
-import { isAdmin } from '../people/access.js';
+import { isAdmin } from './roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { ROLE, type User } from '../../model/realm.js';
