@@ -12,14 +12,7 @@ export interface Attachment {
   createTime: number;
 }
 
-export interface NewAttachment {
-  realmId: number;
-  ownerId: number;
-  pathId: string;
-  name: string;
-  contentType: string;
-  size: number;
-}
+export type NewAttachment = Omit<Attachment, 'id' | 'createTime'>;
 
 /** A message that links an attachment, as far as download access needs to know. */
 export interface LinkingMessage {

@@ -14,7 +14,7 @@ export interface BotSettings {
   userId: number;
   defaultSendingChannelId: number | null;
   defaultEventsRegisterChannelId: number | null;
-  defaultAllPublicStreams: boolean;
+  defaultAllPublicChannels: boolean;
   service: BotService | null;
 }
 

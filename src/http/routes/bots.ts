@@ -32,9 +32,9 @@ const createBot = endpoint({
       payloadUrl: p.payload_url,
       interfaceType: p.interface_type,
       serviceName: p.service_name,
-      defaultSendingStream: p.default_sending_stream,
-      defaultEventsRegisterStream: p.default_events_register_stream,
-      defaultAllPublicStreams: p.default_all_public_streams,
+      defaultSendingChannel: p.default_sending_stream,
+      defaultEventsRegisterChannel: p.default_events_register_stream,
+      defaultAllPublicChannels: p.default_all_public_streams,
     });
     return { user_id: user.id, api_key: user.apiKey, avatar_url: gravatarUrl(user.email), ...botDefaults(ctx.realm.state, user.id) };
   },
@@ -84,9 +84,9 @@ const updateBot = endpoint({
       botId: p.bot_id,
       fullName: p.full_name,
       ownerId: p.bot_owner_id,
-      defaultSendingStream: p.default_sending_stream,
-      defaultEventsRegisterStream: p.default_events_register_stream,
-      defaultAllPublicStreams: p.default_all_public_streams,
+      defaultSendingChannel: p.default_sending_stream,
+      defaultEventsRegisterChannel: p.default_events_register_stream,
+      defaultAllPublicChannels: p.default_all_public_streams,
       servicePayloadUrl: p.service_payload_url,
       serviceInterface: p.service_interface,
     });

@@ -18,7 +18,7 @@ function toSettings(r: BotSettingsRow): BotSettings {
     userId: r.user_id,
     defaultSendingChannelId: r.default_sending_stream_id,
     defaultEventsRegisterChannelId: r.default_events_register_stream_id,
-    defaultAllPublicStreams: r.default_all_public_streams,
+    defaultAllPublicChannels: r.default_all_public_streams,
     service:
       r.service_base_url === null
         ? null
@@ -49,7 +49,7 @@ export class BotsRepository {
          default_all_public_streams = EXCLUDED.default_all_public_streams,
          service_name = EXCLUDED.service_name, service_base_url = EXCLUDED.service_base_url,
          service_interface = EXCLUDED.service_interface, service_token = EXCLUDED.service_token`,
-      [s.userId, s.defaultSendingChannelId, s.defaultEventsRegisterChannelId, s.defaultAllPublicStreams,
+      [s.userId, s.defaultSendingChannelId, s.defaultEventsRegisterChannelId, s.defaultAllPublicChannels,
         s.service?.name ?? null, s.service?.baseUrl ?? null, s.service?.interface ?? null, s.service?.token ?? null],
     );
   }

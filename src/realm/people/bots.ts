@@ -15,7 +15,7 @@ export const SERVICE_INTERFACES: readonly number[] = Object.values(SERVICE_INTER
 /** The server's own bot (the reference's cross-realm system bot): no one administers it. */
 export const NOTIFICATION_BOT_EMAIL = 'notification-bot@palaver.internal';
 
-const NO_SETTINGS = { defaultSendingChannelId: null, defaultEventsRegisterChannelId: null, defaultAllPublicStreams: false, service: null };
+const NO_SETTINGS = { defaultSendingChannelId: null, defaultEventsRegisterChannelId: null, defaultAllPublicChannels: false, service: null };
 
 export function botSettings(state: RealmState, botId: number): BotSettings {
   return state.people.bots.get(botId) ?? { userId: botId, ...NO_SETTINGS };
@@ -53,7 +53,7 @@ export function botDefaults(state: RealmState, botId: number) {
   return {
     default_sending_stream: channelName(state, s.defaultSendingChannelId),
     default_events_register_stream: channelName(state, s.defaultEventsRegisterChannelId),
-    default_all_public_streams: s.defaultAllPublicStreams,
+    default_all_public_streams: s.defaultAllPublicChannels,
   };
 }
 
