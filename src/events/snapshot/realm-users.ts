@@ -10,7 +10,7 @@
 // Per viewer: with user_avatar_url_field_optional, long-term idle users come without avatar_url (the
 // reference's rule, see src/realm/people/long-term-idle.ts); a viewer the realm's can_access_all_users_group
 // restricts sees only the users they can access, the others either left out (user_list_incomplete) or as
-// "Unknown user" placeholders (src/realm/people/user-access.ts).
+// "Unknown user" placeholders (src/realm/access/users.ts).
 import { longTermIdleIds } from '../../realm/people/long-term-idle.js';
 import { accessibleUsersOf, unknownUser } from '../../realm/access/users.js';
 import type { RealmState } from '../../realm/state.js';
