@@ -45,6 +45,9 @@ export interface Config {
   /** scrypt cost parameter (log2 N) for new password hashes. */
   passwordHashCost: number;
   shutdownTimeoutMs: number;
+  /** PALAVER_CHECK_COMMANDS: check that every realm command's input and answer is plain data (survives msgpack),
+   *  and fail loudly when one is not (the tests set it; src/realm/command-check.ts). */
+  checkCommands: boolean;
   /** WEB_PUBLIC_STREAMS_ENABLED: whether web-public channels may exist at all (realms also need spectator access). */
   webPublicStreamsEnabled: boolean;
   /** Topic deletion: messages per batch and the time after which a request answers `complete: false`. */
@@ -165,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowUwsFallback: flag(env, 'PALAVER_ALLOW_UWS_FALLBACK'),
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 5000),
+    checkCommands: flag(env, 'PALAVER_CHECK_COMMANDS'),
     render: {
       threads: int(env, 'RENDER_THREADS', Math.max(1, availableParallelism() - 1)),
       timeLimitMs: int(env, 'RENDER_TIME_LIMIT_MS', 5000),

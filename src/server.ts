@@ -110,7 +110,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       },
     });
     root.start();
-    const realms = new Realms(root, config.rootDomain);
+    const realms = new Realms(root, config.rootDomain, config.checkCommands);
     const queues = new QueueRegistry({
       sweepIntervalMs: config.queueSweepMs,
       defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },

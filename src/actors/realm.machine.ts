@@ -128,7 +128,7 @@ export const realmMachine = setup({
         const def = context.commands[cmd.kind]!;
         def.apply?.(state, outcome.value);
         if (def.events) events.push(...def.events(state, outcome.value));
-        cmd.resolve(outcome.value);
+        cmd.resolve(def.answer ? def.answer(outcome.value) : outcome.value);
       });
       context.hub.publishEvents(context.realmId, events);
       observeSettled(context);

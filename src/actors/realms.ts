@@ -1,6 +1,9 @@
 // How the rest of the server reaches realms: find one by host, wait for its actor, read its state, send it commands.
 import { waitFor, type Actor } from 'xstate';
 import { errors } from '../errors.js';
+import { assertPlainData, type CommandPart } from '../realm/command-check.js';
+import type { CommandRegistry, InputOf, ResultOf } from '../realm/commands.js';
+import type { RealmCommands } from '../realm/registry.js';
 import type { RealmState } from '../realm/state.js';
 import type { RealmEntry } from '../model/realm.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
@@ -8,8 +11,13 @@ import type { RealmRef, rootMachine } from './root.machine.js';
 /** Per realm and order key: settles once the last prepared command dispatched with that key entered the mailbox. */
 type Lanes = Map<string, Promise<void>>;
 
-export class RealmHandle {
-  constructor(readonly id: number, private ref: RealmRef, private lanes: Lanes) {}
+/** A command's input as dispatch's arguments: optional for a command that takes none. */
+type InputArgs<C extends CommandRegistry, K extends keyof C> = undefined extends InputOf<C, K> ? [input?: InputOf<C, K>] : [input: InputOf<C, K>];
+
+/** A running realm actor. `C` is its registry: the server's (RealmCommands), or a test's own. */
+export class RealmHandle<C extends CommandRegistry = RealmCommands> {
+  /** `checkData`: every input and answer is checked to be plain data (./command-check.ts), at a cost per command. */
+  constructor(readonly id: number, private ref: RealmRef, private lanes: Lanes, private checkData = false) {}
 
   /** The realm's working set: read it synchronously, never mutate it. */
   get state(): RealmState {
@@ -17,44 +25,75 @@ export class RealmHandle {
   }
 
   /**
-   * Sends a command to the realm actor; resolves after its write committed. A command with a prepare step (see
-   * CommandDef) is prepared first, outside the actor, and enters the mailbox after the earlier commands of its
-   * order key did.
+   * Sends a command to the realm actor; resolves with its answer after its write committed. A command with a
+   * prepare step (see CommandDef) is prepared first, outside the actor, and enters the mailbox after the earlier
+   * commands of its order key did.
    */
-  async dispatch<R = unknown>(kind: string, input?: unknown): Promise<R> {
+  dispatch<K extends keyof C & string>(kind: K, ...[input]: InputArgs<C, K>): Promise<ResultOf<C, K>> {
+    return this.checkData ? this.checked(kind, input as InputOf<C, K>) : this.run(kind, input as InputOf<C, K>);
+  }
+
+  private async run<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
     const def = this.ref.getSnapshot().context.commands[kind];
-    if (!def?.prepare) return this.enqueue<R>(kind, input);
+    if (!def?.prepare) return this.enqueue(kind, input);
     const key = `${this.id}:${def.orderKey?.(input) ?? kind}`;
     const prepared = def.prepare(this.state, input);
     const before = this.lanes.get(key);
     // Nothing to prepare and nothing of this key ahead of it: into the mailbox now, in dispatch order.
-    if (!(prepared instanceof Promise) && !before) return this.enqueue<R>(kind, prepared);
+    if (!(prepared instanceof Promise) && !before) return this.enqueue(kind, prepared);
     if (prepared instanceof Promise) prepared.catch(() => undefined); // awaited below, after the turn of those ahead
     let release!: () => void;
     const lane = new Promise<void>((r) => (release = r));
     this.lanes.set(key, lane);
     try {
       await before;
-      return this.enqueue<R>(kind, await prepared);
+      return this.enqueue(kind, await prepared);
     } finally {
       release();
       if (this.lanes.get(key) === lane) this.lanes.delete(key);
     }
   }
 
-  private enqueue<R>(kind: string, input: unknown): Promise<R> {
+  private enqueue<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
     // A stopped actor drops events silently; answer for it rather than leave the caller hanging.
     if (this.ref.getSnapshot().status !== 'active') return Promise.reject(errors.unavailable('The server is shutting down'));
-    return new Promise<R>((resolve, reject) => {
+    return new Promise<ResultOf<C, K>>((resolve, reject) => {
       this.ref.send({ type: 'COMMAND', command: { kind, input, resolve: resolve as (r: unknown) => void, reject } });
     });
+  }
+
+  /**
+   * dispatch with its input and answer checked to be plain data. What a prepare step makes of the input is not:
+   * it reads the working set, so it runs where the realm actor does, and never travels.
+   */
+  private async checked<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
+    this.assertPlain(kind, 'input', input);
+    const answer = await this.run(kind, input);
+    this.assertPlain(kind, 'answer', answer);
+    return answer;
+  }
+
+  /**
+   * Fails loudly: the caller gets the error, and it is thrown again outside any caller, as an uncaught exception
+   * that no caller's catch (a background job's log line) can hide.
+   */
+  private assertPlain(kind: string, part: CommandPart, value: unknown): void {
+    try {
+      assertPlainData(kind, part, value);
+    } catch (err) {
+      process.nextTick(() => {
+        throw err;
+      });
+      throw err;
+    }
   }
 }
 
 export class Realms {
   private readonly lanes: Lanes = new Map();
 
-  constructor(private root: Actor<typeof rootMachine>, private rootDomain: string) {}
+  /** `checkCommands`: every command's input and answer is checked to be plain data (PALAVER_CHECK_COMMANDS). */
+  constructor(private root: Actor<typeof rootMachine>, private rootDomain: string, private checkCommands = false) {}
 
   get directory(): RealmEntry[] {
     return this.root.getSnapshot().context.directory;
@@ -84,7 +123,7 @@ export class Realms {
     }
     const snap = await waitFor(ref, (s) => s.value !== 'loading', { timeout: 30_000 });
     if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
-    return new RealmHandle(realmId, ref, this.lanes);
+    return new RealmHandle(realmId, ref, this.lanes, this.checkCommands);
   }
 
   async forHost(hostHeader: string | undefined): Promise<RealmHandle> {

@@ -2,7 +2,6 @@
 // realm's) retention period, in batches through each realm actor. waiting ⇄ sweeping.
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { Db } from '../persistence/db.js';
-import type { RetentionResult } from '../realm/channels/topics.commands.js';
 import type { Realms } from './realms.js';
 
 export interface RetentionInput {
@@ -26,7 +25,7 @@ export async function sweepRetention(db: Db, realms: Pick<Realms, 'get'>, batchS
   for (const realmId of await db.channels.realmsWithRetention()) {
     const realm = await realms.get(realmId);
     for (;;) {
-      const r = await realm.dispatch<RetentionResult>('retentionBatch', { batchSize });
+      const r = await realm.dispatch('messages.expireBatch', { batchSize });
       deleted += r.deleted;
       if (r.deleted < batchSize) break;
     }

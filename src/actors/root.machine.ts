@@ -101,7 +101,7 @@ export const rootMachine = setup({
               for (const id of event.realmIds) {
                 context.realms.get(id)?.send({
                   type: 'COMMAND',
-                  command: { kind: 'reload', input: undefined, resolve: () => {}, reject: () => {} },
+                  command: { kind: 'realm.reload', input: undefined, resolve: () => {}, reject: () => {} },
                 });
               }
             },

@@ -6,7 +6,7 @@ import type { DeletedBatch, DeleteTopicBatchInput } from '../realm/channels/topi
 
 export interface TopicDeletionInput {
   /** Sends a command to the realm actor (RealmHandle.dispatch). */
-  dispatch: (kind: 'deleteTopicBatch', input: DeleteTopicBatchInput) => Promise<DeletedBatch>;
+  dispatch: (kind: 'topics.deleteBatch', input: DeleteTopicBatchInput) => Promise<DeletedBatch>;
   actorId: number;
   channelId: number;
   topic: string;
@@ -39,7 +39,7 @@ export const topicDeletionMachine = setup({
   },
   actors: {
     deleteBatch: fromPromise<DeletedBatch, TopicDeletionContext>(({ input }) =>
-      input.dispatch('deleteTopicBatch', {
+      input.dispatch('topics.deleteBatch', {
         actorId: input.actorId,
         channelId: input.channelId,
         topic: input.topic,

@@ -79,7 +79,7 @@ export class Files {
   async record(realm: RealmHandle, userId: number, pathId: string, rawName: string, declaredType: string | undefined, size: number): Promise<StoredUpload> {
     const name = storedName(rawName);
     try {
-      await realm.dispatch('add_attachment', { actorId: userId, pathId, name, contentType: contentTypeFor(name, declaredType), size });
+      await realm.dispatch('attachments.add', { actorId: userId, pathId, name, contentType: contentTypeFor(name, declaredType), size });
     } catch (err) {
       await this.storage.delete(attachmentKey(pathId)).catch(() => undefined);
       throw err;
@@ -110,7 +110,7 @@ export class Files {
     for (const realmId of await this.db.attachments.realmsWithUnclaimed(new Date(before))) {
       const realm = await this.realms.get(realmId);
       for (;;) {
-        const removed = await realm.dispatch<Removed>('delete_unclaimed_attachments', { before, limit: SWEEP_BATCH });
+        const removed = await realm.dispatch('attachments.deleteUnclaimed', { before, limit: SWEEP_BATCH });
         await this.removeStored(removed);
         count += removed.deleted.length;
         if (removed.deleted.length < SWEEP_BATCH) break;

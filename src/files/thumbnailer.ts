@@ -141,7 +141,7 @@ export class Thumbnailer {
       thumbnails = made.length === 0 && img.thumbnails.length === 0 ? null : [...img.thumbnails, ...made];
     }
     const realm = await this.realms.get(realmId);
-    await realm.dispatch('finish_thumbnails', { pathId, thumbnails });
+    await realm.dispatch('thumbnails.finish', { pathId, thumbnails });
   }
 
   private async withHeaderSlot<T>(work: () => Promise<T>): Promise<T> {

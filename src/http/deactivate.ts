@@ -9,7 +9,7 @@ export async function deactivate(
   notificationComment: string | null,
   target: { own?: boolean; bot?: boolean } = {},
 ) {
-  const { ids } = await ctx.realm.dispatch<{ ids: number[] }>('users.deactivate', {
+  const { ids } = await ctx.realm.dispatch('users.deactivate', {
     actorId: ctx.user.id,
     userId,
     notificationComment,

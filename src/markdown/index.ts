@@ -100,8 +100,8 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
   const { compiled, errors } = compileLinkifiers(ctx.linkifiers);
   const result: RenderResult = {
     html: '',
-    mentionedUserIds: new Set(),
-    mentionedGroupIds: new Set(),
+    mentionedUserIds: [],
+    mentionedGroupIds: [],
     wildcards: { stream: false, topic: false },
     hasLink: false,
     hasImage: false,

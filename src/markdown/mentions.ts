@@ -71,7 +71,7 @@ function userMention(name: string, silent: boolean, env: RenderEnv): Found | nul
   const id = user.id;
   const attrs = ` data-user-id="${escapeAttr(String(id))}"`;
   // Mentions of deactivated users are silent, as the reference renders them.
-  return mentionOf('user-mention', attrs, user.fullName, silent || user.isActive === false, (e) => void e.result.mentionedUserIds.add(id));
+  return mentionOf('user-mention', attrs, user.fullName, silent || user.isActive === false, (e) => addOnce(e.result.mentionedUserIds, id));
 }
 
 function groupMention(name: string, silent: boolean, env: RenderEnv): Found | null {
@@ -80,7 +80,11 @@ function groupMention(name: string, silent: boolean, env: RenderEnv): Found | nu
   const id = group.id;
   const attrs = ` data-user-group-id="${escapeAttr(String(id))}"`;
   const shown = SYSTEM_GROUP_NAMES[group.name] ?? group.name;
-  return mentionOf('user-group-mention', attrs, shown, silent || group.deactivated === true, (e) => void e.result.mentionedGroupIds.add(id));
+  return mentionOf('user-group-mention', attrs, shown, silent || group.deactivated === true, (e) => addOnce(e.result.mentionedGroupIds, id));
+}
+
+function addOnce(ids: number[], id: number): void {
+  if (!ids.includes(id)) ids.push(id);
 }
 
 /** `#**channel>topic@123**`, `#**channel>topic**` or `#**channel**`, tried in the reference's order. */

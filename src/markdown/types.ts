@@ -38,9 +38,9 @@ export interface MentionableUser {
 
 export interface RenderResult {
   html: string;
-  /** Direct (non-silent) user mentions. */
-  mentionedUserIds: Set<number>;
-  mentionedGroupIds: Set<number>;
+  /** Direct (non-silent) user mentions, each once (arrays, not sets: a rendering travels in command inputs). */
+  mentionedUserIds: number[];
+  mentionedGroupIds: number[];
   /** Wildcard mentions: all, everyone, channel and stream => stream; topic => topic. */
   wildcards: { stream: boolean; topic: boolean };
   hasLink: boolean;

@@ -4,7 +4,13 @@ import type { RealmEvent } from '../events/hub.js';
 import type { Tx } from '../persistence/db.js';
 import { RealmState } from './state.js';
 
-export interface CommandDef<I = any, P = any, R = any> {
+/**
+ * A realm command: `I` is its input, `P` its plan, `R` its result (the write's, or the plan of a command without a
+ * write), `A` what the caller gets (the result unless `answer` says otherwise). Inputs and answers are plain data
+ * (objects, arrays, strings, numbers, booleans, null, dates): they are the command's messages across a process
+ * boundary (see ./command-check.ts).
+ */
+export interface CommandDef<I = any, P = any, R = any, A = R> {
   /** Batchable commands share a transaction with others (group commit); the rest run alone. */
   batchable?: boolean;
   /**
@@ -31,6 +37,8 @@ export interface CommandDef<I = any, P = any, R = any> {
   apply?(state: RealmState, result: R): void;
   /** The events this command's committed result produces. */
   events?(state: RealmState, result: R): RealmEvent[];
+  /** What the caller gets, when the result is not plain data (default: the result itself). */
+  answer?(result: R): A;
 }
 
 /** Prepared commands of one user enter the realm actor in the order the user dispatched them. */
@@ -39,7 +47,17 @@ export const byUser = (userId: number): string => `user:${userId}`;
 /** A command's result after the batch's commit: its value, or why it was refused or failed. */
 export type Outcome<R = unknown> = { ok: true; value: R } | { ok: false; error: unknown };
 
+/**
+ * What the machinery that runs commands (the realm actor, the batch) needs of a registry. The registry itself is
+ * declared with `satisfies` (src/realm/registry.ts), so each command keeps its own input and result types.
+ */
 export type CommandRegistry = Record<string, CommandDef>;
+
+/** The input of command `K` of registry `C`. */
+export type InputOf<C extends CommandRegistry, K extends keyof C> = C[K] extends CommandDef<infer I, any, any> ? I : never;
+
+/** The result the caller of command `K` of registry `C` gets. */
+export type ResultOf<C extends CommandRegistry, K extends keyof C> = C[K] extends CommandDef<any, any, any, infer A> ? A : never;
 
 /** A command in a realm actor's mailbox, with the caller's continuation. */
 export interface PendingCommand {
@@ -60,12 +78,13 @@ export interface RealmBatchObserver {
 }
 
 /** Replaces the working set after a change made outside the server (the admin CLI). */
-export const reloadCommand: CommandDef<void, void, RealmState> = {
+export const reloadCommand: CommandDef<void, void, RealmState, void> = {
   check() {},
   write: (t, _plan, state) => RealmState.load(t, state.realm.id),
   apply: (state, fresh) => state.replaceFrom(fresh),
+  answer: () => undefined,
 };
 
-export const coreCommands: CommandRegistry = {
-  reload: reloadCommand,
-};
+export const coreCommands = {
+  'realm.reload': reloadCommand,
+} satisfies CommandRegistry;

@@ -1,5 +1,7 @@
-// Every realm command the server runs, by name. Each domain adds its commands here with one line.
-import type { CommandRegistry } from './commands.js';
+// Every realm command the server runs, by name (`noun.verb`). Each domain adds its commands here with one line.
+// The registry is declared with `satisfies`, so its type keeps every command's input and result: dispatch is typed
+// by kind from it (CommandInput, CommandResult).
+import type { CommandRegistry, InputOf, ResultOf } from './commands.js';
 import { channelCommands } from './channels/index.js';
 import { coreCommands } from './commands.js';
 import { filesCommands } from './files/index.js';
@@ -9,7 +11,7 @@ import { draftsCommands } from './drafts/index.js';
 import { scheduledCommands } from './scheduled/index.js';
 import { adminCommands } from './admin/index.js';
 
-export const realmCommands: CommandRegistry = {
+export const realmCommands = {
   ...coreCommands,
   ...filesCommands,
   ...channelCommands,
@@ -18,4 +20,15 @@ export const realmCommands: CommandRegistry = {
   ...draftsCommands,
   ...scheduledCommands,
   ...adminCommands,
-};
+} satisfies CommandRegistry;
+
+export type RealmCommands = typeof realmCommands;
+
+/** A realm command's name. */
+export type CommandKind = keyof RealmCommands;
+
+/** What command `K` takes. */
+export type CommandInput<K extends CommandKind> = InputOf<RealmCommands, K>;
+
+/** What the caller of command `K` gets back. */
+export type CommandResult<K extends CommandKind> = ResultOf<RealmCommands, K>;

@@ -77,7 +77,7 @@ function tagCommands(log: { txids: string[]; applied: string[]; writes: string[]
 function startRealm(commands: CommandRegistry, hub = new EventHub(), observer?: RealmBatchObserver) {
   const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands, observer } });
   actor.start();
-  const handle = new RealmHandle(realmId, actor, new Map());
+  const handle = new RealmHandle<CommandRegistry>(realmId, actor, new Map(), true);
   const dispatch = (kind: string, input: unknown) => handle.dispatch(kind, input);
   return { actor, dispatch, hub };
 }
@@ -226,7 +226,7 @@ test.serial('reload picks up rows written outside the actor', async (t) => {
   const ready = await waitFor(actor, (s) => s.matches('ready'));
   t.is(ready.context.state!.realm.name, 'Actor test');
   await database.db.none("UPDATE realms SET name = 'Renamed outside' WHERE id = $1", [realmId]);
-  await dispatch('reload', undefined);
+  await dispatch('realm.reload', undefined);
   t.is(actor.getSnapshot().context.state!.realm.name, 'Renamed outside');
   actor.stop();
 });
@@ -235,7 +235,7 @@ test.serial('a realm that cannot load fails its commands with 503 instead of han
   const actor = createActor(realmMachine, { input: { realmId: 999_999, db: database.db, hub: new EventHub(), commands: coreCommands } });
   actor.start();
   const r = await new Promise((resolve, reject) =>
-    actor.send({ type: 'COMMAND', command: { kind: 'reload', input: undefined, resolve, reject } }),
+    actor.send({ type: 'COMMAND', command: { kind: 'realm.reload', input: undefined, resolve, reject } }),
   ).catch((e) => e);
   t.true(r instanceof ApiError);
   t.is((r as ApiError).status, 503);

@@ -143,7 +143,7 @@ test.serial('subscribing others is refused without the realm permission, subscri
     `UPDATE realms SET group_settings = jsonb_set(group_settings, '{can_add_subscribers_group}', $2::jsonb) WHERE id = $1`,
     [realm.id, JSON.stringify(groups['role:administrators'])],
   );
-  await (await s.server.services.realms.forHost(undefined)).dispatch('reload');
+  await (await s.server.services.realms.forHost(undefined)).dispatch('realm.reload');
   try {
     const r = await create(cast.member, { name: uniqueName(), subscribers: JSON.stringify([cast.member.id, cast.other.id]) });
     t.deepEqual(r.json, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
@@ -154,7 +154,7 @@ test.serial('subscribing others is refused without the realm permission, subscri
       `UPDATE realms SET group_settings = jsonb_set(group_settings, '{can_add_subscribers_group}', $2::jsonb) WHERE id = $1`,
       [realm.id, JSON.stringify(original)],
     );
-    await (await s.server.services.realms.forHost(undefined)).dispatch('reload');
+    await (await s.server.services.realms.forHost(undefined)).dispatch('realm.reload');
   }
 });
 
@@ -224,7 +224,7 @@ test.serial('topics_policy needs can_set_topics_policy_group', async (t) => {
       `UPDATE realms SET group_settings = jsonb_set(group_settings, '{can_set_topics_policy_group}', $2::jsonb) WHERE id = $1`,
       [realm.id, JSON.stringify(v)],
     );
-    await (await s.server.services.realms.forHost(undefined)).dispatch('reload');
+    await (await s.server.services.realms.forHost(undefined)).dispatch('realm.reload');
   };
   await set(groups['role:administrators']);
   try {

@@ -76,7 +76,7 @@ export async function insertMessages(
     }
     ids.push(id);
   }
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   return ids;
 }
 
@@ -111,7 +111,7 @@ export function ofType(events: Recorded[], type: string, op?: string): Recorded[
 export async function setRealmSettings(s: TestServer, settings: Record<string, unknown>): Promise<void> {
   const realm = await s.server.services.realms.forHost(undefined);
   await s.server.services.db.none('UPDATE realms SET settings = settings || $2::jsonb WHERE id = $1', [realm.id, JSON.stringify(settings)]);
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
 }
 
 export const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);

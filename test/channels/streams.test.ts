@@ -82,7 +82,7 @@ test('guests see what they are subscribed to, and web-public channels when askin
 test.serial('include_owner_subscribed: a bot also gets the channels its owner is in', async (t) => {
   const bot = await addUser(s, { isBot: true, fullName: 'Helper Bot' });
   await s.server.services.db.none('UPDATE users SET bot_owner_id = $2 WHERE id = $1', [bot.id, cast.other.id]);
-  await (await s.server.services.realms.forHost(undefined)).dispatch('reload');
+  await (await s.server.services.realms.forHost(undefined)).dispatch('realm.reload');
   t.deepEqual(names(await list(bot, { include_public: 'false' })), []);
   t.deepEqual(names(await list(bot, { include_public: 'false', include_owner_subscribed: 'true' })), ['pubOther']);
 });
@@ -145,13 +145,13 @@ test.serial('first_message_id, stream_weekly_traffic and is_recently_active foll
   t.is(ch.stream_weekly_traffic, null, 'a channel younger than a week has no estimate');
   // Age the channel: 40 days old, with 5 messages in the last four weeks → 1 a week.
   await s.server.services.db.none("UPDATE channels SET date_created = now() - interval '40 days' WHERE id = $1", [id]);
-  await (await s.server.services.realms.forHost(undefined)).dispatch('reload');
+  await (await s.server.services.realms.forHost(undefined)).dispatch('realm.reload');
   ch = (await s.client.as(cast.member).get(`/streams/${id}`)).json.stream;
   t.is(ch.stream_weekly_traffic, 1);
   t.is(ch.is_recently_active, true);
   await s.server.services.db.none("UPDATE channels SET date_created = now() - interval '400 days' WHERE id = $1", [id]);
   await s.server.services.db.none("UPDATE messages SET date_sent = now() - interval '200 days' WHERE stream_id = $1", [id]);
-  await (await s.server.services.realms.forHost(undefined)).dispatch('reload');
+  await (await s.server.services.realms.forHost(undefined)).dispatch('realm.reload');
   ch = (await s.client.as(cast.member).get(`/streams/${id}`)).json.stream;
   t.is(ch.is_recently_active, false);
   t.is(ch.stream_weekly_traffic, 0);

@@ -110,7 +110,7 @@ test('first start without owner credentials generates a password and saves it re
   const db = await createTestDatabase();
   const { loadConfig } = await import('../../src/config.js');
   const { startServer } = await import('../../src/server.js');
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_COST: '12', LOG_LEVEL: 'warn', ...(db ? { DATABASE_URL: db.url } : {}) });
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, PASSWORD_HASH_COST: '12', LOG_LEVEL: 'warn', PALAVER_CHECK_COMMANDS: '1', ...(db ? { DATABASE_URL: db.url } : {}) });
   const server = await startServer(config);
   try {
     const b = server.bootstrapped!;

@@ -180,7 +180,7 @@ test('user_avatar_url_field_optional: long-term idle users come without avatar_u
   // Joined 60 days ago and never seen since: long-term idle (more than 28 days).
   const realm = await realmOf(s);
   await s.server.services.db.none('UPDATE users SET date_joined = $2 WHERE id = $1', [idle.id, new Date(Date.now() - 60 * 86_400_000)]);
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   const snap = (caps: Record<string, boolean>) =>
     register(viewer, caps, { fetch_event_types: '["realm_user"]', client_gravatar: 'false' });
   const withIt = (await snap({ user_avatar_url_field_optional: true })).realm_users as Ev[];

@@ -255,7 +255,7 @@ test('spectators: refused unless the realm allows spectator access; two paramete
   t.is(refused.json.code, 'UNAUTHORIZED');
   const { db, realms } = s.server.services;
   await db.none(`UPDATE realms SET settings = settings || '{"enable_spectator_access": true}' WHERE id = $1`, [realmId]);
-  await (await realms.get(realmId)).dispatch('reload');
+  await (await realms.get(realmId)).dispatch('realm.reload');
   const ok = await s.client.post('/register');
   t.is(ok.status, 200);
   t.is(ok.json.queue_id, null);
@@ -265,7 +265,7 @@ test('spectators: refused unless the realm allows spectator access; two paramete
   const subs = await s.client.post('/register', { form: { include_subscribers: 'true' } });
   t.is(subs.json.msg, "Invalid 'include_subscribers' parameter for anonymous request");
   await db.none(`UPDATE realms SET settings = settings - 'enable_spectator_access' WHERE id = $1`, [realmId]);
-  await (await realms.get(realmId)).dispatch('reload');
+  await (await realms.get(realmId)).dispatch('realm.reload');
 });
 
 test('one message, several queues: each gets the form its registration asked for', async (t) => {

@@ -59,6 +59,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     RATE_LIMIT_IP: '100000/60',
     RATE_LIMIT_PASSWORD: '100000/60',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // Every realm command's input and answer must survive msgpack (they will cross processes).
+    PALAVER_CHECK_COMMANDS: '1',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });

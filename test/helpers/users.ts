@@ -28,6 +28,6 @@ export async function addUser(
     createUser(t, realmId, { email, fullName, role, passwordHash, isBot: opts.isBot, botType: opts.isBot ? 1 : null }),
   );
   // The realm actor reloads its working set from the database before this returns.
-  await (await realms.get(realmId)).dispatch('reload');
+  await (await realms.get(realmId)).dispatch('realm.reload');
   return { id: user.id, email, apiKey: user.apiKey, fullName, role };
 }

@@ -9,7 +9,7 @@ import type { SendResult } from '../../src/realm/messages/send.js';
 import type { Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
-import { batchesOf, events, makeCast, makeChannel, post, prepared, realmOf, register, uniqueName } from './helpers.js';
+import { batchesOf, type AnyCommand, events, makeCast, makeChannel, post, prepared, realmOf, register, uniqueName } from './helpers.js';
 
 let s: TestServer;
 test.before(async () => {
@@ -18,7 +18,7 @@ test.before(async () => {
 test.after.always(() => s?.close());
 
 
-type Command = [kind: string, input: Record<string, unknown>];
+type Command = AnyCommand;
 
 /**
  * Dispatches prepared commands to the realm actor in one burst: the first starts a write at once, the others
@@ -39,11 +39,11 @@ function value<R>(r: PromiseSettledResult<unknown> | undefined): R {
 }
 
 const sendCmd = (senderId: number, to: string, content: string): Command => [
-  'sendMessage',
+  'messages.send',
   { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'stream', to, topic: 'batch', content },
 ];
-const flagCmd = (userId: number, op: 'add' | 'remove', flag: string, messages: number[]): Command => ['updateFlags', { userId, op, flag, messages }];
-const reactCmd = (userId: number, messageId: number, op: 'add' | 'remove', emojiName: string): Command => ['changeReaction', { userId, messageId, op, emojiName }];
+const flagCmd = (userId: number, op: 'add' | 'remove', flag: string, messages: number[]): Command => ['flags.update', { userId, op, flag, messages }];
+const reactCmd = (userId: number, messageId: number, op: 'add' | 'remove', emojiName: string): Command => ['reactions.change', { userId, messageId, op, emojiName }];
 
 async function messageOf(as: Credentials, id: number): Promise<{ flags: string[]; reactions: { user_id: number; emoji_name: string }[] }> {
   const r = await s.client.as(as).get(`/messages/${id}`);
@@ -75,7 +75,7 @@ test.serial('sends, flags, mark-as-read, reactions and a presence announcement f
         ['presence.announce', { userId: admin.id, lastConnected: 1_700_000_000, lastActive: 1_700_000_000, lastUpdateId: 1, serverTimestamp: 1_700_000_000 }],
         flagCmd(admin.id, 'add', 'starred', [m1]),
         reactCmd(member.id, m1, 'add', 'heart'),
-        ['markAsRead', { userId: admin.id }],
+        ['flags.markAllRead', { userId: admin.id }],
         sendCmd(other.id, name, 'another send after the others'),
         flagCmd(other.id, 'add', 'read', [m2]),
       ]);

@@ -1,7 +1,8 @@
 // Fixtures for the messages tests: users of every role, channels made through the realm's own commands,
 // sending over HTTP, and event queues read with dont_block.
 import type { RealmHandle } from '../../src/actors/realms.js';
-import { realmCommands } from '../../src/realm/registry.js';
+import type { CommandRegistry } from '../../src/realm/commands.js';
+import { realmCommands, type CommandInput, type CommandKind } from '../../src/realm/registry.js';
 import type { Credentials } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
@@ -52,7 +53,7 @@ export interface ChannelOptions {
 export async function makeChannel(s: TestServer, name: string, subscriberIds: number[], o: ChannelOptions = {}): Promise<number> {
   const realm = await realmOf(s);
   const owner = await ownerUser(s);
-  await realm.dispatch('createChannel', {
+  await realm.dispatch('channels.create', {
     actorId: owner.id,
     name,
     description: '',
@@ -75,7 +76,7 @@ export async function makeChannel(s: TestServer, name: string, subscriberIds: nu
 export async function subscribe(s: TestServer, name: string, userIds: number[], by?: { id: number }): Promise<void> {
   const realm = await realmOf(s);
   const actorId = by?.id ?? (await ownerUser(s)).id;
-  await realm.dispatch('subscribe', {
+  await realm.dispatch('subscriptions.add', {
     actorId,
     channels: [{ name }],
     principals: userIds,
@@ -89,7 +90,7 @@ export async function subscribe(s: TestServer, name: string, userIds: number[], 
 export async function unsubscribe(s: TestServer, name: string, userIds: number[]): Promise<void> {
   const realm = await realmOf(s);
   const owner = await ownerUser(s);
-  await realm.dispatch('unsubscribe', { actorId: owner.id, names: [name], principals: userIds });
+  await realm.dispatch('subscriptions.remove', { actorId: owner.id, names: [name], principals: userIds });
 }
 
 /** Sets realm settings (and permission groups) in the database and reloads the realm. */
@@ -99,7 +100,7 @@ export async function setRealm(s: TestServer, settings: Record<string, unknown>,
     'UPDATE realms SET settings = settings || $2::jsonb, group_settings = group_settings || $3::jsonb WHERE id = $1',
     [realm.id, JSON.stringify(settings), JSON.stringify(groupSettings)],
   );
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
 }
 
 export async function systemGroupId(s: TestServer, name: string): Promise<number> {
@@ -149,10 +150,13 @@ export async function getMessages(s: TestServer, as: Credentials, query: Record<
  * A command's input after its prepare step (rendering on the worker pool), so that dispatching it again enters the
  * mailbox at once: a burst of prepared commands reaches the actor in one go, as group commit under load does.
  */
-export async function prepared(realm: RealmHandle, kind: string, input: unknown): Promise<unknown> {
-  const def = realmCommands[kind];
+export async function prepared<K extends CommandKind>(realm: RealmHandle, kind: K, input: CommandInput<K>): Promise<CommandInput<K>> {
+  const def = (realmCommands as CommandRegistry)[kind];
   return def?.prepare ? await def.prepare(realm.state, input) : input;
 }
+
+/** A command of any kind with its input (a burst of several kinds). */
+export type AnyCommand = { [K in CommandKind]: [kind: K, input: CommandInput<K>] }[CommandKind];
 
 export function batchesOf(realm: RealmHandle): number {
   return realm['ref'].getSnapshot().context.batches;

@@ -25,9 +25,9 @@ async function burst(t: { is(a: unknown, b: unknown, m?: string): void }, sends:
   const realm = await realmOf(s);
   const before = batchesOf(realm);
   const inputs = await Promise.all(
-    sends.map(([senderId, form]) => prepared(realm, 'sendMessage', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form })),
+    sends.map(([senderId, form]) => prepared(realm, 'messages.send', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form })),
   );
-  const settled = await Promise.allSettled(inputs.map((input) => realm.dispatch<SendResult>('sendMessage', input)));
+  const settled = await Promise.allSettled(inputs.map((input) => realm.dispatch('messages.send', input)));
   t.is(batchesOf(realm) - before, 2, 'the first send alone, then all the others in one transaction');
   return settled;
 }

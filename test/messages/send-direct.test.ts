@@ -155,7 +155,7 @@ test('recipient errors: unknown email, unknown ID, mixed list, no recipients, de
   const gone = await addUser(s, { fullName: 'Gone Soon' });
   const realm = await realmOf(s);
   await s.server.services.db.none('UPDATE users SET is_active = false WHERE id = $1', [gone.id]);
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   const deactivated = await send(s, member, { type: 'direct', to: `[${gone.id}]`, content: 'x' });
   t.deepEqual(deactivated.json, { result: 'error', msg: `'${gone.email}' is no longer using Palaver.`, code: 'BAD_REQUEST' });
 });

@@ -219,7 +219,7 @@ test('with WEB_PUBLIC_STREAMS_ENABLED off, spectators get the 401 everywhere, re
     const realm = await realmOf(off);
     // A web-public channel left from when the server allowed them.
     const owner = realm.state.userByEmail(off.owner.email)!;
-    await realm.dispatch('createChannel', {
+    await realm.dispatch('channels.create', {
       actorId: owner.id,
       name: 'left over',
       description: '',

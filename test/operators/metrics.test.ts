@@ -97,6 +97,7 @@ test.serial('counts requests, events, deliveries, parked polls, queues, expiries
   t.true(metric(m, 'palaver_realm_write_batch_duration_seconds_count') >= batches0 + 1, 'the send was a write batch');
   t.true(metric(m, 'palaver_realm_write_batch_size_count') >= 1);
   t.is(metric(m, 'palaver_realm_write_batch_size_bucket', { le: '+Inf' }), metric(m, 'palaver_realm_write_batch_size_count'));
+  t.true(metric(m, 'palaver_realm_command_wait_seconds_count', { kind: 'messages.send' }) >= 1, 'the send, labelled with its command name');
 
   // An error answer is counted under its route and status.
   const bad = await s.client.as(alice).get('/events', { query: { queue_id: 'no-such-queue', last_event_id: '-1' } });

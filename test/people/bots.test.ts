@@ -77,7 +77,7 @@ test.serial('bot creation follows can_create_bots_group and can_create_write_onl
     `UPDATE realms SET group_settings = group_settings || jsonb_build_object('can_create_bots_group', $2::int) WHERE id = $1`,
     [realmId, admins],
   );
-  await (await s.server.services.realms.get(realmId)).dispatch('reload');
+  await (await s.server.services.realms.get(realmId)).dispatch('realm.reload');
   const refused = await createBot(member);
   t.is(refused.res.status, 400);
   t.is(refused.res.json.msg, 'Insufficient permission');
@@ -87,7 +87,7 @@ test.serial('bot creation follows can_create_bots_group and can_create_write_onl
     realmId,
     state.systemGroup('role:members').id,
   ]);
-  await (await s.server.services.realms.get(realmId)).dispatch('reload');
+  await (await s.server.services.realms.get(realmId)).dispatch('realm.reload');
 });
 
 test.serial('an incoming-webhook bot may send messages and nothing else; bots may not change settings', async (t) => {

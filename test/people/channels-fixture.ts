@@ -19,7 +19,7 @@ export async function makeChannel(
   if (res.status === 200 && typeof res.json.id === 'number') return res.json.id;
   const realm = await s.server.services.realms.forHost(undefined);
   if (res.status !== 404 && res.status !== 200) throw new Error(`channel ${name}: ${res.text}`);
-  await realm.dispatch('createChannel', {
+  await realm.dispatch('channels.create', {
     actorId: as.id,
     name,
     description: '',

@@ -39,7 +39,7 @@ const state = async () => (await s.server.services.realms.forHost(undefined)).st
 const setGroupSetting = async (name: string, group: string) => {
   const realm = await s.server.services.realms.forHost(undefined);
   await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, [name]: realm.state.systemGroup(group).id });
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
 };
 
 test.serial('invite → mail in the outbox → link → sign-up → an account with the role, channels and groups', async (t) => {

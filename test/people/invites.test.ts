@@ -65,7 +65,7 @@ test.serial('who may create links: administrators by default; others once the re
   const realm = await s.server.services.realms.forHost(undefined);
   const members = realm.state.systemGroup('role:members').id;
   await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, create_multiuse_invite_group: members });
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   t.is((await invite(member)).status, 200);
   t.is((await invite(moderator, { invite_as: '300' })).status, 200);
   t.is((await invite(guest)).json.msg, 'Insufficient permission');
@@ -88,7 +88,7 @@ test.serial('who may create links: administrators by default; others once the re
   t.is((await invite(admin, { welcome_message_custom_text: 'x'.repeat(8001) })).json.msg, 'welcome_message_custom_text is too long (limit: 8000 characters)');
   // Restore the default permission.
   await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, create_multiuse_invite_group: realm.state.systemGroup('role:administrators').id });
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
 });
 
 test.serial('channels and groups: must exist, be accessible, and be ones the caller may subscribe others to / add members to', async (t) => {
@@ -119,11 +119,11 @@ test.serial('channels and groups: must exist, be accessible, and be ones the cal
   const realm = await s.server.services.realms.forHost(undefined);
   const nobody = realm.state.systemGroup('role:nobody').id;
   await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, can_add_subscribers_group: nobody });
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   t.is((await invite(admin, { stream_ids: JSON.stringify([pub]) })).json.msg, 'You do not have permission to subscribe other users to channels.');
   t.is((await invite(admin, { include_realm_default_subscriptions: 'true' })).status, 200);
   await s.server.services.db.realms.setGroupSettings(realm.id, { ...realm.state.realm.groupSettings, can_add_subscribers_group: realm.state.systemGroup('role:members').id });
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
 });
 
 test.serial('GET /invites lists live links (administrators all, others their own); DELETE revokes', async (t) => {
@@ -247,7 +247,7 @@ test.serial('a link stops working when its creator is deactivated or loses the r
   const link = new URL((await invite(owner)).json.invite_link).pathname;
   const realm = await s.server.services.realms.forHost(undefined);
   await s.server.services.db.realms.setDeactivated(realm.id, true);
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   try {
     const refused = await web(link);
     t.is(refused.status, 403);
@@ -255,7 +255,7 @@ test.serial('a link stops working when its creator is deactivated or loses the r
     t.is((await web(link, { email: 'in-dead-realm@test.example' })).status, 403);
   } finally {
     await s.server.services.db.realms.setDeactivated(realm.id, false);
-    await realm.dispatch('reload');
+    await realm.dispatch('realm.reload');
   }
   t.is((await web(link)).status, 200);
 });

@@ -126,7 +126,7 @@ test.serial('2,000 users pinging every 60 s cost no database write per ping: one
      SELECT $1, 'load' || g || '@test.example', 'Load ' || g, 400, md5(g::text) FROM generate_series(1, 2000) g`,
     [realm.id],
   );
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   const userIds: number[] = await db.map(`SELECT id FROM users WHERE email LIKE 'load%@test.example' ORDER BY id`, [], (r) => r.id);
   t.is(userIds.length, 2000);
   let clock = Math.floor(Date.now() / 1000);

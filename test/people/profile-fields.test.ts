@@ -266,7 +266,7 @@ test('the field list and values survive a restart of the realm (loaded from the 
   const id = await field({ name: label('Desk'), field_type: '1' });
   await setOwn(user, [{ id, value: 'B12' }]);
   const realm = await s.server.services.realms.forHost(undefined);
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   t.deepEqual((await profileOf(admin, user.id))[id], { value: 'B12', rendered_value: '<p>B12</p>' });
   t.true((await fields()).some((f) => f.id === id));
   await s.client.as(admin).delete(`/realm/profile_fields/${id}`);

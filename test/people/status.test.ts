@@ -84,7 +84,7 @@ test.serial('realm_emoji statuses use the realm\'s custom emoji by ID; renamed, 
   const party = await db.realmEmoji.add(realm.id, 'party_parrot', 'parrot.gif', member.id);
   const gone = await db.realmEmoji.add(realm.id, 'old_logo', 'old.png', member.id);
   await db.realmEmoji.deactivate(gone.id);
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   await setOwn({ status_text: '' });
   t.is((await setOwn({ emoji_name: 'party_parrot', emoji_code: String(party.id), reaction_type: 'realm_emoji' })).status, 200);
   t.deepEqual((await getStatus(member.id)).status, { emoji_name: 'party_parrot', emoji_code: String(party.id), reaction_type: 'realm_emoji' });
@@ -135,6 +135,6 @@ test.serial('away (deprecated) turns presence_enabled off and shows as away', as
 test.serial('a status survives a reload of the realm from the database', async (t) => {
   await setOwn({ status_text: 'persisted', emoji_name: 'car' });
   const realm = await s.server.services.realms.forHost(undefined);
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   t.is((await getStatus(member.id)).status.status_text, 'persisted');
 });

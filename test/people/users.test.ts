@@ -242,7 +242,7 @@ test.serial("DELETE /users/me: deactivates one's own account, but not the only o
     [realm.id, me.id],
     (r) => r.id,
   );
-  await realm.dispatch('reload');
+  await realm.dispatch('realm.reload');
   const botRecord = await s.client.as(me).get(`/users/${botId}`);
   t.is(botRecord.json.user.bot_owner_id, me.id);
   const log = watchEvents(s);

@@ -33,7 +33,7 @@ test('lookups are asked only for what the content names, once each', async (t) =
     emoji: (name) => (asked.push(`emoji:${name}`), base.emoji(name)),
   };
   const r = await pool.render('@**Iago** @**Iago** @**Ghost** :smile:', ctx);
-  t.deepEqual(r.mentionedUserIds, new Set([5]));
+  t.deepEqual(r.mentionedUserIds, [5]);
   t.deepEqual(asked.sort(), ['emoji:smile', 'user:Ghost', 'user:Iago']);
 });
 

@@ -1,5 +1,4 @@
 // Alert words: GET, POST and DELETE /users/me/alert_words.
-import type { AlertWordsResult } from '../../realm/messages/alert-words.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
 import { list, required, str } from '../../params.js';
 
@@ -23,7 +22,7 @@ function changeAlertWords(method: 'POST' | 'DELETE', op: 'add' | 'remove'): Endp
     auth: 'user',
     params: { alert_words: words },
     async handle(ctx, p) {
-      const r = await ctx.realm.dispatch<AlertWordsResult>('changeAlertWords', { userId: ctx.user.id, op, words: p.alert_words });
+      const r = await ctx.realm.dispatch('alertWords.change', { userId: ctx.user.id, op, words: p.alert_words });
       return { alert_words: r.words };
     },
   });

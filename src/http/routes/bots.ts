@@ -1,7 +1,6 @@
 // Bots: create, list one's own, configure, deactivate, regenerate API keys (also a person's own key).
 import { requireMemberOrAdmin } from '../../realm/access/roles.js';
 import { botDefaults } from '../../realm/people/bots.js';
-import type { CreatedBot } from '../../realm/people/bots.commands.js';
 import { ROLES } from '../../model/realm.js';
 import { gravatarUrl } from '../../realm/user-format.js';
 import { deactivate } from '../deactivate.js';
@@ -24,7 +23,7 @@ const createBot = endpoint({
     default_all_public_streams: optional(bool()),
   },
   async handle(ctx, p) {
-    const { user } = await ctx.realm.dispatch<CreatedBot>('bots.create', {
+    const { user } = await ctx.realm.dispatch('bots.create', {
       actorId: ctx.user.id,
       fullName: p.full_name,
       shortName: p.short_name,
@@ -117,7 +116,7 @@ const deactivateBot = endpoint({
 });
 
 async function regenerate(ctx: RequestContext<'user'>, userId: number) {
-  const { apiKey } = await ctx.realm.dispatch<{ apiKey: string }>('users.regenerateApiKey', { actorId: ctx.user.id, userId });
+  const { apiKey } = await ctx.realm.dispatch('users.regenerateApiKey', { actorId: ctx.user.id, userId });
   return { api_key: apiKey };
 }
 

@@ -16,7 +16,7 @@ export const createChannelFolder = endpoint({
   params: { name: required(nameParam), description: withDefault(descriptionParam, '') },
   async handle(ctx, p) {
     const input: CreateFolderInput = { actorId: ctx.user.id, name: p.name, description: p.description, realmUrl: requestRealmUrl(ctx) };
-    const folder = await ctx.realm.dispatch<{ id: number }>('createChannelFolder', input);
+    const folder = await ctx.realm.dispatch('channelFolders.create', input);
     return { channel_folder_id: folder.id };
   },
 });
@@ -60,7 +60,7 @@ export const updateChannelFolder = endpoint({
       isArchived: p.is_archived,
       realmUrl: requestRealmUrl(ctx),
     };
-    await ctx.realm.dispatch('updateChannelFolder', input);
+    await ctx.realm.dispatch('channelFolders.update', input);
     return {};
   },
 });
@@ -71,7 +71,7 @@ export const reorderChannelFolders = endpoint({
   auth: 'user',
   params: { order: required(list(int(), { maxItems: REQUEST_LIMITS.reorderIds })) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('reorderChannelFolders', { actorId: ctx.user.id, order: p.order });
+    await ctx.realm.dispatch('channelFolders.reorder', { actorId: ctx.user.id, order: p.order });
     return {};
   },
 });

@@ -28,7 +28,7 @@ export const createChannel = endpoint({
       settings: newChannelSettings(p),
       server: serverContext(ctx),
     };
-    const created = await ctx.realm.dispatch<{ channels: { id: number }[] }>('createChannel', input);
+    const created = await ctx.realm.dispatch('channels.create', input);
     return { id: created.channels[0]!.id };
   },
 });

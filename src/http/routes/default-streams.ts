@@ -8,7 +8,7 @@ export const addDefaultStream = endpoint({
   auth: 'user',
   params: { stream_id: required(int()) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('setDefaultChannel', { actorId: ctx.user.id, channelId: p.stream_id, isDefault: true });
+    await ctx.realm.dispatch('defaultChannels.set', { actorId: ctx.user.id, channelId: p.stream_id, isDefault: true });
     return {};
   },
 });
@@ -19,7 +19,7 @@ export const removeDefaultStream = endpoint({
   auth: 'user',
   params: { stream_id: required(int()) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('setDefaultChannel', { actorId: ctx.user.id, channelId: p.stream_id, isDefault: false });
+    await ctx.realm.dispatch('defaultChannels.set', { actorId: ctx.user.id, channelId: p.stream_id, isDefault: false });
     return {};
   },
 });

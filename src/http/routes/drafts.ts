@@ -43,7 +43,7 @@ export const createDrafts = endpoint({
   auth: 'user',
   params: { drafts: optional(list(draftObject, { maxItems: REQUEST_LIMITS.drafts })) },
   async handle(ctx, p) {
-    const created = await ctx.realm.dispatch<{ id: number }[]>('drafts.create', { userId: ctx.user.id, drafts: (p.drafts ?? []) as DraftInput[] });
+    const created = await ctx.realm.dispatch('drafts.create', { userId: ctx.user.id, drafts: (p.drafts ?? []) as DraftInput[] });
     return { ids: created.map((d) => d.id) };
   },
 });

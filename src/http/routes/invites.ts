@@ -1,7 +1,7 @@
 // Invitations: reusable links (E12) and email invitations (send, revoke, resend); listing shows both.
 import { formatEmailInvite, formatInvite, inviteLink, WELCOME_MESSAGE_MAX } from '../../realm/people/invites.js';
-import type { MultiuseInvite, EmailInvite } from '../../model/people.js';
-import { INVITEE_EMAILS_MAX_CHARS, parseInviteeEmails, type SentInvites } from '../../realm/people/email-invites.js';
+import type { EmailInvite } from '../../model/people.js';
+import { INVITEE_EMAILS_MAX_CHARS, parseInviteeEmails } from '../../realm/people/email-invites.js';
 import { isAdmin, requireMemberOrAdmin } from '../../realm/access/roles.js';
 import { ROLES, type User } from '../../model/realm.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
@@ -25,7 +25,7 @@ export const createMultiuseInvite = endpoint({
     welcome_message_custom_text: optional(nullable(str({ maxLength: WELCOME_MESSAGE_MAX }))),
   },
   async handle(ctx, p) {
-    const invite = await ctx.realm.dispatch<MultiuseInvite>('invites.create', {
+    const invite = await ctx.realm.dispatch('invites.create', {
       actorId: ctx.user.id,
       invitedAs: p.invite_as,
       expiresInMinutes: p.invite_expires_in_minutes === undefined ? ctx.services.config.invitationLinkValidityMinutes : p.invite_expires_in_minutes,
@@ -75,7 +75,7 @@ export const sendInvites = endpoint({
   },
   async handle(ctx, p) {
     const config = ctx.services.config;
-    const sent = await ctx.realm.dispatch<SentInvites>('invites.send', {
+    const sent = await ctx.realm.dispatch('invites.send', {
       actorId: ctx.user.id,
       emails: parseInviteeEmails(p.invitee_emails),
       invitedAs: p.invite_as,

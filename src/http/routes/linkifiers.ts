@@ -1,6 +1,6 @@
 // Linkifiers: GET /realm/linkifiers, POST /realm/filters, PATCH and DELETE /realm/filters/{filter_id},
 // PATCH /realm/linkifiers (order).
-import { formatLinkifiers, type LinkifierResult } from '../../realm/messages/linkifiers.js';
+import { formatLinkifiers } from '../../realm/messages/linkifiers.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
 import { int, list, required, str } from '../../params.js';
 
@@ -20,7 +20,7 @@ const addLinkifier = endpoint({
   auth: 'user',
   params: { pattern: required(str()), url_template: required(str()) },
   async handle(ctx, p) {
-    const r = await ctx.realm.dispatch<LinkifierResult>('changeLinkifiers', {
+    const r = await ctx.realm.dispatch('linkifiers.change', {
       userId: ctx.user.id,
       op: 'add',
       pattern: p.pattern,
@@ -36,7 +36,7 @@ const updateLinkifier = endpoint({
   auth: 'user',
   params: { filter_id: required(int()), pattern: required(str()), url_template: required(str()) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('changeLinkifiers', { userId: ctx.user.id, op: 'update', id: p.filter_id, pattern: p.pattern, urlTemplate: p.url_template });
+    await ctx.realm.dispatch('linkifiers.change', { userId: ctx.user.id, op: 'update', id: p.filter_id, pattern: p.pattern, urlTemplate: p.url_template });
     return {};
   },
 });
@@ -47,7 +47,7 @@ const removeLinkifier = endpoint({
   auth: 'user',
   params: { filter_id: required(int()) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('changeLinkifiers', { userId: ctx.user.id, op: 'remove', id: p.filter_id });
+    await ctx.realm.dispatch('linkifiers.change', { userId: ctx.user.id, op: 'remove', id: p.filter_id });
     return {};
   },
 });
@@ -58,7 +58,7 @@ const reorderLinkifiers = endpoint({
   auth: 'user',
   params: { ordered_linkifier_ids: required(list(int(), { maxItems: 10_000 })) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('changeLinkifiers', { userId: ctx.user.id, op: 'reorder', ids: p.ordered_linkifier_ids });
+    await ctx.realm.dispatch('linkifiers.change', { userId: ctx.user.id, op: 'reorder', ids: p.ordered_linkifier_ids });
     return {};
   },
 });

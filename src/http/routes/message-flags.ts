@@ -32,7 +32,7 @@ const updateFlags = endpoint({
     flag: required(str({ maxLength: 100 })),
   },
   async handle(ctx, p) {
-    const r = await ctx.realm.dispatch<FlagsResult>('updateFlags', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: p.messages });
+    const r = await ctx.realm.dispatch('flags.update', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: p.messages });
     return flagsReply(r, p.messages);
   },
 });
@@ -61,7 +61,7 @@ const updateFlagsForNarrow = endpoint({
       fetchRange(db, new HistoryQuery(state, ctx.user, narrow), checked),
     );
     const ids = range.rows.map((r) => r.message.id);
-    const r = await ctx.realm.dispatch<FlagsResult>('updateFlags', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: ids });
+    const r = await ctx.realm.dispatch('flags.update', { userId: ctx.user.id, op: p.op, flag: p.flag, messages: ids });
     return {
       processed_count: ids.length,
       updated_count: r.changed.length,
@@ -80,7 +80,7 @@ const markAllAsRead = endpoint({
   auth: 'user',
   params: {},
   async handle(ctx) {
-    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id });
+    await ctx.realm.dispatch('flags.markAllRead', { userId: ctx.user.id });
     return { complete: true };
   },
 });
@@ -92,7 +92,7 @@ const markStreamAsRead = endpoint({
   params: { stream_id: required(int()) },
   async handle(ctx, p) {
     const ch = visibleChannel(ctx.realm.state, ctx.user, p.stream_id, 'content');
-    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id, channelId: ch.id });
+    await ctx.realm.dispatch('flags.markAllRead', { userId: ctx.user.id, channelId: ch.id });
     return {};
   },
 });
@@ -107,7 +107,7 @@ const markTopicAsRead = endpoint({
     const ch = visibleChannel(state, ctx.user, p.stream_id, 'content');
     const topic = normalizeTopic(state, p.topic_name);
     if (topic !== '' && !(await ctx.services.db.userMessages.hasTopic(ctx.user.id, ch.id, topic))) throw errors.noSuchTopic(topic);
-    await ctx.realm.dispatch('markAsRead', { userId: ctx.user.id, channelId: ch.id, topic });
+    await ctx.realm.dispatch('flags.markAllRead', { userId: ctx.user.id, channelId: ch.id, topic });
     return {};
   },
 });

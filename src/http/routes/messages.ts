@@ -12,7 +12,6 @@ import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { presentRows, reactionsByMessage, searchWords } from '../../realm/messages/present.js';
 import { renderAs } from '../../realm/messages/render.js';
 import { accessWebPublicMessage, SPECTATOR_FLAGS } from '../../realm/messages/spectator.js';
-import type { SendResult } from '../../realm/messages/send.js';
 import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { withFetchSlot } from '../large-fetches.js';
@@ -40,7 +39,7 @@ const sendMessage = endpoint({
   },
   async handle(ctx, p) {
     const images = await imageRenderData(ctx, p.content);
-    const result = await ctx.realm.dispatch<SendResult>('sendMessage', {
+    const result = await ctx.realm.dispatch('messages.send', {
       senderId: ctx.user.id,
       type: p.type === 'direct' || p.type === 'private' ? 'direct' : 'stream',
       to: p.to,
@@ -201,7 +200,7 @@ const editMessage = endpoint({
   },
   async handle(ctx, p) {
     const images = p.content === undefined ? undefined : await imageRenderData(ctx, p.content);
-    await ctx.realm.dispatch('editMessage', {
+    await ctx.realm.dispatch('messages.edit', {
       userId: ctx.user.id,
       messageId: p.message_id,
       content: p.content,
@@ -223,7 +222,7 @@ const deleteMessage = endpoint({
   auth: 'user',
   params: { message_id: required(int({ min: 0 })) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('deleteMessage', { userId: ctx.user.id, messageId: p.message_id });
+    await ctx.realm.dispatch('messages.delete', { userId: ctx.user.id, messageId: p.message_id });
     return {};
   },
 });

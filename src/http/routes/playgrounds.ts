@@ -13,7 +13,7 @@ export const addPlayground = endpoint({
     pygments_language: required(str({ maxLength: MAX_PYGMENTS_LANGUAGE_LENGTH })),
   },
   async handle(ctx, p) {
-    const r = await ctx.realm.dispatch<{ id: number }>('playgrounds.add', {
+    const r = await ctx.realm.dispatch('playgrounds.add', {
       userId: ctx.user.id,
       name: p.name.trim(),
       pygmentsLanguage: p.pygments_language.trim(),

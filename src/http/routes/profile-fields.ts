@@ -32,7 +32,7 @@ export const createProfileField = endpoint({
     editable_by_user: withDefault(bool(), true),
   },
   async handle(ctx, p) {
-    const f = await ctx.realm.dispatch<{ id: number }>('profileFields.create', {
+    const f = await ctx.realm.dispatch('profileFields.create', {
       actorId: ctx.user.id,
       name: p.name,
       hint: p.hint,

@@ -15,7 +15,7 @@ function reactionEndpoint(method: 'POST' | 'DELETE', op: 'add' | 'remove', nameR
       reaction_type: optional(str({ maxLength: 30 })),
     },
     async handle(ctx, p) {
-      await ctx.realm.dispatch('changeReaction', {
+      await ctx.realm.dispatch('reactions.change', {
         userId: ctx.user.id,
         messageId: p.message_id,
         op,

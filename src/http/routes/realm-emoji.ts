@@ -67,7 +67,7 @@ export const addRealmEmoji = endpoint({
       discard: (fileName) => files.storage.delete(emojiKey(realmId, fileName)),
     });
     try {
-      await ctx.realm.dispatch('add_realm_emoji', { actorId: ctx.user.id, name, fileName });
+      await ctx.realm.dispatch('emoji.add', { actorId: ctx.user.id, name, fileName });
     } catch (err) {
       await files.storage.delete(emojiKey(realmId, fileName)).catch(() => undefined);
       throw err;
@@ -82,7 +82,7 @@ export const deactivateRealmEmoji = endpoint({
   auth: 'user',
   params: { emoji_name: required(str()) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('deactivate_realm_emoji', { actorId: ctx.user.id, name: normalizeEmojiName(p.emoji_name) });
+    await ctx.realm.dispatch('emoji.deactivate', { actorId: ctx.user.id, name: normalizeEmojiName(p.emoji_name) });
     return {};
   },
 });

@@ -9,7 +9,7 @@ import { brandingData, brandingKey, currentBrandingFile } from '../../realm/admi
 import { formatDomain } from '../../realm/admin/domains.js';
 import { REALM_GROUP_PROPERTIES, type GroupSettingRequest } from '../../realm/admin/group-properties.js';
 import { REALM_PROPERTIES } from '../../realm/admin/properties.js';
-import { requireOwner, updateRealmReply, type UpdateRealmPlan } from '../../realm/admin/realm.commands.js';
+import { requireOwner, updateRealmReply } from '../../realm/admin/realm.commands.js';
 import { groupSettingUpdateParam } from '../../realm/people/groups.js';
 import { requireAdmin } from '../../realm/access/roles.js';
 import type { BrandingImage } from '../../model/realm.js';
@@ -29,7 +29,7 @@ export const updateRealm = endpoint({
   params: { ...propertyFields, ...groupFields } as Record<string, Field<unknown>>,
   async handle(ctx, p) {
     requireAdmin(ctx.user);
-    const plan = await ctx.realm.dispatch<UpdateRealmPlan>('realm.update', {
+    const plan = await ctx.realm.dispatch('realm.update', {
       actorId: ctx.user.id,
       properties: sentSettings(Object.keys(REALM_PROPERTIES), p),
       groups: sentSettings(Object.keys(REALM_GROUP_PROPERTIES), p) as Record<string, GroupSettingRequest>,
@@ -68,7 +68,7 @@ export const addRealmDomain = endpoint({
   auth: 'user',
   params: { domain: required(str({ maxLength: 1000 })), allow_subdomains: required(bool()) },
   async handle(ctx, p) {
-    const { id, domains } = await ctx.realm.dispatch<{ id: number; domains: { id: number; domain: string }[] }>('realm_domains.add', {
+    const { id, domains } = await ctx.realm.dispatch('realmDomains.add', {
       actorId: ctx.user.id,
       domain: p.domain,
       allowSubdomains: p.allow_subdomains,
@@ -83,7 +83,7 @@ export const changeRealmDomain = endpoint({
   auth: 'user',
   params: { domain: required(str({ maxLength: 1000 })), allow_subdomains: required(bool()) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('realm_domains.change', { actorId: ctx.user.id, domain: p.domain, allowSubdomains: p.allow_subdomains });
+    await ctx.realm.dispatch('realmDomains.change', { actorId: ctx.user.id, domain: p.domain, allowSubdomains: p.allow_subdomains });
     return {};
   },
 });
@@ -94,7 +94,7 @@ export const removeRealmDomain = endpoint({
   auth: 'user',
   params: { domain: required(str({ maxLength: 1000 })) },
   async handle(ctx, p) {
-    await ctx.realm.dispatch('realm_domains.remove', { actorId: ctx.user.id, domain: p.domain });
+    await ctx.realm.dispatch('realmDomains.remove', { actorId: ctx.user.id, domain: p.domain });
     return {};
   },
 });
@@ -134,7 +134,7 @@ async function uploadBranding(ctx: RequestContext<'user'>, which: BrandingImage 
   let replaced: string | null;
   try {
     const image = typeof which === 'function' ? which(fields) : which;
-    ({ replaced } = await ctx.realm.dispatch<{ replaced: string | null }>('realm.branding', { actorId: ctx.user.id, image, file, realmUrl: urlOf(ctx) }));
+    ({ replaced } = await ctx.realm.dispatch('realm.branding', { actorId: ctx.user.id, image, file, realmUrl: urlOf(ctx) }));
   } catch (err) {
     await files.storage.delete(brandingKey(realmId, file)).catch(() => undefined);
     throw err;

@@ -31,7 +31,7 @@ export const createReminder = endpoint({
   async handle(ctx, p) {
     if (p.scheduled_delivery_timestamp <= ctx.services.scheduled.clock.now() / 1000) throw errors.scheduledTimeInPast();
     const { message } = await accessMessage(ctx.services.db, ctx.realm.state, ctx.user, p.message_id);
-    const r = await ctx.realm.dispatch<{ reminder: { id: number } }>('reminders.create', {
+    const r = await ctx.realm.dispatch('reminders.create', {
       userId: ctx.user.id,
       message,
       note: p.note,

@@ -24,7 +24,7 @@ export const createSavedSnippet = endpoint({
   auth: 'user',
   params: { title: required(title), content: required(content) },
   async handle(ctx, p) {
-    const s = await ctx.realm.dispatch<{ id: number }>('savedSnippets.create', { userId: ctx.user.id, title: p.title, content: p.content });
+    const s = await ctx.realm.dispatch('savedSnippets.create', { userId: ctx.user.id, title: p.title, content: p.content });
     return { saved_snippet_id: s.id };
   },
 });

@@ -1,9 +1,7 @@
 // Scheduled messages: list, create, edit and cancel the user's messages to be sent later.
 import { clientNameFrom } from '../../events/registration.js';
 import { formatScheduled } from '../../realm/scheduled/format.js';
-import type { EditResult } from '../../realm/scheduled/scheduled.commands.js';
 import { scheduledType } from '../../realm/scheduled/validate.js';
-import type { ScheduledMessage } from '../../model/scheduled.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, optional, required, str, type ParamType } from '../../params.js';
@@ -54,7 +52,7 @@ export const createScheduledMessage = endpoint({
     read_by_sender: optional(bool()),
   },
   async handle(ctx, p) {
-    const m = await ctx.realm.dispatch<ScheduledMessage>('scheduled.create', {
+    const m = await ctx.realm.dispatch('scheduled.create', {
       senderId: ctx.user.id,
       type: scheduledType(p.type),
       to: p.to,
@@ -87,7 +85,7 @@ export const editScheduledMessage = endpoint({
     for (let i = 0; i < EDIT_TRIES; i++) {
       const current = await ctx.services.db.scheduledMessages.byId(p.scheduled_message_id);
       if (!current || current.senderId !== ctx.user.id || current.deliveryType !== 'send') throw errors.scheduledNotFound();
-      const r = await ctx.realm.dispatch<EditResult>('scheduled.edit', {
+      const r = await ctx.realm.dispatch('scheduled.edit', {
         senderId: ctx.user.id,
         current,
         type: p.type === undefined ? undefined : scheduledType(p.type),

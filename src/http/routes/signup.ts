@@ -7,7 +7,7 @@
 import { hashNewPassword } from '../../auth/password-policy.js';
 import { signupConfirmation } from '../../mail/templates.js';
 import { escapeHtml } from '../../markdown/escape.js';
-import type { MultiuseInvite, SignupConfirmation } from '../../model/people.js';
+import type { MultiuseInvite } from '../../model/people.js';
 import { confirmationLink, inviteState, newInviteKey } from '../../realm/people/invites.js';
 import { checkNewAccount, checkNewEmail, type CreatedUser } from '../../realm/people/users.commands.js';
 import type { RealmState } from '../../realm/state.js';
@@ -194,7 +194,7 @@ export const confirmSubmit = endpoint({
     try {
       checkNewAccount(state, email, p.full_name ?? '');
       const passwordHash = await hashNewPassword(p.password ?? '', ctx.services.config.passwordHashCost);
-      created = await ctx.realm.dispatch<CreatedUser>('users.create', {
+      created = await ctx.realm.dispatch('users.create', {
         email,
         fullName: p.full_name ?? '',
         passwordHash,

@@ -154,7 +154,7 @@ export const updateStream = endpoint({
       groupSettings: Object.keys(groupSettings).length > 0 ? groupSettings : undefined,
       server: serverContext(ctx),
     };
-    await ctx.realm.dispatch('updateChannel', input);
+    await ctx.realm.dispatch('channels.update', input);
     return {};
   },
 });
@@ -166,7 +166,7 @@ export const archiveStream = endpoint({
   params: { stream_id: required(int()) },
   async handle(ctx, p) {
     const input: UpdateChannelInput = { actorId: ctx.user.id, channelId: p.stream_id, isArchived: true, server: serverContext(ctx) };
-    await ctx.realm.dispatch('updateChannel', input);
+    await ctx.realm.dispatch('channels.update', input);
     return {};
   },
 });

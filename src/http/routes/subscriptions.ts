@@ -3,13 +3,7 @@
 import { visibleChannel } from '../../realm/access/channels.js';
 import { formatSubscription } from '../../realm/channels/format.js';
 import type { PropertiesInput } from '../../realm/channels/properties.commands.js';
-import type {
-  Subscribed,
-  SubscribeInput,
-  Unsubscribed,
-  UnsubscribeInput,
-  UpdatedSubscriptions,
-} from '../../realm/channels/subscriptions.commands.js';
+import type { SubscribeInput, UnsubscribeInput } from '../../realm/channels/subscriptions.commands.js';
 import { trafficFor } from '../../realm/channels/traffic.js';
 import { targetUser } from '../../realm/access/roles.js';
 import { endpoint } from '../endpoint.js';
@@ -73,7 +67,7 @@ export const subscribe = endpoint({
       settings: newChannelSettings(p),
       server: serverContext(ctx),
     };
-    const r = await ctx.realm.dispatch<Subscribed>('subscribe', input);
+    const r = await ctx.realm.dispatch('subscriptions.add', input);
     const out: Record<string, unknown> = { subscribed: r.subscribed, already_subscribed: r.alreadySubscribed };
     if (!p.authorization_errors_fatal) out.unauthorized = r.unauthorized;
     // Notification Bot direct messages to the other new subscribers are not sent by this server.
@@ -89,7 +83,7 @@ export const unsubscribe = endpoint({
   params: { subscriptions: required(channelNames), principals },
   async handle(ctx, p) {
     const input: UnsubscribeInput = { actorId: ctx.user.id, names: p.subscriptions, principals: p.principals ?? null };
-    const r = await ctx.realm.dispatch<Unsubscribed>('unsubscribe', input);
+    const r = await ctx.realm.dispatch('subscriptions.remove', input);
     return { removed: r.removedNames, not_removed: r.notRemovedNames };
   },
 });
@@ -113,7 +107,7 @@ export const updateSubscriptions = endpoint({
       server: serverContext(ctx),
     };
     const remove: UnsubscribeInput | null = p.delete.length === 0 ? null : { actorId: ctx.user.id, names: p.delete, principals: null };
-    const r = await ctx.realm.dispatch<UpdatedSubscriptions>('subscriptions.update', { actorId: ctx.user.id, add, remove });
+    const r = await ctx.realm.dispatch('subscriptions.update', { actorId: ctx.user.id, add, remove });
     return {
       subscribed: r.added?.subscribed ?? {},
       already_subscribed: r.added?.alreadySubscribed ?? {},
@@ -137,7 +131,7 @@ export const updateSubscriptionProperties = endpoint({
       actorId: ctx.user.id,
       changes: p.subscription_data.map((d) => ({ channelId: d.stream_id, property: d.property, value: d.value })),
     };
-    await ctx.realm.dispatch('updateSubscriptionProperties', input);
+    await ctx.realm.dispatch('subscriptions.setProperties', input);
     return {};
   },
 });

@@ -2,7 +2,6 @@
 import { createActor, toPromise } from 'xstate';
 import { topicDeletionMachine } from '../../actors/topic-deletion.machine.js';
 import { visibleChannel } from '../../realm/access/channels.js';
-import type { DeletedBatch, DeleteTopicBatchInput } from '../../realm/channels/topics.commands.js';
 import { requireAdmin } from '../../realm/access/roles.js';
 import { normalizeTopic, topicForClient } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
@@ -37,7 +36,7 @@ export const deleteTopic = endpoint({
     const { config } = ctx.services;
     const actor = createActor(topicDeletionMachine, {
       input: {
-        dispatch: (kind: string, input: DeleteTopicBatchInput) => ctx.realm.dispatch<DeletedBatch>(kind, input),
+        dispatch: (kind, input) => ctx.realm.dispatch(kind, input),
         actorId: ctx.user.id,
         channelId: ch.id,
         topic: normalizeTopic(state, p.topic_name),

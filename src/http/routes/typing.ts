@@ -1,6 +1,7 @@
 // POST /typing: typing notifications for direct messages and channel topics; POST /messages/{id}/typing for edits.
 import { accessMessage } from '../../realm/access/messages.js';
 import { requireRecipientsAccess } from '../../realm/access/users.js';
+import type { EditTypingInput } from '../../realm/people/typing.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { enumOf, int, list, optional, required, str, withDefault } from '../../params.js';
@@ -41,7 +42,7 @@ export const editTyping = endpoint({
   async handle(ctx, p) {
     const db = ctx.services.db;
     const { message: m } = await accessMessage(db, ctx.realm.state, ctx.user, p.message_id);
-    const to =
+    const to: EditTypingInput['to'] =
       m.kind === 'stream'
         ? { kind: 'stream', channelId: m.channelId!, topic: m.topic }
         : { kind: 'direct', userIds: (await db.userMessages.rowsFor([m.id])).map((r) => r.userId) };

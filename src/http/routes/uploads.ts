@@ -3,7 +3,6 @@ import { fileReply } from '../../files/download.js';
 import { receiveSingleFile } from '../../files/multipart.js';
 import { isPathId } from '../../files/names.js';
 import { attachmentKey } from '../../files/service.js';
-import type { Removed } from '../../realm/files/attachments.commands.js';
 import { attachmentRecord } from '../../realm/files/attachments.commands.js';
 import { canDownload } from '../../realm/access/files.js';
 import { MULTIPART_OVERHEAD } from '../body.js';
@@ -99,7 +98,7 @@ export const deleteAttachment = endpoint({
   auth: 'user',
   params: { attachment_id: required(int()) },
   async handle(ctx, p) {
-    const removed = await ctx.realm.dispatch<Removed>('delete_attachment', { actorId: ctx.user.id, id: p.attachment_id });
+    const removed = await ctx.realm.dispatch('attachments.delete', { actorId: ctx.user.id, id: p.attachment_id });
     await ctx.services.files.removeStored(removed);
     return {};
   },

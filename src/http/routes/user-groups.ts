@@ -19,9 +19,15 @@ function settingFields<T>(field: () => Field<T>): Record<string, Field<T>> {
   return Object.fromEntries(GROUP_PERMISSION_NAMES.map((n) => [n, field()]));
 }
 
-function pickSettings(p: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(GROUP_PERMISSION_NAMES.map((n) => [n, p[n]]));
+/** The group settings an endpoint's `fields` (settingFields) parsed into its params `p`, by name (absent: undefined). */
+function pickSettings<T>(p: object, fields: Record<string, Field<T>>): Record<string, T | undefined> {
+  // The params type cannot name fields spread in from a record: the parser gave each of `fields` its type T.
+  const parsed = p as Record<string, T | undefined>;
+  return Object.fromEntries(Object.keys(fields).map((n) => [n, parsed[n]]));
 }
+
+const createSettings = settingFields(() => optional(groupSettingParam()));
+const updateSettings = settingFields(() => optional(groupSettingUpdateParam()));
 
 export const getUserGroups = endpoint({
   method: 'GET',
@@ -48,17 +54,17 @@ export const createUserGroup = endpoint({
     description: required(str({ maxLength: MAX_GROUP_DESCRIPTION_LENGTH * 4 })),
     members: required(list(int(), { maxItems: 10_000 })),
     subgroups: ids(),
-    ...settingFields(() => optional(groupSettingParam())),
+    ...createSettings,
   },
   async handle(ctx, p) {
     requireMemberOrAdmin(ctx.user);
-    const g = await ctx.realm.dispatch<{ id: number }>('groups.create', {
+    const g = await ctx.realm.dispatch('groups.create', {
       actorId: ctx.user.id,
       name: p.name,
       description: p.description,
       members: p.members,
       subgroups: p.subgroups,
-      settings: pickSettings(p),
+      settings: pickSettings(p, createSettings),
     });
     return { group_id: g.id };
   },
@@ -73,7 +79,7 @@ export const updateUserGroup = endpoint({
     name: optional(str({ maxLength: 1000 })),
     description: optional(str({ maxLength: MAX_GROUP_DESCRIPTION_LENGTH * 4 })),
     deactivated: optional(bool()),
-    ...settingFields(() => optional(groupSettingUpdateParam())),
+    ...updateSettings,
   },
   async handle(ctx, p) {
     requireMemberOrAdmin(ctx.user);
@@ -83,7 +89,7 @@ export const updateUserGroup = endpoint({
       name: p.name,
       description: p.description,
       deactivated: p.deactivated,
-      settings: pickSettings(p),
+      settings: pickSettings(p, updateSettings),
     });
     return {};
   },

@@ -26,7 +26,7 @@ export const updateUserTopic = endpoint({
       topic: normalizeTopic(ctx.realm.state, p.topic),
       policy: p.visibility_policy,
     };
-    await ctx.realm.dispatch('setUserTopic', input);
+    await ctx.realm.dispatch('userTopics.set', input);
     return {};
   },
 });
@@ -58,7 +58,7 @@ export const muteTopic = endpoint({
       topic: normalizeTopic(state, p.topic),
       policy: p.op === 'add' ? VISIBILITY_POLICY.MUTED : VISIBILITY_POLICY.INHERIT,
     };
-    await ctx.realm.dispatch('setUserTopic', input);
+    await ctx.realm.dispatch('userTopics.set', input);
     return {};
   },
 });

@@ -87,7 +87,7 @@ export const createUserEndpoint = endpoint({
     if (!ctx.user.canCreateUsers) throw errors.badRequest('User not authorized to create users');
     checkNewAccount(ctx.realm.state, p.email, p.full_name);
     const passwordHash = await hashNewPassword(p.password, ctx.services.config.passwordHashCost);
-    const created = await ctx.realm.dispatch<{ user: User }>('users.create', {
+    const created = await ctx.realm.dispatch('users.create', {
       actorId: ctx.user.id,
       email: p.email,
       fullName: p.full_name,

@@ -117,7 +117,7 @@ const removeDomain: CommandDef<{ actorId: number; domain: string }, DomainsPlan,
 };
 
 export const domainCommands = {
-  'realm_domains.add': addDomain,
-  'realm_domains.change': changeDomain,
-  'realm_domains.remove': removeDomain,
+  'realmDomains.add': addDomain,
+  'realmDomains.change': changeDomain,
+  'realmDomains.remove': removeDomain,
 };

@@ -86,4 +86,4 @@ const createChannel: CommandDef<CreateChannelInput, Plan, CreatedChannels> = {
   events: createdEvents,
 };
 
-export const createCommands = { createChannel };
+export const createCommands = { 'channels.create': createChannel };

@@ -86,4 +86,4 @@ const setDefaultChannel: CommandDef<SetDefault, SetDefault & { changed: boolean 
   events: (state, r) => (r.changed ? defaultStreamsEvent(state) : []),
 };
 
-export const defaultChannelCommands = { setDefaultChannel };
+export const defaultChannelCommands = { 'defaultChannels.set': setDefaultChannel };

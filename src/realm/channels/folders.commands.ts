@@ -130,4 +130,8 @@ const reorderChannelFolders: CommandDef<{ actorId: number; order: number[] }, nu
   events: (state, order) => folderEvent(state, { op: 'reorder', order }),
 };
 
-export const folderCommands = { createChannelFolder, updateChannelFolder, reorderChannelFolders };
+export const folderCommands = {
+  'channelFolders.create': createChannelFolder,
+  'channelFolders.update': updateChannelFolder,
+  'channelFolders.reorder': reorderChannelFolders,
+};

@@ -8,7 +8,7 @@ import { subscriptionCommands } from './subscriptions.commands.js';
 import { topicCommands } from './topics.commands.js';
 import { updateCommands } from './update.commands.js';
 
-export const channelCommands: CommandRegistry = {
+export const channelCommands = {
   ...createCommands,
   ...subscriptionCommands,
   ...propertyCommands,
@@ -16,4 +16,4 @@ export const channelCommands: CommandRegistry = {
   ...folderCommands,
   ...defaultChannelCommands,
   ...topicCommands,
-};
+} satisfies CommandRegistry;

@@ -84,4 +84,4 @@ const updateSubscriptionProperties: CommandDef<PropertiesInput, { userId: number
   },
 };
 
-export const propertyCommands = { updateSubscriptionProperties };
+export const propertyCommands = { 'subscriptions.setProperties': updateSubscriptionProperties };

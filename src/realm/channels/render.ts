@@ -33,8 +33,9 @@ export function renderContext(state: RealmState, realmUrl: string, renamed?: { i
   };
 }
 
-/** Descriptions rendered on the worker pool before their command reached the realm actor: text → HTML. */
-export type RenderedDescriptions = Map<string, string>;
+/** Descriptions rendered on the worker pool before their command reached the realm actor: each text and its HTML
+ *  (a list, not a Map: it is part of the command's input, plain data). */
+export type RenderedDescriptions = { text: string; html: string }[];
 
 /**
  * A command's prepare step for descriptions: each text (those given) rendered on the pool into
@@ -47,19 +48,19 @@ export function prerenderDescriptions<I extends { renderedDescriptions?: Rendere
   realmUrl: string,
   renamed?: { id: number; name: string },
 ): I | Promise<I> {
-  const todo = [...new Set(texts)].filter((t): t is string => t !== undefined && t !== '' && !input.renderedDescriptions?.has(t));
+  const todo = [...new Set(texts)].filter((t): t is string => t !== undefined && t !== '' && !input.renderedDescriptions?.some((d) => d.text === t));
   if (todo.length === 0) return input;
   const ctx = renderContext(state, realmUrl, renamed);
-  return Promise.all(todo.map(async (t) => [t, (await renderOffLoop(t, ctx)).html] as const)).then((pairs) => ({
+  return Promise.all(todo.map(async (text) => ({ text, html: (await renderOffLoop(text, ctx)).html }))).then((done) => ({
     ...input,
-    renderedDescriptions: new Map([...(input.renderedDescriptions ?? []), ...pairs]),
+    renderedDescriptions: [...(input.renderedDescriptions ?? []), ...done],
   }));
 }
 
 /** A description as HTML, as its command's prepare rendered it; the empty description renders as the empty string. */
 export function renderDescription(text: string, rendered: RenderedDescriptions | undefined): string {
   if (text === '') return '';
-  const html = rendered?.get(text);
+  const html = rendered?.find((d) => d.text === text)?.html;
   if (html === undefined) throw new Error('a description reached the realm actor unrendered (no prepare step rendered it)');
   return html;
 }

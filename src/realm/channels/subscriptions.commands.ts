@@ -203,4 +203,8 @@ const updateSubscriptions: CommandDef<UpdateSubscriptionsInput, { add: Subscribe
   ],
 };
 
-export const subscriptionCommands = { subscribe, unsubscribe, 'subscriptions.update': updateSubscriptions };
+export const subscriptionCommands = {
+  'subscriptions.add': subscribe,
+  'subscriptions.remove': unsubscribe,
+  'subscriptions.update': updateSubscriptions,
+};

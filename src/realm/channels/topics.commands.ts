@@ -144,4 +144,4 @@ const retentionBatch: CommandDef<{ batchSize: number }, { batchSize: number }, R
   events: (state, r) => r.channels.flatMap((c) => firstMessageEvents(state, c.channelId, c.firstMessageIdBefore)),
 };
 
-export const topicCommands = { setUserTopic, deleteTopicBatch, retentionBatch };
+export const topicCommands = { 'userTopics.set': setUserTopic, 'topics.deleteBatch': deleteTopicBatch, 'messages.expireBatch': retentionBatch };

@@ -209,4 +209,4 @@ const updateChannel: CommandDef<UpdateChannelInput, Plan, Result> = {
   },
 };
 
-export const updateCommands = { updateChannel };
+export const updateCommands = { 'channels.update': updateChannel };

@@ -4,8 +4,8 @@ import { draftCommands } from './drafts.commands.js';
 import { navigationViewCommands } from './navigation-views.commands.js';
 import { snippetCommands } from './snippets.commands.js';
 
-export const draftsCommands: CommandRegistry = {
+export const draftsCommands = {
   ...draftCommands,
   ...snippetCommands,
   ...navigationViewCommands,
-};
+} satisfies CommandRegistry;

@@ -81,7 +81,7 @@ const deleteUnclaimed: CommandDef<{ before: number; limit: number }, { before: n
 };
 
 export const attachmentCommands = {
-  add_attachment: addAttachment,
-  delete_attachment: deleteAttachment,
-  delete_unclaimed_attachments: deleteUnclaimed,
+  'attachments.add': addAttachment,
+  'attachments.delete': deleteAttachment,
+  'attachments.deleteUnclaimed': deleteUnclaimed,
 };

@@ -60,6 +60,6 @@ const deactivateRealmEmoji: CommandDef<{ actorId: number; name: string }, Custom
 };
 
 export const emojiCommands = {
-  add_realm_emoji: addRealmEmoji,
-  deactivate_realm_emoji: deactivateRealmEmoji,
+  'emoji.add': addRealmEmoji,
+  'emoji.deactivate': deactivateRealmEmoji,
 };

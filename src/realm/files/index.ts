@@ -7,8 +7,8 @@ import { thumbnailCommands } from './thumbnails.commands.js';
 export { linkAttachments } from './attachment-links.js';
 export { checkEmoji, customEmojiById, customEmojiByName, emojiForName } from './emoji.js';
 
-export const filesCommands: CommandRegistry = {
+export const filesCommands = {
   ...attachmentCommands,
   ...emojiCommands,
   ...thumbnailCommands,
-};
+} satisfies CommandRegistry;

@@ -62,4 +62,4 @@ const finishThumbnails: CommandDef<FinishInput, FinishInput & { realmId: number 
     })),
 };
 
-export const thumbnailCommands = { finish_thumbnails: finishThumbnails };
+export const thumbnailCommands = { 'thumbnails.finish': finishThumbnails };

@@ -10,15 +10,15 @@ import { reportCommands } from './report.js';
 import { changeReaction } from './reactions.js';
 import { sendMessage } from './send.js';
 
-export const messageCommands: CommandRegistry = {
-  sendMessage,
-  updateFlags,
-  markAsRead,
-  editMessage,
-  deleteMessage,
-  changeReaction,
-  changeAlertWords,
-  changeLinkifiers,
+export const messageCommands = {
+  'messages.send': sendMessage,
+  'messages.edit': editMessage,
+  'messages.delete': deleteMessage,
+  'flags.update': updateFlags,
+  'flags.markAllRead': markAsRead,
+  'reactions.change': changeReaction,
+  'alertWords.change': changeAlertWords,
+  'linkifiers.change': changeLinkifiers,
   ...playgroundCommands,
   ...reportCommands,
-};
+} satisfies CommandRegistry;

@@ -107,8 +107,9 @@ export function prerendered(p: Prerendered | undefined, content: string): Render
 /** Users whose mention (directly or through a group, not silent) the rendering found. */
 export function mentionedUsers(state: RealmState, r: RenderResult, candidates: Iterable<number>): Set<number> {
   const out = new Set<number>();
+  const direct = new Set(r.mentionedUserIds);
   for (const id of candidates) {
-    if (r.mentionedUserIds.has(id)) out.add(id);
+    if (direct.has(id)) out.add(id);
     else for (const g of r.mentionedGroupIds) if (state.isInGroup(id, g)) out.add(id);
   }
   return out;

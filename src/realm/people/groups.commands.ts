@@ -53,7 +53,7 @@ interface CreateGroupPlan {
   settings: Record<string, GroupSettingValue>;
 }
 
-const create: CommandDef<CreateGroupInput, CreateGroupPlan, UserGroup> = {
+const create: CommandDef<CreateGroupInput, CreateGroupPlan, UserGroup, { id: number }> = {
   check(state, input) {
     const caller = actor(state, input.actorId);
     if (!state.userHasRealmPermission(caller.id, 'can_create_groups') || caller.role === ROLE.GUEST) throw errors.insufficientPermission();
@@ -93,6 +93,8 @@ const create: CommandDef<CreateGroupInput, CreateGroupPlan, UserGroup> = {
   },
   apply: (state, g) => state.putGroup(g),
   events: (state, g) => [groupEvent(state, { type: 'user_group', op: 'add', group: formatGroup(state, g) })],
+  // The group itself holds sets (not plain data): the caller gets its ID.
+  answer: (g) => ({ id: g.id }),
 };
 
 interface UpdateGroupInput {

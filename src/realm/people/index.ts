@@ -14,7 +14,7 @@ import { statusCommands } from './status.js';
 import { typingCommands } from './typing.js';
 import { userCommands } from './users.commands.js';
 
-export const peopleCommands: CommandRegistry = {
+export const peopleCommands = {
   ...userCommands,
   ...groupCommands,
   ...statusCommands,
@@ -28,4 +28,4 @@ export const peopleCommands: CommandRegistry = {
   ...mutedUserCommands,
   ...botStorageCommands,
   ...botCommands,
-};
+} satisfies CommandRegistry;

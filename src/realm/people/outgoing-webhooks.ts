@@ -13,6 +13,7 @@ import type { Logger } from '../../log.js';
 import { guardedLookup, refusedLiteral } from '../../net-guard.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { RealmState } from '../state.js';
+import type { RawTo } from '../messages/recipients.js';
 import { BOT_TYPE, SERVICE_INTERFACE } from './bots.js';
 
 export interface OutgoingWebhookTuning {
@@ -290,12 +291,12 @@ export class OutgoingWebhooks {
     await this.send(job, { type: 'direct', to: [bot.botOwnerId], content: text });
   }
 
-  private async send(job: Job, msg: { type: 'stream' | 'direct'; to: unknown; topic?: string; content: string }): Promise<void> {
+  private async send(job: Job, msg: { type: 'stream' | 'direct'; to: RawTo; topic?: string; content: string }): Promise<void> {
     const state = this.deps.realms.stateIfLoaded(job.realmId);
     if (!state) return;
     const realm = await this.deps.realms.get(job.realmId);
     await realm
-      .dispatch('sendMessage', { senderId: job.botId, ...msg, client: 'OutgoingWebhookResponse', realmUrl: realmUrl(this.deps.config, state.realm.stringId) })
+      .dispatch('messages.send', { senderId: job.botId, ...msg, client: 'OutgoingWebhookResponse', realmUrl: realmUrl(this.deps.config, state.realm.stringId) })
       .catch((err) => this.deps.log.info({ err: (err as Error).message, botId: job.botId }, 'outgoing webhook answer refused'));
   }
 

@@ -176,7 +176,7 @@ const deleteField: CommandDef<FieldRef, number, number> = {
 /** Field ID → its new order: its (last) index in the request, as the reference stores it; IDs of no field are ignored. */
 type Orders = Map<number, number>;
 
-const reorderFields: CommandDef<{ actorId: number; order: number[] }, Orders, Orders> = {
+const reorderFields: CommandDef<{ actorId: number; order: number[] }, Orders, Orders, void> = {
   check(state, input) {
     requireAdmin(actor(state, input.actorId));
     const position = new Map(input.order.map((id, i) => [id, i]));
@@ -191,6 +191,8 @@ const reorderFields: CommandDef<{ actorId: number; order: number[] }, Orders, Or
     state.people.profileFields = sortFields(state.people.profileFields.map((f) => ({ ...f, order: orders.get(f.id)! })));
   },
   events: (state) => [fieldsEvent(state)],
+  // The orders are a map (not plain data), and the caller needs nothing of them.
+  answer: () => undefined,
 };
 
 /** One field's new value for a user; null removes it. */

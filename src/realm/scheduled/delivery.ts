@@ -13,7 +13,7 @@ import type { EventHub, RealmEvent } from '../../events/hub.js';
 import { realmUrl } from '../../urls.js';
 import type { Logger } from '../../log.js';
 import type { Db } from '../../persistence/db.js';
-import { isRefusal, type DeliverResult } from './deliver.commands.js';
+import { isRefusal } from './deliver.commands.js';
 
 /** The actor's clock: `now` in milliseconds, and the timers XState schedules (an xstate SimulatedClock in tests). */
 export interface DeliveryClock {
@@ -120,7 +120,7 @@ export class ScheduledDelivery {
       const realm = await realms.get(row.realmId);
       const input = { message: row, realmUrl: realmUrl(config, realm.state.realm.stringId) };
       try {
-        const r = await realm.dispatch<DeliverResult>('scheduled.deliver', input);
+        const r = await realm.dispatch('scheduled.deliver', input);
         if (r.kind === 'failed') log.info({ scheduledMessageId: m.id, reason: r.reason }, 'scheduled message failed');
         return 'done';
       } catch (err) {

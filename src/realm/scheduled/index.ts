@@ -4,8 +4,8 @@ import { deliveryCommands } from './deliver.commands.js';
 import { reminderCommands } from './reminders.js';
 import { scheduledCrudCommands } from './scheduled.commands.js';
 
-export const scheduledCommands: CommandRegistry = {
+export const scheduledCommands = {
   ...scheduledCrudCommands,
   ...deliveryCommands,
   ...reminderCommands,
-};
+} satisfies CommandRegistry;
