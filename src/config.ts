@@ -75,6 +75,10 @@ export interface Config {
   queueIdleTimeoutMs: number;
   /** How often queues are swept for heartbeats and expiry. */
   queueSweepMs: number;
+  /** Event queues over WebSocket (GET /api/v1/events/socket): a socket with more than `maxBufferedBytes` waiting for
+   *  its client is closed (its queue kept); pings keep a socket silent for `idleTimeoutS` seconds alive, and one that
+   *  answers nothing for that long is closed. */
+  eventSockets: { maxBufferedBytes: number; idleTimeoutS: number };
   /** Uploaded files: the size limit (MiB), where the local storage backend keeps them, and how long a file no
    *  message links is kept before it is removed. */
   files: { maxUploadMib: number; dir: string; unclaimedGraceMs: number };
@@ -189,6 +193,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatMs: int(env, 'EVENT_HEARTBEAT_MS', 60_000),
     queueIdleTimeoutMs: int(env, 'EVENT_QUEUE_IDLE_TIMEOUT_MS', 600_000),
     queueSweepMs: int(env, 'EVENT_QUEUE_SWEEP_MS', 5_000),
+    eventSockets: {
+      maxBufferedBytes: int(env, 'EVENT_SOCKET_MAX_BUFFERED_BYTES', 1024 * 1024),
+      idleTimeoutS: int(env, 'EVENT_SOCKET_IDLE_TIMEOUT_S', 60),
+    },
     files: {
       maxUploadMib: int(env, 'MAX_FILE_UPLOAD_SIZE_MIB', LIMITS.max_file_upload_size_mib),
       dir: path.join(dataDir, 'uploads'),

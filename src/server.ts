@@ -26,6 +26,9 @@ import { listenExclusive, loadUws } from './uws.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { Files } from './files/service.js';
 import { LongPolls } from './events/long-polls.js';
+import { QueueSockets } from './events/queue-sockets.js';
+import { serveEventsSocket } from './http/events-socket.js';
+import { SocketTickets } from './http/events-socket-tickets.js';
 import { QueueRegistry } from './events/queue-registry.js';
 import { EventRouter } from './events/router.js';
 import { narrowResolver, restoreQueues, saveQueues } from './events/persistence.js';
@@ -121,6 +124,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       return user !== undefined && user.isActive && user.role !== ROLE.GUEST;
     });
     const longPolls = new LongPolls(queues);
+    const sockets = new QueueSockets(queues);
     const restored = await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
     );
@@ -135,13 +139,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await files.start();
     // An export being built when the server stopped will not finish: it is reported failed (the reference's too).
     await db.realmExports.failUnfinished();
-    operators.connect({ db, hub, queues, longPolls, scheduled });
-    const services: Services = { config, db, realms, hub, queues, router, longPolls, presence, log, rateLimiter, scheduled, files, operators };
+    operators.connect({ db, hub, queues, longPolls, sockets, scheduled });
+    const socketTickets = new SocketTickets();
+    const services: Services = { config, db, realms, hub, queues, router, longPolls, sockets, socketTickets, presence, log, rateLimiter, scheduled, files, operators };
 
     const app = uws.App();
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
-    serve(app, createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]), { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
+    const handler = createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]);
+    serveEventsSocket(app, handler, { sockets, ...config.eventSockets, maxBodyBytes: config.maxBodyBytes, onUnexpected });
+    serve(app, handler, { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
     const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
     const listenSocket = await listenExclusive(app, config.host, config.port, 'the API');
     const port = uws.us_socket_local_port(listenSocket);
@@ -182,6 +189,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
         // Parked polls are answered now; their clients poll the same queues after the restart.
         longPolls.releaseAll();
+        sockets.closeAll();
         await Promise.race([inFlight.idle(), deadline]);
         // Requests still running past the deadline (heavy queries) are cancelled in the database, so the connections
         // they hold come back and the work below gets its turn; those waiting to run one are refused.

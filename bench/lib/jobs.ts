@@ -1,4 +1,5 @@
 // The load a bench worker thread generates: send loops (send) and long-polling clients (fanout).
+import type { EventSocket } from '../../src/client/event-socket.js';
 import { agentFor, request, type Creds } from './client.js';
 import { nowAbs } from './workers.js';
 
@@ -98,6 +99,48 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
   return { errors, received };
 }
 
+/**
+ * Each client holds a WebSocket on its queue (src/client/event-socket.ts), acknowledging each frame, until the main
+ * thread says stop. Receipts go to the main thread as pollClients' do, one post per frame.
+ */
+async function socketClients(input: PollInput, control: JobControl): Promise<PollOutput> {
+  // Loaded here, not with the module: the other jobs' workers (the HTTP ceiling's among them) start without it.
+  const { EventSocket } = await import('../../src/client/event-socket.js');
+  let errors = 0;
+  let received = 0;
+  const open: EventSocket[] = [];
+  let stop!: () => void;
+  const stopped = new Promise<void>((r) => (stop = r));
+  control.onMessage((m) => {
+    if (m?.type === 'stop') stop();
+  });
+  await Promise.all(
+    input.clients.map(async ({ item }) => {
+      const socket = await EventSocket.connect({
+        base: input.base,
+        queueId: item.queue,
+        auth: { email: item.creds.email, apiKey: item.creds.apiKey },
+        onEvents: (events) => {
+          const at = nowAbs();
+          const receipts: number[] = [];
+          for (const e of events) {
+            if (e.type !== 'message') continue;
+            receipts.push((e.message as { id: number }).id);
+            received++;
+          }
+          if (receipts.length) control.post({ kind: 'receipts', ids: receipts, at });
+        },
+      }).catch(() => null);
+      if (!socket) errors++;
+      else open.push(socket);
+    }),
+  );
+  control.post({ kind: 'open', count: open.length });
+  await stopped;
+  await Promise.all(open.map((s) => s.close()));
+  return { errors, received };
+}
+
 export interface GetInput {
   base: string;
   path: string;
@@ -122,5 +165,5 @@ async function getLoops(input: GetInput): Promise<number> {
   return done;
 }
 
-export const JOBS = { sendLoops, pollClients, getLoops } satisfies Record<string, (input: never, control: JobControl) => Promise<unknown>>;
+export const JOBS = { sendLoops, pollClients, socketClients, getLoops } satisfies Record<string, (input: never, control: JobControl) => Promise<unknown>>;
 export type JobName = keyof typeof JOBS;

@@ -1,5 +1,12 @@
-// idle: C concurrent long-polling queues held for a while; process memory per queue; heartbeats on time.
-import { agentFor, request } from '../lib/client.js';
+// idle: C concurrent long-polling queues held for a while; process memory per queue; heartbeats on time. With
+// --transport socket, the queues are held by event sockets instead, opened by child processes (socket-holder.ts)
+// spread so that no process passes its open-file cap; memory per queue with its socket, and pings.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { agentFor, openFilesCap, request } from '../lib/client.js';
 import { sampleProcess } from '../lib/server.js';
 import { summarize } from '../lib/stats.js';
 import { num, type Scenario } from './types.js';
@@ -28,6 +35,7 @@ export const idle: Scenario = async (ctx) => {
     }
   });
   await Promise.all(workers);
+  if (ctx.options.transport === 'socket') return holdSockets(ctx, ids, before, holdMs, errors);
 
   // Park one poll per queue, each on its own connection, and re-park after each answer until the hold ends.
   const parkedAt = new Map<number, number>();
@@ -85,13 +93,7 @@ export const idle: Scenario = async (ctx) => {
   const parkMs = performance.now() - pollsBegan;
   await new Promise((r) => setTimeout(r, Math.min(5000, holdMs)));
   const held = sampleProcess(ctx.target.pid);
-  const timeline: number[] = [];
-  const started = Date.now();
-  while (Date.now() - started < holdMs) {
-    await new Promise((r) => setTimeout(r, 1000));
-    timeline.push(heartbeats);
-    ctx.progress(`holding ${queues} polls: ${Math.round((Date.now() - started) / 1000)}s, ${heartbeats} heartbeats`);
-  }
+  const timeline = await holdFor(ctx, holdMs, () => heartbeats, (s) => `holding ${queues} polls: ${s}s, ${heartbeats} heartbeats`);
   stopping = true;
   // Deleting the queues answers the parked polls; 32 at a time, over connections the polls leave free (all at once they
   // would open as many connections again, beyond the file-descriptor limit of 20,000).
@@ -141,3 +143,90 @@ export const idle: Scenario = async (ctx) => {
     },
   };
 };
+
+/** Sockets one holder process opens: well under the open-file cap (20,000 here) with room for its own files. */
+const SOCKETS_PER_HOLDER = 6000;
+
+/** idle --transport socket: every queue held by an event socket from a holder process for holdMs. */
+async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: ReturnType<typeof sampleProcess>, holdMs: number, registerErrors: number) {
+  const queues = ids.length;
+  const registered = sampleProcess(ctx.target.pid);
+  const perHolder = Math.min(SOCKETS_PER_HOLDER, Math.max(1, openFilesCap() - 1000));
+  const dir = mkdtempSync(path.join(tmpdir(), 'palaver-holders-'));
+  const holders: { child: ReturnType<typeof spawn>; state: Record<'open' | 'errors' | 'pings' | 'closed', number> & { why: Record<string, number> }; exited: Promise<unknown> }[] = [];
+  for (let from = 0, n = 0; from < queues; from += perHolder, n++) {
+    const file = path.join(dir, `holder-${n}.json`);
+    writeFileSync(file, JSON.stringify({ base: ctx.target.url, creds: ctx.owner, queues: ids.slice(from, from + perHolder), wave: num(ctx.options, 'connect-wave', 500) }));
+    const child = spawn(process.execPath, [new URL('../lib/socket-holder.js', import.meta.url).pathname, file], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const state = { open: 0, errors: 0, pings: 0, closed: 0, why: {} as Record<string, number> };
+    createInterface({ input: child.stdout! }).on('line', (line) => Object.assign(state, JSON.parse(line)));
+    holders.push({ child, state, exited: new Promise((r) => child.once('exit', r)) });
+  }
+  const total = (k: 'open' | 'errors' | 'pings' | 'closed') => holders.reduce((a, h) => a + h.state[k], 0);
+  const openedAt = performance.now();
+  while (total('open') + total('errors') < queues) {
+    await new Promise((r) => setTimeout(r, 1000));
+    ctx.progress(`opening sockets: ${total('open')}/${queues} open, ${total('errors')} failed, ${holders.length} processes`);
+    if (performance.now() - openedAt > 600_000) break;
+  }
+  const openSeconds = (performance.now() - openedAt) / 1000;
+  await new Promise((r) => setTimeout(r, Math.min(5000, holdMs)));
+  const held = sampleProcess(ctx.target.pid);
+  const timeline = await holdFor(ctx, holdMs, () => total('pings'), (s) => `holding ${total('open')} sockets: ${s}s, ${total('pings')} pings, ${total('closed')} closed`);
+  const heldAtEnd = sampleProcess(ctx.target.pid);
+  const open = total('open');
+  const closedEarly = total('closed');
+  for (const h of holders) h.child.stdin!.end('stop\n');
+  await Promise.all(holders.map((h) => h.exited));
+  rmSync(dir, { recursive: true, force: true });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < queues) {
+        const id = ids[next++]!;
+        await request(ctx.target.url, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } }).catch(() => null);
+      }
+    }),
+  );
+  const perQueue = before && held ? (held.rssBytes - before.rssBytes) / queues : NaN;
+  const perSocket = registered && held ? (held.rssBytes - registered.rssBytes) / queues : NaN;
+  const mib = (b: number | undefined) => (b === undefined ? 'n/a' : +(b / 2 ** 20).toFixed(1));
+  const errors = registerErrors + total('errors') + closedEarly;
+  return {
+    errors,
+    samples: [],
+    timeline: timeline.map((v, i) => v - (timeline[i - 1] ?? 0)),
+    figures: {
+      queues,
+      sockets_open: open,
+      socket_errors: total('errors'),
+      sockets_closed_while_held: closedEarly,
+      holder_processes: holders.length,
+      open_seconds: +openSeconds.toFixed(1),
+      rss_before_mib: mib(before?.rssBytes),
+      rss_registered_mib: mib(registered?.rssBytes),
+      rss_held_mib: mib(held?.rssBytes),
+      rss_held_at_end_mib: mib(heldAtEnd?.rssBytes),
+      bytes_per_queue_with_socket: Number.isFinite(perQueue) ? Math.round(perQueue) : 'n/a',
+      bytes_per_socket: Number.isFinite(perSocket) ? Math.round(perSocket) : 'n/a',
+      pings: total('pings'),
+      failures: holders.flatMap((h) => Object.entries(h.state.why)).map(([k, n]) => `${k}: ${n}`).join(', ') || 'none',
+    },
+    target: {
+      description: `${queues} queues held by open sockets at ≤ 4 KB each (server RSS from before registering)`,
+      met: open === queues && closedEarly === 0 && Number.isFinite(perQueue) && perQueue <= 4096,
+    },
+  };
+}
+
+/** Waits holdMs, reporting progress each second; returns the running count read each second. */
+async function holdFor(ctx: Parameters<Scenario>[0], holdMs: number, count: () => number, line: (seconds: number) => string): Promise<number[]> {
+  const timeline: number[] = [];
+  const started = Date.now();
+  while (Date.now() - started < holdMs) {
+    await new Promise((r) => setTimeout(r, 1000));
+    timeline.push(count());
+    ctx.progress(line(Math.round((Date.now() - started) / 1000)));
+  }
+  return timeline;
+}

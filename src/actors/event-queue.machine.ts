@@ -1,5 +1,6 @@
-// The event-queue actor: one client's queue of undelivered events and its single parked long-poll. waiting ⇄ polling → expired.
-import { assign, emit, enqueueActions, setup, type SnapshotFrom } from 'xstate';
+// The event-queue actor: one client's queue of undelivered events and its single client: a parked long-poll or an
+// open WebSocket (see src/events/queue-sockets.ts). waiting ⇄ polling, waiting ⇄ streaming → expired.
+import { assign, emit, enqueueActions, raise, setup, type SnapshotFrom } from 'xstate';
 
 /** A parked poll answers with a heartbeat after this long (the spec: heartbeat events every minute). */
 export const HEARTBEAT_MS = 60_000;
@@ -12,7 +13,7 @@ export const MAX_EVENTS = 10_000;
 export type ClientEvent = Record<string, unknown> & { type: string };
 /** An event in the queue: a shallow copy of the routed event with this queue's `id`. */
 export type QueuedEvent = ClientEvent & { id: number };
-/** Names the HTTP side's parked response; the socket itself never enters the actor. */
+/** Names the HTTP side's parked response or open WebSocket; the socket itself never enters the actor. */
 export type PollHandle = number | string;
 /** The router's per-queue predicate (event_types, narrow, …); applied on ENQUEUE before ids are assigned. */
 export type QueueFilter = (event: ClientEvent) => boolean;
@@ -59,6 +60,8 @@ export interface EventQueueContext {
   lastActivity: number;
   /** The parked poll, if any (only in `polling`). */
   handle: PollHandle | null;
+  /** The open WebSocket, if any (only in `streaming`): every event accepted meanwhile is pushed to it at once. */
+  socket: PollHandle | null;
   parkedAt: number;
   expireReason: ExpiryReason | null;
 }
@@ -68,13 +71,23 @@ export type EventQueueEvent =
   | { type: 'POLL'; handle: PollHandle; lastEventId: number; dontBlock: boolean }
   | { type: 'ABORT'; handle: PollHandle }
   | { type: 'SWEEP'; now: number }
-  | { type: 'DELETE' };
+  | { type: 'DELETE' }
+  /** A WebSocket opened on the queue; it receives every event after `lastEventId` at once, then each new one. */
+  | { type: 'ATTACH'; handle: PollHandle; lastEventId: number }
+  /** The socket's client acknowledges events up to `lastEventId` (pruned as a POLL's last_event_id prunes). */
+  | { type: 'ACK'; handle: PollHandle; lastEventId: number }
+  /** The socket closed; the queue idles from now. */
+  | { type: 'DETACH'; handle: PollHandle };
 
 export type DeliverEmitted = { type: 'deliver'; queueId: string; handle: PollHandle; events: QueuedEvent[] };
 /** A POLL whose `last_event_id` this queue cannot honour; the HTTP side answers it with a BAD_REQUEST error carrying `msg`. */
 export type RejectedEmitted = { type: 'rejected'; queueId: string; handle: PollHandle; msg: string };
 export type ExpiredEmitted = { type: 'expired'; queueId: string; userId: number; realmId: number; reason: ExpiryReason };
-export type EventQueueEmitted = DeliverEmitted | RejectedEmitted | ExpiredEmitted;
+/** A socket that a newer socket or a poll replaced; the HTTP side closes it. */
+export type ReleasedEmitted = { type: 'released'; queueId: string; handle: PollHandle };
+export type EventQueueEmitted = DeliverEmitted | RejectedEmitted | ExpiredEmitted | ReleasedEmitted;
+
+type HandleEvent = Extract<EventQueueEvent, { type: 'POLL' | 'ATTACH' | 'ACK' }>;
 
 export function idleExpired(context: EventQueueContext, now: number): boolean {
   return now - context.lastActivity >= context.idleTimeoutMs;
@@ -121,7 +134,9 @@ export const eventQueueMachine = setup({
     emitted: {} as EventQueueEmitted,
   },
   guards: {
-    badAck: ({ context, event }) => event.type === 'POLL' && ackError(context, event.lastEventId) !== null,
+    badAck: ({ context, event }) =>
+      (event.type === 'POLL' || event.type === 'ATTACH' || event.type === 'ACK') && ackError(context, event.lastEventId) !== null,
+    ownsSocket: ({ context, event }) => (event.type === 'ACK' || event.type === 'DETACH') && event.handle === context.socket,
     hasNewer: ({ context, event }) => event.type === 'POLL' && event.lastEventId < context.lastEventId,
     dontBlock: ({ event }) => event.type === 'POLL' && event.dontBlock,
     ownsPoll: ({ context, event }) => event.type === 'ABORT' && event.handle === context.handle,
@@ -153,12 +168,47 @@ export const eventQueueMachine = setup({
       context.events.push({ type: 'heartbeat', id });
       return { lastEventId: id };
     }),
-    /** Drops the events the POLL acknowledges (ids <= its lastEventId). */
-    prune: assign(({ context, event }) => (event.type === 'POLL' ? dropAcked(context, event.lastEventId) : {})),
+    /** Drops the events a POLL, ATTACH or ACK acknowledges (ids <= its lastEventId). */
+    prune: assign(({ context, event }) =>
+      event.type === 'POLL' || event.type === 'ATTACH' || event.type === 'ACK' ? dropAcked(context, event.lastEventId) : {},
+    ),
     reject: emit(({ context, event }) => {
-      const e = event as Extract<EventQueueEvent, { type: 'POLL' }>;
+      const e = event as HandleEvent;
       return { type: 'rejected' as const, queueId: context.queueId, handle: e.handle, msg: ackError(context, e.lastEventId)! };
     }),
+    /** Takes the socket of an ATTACH and pushes it everything unacknowledged (nothing when the buffer is empty). */
+    attach: enqueueActions(({ context, event, enqueue }) => {
+      const e = event as Extract<EventQueueEvent, { type: 'ATTACH' }>;
+      const now = context.now();
+      enqueue.assign({ socket: e.handle, lastActivity: now, ...dropAcked(context, e.lastEventId) });
+      if (context.events.length > 0) {
+        enqueue.emit({ type: 'deliver', queueId: context.queueId, handle: e.handle, events: context.events.slice() });
+      }
+    }),
+    /** Filters and numbers a batch and pushes the accepted events to the socket. */
+    acceptAndPush: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'ENQUEUE') return;
+      const filter = context.filter;
+      const accepted = filter ? event.events.filter((e) => filter(e)) : event.events;
+      if (accepted.length === 0) return;
+      let id = context.lastEventId;
+      const pushed: QueuedEvent[] = [];
+      for (const e of accepted) {
+        const queued = { ...e, id: ++id };
+        context.events.push(queued);
+        pushed.push(queued);
+      }
+      enqueue.assign({ lastEventId: id });
+      enqueue.emit({ type: 'deliver', queueId: context.queueId, handle: context.socket!, events: pushed });
+    }),
+    /** The socket is replaced (by a newer one or a poll): the HTTP side closes it. */
+    release: enqueueActions(({ context, enqueue }) => {
+      if (context.socket === null) return;
+      enqueue.emit({ type: 'released', queueId: context.queueId, handle: context.socket });
+      enqueue.assign({ socket: null });
+    }),
+    /** The socket closed: the client was active until now. */
+    detach: assign(({ context }) => ({ socket: null, lastActivity: context.now() })),
     /** Answers the POLL being handled with everything unacknowledged (possibly nothing, for dont_block). */
     answerPoll: emit(({ context, event }) => ({
       type: 'deliver' as const,
@@ -184,6 +234,7 @@ export const eventQueueMachine = setup({
     unpark: assign(({ context, event }) => ({ handle: null, lastActivity: clock(context, event) })),
     /** On the way out: answer a parked poll with what is buffered (Zulip's cleanup), then announce the expiry. */
     finish: enqueueActions(({ context, enqueue }) => {
+      // An open socket learns of the expiry from the 'expired' emission (it gets an error frame, then a close).
       if (context.handle !== null) {
         enqueue.emit({ type: 'deliver', queueId: context.queueId, handle: context.handle, events: context.events.slice() });
       }
@@ -216,6 +267,7 @@ export const eventQueueMachine = setup({
       firstUnacked: input.restored?.firstUnacked ?? lastEventId + 1,
       lastActivity: input.restored?.lastActivity ?? now,
       handle: null,
+      socket: null,
       parkedAt: 0,
       expireReason: null,
     };
@@ -237,6 +289,7 @@ export const eventQueueMachine = setup({
           { target: 'polling', actions: 'ackAndPark' },
         ],
         SWEEP: { guard: 'idle', target: 'expired', actions: assign({ expireReason: 'idle' as const }) },
+        ATTACH: [{ guard: 'badAck', actions: ['touch', 'reject'] }, { target: 'streaming', actions: 'attach' }],
       },
     },
     // Invariant: the buffer is empty here (a POLL parks only when nothing is newer than its ack, and anything
@@ -256,6 +309,23 @@ export const eventQueueMachine = setup({
         ABORT: { guard: 'ownsPoll', target: 'waiting', actions: 'unpark' },
         // A parked poll is a connected client: never idle here; the sweep only brings the heartbeat.
         SWEEP: { guard: 'heartbeatDue', target: 'waiting', actions: ['heartbeat', 'deliverParked', 'unpark'] },
+        // A socket replaces the parked poll, which is answered (with nothing: the buffer is empty here).
+        ATTACH: [{ guard: 'badAck', actions: ['touch', 'reject'] }, { target: 'streaming', actions: ['deliverParked', 'unpark', 'attach'] }],
+      },
+    },
+    // A socket is open: accepted events are pushed at once and stay until acknowledged. Never idle, no heartbeat
+    // events (the socket has WebSocket pings). A POLL or a newer ATTACH replaces the socket.
+    streaming: {
+      on: {
+        ENQUEUE: [{ guard: 'overflows', target: 'expired', actions: 'markOverflow' }, { actions: 'acceptAndPush' }],
+        ACK: [
+          { guard: 'badAck', actions: ['touch', 'reject'] },
+          { guard: 'ownsSocket', actions: ['touch', 'prune'] },
+        ],
+        DETACH: { guard: 'ownsSocket', target: 'waiting', actions: 'detach' },
+        ATTACH: [{ guard: 'badAck', actions: ['touch', 'reject'] }, { actions: ['release', 'attach'] }],
+        // The poll is then handled as in `waiting`.
+        POLL: [{ guard: 'badAck', actions: ['touch', 'reject'] }, { target: 'waiting', actions: ['release', raise(({ event }) => event)] }],
       },
     },
     expired: {
@@ -270,5 +340,6 @@ export type EventQueueSnapshot = SnapshotFrom<typeof eventQueueMachine>;
 /** Whether a SWEEP at `now` would change this queue; lets the sweeper skip the send for the many that are not due. */
 export function sweepDue(snapshot: EventQueueSnapshot, now: number): boolean {
   if (snapshot.status !== 'active') return false;
+  if (snapshot.value === 'streaming') return false;
   return snapshot.value === 'polling' ? heartbeatDue(snapshot.context, now) : idleExpired(snapshot.context, now);
 }

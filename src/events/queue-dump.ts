@@ -59,7 +59,8 @@ function checkDump(d: Record<string, unknown>): QueueDump {
   return dump;
 }
 
-/** One live queue as a buffer. A parked poll does not survive (its socket will not), but counts as activity until now. */
+/** One live queue as a buffer. A parked poll or an open socket does not survive (its connection will not), but counts
+ *  as activity until now. */
 export function dumpQueue(snapshot: EventQueueSnapshot): Buffer {
   if (snapshot.status !== 'active') throw new Error('Only a live queue can be dumped');
   const c = snapshot.context;
@@ -73,7 +74,7 @@ export function dumpQueue(snapshot: EventQueueSnapshot): Buffer {
     idleTimeoutMs: c.idleTimeoutMs,
     lastEventId: c.lastEventId,
     firstUnacked: c.firstUnacked,
-    lastActivity: snapshot.value === 'polling' ? c.now() : c.lastActivity,
+    lastActivity: snapshot.value === 'waiting' ? c.lastActivity : c.now(),
     events: c.events,
   };
   if (c.registration !== undefined) dump.registration = c.registration;

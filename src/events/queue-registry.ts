@@ -13,6 +13,7 @@ import {
   type PollHandle,
   type QueueFilter,
   type RejectedEmitted,
+  type ReleasedEmitted,
 } from '../actors/event-queue.machine.js';
 import { dumpQueue, restoreQueue, type RestoredQueueInput } from './queue-dump.js';
 
@@ -29,6 +30,7 @@ export interface RegistryEvents {
   deliver: DeliverEmitted;
   rejected: RejectedEmitted;
   expired: RegistryExpired;
+  released: ReleasedEmitted;
 }
 
 export interface RegistryOptions {
@@ -51,7 +53,7 @@ type Listeners = { [K in keyof RegistryEvents]: Set<(e: RegistryEvents[K]) => vo
 export class QueueRegistry {
   private readonly queues = new Map<string, QueueActor>();
   private readonly users = new Map<number, Set<QueueActor>>();
-  private readonly listeners: Listeners = { deliver: new Set(), rejected: new Set(), expired: new Set() };
+  private readonly listeners: Listeners = { deliver: new Set(), rejected: new Set(), expired: new Set(), released: new Set() };
   private readonly now: () => number;
   private readonly tag: string;
   private readonly options: RegistryOptions;
@@ -118,6 +120,24 @@ export class QueueRegistry {
   /** The client behind a parked poll went away. */
   abort(queueId: string, handle: PollHandle): void {
     this.queues.get(queueId)?.send({ type: 'ABORT', handle });
+  }
+
+  /** A WebSocket opens on the queue (see queue-sockets.ts): false when the user has no such queue. The events after
+   *  lastEventId arrive as 'deliver' to `handle`, or a refused lastEventId as 'rejected'. */
+  attach(queueId: string, userId: number, handle: PollHandle, lastEventId: number): boolean {
+    const actor = this.get(queueId, userId);
+    actor?.send({ type: 'ATTACH', handle, lastEventId });
+    return actor !== undefined;
+  }
+
+  /** The socket's client acknowledged events up to lastEventId. */
+  ack(queueId: string, handle: PollHandle, lastEventId: number): void {
+    this.queues.get(queueId)?.send({ type: 'ACK', handle, lastEventId });
+  }
+
+  /** The socket closed. */
+  detach(queueId: string, handle: PollHandle): void {
+    this.queues.get(queueId)?.send({ type: 'DETACH', handle });
   }
 
   /** DELETE /events: false when the user has no such queue. */

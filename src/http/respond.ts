@@ -36,6 +36,8 @@ export interface Reply {
   headers?: Record<string, string>;
   contentType?: string;
   body: string | Buffer | StreamedBody;
+  /** A WebSocket upgrade the handler accepted, with what the socket starts with (only on serveUpgrade's requests). */
+  upgrade?: object;
 }
 
 export type Handler = (req: IncomingRequest, conn: Connection) => Promise<Reply>;
@@ -280,6 +282,55 @@ export function errorReply(err: unknown, onUnexpected: (err: unknown) => void): 
   return { status: e.status, headers: e.headers, body: JSON.stringify(e.body) };
 }
 
+/** Everything of a request's head, read synchronously (uWS's `req` is valid only during its callback). */
+function readHead(req: HttpRequest) {
+  const headers: Record<string, string> = {};
+  let headerBytes = 0;
+  let hosts = 0;
+  req.forEach((k, v) => {
+    headers[k] = v;
+    headerBytes += k.length + v.length + 4;
+    if (k === 'host') hosts++;
+  });
+  return { headers, headerBytes, hosts, method: req.getCaseSensitiveMethod().toUpperCase(), url: req.getUrl(), query: req.getQuery() ?? '' };
+}
+
+/** Where an accepted upgrade goes: called corked, while the request is still open, with the reply's upgrade data and
+ *  the WebSocket handshake headers; the transport calls res.upgrade. */
+export type Upgrader = (res: HttpResponse, data: object, handshake: { key: string; protocol: string; extensions: string }) => void;
+
+/**
+ * A WebSocket upgrade request (from a `ws` route's `upgrade`) through the same pipeline as every request: read
+ * synchronously, onAborted registered first, the handler's reply written as HTTP unless it carries `upgrade`, in which
+ * case `upgrade` is called. Upgrade requests have no body.
+ */
+export function serveUpgrade(res: HttpResponse, req: HttpRequest, handler: Handler, opts: Pick<ServeOptions, 'onUnexpected' | 'maxBodyBytes'>, upgrade: Upgrader): void {
+  const { headers, headerBytes, hosts, method, url, query } = readHead(req);
+  const conn = new ConnectionState();
+  res.onAborted(() => conn.abort());
+  const refusal = headError(url.length + query.length, headerBytes, hosts);
+  if (refusal) {
+    write(res, conn, errorReply(refusal, opts.onUnexpected), true);
+    return;
+  }
+  const body = BodyStream.empty({ bytes: opts.maxBodyBytes, error: () => errors.bodyTooLarge(opts.maxBodyBytes) });
+  const request: IncomingRequest = { method, url, query, headers, remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(), body };
+  const handshake = { key: headers['sec-websocket-key'] ?? '', protocol: headers['sec-websocket-protocol'] ?? '', extensions: headers['sec-websocket-extensions'] ?? '' };
+  handler(request, conn)
+    .catch((err) => (conn.aborted ? null : errorReply(err, opts.onUnexpected)))
+    .then((reply) => {
+      if (!reply || conn.aborted || conn.done) return;
+      if (reply.upgrade === undefined) {
+        write(res, conn, reply, true);
+        return;
+      }
+      conn.done = true;
+      const data = reply.upgrade;
+      res.cork(() => upgrade(res, data, handshake));
+    })
+    .catch((err) => opts.onUnexpected(err));
+}
+
 /** Routes every request on the app to `handler`; bodies are read through a BodyStream limited to maxBodyBytes
  *  unless the endpoint sets its own limit. */
 export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, inFlight: InFlight): void {
@@ -288,17 +339,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
   const bodies = opts.bodies;
   const bodyBudget = bodies ? new BodyBudget(bodies.bytesInFlight, bodies.anonymousBytesInFlight) : null;
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    const headers: Record<string, string> = {};
-    let headerBytes = 0;
-    let hosts = 0;
-    req.forEach((k, v) => {
-      headers[k] = v;
-      headerBytes += k.length + v.length + 4;
-      if (k === 'host') hosts++;
-    });
-    const method = req.getCaseSensitiveMethod().toUpperCase();
-    const url = req.getUrl();
-    const query = req.getQuery() ?? '';
+    const { headers, headerBytes, hosts, method, url, query } = readHead(req);
     const lengthHeader = headers['content-length'];
     const declared = lengthHeader === undefined || lengthHeader === '' ? undefined : Number(lengthHeader);
     const hasBody = (declared ?? 0) !== 0 || headers['transfer-encoding'] !== undefined;

@@ -3,6 +3,8 @@ import type { Realms } from '../actors/realms.js';
 import type { Config } from '../config.js';
 import type { EventHub } from '../events/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
+import type { QueueSockets } from '../events/queue-sockets.js';
+import type { SocketTickets } from './events-socket-tickets.js';
 import type { QueueRegistry } from '../events/queue-registry.js';
 import type { EventRouter } from '../events/router.js';
 import type { Logger } from '../log.js';
@@ -21,6 +23,9 @@ export interface Services {
   queues: QueueRegistry;
   router: EventRouter;
   longPolls: LongPolls;
+  /** Open WebSockets on event queues, and the tickets browsers open them with. */
+  sockets: QueueSockets;
+  socketTickets: SocketTickets;
   presence: PresenceSessions;
   log: Logger;
   /** File storage, uploads (plain and resumable) and the removal of unclaimed files. */

@@ -2,6 +2,7 @@
 // series, health and the dashboard's live feed.
 import type { EventHub } from '../events/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
+import type { QueueSockets } from '../events/queue-sockets.js';
 import type { QueueRegistry } from '../events/queue-registry.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../persistence/db.js';
@@ -22,6 +23,7 @@ export interface OperatorSources {
   hub: EventHub;
   queues: QueueRegistry;
   longPolls: LongPolls;
+  sockets: QueueSockets;
   scheduled: { pending(): Map<number, number> };
 }
 

@@ -4,6 +4,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventHub } from '../events/hub.js';
 import type { LongPolls } from '../events/long-polls.js';
+import type { QueueSockets } from '../events/queue-sockets.js';
 import type { QueueRegistry } from '../events/queue-registry.js';
 import type { Db, DbObserver } from '../persistence/db.js';
 import { isRealmBatchTag } from '../realm/batch.js';
@@ -22,6 +23,7 @@ export interface MetricsSources {
   hub: EventHub;
   queues: QueueRegistry;
   longPolls: LongPolls;
+  sockets: QueueSockets;
   actors: ActorDirectory;
   db: Db;
   scheduled: { pending(): Map<number, number> };
@@ -58,7 +60,7 @@ export class ServerMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.delivered = new Counter({ name: 'palaver_events_delivered_total', help: 'Events handed to clients in answers to GET /events.', registers });
+    this.delivered = new Counter({ name: 'palaver_events_delivered_total', help: 'Events handed to clients in answers to GET /events and in event-socket frames.', registers });
     this.expiries = new Counter({
       name: 'palaver_event_queue_expiries_total',
       help: 'Event queues that ended, by reason (idle, overflow, deleted, error).',
@@ -118,6 +120,22 @@ export class ServerMetrics {
       new Gauge({ name, help, registers, collect() { this.set(read()); } });
     gauge('palaver_event_queues', 'Live event queues.', () => src.queues.size);
     gauge('palaver_long_polls_parked', 'GET /events requests waiting for an event.', () => src.longPolls.count);
+    gauge('palaver_event_sockets_open', 'WebSockets open on event queues (GET /api/v1/events/socket).', () => src.sockets.count);
+    // Counted by the sockets on the hot path; copied here when scraped.
+    const copied = (name: string, help: string, read: () => number) =>
+      new Counter({ name, help, registers, collect() { this.reset(); this.inc(read()); } });
+    copied('palaver_event_socket_frames_total', 'Event frames sent on event-queue WebSockets.', () => src.sockets.counters.frames);
+    copied('palaver_event_socket_bytes_total', 'Bytes of event frames sent on event-queue WebSockets.', () => src.sockets.counters.bytes);
+    new Counter({
+      name: 'palaver_event_socket_disconnects_total',
+      help: 'Event-queue WebSockets ended, by reason (client, replaced, expired, refused, slow, shutdown, protocol).',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [reason, n] of Object.entries(src.sockets.counters.ended)) this.inc({ reason }, n);
+      },
+    });
     gauge('palaver_scheduled_messages_pending', 'Scheduled messages waiting for delivery.', () => src.scheduled.pending().size);
     const pool = () => src.db.$pool;
     new Gauge({

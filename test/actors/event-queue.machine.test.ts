@@ -376,3 +376,80 @@ test('under any sequence of sends, the buffer stays gap-free and a parked poll m
   );
   t.pass();
 });
+
+// A WebSocket on the queue (ATTACH / ACK / DETACH): the streaming state.
+
+test('ATTACH pushes the backlog after its lastEventId, then each accepted batch at once; nothing twice', (t) => {
+  const q = start();
+  q.enqueue('a', 'b', 'c');
+  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: 0 });
+  t.is(q.state(), 'streaming');
+  t.deepEqual(q.take(), [{ type: 'deliver', queueId: 'q1', handle: 's1', events: [{ type: 'b', id: 1 }, { type: 'c', id: 2 }] }]);
+  t.is(q.ctx().firstUnacked, 1, 'the ATTACH acknowledged event 0');
+  q.enqueue('d');
+  t.deepEqual(q.take(), [{ type: 'deliver', queueId: 'q1', handle: 's1', events: [{ type: 'd', id: 3 }] }]);
+  t.deepEqual(q.ctx().events.map((e) => e.id), [1, 2, 3], 'pushed events stay until acknowledged');
+});
+
+test('ACK prunes like a POLL’s last_event_id; a bad one is rejected to the socket', (t) => {
+  const q = start();
+  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
+  q.enqueue('a', 'b', 'c');
+  q.take();
+  q.clock.t += 10;
+  q.actor.send({ type: 'ACK', handle: 's1', lastEventId: 1 });
+  t.deepEqual(q.ctx().events.map((e) => e.id), [2]);
+  t.is(q.ctx().lastActivity, T0 + 10);
+  q.actor.send({ type: 'ACK', handle: 's1', lastEventId: 9 });
+  t.deepEqual(q.take(), [{ type: 'rejected', queueId: 'q1', handle: 's1', msg: 'Event 9 was not in this queue' }]);
+  t.is(q.state(), 'streaming');
+});
+
+test('a streaming queue is never idle and gets no heartbeat events; after DETACH it idles from the close', (t) => {
+  const q = start();
+  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
+  q.clock.t += 5 * IDLE_TIMEOUT_MS;
+  t.false(sweepDue(q.actor.getSnapshot(), q.clock.t));
+  q.actor.send({ type: 'SWEEP', now: q.clock.t });
+  t.is(q.state(), 'streaming');
+  t.deepEqual(q.take(), []);
+  q.actor.send({ type: 'DETACH', handle: 's1' });
+  t.is(q.state(), 'waiting');
+  const closedAt = q.clock.t;
+  q.clock.t = closedAt + IDLE_TIMEOUT_MS - 1;
+  t.false(sweepDue(q.actor.getSnapshot(), q.clock.t));
+  q.clock.t = closedAt + IDLE_TIMEOUT_MS;
+  q.actor.send({ type: 'SWEEP', now: q.clock.t });
+  t.is(q.actor.getSnapshot().status, 'done');
+  t.like(q.take()[0], { type: 'expired', reason: 'idle' });
+});
+
+test('a newer ATTACH or a POLL replaces the socket (released); a stale DETACH or ACK is ignored', (t) => {
+  const q = start();
+  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
+  q.enqueue('a');
+  q.take();
+  q.actor.send({ type: 'ATTACH', handle: 's2', lastEventId: -1 });
+  t.deepEqual(q.take(), [
+    { type: 'released', queueId: 'q1', handle: 's1' },
+    { type: 'deliver', queueId: 'q1', handle: 's2', events: [{ type: 'a', id: 0 }] },
+  ]);
+  q.actor.send({ type: 'DETACH', handle: 's1' });
+  q.actor.send({ type: 'ACK', handle: 's1', lastEventId: 0 });
+  t.is(q.state(), 'streaming');
+  t.is(q.ctx().events.length, 1);
+  q.poll(1, 0);
+  t.deepEqual(q.take(), [{ type: 'released', queueId: 'q1', handle: 's2' }]);
+  t.is(q.state(), 'polling', 'the poll is then handled as in waiting: it parks');
+  t.is(q.ctx().events.length, 0, 'and its last_event_id pruned');
+});
+
+test('ATTACH while a poll is parked answers the poll; a DELETE while streaming expires the queue', (t) => {
+  const q = start();
+  q.poll(1, -1);
+  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
+  t.deepEqual(q.take(), [deliver(1, [])]);
+  t.is(q.ctx().handle, null);
+  q.actor.send({ type: 'DELETE' });
+  t.like(q.take(), [{ type: 'expired', reason: 'deleted' }] as never);
+});

@@ -2,15 +2,14 @@
 // counts the server reports, updates live over its WebSocket when actors appear, change state and end, filters the
 // actor table, draws its charts, and refuses a wrong token. A screenshot is saved under test-artifacts/.
 import test from 'ava';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchChromium } from '../helpers/browser.js';
 import type { TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
 import { bearer, OPERATOR_TOKEN, startOperatorServer } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
 const browserTest = haveChromium ? test.serial : test.skip;
 if (!haveChromium) console.warn(`dashboard: ${CHROMIUM} is missing; the browser tests are skipped`);
 const ARTIFACTS = path.resolve('test-artifacts');
@@ -21,10 +20,7 @@ test.before(async () => {
   // The refused-token test makes the server warn; nothing else is expected in its log.
   s = await startOperatorServer({ env: { LOG_LEVEL: 'error' } });
   if (haveChromium) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }
 });
 test.after.always(async () => {

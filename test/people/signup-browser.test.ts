@@ -1,14 +1,12 @@
 // The invitation sign-up page in a real browser (headless Chromium): a person opens the link, gives their email
 // address, follows the confirmation link mailed to it, picks a name and password, and lands in the realm with the
 // invited role, channels and groups; a revoked link shows a clear page.
-import { existsSync } from 'node:fs';
 import test from 'ava';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchChromium } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeChannel } from './channels-fixture.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
 const browserTest = haveChromium ? test.serial : test.skip;
 if (!haveChromium) console.warn(`signup-browser: ${CHROMIUM} is missing; the browser tests are skipped`);
 
@@ -19,10 +17,7 @@ test.before(async () => {
   s = await startTestServer();
   ownerId = (await s.client.as(s.owner).get('/users/me')).json.user_id;
   if (haveChromium) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }
 });
 /** The confirmation link last mailed to `to` (read from the outbox). */

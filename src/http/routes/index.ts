@@ -9,6 +9,7 @@ import { subscriptionEndpoints } from './subscriptions.js';
 import { topicEndpoints } from './topics.js';
 import { userTopicEndpoints } from './user-topics.js';
 import { deleteQueue, getEvents, register } from './events.js';
+import { eventsSocket, eventsSocketTicket } from './events-socket.js';
 import { emojiDataFile, serverSettings } from './server.js';
 import { createBigBlueButtonCall } from './calls.js';
 import { inviteEndpoints } from './invites.js';
@@ -76,6 +77,8 @@ export const endpoints: Endpoint[] = [
   register,
   getEvents,
   deleteQueue,
+  eventsSocket,
+  eventsSocketTicket,
   createChannel,
   ...streamEndpoints,
   ...subscriptionEndpoints,

@@ -559,6 +559,24 @@ export const rows: Row[] = [
     },
     expect: (_r, c) => (c === 'own' ? OK : err(400, 'BAD_EVENT_QUEUE_ID')),
   },
+  // Without an upgrade the socket path answers an error after authenticating (the upgrade itself, per user and
+  // queue, is test/http/events-socket.test.ts's); a spectator has neither credentials nor a ticket.
+  {
+    method: 'GET', path: '/events/socket',
+    request: async (w, r) => {
+      const q = r === 'spectator' ? { queue_id: 'none' } : await ok(as(w, r).post('/register', { form: { event_types: json(['message']) } }));
+      return { path: '/events/socket', query: { queue_id: q.queue_id } };
+    },
+    expect: (r) => (r === 'spectator' ? NOT_LOGGED_IN : err(400, 'BAD_REQUEST', 'This endpoint takes a WebSocket upgrade')),
+  },
+  {
+    method: 'POST', path: '/events/socket/ticket', cases: ['own', 'others'],
+    request: async (w, r, c) => {
+      const q = await ok((c === 'own' ? as(w, r) : w.s.client.as(w.users.keeper)).post('/register', { form: { event_types: json(['message']) } }));
+      return { path: '/events/socket/ticket', form: { queue_id: q.queue_id } };
+    },
+    expect: (_r, c) => (c === 'own' ? OK : err(400, 'BAD_EVENT_QUEUE_ID')),
+  },
 
   // Channels.
   {

@@ -1,0 +1,138 @@
+// Event queues over WebSocket, the transport: every uWebSockets.js lifetime rule for these sockets in one place. The
+// upgrade request goes through the request pipeline (authentication, parameters, the request log) by respond.ts's
+// serveUpgrade; nothing is written to a socket once it is closing; writes are corked; a client that lets more than
+// maxBufferedBytes wait is closed (its queue kept); pings keep quiet sockets alive. Frames and acknowledgements are
+// src/events/queue-sockets.ts's.
+import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { ApiError } from '../errors.js';
+import type { QueueSocket, QueueSockets } from '../events/queue-sockets.js';
+import { toErrorReply } from './error-reply.js';
+import { serveUpgrade, type Handler } from './respond.js';
+
+export const EVENTS_SOCKET_PATH = '/api/v1/events/socket';
+
+/** The close codes (documented in the README): 1000–1015 are WebSocket's, 4000–4999 the application's. */
+export const CLOSE = {
+  /** The server is shutting down: reconnect (with last_event_id) once it is back. */
+  shutdown: 1001,
+  /** After an error frame BAD_REQUEST: a last_event_id the queue cannot honour, or a frame that is not an acknowledgement. */
+  badRequest: 4400,
+  /** After an error frame BAD_EVENT_QUEUE_ID: no such queue for this user, or it expired or was deleted. */
+  badEventQueueId: 4404,
+  /** A newer socket or a GET /events took the queue over. */
+  replaced: 4409,
+  /** More than the server's bound of bytes waited for this client: reconnect with last_event_id to resume. */
+  slowReader: 4413,
+} as const;
+
+/** What an accepted upgrade carries into the socket (the upgrade endpoint returns it). */
+export interface SocketStart {
+  queueId: string;
+  userId: number;
+  lastEventId: number;
+}
+
+/** An acknowledgement frame is `{"last_event_id": N}`; anything longer is not one. */
+const MAX_CLIENT_FRAME = 256;
+
+/** One open socket: its uWS handle and the queue-side handle. */
+class Socket implements QueueSocket {
+  ws: WebSocket<UserData> | null = null;
+  handle: string | null = null;
+  closing = false;
+
+  constructor(
+    readonly start: SocketStart,
+    private readonly maxBuffered: number,
+    private readonly onUnexpected: (err: unknown) => void,
+  ) {}
+
+  send(text: string): boolean {
+    const ws = this.ws;
+    if (!ws || this.closing) return false;
+    // Refused past the bound: QueueSockets then closes it as 'slow'.
+    if (ws.getBufferedAmount() + text.length > this.maxBuffered) return false;
+    ws.cork(() => ws.send(text, false));
+    return true;
+  }
+
+  fail(err: ApiError): void {
+    const ws = this.ws;
+    if (!ws || this.closing) return;
+    const e = toErrorReply(err, this.onUnexpected);
+    ws.cork(() => ws.send(JSON.stringify(e.body), false));
+    this.end(err.code === 'BAD_EVENT_QUEUE_ID' ? CLOSE.badEventQueueId : CLOSE.badRequest, err.code);
+  }
+
+  close(reason: 'replaced' | 'shutdown' | 'slow'): void {
+    if (reason === 'slow') this.end(CLOSE.slowReader, 'too many unread bytes; reconnect with last_event_id');
+    else this.end(reason === 'replaced' ? CLOSE.replaced : CLOSE.shutdown, reason);
+  }
+
+  private end(code: number, reason: string): void {
+    if (!this.ws || this.closing) return;
+    this.closing = true;
+    this.ws.end(code, reason);
+  }
+}
+
+/** uWS copies the user data's own properties (not its prototype): the Socket travels as one of them. */
+interface UserData {
+  socket: Socket;
+}
+
+export interface EventsSocketOptions {
+  sockets: QueueSockets;
+  maxBufferedBytes: number;
+  idleTimeoutS: number;
+  maxBodyBytes: number;
+  onUnexpected: (err: unknown) => void;
+}
+
+/** Serves GET /api/v1/events/socket on the app; `handler` is the request pipeline that accepts or refuses upgrades. */
+export function serveEventsSocket(app: TemplatedApp, handler: Handler, opts: EventsSocketOptions): void {
+  const { sockets } = opts;
+  app.ws<UserData>(EVENTS_SOCKET_PATH, {
+    maxPayloadLength: MAX_CLIENT_FRAME,
+    idleTimeout: opts.idleTimeoutS,
+    sendPingsAutomatically: true,
+    // Our own bound (Socket.send) decides; uWS's is a backstop above it for the error frame.
+    maxBackpressure: opts.maxBufferedBytes + 64 * 1024,
+    closeOnBackpressureLimit: 1,
+    upgrade: (res, req, context) =>
+      serveUpgrade(res, req, handler, opts, (r: HttpResponse, data, hs) =>
+        r.upgrade<UserData>({ socket: new Socket(data as SocketStart, opts.maxBufferedBytes, opts.onUnexpected) }, hs.key, hs.protocol, hs.extensions, context),
+      ),
+    open: (ws) => {
+      const s = ws.getUserData().socket;
+      s.ws = ws;
+      s.handle = sockets.attach(s.start.queueId, s.start.userId, s.start.lastEventId, s);
+    },
+    message: (ws, message, isBinary) => {
+      const s = ws.getUserData().socket;
+      if (s.handle === null || s.closing) return;
+      const lastEventId = isBinary ? undefined : ackOf(Buffer.from(message).toString('utf8'));
+      if (lastEventId === undefined) sockets.protocolError(s.handle, 'Expected a frame {"last_event_id": <integer>}');
+      else sockets.ack(s.handle, lastEventId);
+    },
+    close: (ws) => {
+      const s = ws.getUserData().socket;
+      s.closing = true;
+      s.ws = null;
+      if (s.handle !== null) sockets.gone(s.handle);
+    },
+  });
+}
+
+/** The last_event_id of an acknowledgement frame, or undefined when the frame is not one. */
+function ackOf(text: string): number | undefined {
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return undefined;
+  const id = (m as Record<string, unknown>).last_event_id;
+  return Number.isSafeInteger(id) && (id as number) >= -1 ? (id as number) : undefined;
+}

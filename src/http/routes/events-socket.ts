@@ -1,0 +1,48 @@
+// Event queues over WebSocket: GET /events/socket (the upgrade, by HTTP Basic or a ticket) and
+// POST /events/socket/ticket (a browser's way in: a one-use ticket for the upgrade's URL, never the API key).
+import { TICKET_TTL_MS } from '../events-socket-tickets.js';
+import type { SocketStart } from '../events-socket.js';
+import { RawReply, endpoint } from '../endpoint.js';
+import { errors } from '../../errors.js';
+import { int, optional, required, str, withDefault } from '../../params.js';
+
+export const eventsSocket = endpoint({
+  method: 'GET',
+  path: '/events/socket',
+  // HTTP Basic as for GET /events, or no header and a ticket (browsers cannot set one on a WebSocket).
+  auth: 'optional',
+  rateLimited: false,
+  // The query may hold a ticket: the request log shows the route instead.
+  secretPath: true,
+  params: {
+    queue_id: required(str({ maxLength: 200 })),
+    last_event_id: withDefault(int({ min: -1 }), -1),
+    ticket: optional(str({ maxLength: 100 })),
+  },
+  handle(ctx, p) {
+    let userId = ctx.user?.id;
+    if (userId === undefined) {
+      if (p.ticket === undefined) throw errors.notLoggedIn();
+      const ticketUser = ctx.services.socketTickets.redeem(p.ticket, ctx.realm.id, p.queue_id);
+      const user = ticketUser === null ? undefined : ctx.realm.state.usersById.get(ticketUser);
+      // A user deactivated since the ticket was issued gets nothing.
+      if (!user?.isActive) throw errors.invalidApiKey();
+      userId = user.id;
+    }
+    if (ctx.request.headers['sec-websocket-key'] === undefined) throw errors.badRequest('This endpoint takes a WebSocket upgrade');
+    const start: SocketStart = { queueId: p.queue_id, userId, lastEventId: p.last_event_id };
+    return new RawReply({ status: 101, body: '', upgrade: start });
+  },
+});
+
+export const eventsSocketTicket = endpoint({
+  method: 'POST',
+  path: '/events/socket/ticket',
+  auth: 'user',
+  params: { queue_id: required(str({ maxLength: 200 })) },
+  handle(ctx, p) {
+    if (!ctx.services.queues.get(p.queue_id, ctx.user.id)) throw errors.badEventQueueId(p.queue_id);
+    const ticket = ctx.services.socketTickets.issue(ctx.realm.id, ctx.user.id, p.queue_id);
+    return { ticket, expires_in_seconds: TICKET_TTL_MS / 1000 };
+  },
+});
