@@ -29,40 +29,11 @@ const floors = {
 };
 
 /**
- * Upward imports that another lane of issue #20 removes; each is allowed here, by name, until its lane lands.
+ * Upward imports allowed for a while, by name, while a move is under way (none today).
  * `from` and `to` are path patterns; the rule named in `rule` does not apply to an import matching both.
  * The rule test fails when an exception no longer matches any import: then remove it from this list.
  */
-const temporaryExceptions = [
-  {
-    name: 'presence-sessions-start-actors',
-    lane: 'actors (presence sessions)',
-    rule: 'domain-imports-no-actor-keeper',
-    from: '^src/realm/people/presence(-sessions)?\\.ts$',
-    to: '^src/actors/(realms|user-session\\.machine)\\.ts$',
-  },
-  {
-    name: 'routes-share-helpers-from-channels',
-    lane: 'kernel (HTTP context helpers out of routes/channels.ts into http/)',
-    rule: 'routes-import-no-other-route',
-    from: '^src/http/routes/',
-    to: '^src/http/routes/channels\\.ts$',
-  },
-  {
-    name: 'message-flags-use-message-routes',
-    lane: 'kernel (message-flags.ts and routes/messages.ts)',
-    rule: 'routes-import-no-other-route',
-    from: '^src/http/routes/message-flags\\.ts$',
-    to: '^src/http/routes/messages\\.ts$',
-  },
-  {
-    name: 'repositories-return-domain-types',
-    lane: 'kernel (model types the repositories return at the ground floor)',
-    rule: 'library-imports-no-higher-floor',
-    from: '^src/persistence/repos/',
-    to: '^src/realm/(channels/)?types\\.ts$',
-  },
-];
+const temporaryExceptions = [];
 
 /**
  * `floor` imports no floor above it from services down to `upTo` (its own floor unless given); the rules for http

@@ -285,3 +285,4 @@ export function compileSchema<S extends Schema>(schema: S): ParamParser<ParamsOf
     return { values: values as ParamsOf<S>, ignored };
   };
 }
+

@@ -18,7 +18,7 @@ import { startEmbedded, type EmbeddedDatabase } from './persistence/embedded.js'
 import { migrate } from './persistence/migrate.js';
 import { bootstrap, type Bootstrapped } from './realm/bootstrap.js';
 import { realmCommands } from './realm/registry.js';
-import { ROLE } from './realm/types.js';
+import { ROLE } from './model/realm.js';
 import { retentionMachine } from './actors/retention.machine.js';
 import { PresenceSessions } from './actors/presence-sessions.js';
 import { ScheduledDelivery, type ScheduledDeliveryOptions } from './actors/scheduled-delivery.js';

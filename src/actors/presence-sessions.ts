@@ -5,7 +5,7 @@ import type { RealmHandle } from './realms.js';
 import { STOP_PHASE, type ActorHost } from './system.js';
 import { userSessionMachine, type UserSessionEmitted } from './user-session.machine.js';
 import type { Db } from '../persistence/db.js';
-import type { PresenceRow } from '../persistence/repos/presence.js';
+import type { PresenceRow } from '../model/people.js';
 import type { UserPresence } from '../realm/people/presence.js';
 
 export const PRESENCE_FLUSH_MS = 5_000;

@@ -5,7 +5,7 @@ import { assertPlainData, type CommandPart } from '../realm/command-check.js';
 import type { CommandRegistry, InputOf, ResultOf } from '../realm/commands.js';
 import type { CommandInput, CommandKind, CommandResult, RealmCommands } from '../realm/registry.js';
 import type { RealmState } from '../realm/state.js';
-import type { RealmEntry } from '../realm/types.js';
+import type { RealmEntry } from '../model/realm.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
 
 /** Cluster mode (src/cluster/): a realm this process does not own is written through its owner, elsewhere. */

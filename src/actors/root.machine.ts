@@ -4,7 +4,7 @@ import { assign, fromCallback, setup, stopChild, type ActorRefFrom } from 'xstat
 import type { EventHub } from '../bus/hub.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry, RealmBatchObserver } from '../realm/commands.js';
-import type { RealmEntry } from '../realm/types.js';
+import type { RealmEntry } from '../model/realm.js';
 import { realmMachine, type BatchReplicator } from './realm.machine.js';
 
 export type RealmRef = ActorRefFrom<typeof realmMachine>;

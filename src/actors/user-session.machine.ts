@@ -1,20 +1,7 @@
 // The user-session actor: one user's presence. offline → idle ⇄ active (→ offline on a sweep after the threshold).
 // Pings update timestamps in memory only; the actor emits `changed` (for the batched flush) and `online` (worth an event).
 import { assign, emit, enqueueActions, setup } from 'xstate';
-
-/** A client is offline after this long without a ping (the register value server_presence_offline_threshold_seconds). */
-export const OFFLINE_THRESHOLD_S = 140;
-/** Timestamps move forward at most this often unless the user becomes active or comes online. */
-export const UPDATE_MIN_FREQ_S = 55;
-/** The legacy format calls a user active when their last activity is this close to their last connection. */
-export const ACTIVE_OFFSET_S = 70;
-
-export interface PresenceTimes {
-  /** Seconds; 0 when never. */
-  lastConnected: number;
-  lastActive: number;
-  lastUpdateId: number;
-}
+import { ACTIVE_OFFSET_S, OFFLINE_THRESHOLD_S, UPDATE_MIN_FREQ_S, type PresenceTimes } from '../realm/people/presence-times.js';
 
 export interface UserSessionInput extends Partial<PresenceTimes> {
   userId: number;

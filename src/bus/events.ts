@@ -2,10 +2,8 @@
 // cross processes), each with the users it concerns. Clients never see these: the event router makes each
 // queue's wire form from them (src/events/wire.ts, src/events/queue-form.ts).
 import type { NarrowMessage } from '../narrow/types.js';
-import type { StoredDraft } from '../persistence/repos/drafts.js';
-import type { NavigationView } from '../persistence/repos/navigation-views.js';
-import type { SavedSnippet } from '../persistence/repos/saved-snippets.js';
-import type { ScheduledMessage } from '../persistence/repos/scheduled-messages.js';
+import type { NavigationView, SavedSnippet, StoredDraft } from '../model/drafts.js';
+import type { ScheduledMessage } from '../model/scheduled.js';
 
 /** An event as clients receive it, without its queue-specific `id`. */
 export type WireEvent = Record<string, unknown> & { type: string };

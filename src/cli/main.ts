@@ -7,7 +7,7 @@ import { createDatabase, type Database, type Db, type Repos } from '../persisten
 import { findRunningEmbedded, startEmbedded, type EmbeddedDatabase } from '../persistence/embedded.js';
 import { migrate } from '../persistence/migrate.js';
 import { createRealm, createUser, isValidEmail, STRING_ID_RE } from '../realm/provision.js';
-import { ROLE, ROLES, type Role } from '../realm/types.js';
+import { ROLE, ROLES, type Role } from '../model/realm.js';
 import { realmEmailDomain } from '../realm/user-emails.js';
 import { formatUser } from '../realm/user-format.js';
 import { realmUrl } from '../urls.js';

@@ -1,6 +1,7 @@
 // The form of an event one queue receives: Markdown or HTML content (apply_markdown), avatar URLs
 // (client_gravatar, in messages and in user records) and the empty topic's name (empty_topic_name). Called by
 // the event router for every event and queue, so a message's forms are computed once each, not per queue.
+import { shownTopic } from '../model/messages.js';
 import type { QueueRegistration } from './registration.js';
 import { shareJson } from './reply-json.js';
 
@@ -8,8 +9,8 @@ type Event = Record<string, unknown> & { type: string };
 
 const HIDDEN_MESSAGE_KEYS = ['rendered_content', 'stream_is_public', 'empty_topic_display_name'] as const;
 
-function shownTopic(topic: unknown, displayName: unknown, allowEmpty: boolean): unknown {
-  return topic === '' && !allowEmpty && typeof displayName === 'string' ? displayName : topic;
+function topicForQueue(topic: unknown, displayName: unknown, allowEmpty: boolean): unknown {
+  return typeof topic === 'string' && typeof displayName === 'string' ? shownTopic(topic, displayName, allowEmpty) : topic;
 }
 
 /** A message has at most eight forms (three yes/no choices, one bit each); each is built once and shared by the queues. */
@@ -30,7 +31,7 @@ function messageForm(reg: QueueRegistration, m: Record<string, unknown>): Record
     out.content_type = 'text/x-markdown';
   }
   if (reg.clientGravatar) out.avatar_url = null;
-  if (m.type === 'stream') out.subject = shownTopic(m.subject, m.empty_topic_display_name, reg.capabilities.empty_topic_name);
+  if (m.type === 'stream') out.subject = topicForQueue(m.subject, m.empty_topic_display_name, reg.capabilities.empty_topic_name);
   forms[key] = out;
   shareJson(out);
   return out;
@@ -56,7 +57,7 @@ function topicsForQueue(reg: QueueRegistration, e: Event, keys: string[]): Event
   const out: Event = { ...e };
   delete out.empty_topic_display_name;
   for (const k of keys) {
-    if (k in out) out[k] = shownTopic(out[k], e.empty_topic_display_name, reg.capabilities.empty_topic_name);
+    if (k in out) out[k] = topicForQueue(out[k], e.empty_topic_display_name, reg.capabilities.empty_topic_name);
   }
   return out;
 }

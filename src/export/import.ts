@@ -2,7 +2,7 @@
 // sequences (IDs mapped consistently across tables, content and settings), the files stored again under the new
 // realm's keys, all in one transaction (an archive is loaded whole or not at all).
 import type { Readable } from 'node:stream';
-import pgPromise from 'pg-promise';
+import { helpers } from '../persistence/sql.js';
 import { generateApiKey } from '../auth/secrets.js';
 import type { FileStorage } from '../files/storage.js';
 import type { Db, Tx } from '../persistence/db.js';
@@ -24,8 +24,6 @@ export interface ImportSummary {
   bytes: number;
 }
 
-/** pg-promise's query-building helpers (no connection needed). */
-const helpers = pgPromise().helpers;
 
 class Maps implements IdMaps {
   private byTable = new Map<string, Map<number, number>>();

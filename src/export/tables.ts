@@ -1,6 +1,7 @@
 // What a realm export holds: each table, which of its rows belong to the realm (and to the export type), and how
 // the importer rewrites the IDs in a row. Tables are listed parents first; the importer loads them in this order.
 import { generateApiKey } from '../auth/secrets.js';
+import { channelRecipientId, conversationIdOf, directRecipientId } from '../model/messages.js';
 import type { ExportType, Row } from './archive.js';
 
 /** Old ID -> new ID per table, filled as the importer inserts rows. */
@@ -240,10 +241,10 @@ export const TABLES: TableSpec[] = [
       row.sender_id = m.get('users', row.sender_id);
       if (row.recipient_kind === 'stream') {
         row.stream_id = m.get('channels', row.stream_id);
-        row.recipient_id = 2 * (row.stream_id as number);
+        row.recipient_id = channelRecipientId(row.stream_id as number);
       } else {
         row.direct_recipients = sortedIds(userIds(row.direct_recipients, m) as number[]);
-        row.recipient_id = 2 * m.get('direct_conversations', ((row.recipient_id as number) - 1) / 2) + 1;
+        row.recipient_id = directRecipientId(m.get('direct_conversations', conversationIdOf(row.recipient_id as number)));
       }
       row.content = remapContent(String(row.content), m);
       row.rendered_content = remapContent(String(row.rendered_content), m);

@@ -2,7 +2,7 @@
 // bombs are refused from the header before any pixel is decoded, and all work runs on libvips' own threads, never
 // on the event loop.
 import sharp, { type Metadata } from 'sharp';
-import type { StoredThumbnail, ThumbnailFormat } from '../realm/files/thumbnail-formats.js';
+import type { StoredThumbnail, ThumbnailFormat } from '../model/files.js';
 
 /** The reference's IMAGE_BOMB_TOTAL_PIXELS: about a quarter gigabyte of 24-bit pixels. */
 export const IMAGE_BOMB_TOTAL_PIXELS = 90_000_000;

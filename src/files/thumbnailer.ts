@@ -18,9 +18,8 @@ import {
   thumbnailKey,
   uploadPreview,
   wantedFormats,
-  type StoredThumbnail,
-  type ThumbnailFormat,
 } from '../realm/files/thumbnail-formats.js';
+import type { StoredThumbnail, ThumbnailFormat } from '../model/files.js';
 
 /** Uploads whose headers are read at once; more wait (each read holds the file in memory). */
 const HEADER_READS = 2;

@@ -1,7 +1,7 @@
 // HTTP Basic authentication with email and API key.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RealmState } from '../realm/state.js';
-import type { User } from '../realm/types.js';
+import type { User } from '../model/realm.js';
 import { BOT_TYPE } from '../realm/people/bots.js';
 import { errors } from '../errors.js';
 

@@ -17,6 +17,7 @@ export interface RequestParams {
 
 const MAX_FIELDS = 1000;
 
+
 function addSearchParams(into: Map<string, string>, text: string): void {
   if (text === '') return;
   const params = new URLSearchParams(text);

@@ -1,7 +1,7 @@
 // One declaration per endpoint: method, path, authentication, parameter schema, handler, optional serializer.
 import fastJson from 'fast-json-stringify';
 import type { RealmHandle } from '../actors/realms.js';
-import type { User } from '../realm/types.js';
+import type { User } from '../model/realm.js';
 import type { UploadedFile } from './body.js';
 import { compileSchema, type ParamParser, type ParamsOf, type Schema } from '../params.js';
 import type { Connection, IncomingRequest, Reply } from './respond.js';

@@ -1,6 +1,7 @@
 // Inline rules for @-mentions (users, groups, wildcards) and #**channel**, #**channel>topic**, #**channel>topic@id** links.
 import type { StateCore, StateInline } from 'markdown-it';
 import { topicKey, type MentionableUser, type RenderEnv } from './types.js';
+import { DEFAULT_EMPTY_TOPIC_DISPLAY_NAME } from '../model/messages.js';
 import { channelNarrowUrl, escapeAttr, escapeText } from './urls.js';
 
 /** Token type whose `content` is finished HTML built (and escaped) at parse time. */
@@ -106,7 +107,7 @@ function channelLink(body: string, env: RenderEnv): Found | null {
 }
 
 function topicText(topic: string, env: RenderEnv): string {
-  return topic === '' ? `<em>${escapeText(env.ctx.emptyTopicDisplayName ?? 'general chat')}</em>` : escapeText(topic);
+  return topic === '' ? `<em>${escapeText(env.ctx.emptyTopicDisplayName ?? DEFAULT_EMPTY_TOPIC_DISPLAY_NAME)}</em>` : escapeText(topic);
 }
 
 function topicLinkHtml(channel: { id: number; name: string }, topic: string, env: RenderEnv): Found {

@@ -1,4 +1,5 @@
 // Types shared by the narrow parser, resolver and both compilers (predicate and SQL).
+import type { MessageAddress } from '../model/messages.js';
 
 /** `is:` operands after alias normalization (`private` becomes `dm`). */
 export const IS_OPERANDS = ['dm', 'starred', 'mentioned', 'unread', 'resolved', 'followed', 'muted', 'alerted'] as const;
@@ -65,14 +66,9 @@ export interface NarrowViewer {
 }
 
 /** A message as the predicate sees it, from the viewer's point of view. */
-export interface NarrowMessage {
+export interface NarrowMessage extends MessageAddress {
   id: number;
   senderId: number;
-  kind: 'stream' | 'direct';
-  channelId: number | null;
-  topic: string;
-  /** Sorted, distinct user IDs including the sender, for direct messages; empty for channel messages. */
-  directRecipients: number[];
   /** Markdown source. */
   content: string;
   renderedContent: string;

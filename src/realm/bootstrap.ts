@@ -8,7 +8,7 @@ import type { Db } from '../persistence/db.js';
 import { realmUrl } from '../urls.js';
 import { LIMITS } from '../limits.js';
 import { createRealm, createUser, isValidEmail } from './provision.js';
-import { ROLE } from './types.js';
+import { ROLE } from '../model/realm.js';
 
 const BOOTSTRAP_LOCK = 735_202;
 export const DEFAULT_OWNER_EMAIL = 'owner@palaver.local';

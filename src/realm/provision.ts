@@ -10,7 +10,7 @@ import {
   roleGroup,
   type SystemGroupName,
 } from './system-groups.js';
-import type { Realm, Role, User } from './types.js';
+import type { Realm, Role, User } from '../model/realm.js';
 
 export const STRING_ID_RE = /^$|^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 

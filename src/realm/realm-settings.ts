@@ -1,4 +1,5 @@
 // Realm settings: the catalogue of names and defaults, and how a realm's value is read (stored value or default).
+import { DEFAULT_EMPTY_TOPIC_DISPLAY_NAME } from '../model/messages.js';
 import type { RealmState } from './state.js';
 
 /** Realm settings other than permission groups (those are in system-groups.ts), with the reference's defaults. */
@@ -12,7 +13,7 @@ export const REALM_SETTING_DEFAULTS = {
   /** -1 keeps messages forever. */
   message_retention_days: -1,
   topics_policy: 'allow_empty_topic',
-  empty_topic_display_name: 'general chat',
+  empty_topic_display_name: DEFAULT_EMPTY_TOPIC_DISPLAY_NAME,
   enable_spectator_access: false,
   enable_read_receipts: true,
   default_language: 'en',

@@ -5,7 +5,7 @@ import { FilesState } from './files/files-state.js';
 import { MessagesState } from './messages/messages-state.js';
 import { PeopleState } from './people/people-state.js';
 import { profileDataOf } from './people/profile-values.js';
-import type { GroupSettingValue, Realm, User, UserGroup } from './types.js';
+import type { GroupSettingValue, Realm, User, UserGroup } from '../model/realm.js';
 import { apiEmail, realmEmailDomain } from './user-emails.js';
 
 export class RealmState {

@@ -1,5 +1,5 @@
 // The system groups every realm has, which role each holds directly, and the realm's default permission groups.
-import { ROLE, type Role } from './types.js';
+import { ROLE, type Role } from '../model/realm.js';
 
 export const SYSTEM_GROUP = {
   OWNERS: 'role:owners',

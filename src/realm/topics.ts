@@ -1,6 +1,7 @@
 // Topic names as the API takes and gives them: "(no topic)" and the realm's empty-topic display name mean
 // the empty topic; clients without the empty_topic_name capability see the display name instead of "".
 import { errors } from '../errors.js';
+import { shownTopic } from '../model/messages.js';
 import { realmSetting } from './realm-settings.js';
 import type { RealmState } from './state.js';
 
@@ -17,5 +18,5 @@ export function normalizeTopic(state: RealmState, raw: string, opts: { required?
 
 /** A topic for a client: "" becomes the realm's empty-topic display name unless the client handles "". */
 export function topicForClient(state: RealmState, topic: string, allowEmpty: boolean): string {
-  return topic === '' && !allowEmpty ? realmSetting(state, 'empty_topic_display_name') : topic;
+  return shownTopic(topic, realmSetting(state, 'empty_topic_display_name'), allowEmpty);
 }

@@ -1,7 +1,7 @@
 // The users' API email addresses: the real one, or the reference's fake user{id}@{realm host} when the user's
 // email_address_visibility hides it.
 import { userSetting } from './people/user-settings.js';
-import type { User } from './types.js';
+import type { User } from '../model/realm.js';
 
 const EMAIL_VISIBILITY_EVERYONE = 1;
 

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { userSetting } from './people/user-settings.js';
 import type { RealmState } from './state.js';
-import { ROLE, type User } from './types.js';
+import { ROLE, type User } from '../model/realm.js';
 import { apiEmail } from './user-emails.js';
 
 /**

@@ -1,7 +1,7 @@
 // POST /realm/deactivate over HTTP: owners only; open event queues get the reference's realm event, and every later
 // request of the organization is refused with REALM_DEACTIVATED.
 import test from 'ava';
-import { ROLE } from '../../src/realm/types.js';
+import { ROLE } from '../../src/model/realm.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
 

@@ -2,7 +2,7 @@
 // success with events that keep register consistent, validation errors and permission refusals.
 import test from 'ava';
 import sharp from 'sharp';
-import { ROLE } from '../../src/realm/types.js';
+import { ROLE } from '../../src/model/realm.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 import { verifyAction } from '../helpers/verify-action.js';

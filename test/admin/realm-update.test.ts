@@ -4,7 +4,7 @@ import test from 'ava';
 import { REALM_GROUP_PROPERTIES } from '../../src/realm/admin/group-properties.js';
 import { REALM_PROPERTIES } from '../../src/realm/admin/properties.js';
 import { REALM_GROUP_SETTING_DEFAULTS } from '../../src/realm/system-groups.js';
-import { ROLE } from '../../src/realm/types.js';
+import { ROLE } from '../../src/model/realm.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 import { verifyAction } from '../helpers/verify-action.js';

@@ -2,7 +2,7 @@
 // not follow every public channel, Zulip's can_access_public_streams), the queue gets only what the user
 // receives as a recipient; promoted back, it follows every public channel again.
 import test from 'ava';
-import { ROLE } from '../../src/realm/types.js';
+import { ROLE } from '../../src/model/realm.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 

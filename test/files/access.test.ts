@@ -2,7 +2,7 @@
 // (its recipients, or anyone who can read the channel's history); never outsiders or users of another realm.
 import test from 'ava';
 import { createRealm, createUser } from '../../src/realm/provision.js';
-import { ROLE } from '../../src/realm/types.js';
+import { ROLE } from '../../src/model/realm.js';
 import { createChannel, uniqueName } from '../channels/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser, type TestUser } from '../helpers/users.js';

@@ -2,7 +2,7 @@
 // that keep a register snapshot current, the served image, and the lookup statuses and reactions use.
 import test from 'ava';
 import { checkEmoji, customEmojiById } from '../../src/realm/files/index.js';
-import { ROLE } from '../../src/realm/types.js';
+import { ROLE } from '../../src/model/realm.js';
 import type { Credentials } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';

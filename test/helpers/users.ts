@@ -1,7 +1,7 @@
 // Adds users of any role to a running test server's realm, visible to the server when the call returns.
 import { hashPassword } from '../../src/auth/secrets.js';
 import { createUser } from '../../src/realm/provision.js';
-import type { Role } from '../../src/realm/types.js';
+import type { Role } from '../../src/model/realm.js';
 import type { Credentials } from './http.js';
 import type { TestServer } from './server.js';
 

@@ -4,7 +4,7 @@ import test from 'ava';
 import { ApiError } from '../../src/errors.js';
 import { authenticate } from '../../src/http/auth.js';
 import { RealmState } from '../../src/realm/state.js';
-import type { Realm, User } from '../../src/realm/types.js';
+import type { Realm, User } from '../../src/model/realm.js';
 import { basicAuth } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';

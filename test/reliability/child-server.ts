@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createDatabase, type Database } from '../../src/persistence/db.js';
 import { findRunningEmbedded, startEmbedded } from '../../src/persistence/embedded.js';
 import { createUser } from '../../src/realm/provision.js';
-import type { Role } from '../../src/realm/types.js';
+import type { Role } from '../../src/model/realm.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { Client, type Credentials } from '../helpers/http.js';
 

@@ -4,7 +4,7 @@
 // nothing of a channel — message, topic, upload, name — in any reply to someone who may not read it.
 import test from 'ava';
 import { endpoints } from '../../src/http/routes/index.js';
-import { ROLE } from '../../src/realm/types.js';
+import { ROLE } from '../../src/model/realm.js';
 import type { Credentials, Response } from '../helpers/http.js';
 import { addUser } from '../helpers/users.js';
 import {

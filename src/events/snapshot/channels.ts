@@ -1,11 +1,11 @@
 // Register snapshot sections of the channels domain: subscriptions (with unsubscribed and never_subscribed),
 // streams, realm_default_streams, channel_folders and user_topics.
-import { ROLE } from '../../realm/types.js';
+import { ROLE } from '../../model/realm.js';
 import { topicForClient } from '../../realm/topics.js';
-import { hasMetadataAccess } from '../../realm/channels/access.js';
+import { hasMetadataAccess } from '../../realm/access/channels.js';
 import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications, type TrafficLookup } from '../../realm/channels/format.js';
 import { trafficFor } from '../../realm/channels/traffic.js';
-import type { Channel } from '../../realm/channels/types.js';
+import type { Channel } from '../../model/channels.js';
 import type { Section, SnapshotContext, SnapshotRequest } from './types.js';
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

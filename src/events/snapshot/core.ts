@@ -7,7 +7,7 @@ import { registerBranding } from '../../realm/admin/branding.js';
 import { renderedRealmDescription } from '../../realm/admin/properties.js';
 import { DEFAULT_EXTERNAL_ACCOUNTS } from '../../realm/people/profile-fields.js';
 import { allRealmSettings } from '../../realm/realm-settings.js';
-import { ROLE, type UserGroup } from '../../realm/types.js';
+import { ROLE, type UserGroup } from '../../model/realm.js';
 import { gravatarUrl } from '../../realm/user-format.js';
 import { realmUserLists } from './realm-users.js';
 import type { Section } from './types.js';

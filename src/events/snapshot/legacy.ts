@@ -1,7 +1,7 @@
 // Snapshot sections in the forms older clients read (zulip-terminal among them): muted topics as
 // [channel name, topic, time muted] triples, and personal settings at the top level for clients without the
 // user_settings_object capability.
-import { VISIBILITY_POLICY } from '../../realm/channels/types.js';
+import { VISIBILITY_POLICY } from '../../model/channels.js';
 import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/people/user-settings.js';
 import { topicForClient } from '../../realm/topics.js';
 import type { Section, SnapshotContext } from './types.js';

@@ -10,11 +10,11 @@
 // Per viewer: with user_avatar_url_field_optional, long-term idle users come without avatar_url (the
 // reference's rule, see src/realm/people/long-term-idle.ts); a viewer the realm's can_access_all_users_group
 // restricts sees only the users they can access, the others either left out (user_list_incomplete) or as
-// "Unknown user" placeholders (src/realm/people/user-access.ts).
+// "Unknown user" placeholders (src/realm/access/users.ts).
 import { longTermIdleIds } from '../../realm/people/long-term-idle.js';
-import { accessibleUsersOf, unknownUser } from '../../realm/people/user-access.js';
+import { accessibleUsersOf, unknownUser } from '../../realm/access/users.js';
 import type { RealmState } from '../../realm/state.js';
-import type { User } from '../../realm/types.js';
+import type { User } from '../../model/realm.js';
 import { canSeeDeliveryEmail, formatUser } from '../../realm/user-format.js';
 import { rawArray, type RawJson } from './raw-json.js';
 import type { SnapshotContext, SnapshotRequest } from './types.js';

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../persistence/db.js';
 import type { UserPresence } from '../../realm/people/presence.js';
 import type { RealmState } from '../../realm/state.js';
-import type { User } from '../../realm/types.js';
+import type { User } from '../../model/realm.js';
 import type { QueueRegistration } from '../registration.js';
 
 /** What sections read besides the realm's state and the request. */

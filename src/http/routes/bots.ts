@@ -1,7 +1,7 @@
 // Bots: create, list one's own, configure, deactivate, regenerate API keys (also a person's own key).
-import { requireMemberOrAdmin } from '../../realm/people/access.js';
+import { requireMemberOrAdmin } from '../../realm/access/roles.js';
 import { botDefaults } from '../../realm/people/bots.js';
-import { ROLES } from '../../realm/types.js';
+import { ROLES } from '../../model/realm.js';
 import { gravatarUrl } from '../../realm/user-format.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { bool, int, intEnum, optional, required, str, url, withDefault } from '../../params.js';
@@ -31,9 +31,9 @@ const createBot = endpoint({
       payloadUrl: p.payload_url,
       interfaceType: p.interface_type,
       serviceName: p.service_name,
-      defaultSendingStream: p.default_sending_stream,
-      defaultEventsRegisterStream: p.default_events_register_stream,
-      defaultAllPublicStreams: p.default_all_public_streams,
+      defaultSendingChannel: p.default_sending_stream,
+      defaultEventsRegisterChannel: p.default_events_register_stream,
+      defaultAllPublicChannels: p.default_all_public_streams,
     });
     return { user_id: user.id, api_key: user.apiKey, avatar_url: gravatarUrl(user.email), ...botDefaults(ctx.realm.state, user.id) };
   },
@@ -83,9 +83,9 @@ const updateBot = endpoint({
       botId: p.bot_id,
       fullName: p.full_name,
       ownerId: p.bot_owner_id,
-      defaultSendingStream: p.default_sending_stream,
-      defaultEventsRegisterStream: p.default_events_register_stream,
-      defaultAllPublicStreams: p.default_all_public_streams,
+      defaultSendingChannel: p.default_sending_stream,
+      defaultEventsRegisterChannel: p.default_events_register_stream,
+      defaultAllPublicChannels: p.default_all_public_streams,
       servicePayloadUrl: p.service_payload_url,
       serviceInterface: p.service_interface,
     });

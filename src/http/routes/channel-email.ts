@@ -1,6 +1,6 @@
 // GET /streams/{stream_id}/email_address: a channel's incoming-email address. Without an incoming email gateway
 // (Palaver has none) the reference answers the empty string, after the same access and sender checks.
-import { visibleChannel } from '../../realm/channels/access.js';
+import { visibleChannel } from '../../realm/access/channels.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { int, optional, required } from '../../params.js';

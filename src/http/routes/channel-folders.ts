@@ -4,7 +4,7 @@ import { formatFolder } from '../../realm/channels/format.js';
 import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
 import { endpoint } from '../endpoint.js';
 import { bool, int, list, optional, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl, viewer } from './channels.js';
+import { requestRealmUrl, viewer } from '../context.js';
 
 const nameParam = str({ maxLength: LIMITS.max_channel_folder_name_length });
 const descriptionParam = str({ maxLength: LIMITS.max_channel_folder_description_length });

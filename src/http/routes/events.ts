@@ -6,12 +6,12 @@ import { buildSnapshot } from '../../events/snapshot/index.js';
 import { serializeBody } from '../../events/snapshot/raw-json.js';
 import { EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS, LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
-import { ROLE } from '../../realm/types.js';
+import { ROLE } from '../../model/realm.js';
 import { versionFields } from '../../version.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, dict, enumOf, int, list, nullable, oneOf, optional, required, str, withDefault } from '../../params.js';
-import { viewer } from './channels.js';
+import { viewer } from '../context.js';
 
 const includeSubscribersType = oneOf(bool(), enumOf(['partial'] as const));
 

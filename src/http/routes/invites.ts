@@ -1,13 +1,13 @@
 // Invitations: reusable links (E12) and email invitations (send, revoke, resend); listing shows both.
 import { formatEmailInvite, formatInvite, inviteLink, WELCOME_MESSAGE_MAX } from '../../realm/people/invites.js';
-import type { EmailInvite } from '../../persistence/repos/email-invites.js';
+import type { EmailInvite } from '../../model/people.js';
 import { INVITEE_EMAILS_MAX_CHARS, parseInviteeEmails } from '../../realm/people/email-invites.js';
-import { isAdmin, requireMemberOrAdmin } from '../../realm/people/access.js';
-import { ROLES, type User } from '../../realm/types.js';
+import { isAdmin, requireMemberOrAdmin } from '../../realm/access/roles.js';
+import { ROLES, type User } from '../../model/realm.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, int, intEnum, list, nullable, optional, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 /** Minutes an invitation lasts: null never expires; absent, the server's default. */
 const expiresInMinutes = () => optional(nullable(int({ min: 1, max: 100 * 365 * 24 * 60 })));

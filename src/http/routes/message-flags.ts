@@ -1,15 +1,14 @@
 // Personal message flags: POST /messages/flags, POST /messages/flags/narrow, and marking all, a channel or a
 // topic as read.
-import { visibleChannel } from '../../realm/channels/access.js';
+import { visibleChannel } from '../../realm/access/channels.js';
 import { editableFlagBit, type FlagsResult } from '../../realm/messages/flags.js';
-import { fetchRange, HistoryQuery } from '../../realm/messages/history.js';
+import { checkedRange, fetchRange, HistoryQuery } from '../../realm/messages/history.js';
 import { withFetchSlot } from '../large-fetches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, json, list, required, str, withDefault } from '../../params.js';
-import { checkedRange } from './messages.js';
 
 const op = required(enumOf(['add', 'remove'] as const));
 

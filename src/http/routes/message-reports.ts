@@ -1,10 +1,10 @@
 // POST /messages/{message_id}/report: report a message to the realm's moderation request channel.
-import { accessMessage } from '../../realm/messages/access.js';
+import { accessMessage } from '../../realm/access/messages.js';
 import { MAX_REPORT_DESCRIPTION_LENGTH, moderationChannel, REPORT_REASONS, type ReportType } from '../../realm/messages/report.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { enumOf, int, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 export const reportMessage = endpoint({
   method: 'POST',

@@ -3,10 +3,10 @@
 import { clientNameFrom } from '../../events/registration.js';
 import { LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
-import { accessMessage } from '../../realm/messages/access.js';
+import { accessMessage } from '../../realm/access/messages.js';
 import { editHistoryForClient } from '../../realm/messages/edit-history.js';
 import { flagNames, formatMessage, HISTORICAL_DEFAULT } from '../../realm/messages/format.js';
-import { fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH, parseAnchor, type Range } from '../../realm/messages/history.js';
+import { checkedRange, fetchRange, HistoryQuery, MAX_MESSAGES_PER_FETCH } from '../../realm/messages/history.js';
 import { matchingMessages } from '../../realm/messages/matches.js';
 import { resolveForViewer } from '../../realm/messages/narrow-context.js';
 import { presentRows, reactionsByMessage, searchWords } from '../../realm/messages/present.js';
@@ -16,20 +16,7 @@ import { endpoint, type Endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { withFetchSlot } from '../large-fetches.js';
 import { bool, enumOf, int, json, list, optional, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl, viewer } from './channels.js';
-
-/** The checked range of a history read (GET /messages, POST /messages/flags/narrow). */
-export function checkedRange(
-  anchor: string | undefined,
-  numBefore: number,
-  numAfter: number,
-  includeAnchor: boolean,
-  useFirstUnread = false,
-): Range {
-  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
-  if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw errors.anchorExcludedInMiddle();
-  return { anchor: parseAnchor(anchor, useFirstUnread), numBefore, numAfter, includeAnchor };
-}
+import { requestRealmUrl, viewer } from '../context.js';
 
 /** Image-preview data for rendering `content` in the request's realm (see Thumbnailer.renderData). */
 function imageRenderData(ctx: RequestContext<'user'>, content: string) {

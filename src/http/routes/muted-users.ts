@@ -1,5 +1,5 @@
 // Muted users: POST and DELETE /users/me/muted_users/{muted_user_id}.
-import { requireUserAccess } from '../../realm/people/user-access.js';
+import { requireUserAccess } from '../../realm/access/users.js';
 import { endpoint } from '../endpoint.js';
 import { int, required } from '../../params.js';
 

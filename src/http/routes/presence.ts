@@ -1,7 +1,7 @@
 // Presence: report your own (and fetch everyone's), read one user's, read the realm's.
-import { targetUserByIdOrEmail } from '../../realm/people/access.js';
+import { targetUserByIdOrEmail } from '../../realm/access/roles.js';
 import { legacyPresence, presenceResponse, presenceVisible } from '../../realm/people/presence.js';
-import { accessibleUsersOf, requireUserAccess } from '../../realm/people/user-access.js';
+import { accessibleUsersOf, requireUserAccess } from '../../realm/access/users.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, optional, required, str, withDefault } from '../../params.js';

@@ -4,7 +4,7 @@ import { formatFields, profileValue } from '../../realm/people/profile-fields.js
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, dict, int, list, object, oneOf, optional, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 /** field_data: options {"key": {"text", "order"}} or an external account {"subtype", "url_pattern"}. */
 const fieldData = dict(oneOf(dict(str({ maxLength: 1000 })), str({ maxLength: 1000 })));

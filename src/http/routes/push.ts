@@ -1,6 +1,6 @@
 // Push devices: POST /mobile_push/register (E13) for end-to-end encrypted push notifications, and the legacy token
 // endpoints.
-import type { PushTokenKind } from '../../persistence/repos/push-tokens.js';
+import type { PushTokenKind } from '../../model/people.js';
 import { endpoint, type Endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { enumOf, int, required, str } from '../../params.js';

@@ -1,7 +1,7 @@
 // GET /messages/{message_id}/read_receipts: who has read a message the caller can see, as the reference
 // filters it (read receipts on in the realm; readers active, sharing read receipts, not the sender, neither
 // muted by nor muting the caller).
-import { accessMessage } from '../../realm/messages/access.js';
+import { accessMessage } from '../../realm/access/messages.js';
 import { userSetting } from '../../realm/people/user-settings.js';
 import { realmSetting } from '../../realm/realm-settings.js';
 import { endpoint } from '../endpoint.js';

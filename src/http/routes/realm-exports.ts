@@ -2,7 +2,7 @@
 // GET /export/realm/consents, and the archive's download below /user_avatars/exports/.
 import { fileReply } from '../file-reply.js';
 import { consentingUserIds, deleteExport, formatExport, requestExport, type ExportDeps } from '../../export/realm-exports.js';
-import { requireAdmin } from '../../realm/people/access.js';
+import { requireAdmin } from '../../realm/access/roles.js';
 import { endpoint, RawReply, type Endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { int, intEnum, required, str, withDefault } from '../../params.js';

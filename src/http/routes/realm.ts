@@ -11,8 +11,8 @@ import { REALM_GROUP_PROPERTIES, type GroupSettingRequest } from '../../realm/ad
 import { REALM_PROPERTIES } from '../../realm/admin/properties.js';
 import { requireOwner, updateRealmReply } from '../../realm/admin/realm.commands.js';
 import { groupSettingUpdateParam } from '../../realm/people/groups.js';
-import { requireAdmin } from '../../realm/people/access.js';
-import type { BrandingImage } from '../../realm/types.js';
+import { requireAdmin } from '../../realm/access/roles.js';
+import type { BrandingImage } from '../../model/realm.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, int, nullable, optional, required, sentSettings, str, type Field } from '../../params.js';

@@ -1,12 +1,12 @@
 // Reminders: GET and POST /reminders, DELETE /reminders/{reminder_id}.
 import { clientNameFrom } from '../../events/registration.js';
 import { LIMITS } from '../../limits.js';
-import { accessMessage } from '../../realm/messages/access.js';
+import { accessMessage } from '../../realm/access/messages.js';
 import { formatReminder } from '../../realm/scheduled/format.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { int, required, str, withDefault } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 export const getReminders = endpoint({
   method: 'GET',

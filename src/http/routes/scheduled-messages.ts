@@ -5,7 +5,7 @@ import { scheduledType } from '../../realm/scheduled/validate.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, optional, required, str, type ParamType } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 /** `to` as sent: JSON when it parses (an ID or a list), else the raw text (a name, refused by the command). */
 function recipient(): ParamType<unknown> {

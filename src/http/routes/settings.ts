@@ -1,7 +1,7 @@
 // Settings: PATCH /settings (the user's own) and PATCH /realm/user_settings_defaults (for users who join later).
 import { hashNewPassword } from '../../auth/password-policy.js';
 import { verifyPassword } from '../../auth/secrets.js';
-import { requireAdmin } from '../../realm/people/access.js';
+import { requireAdmin } from '../../realm/access/roles.js';
 import { REALM_DEFAULT_SETTING_NAMES, USER_SETTINGS } from '../../realm/people/user-settings.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';

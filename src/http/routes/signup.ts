@@ -7,7 +7,7 @@
 import { hashNewPassword } from '../../auth/password-policy.js';
 import { signupConfirmation } from '../../realm/people/mail-templates.js';
 import { escapeHtml } from '../../markdown/escape.js';
-import type { MultiuseInvite } from '../../persistence/repos/invites.js';
+import type { MultiuseInvite } from '../../model/people.js';
 import { confirmationLink, inviteState, newInviteKey } from '../../realm/people/invites.js';
 import { checkNewAccount, checkNewEmail, type CreatedUser } from '../../realm/people/users.commands.js';
 import type { RealmState } from '../../realm/state.js';
@@ -15,7 +15,7 @@ import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { ApiError } from '../../errors.js';
 import { page } from '../pages.js';
 import { optional, required, str } from '../../params.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 const ROLE_NAMES: Record<number, string> = { 100: 'Owner', 200: 'Administrator', 300: 'Moderator', 400: 'Member', 600: 'Guest' };
 /** The reference's CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS. */

@@ -1,7 +1,7 @@
 // User status: set your own, an administrator sets another user's, anyone reads one.
-import { targetUser } from '../../realm/people/access.js';
+import { targetUser } from '../../realm/access/roles.js';
 import { STATUS_TEXT_MAX, formatStatus } from '../../realm/people/status.js';
-import { requireUserAccess } from '../../realm/people/user-access.js';
+import { requireUserAccess } from '../../realm/access/users.js';
 import { endpoint, type RequestContext } from '../endpoint.js';
 import { bool, int, optional, required, str } from '../../params.js';
 

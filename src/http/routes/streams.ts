@@ -1,19 +1,19 @@
 // Channels by ID and as a list: GET /streams, GET/PATCH/DELETE /streams/{stream_id}, GET /get_stream_id,
 // GET /streams/{stream_id}/members.
-import { hasContentAccess, hasMetadataAccess, visibleChannel } from '../../realm/channels/access.js';
+import { hasContentAccess, hasMetadataAccess, visibleChannel } from '../../realm/access/channels.js';
 import { activeSubscriberIds, formatChannel } from '../../realm/channels/format.js';
 import { groupSettingChange, type GroupSettingChange } from '../../realm/channels/group-settings.js';
 import { trafficFor } from '../../realm/channels/traffic.js';
-import { CHANNEL_GROUP_SETTING_NAMES, TOPICS_POLICIES, type Channel, type ChannelGroupSettingName } from '../../realm/channels/types.js';
+import { CHANNEL_GROUP_SETTING_NAMES, TOPICS_POLICIES, type Channel, type ChannelGroupSettingName } from '../../model/channels.js';
 import type { UpdateChannelInput } from '../../realm/channels/update.commands.js';
 import { retentionParam } from '../../realm/channels/validate.js';
-import { isAdmin } from '../../realm/people/access.js';
+import { isAdmin } from '../../realm/access/roles.js';
 import type { RealmState } from '../../realm/state.js';
-import { ROLE, type User } from '../../realm/types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, nullable, optional, required, str, withDefault, type Field } from '../../params.js';
-import { serverContext, viewer } from './channels.js';
+import { serverContext, viewer } from '../context.js';
 
 interface ListFilters {
   include_public: boolean;

@@ -1,16 +1,17 @@
 // Subscriptions: GET/POST/PATCH/DELETE /users/me/subscriptions, POST /users/me/subscriptions/properties,
 // GET /users/{user_id}/subscriptions/{stream_id}.
-import { visibleChannel } from '../../realm/channels/access.js';
+import { visibleChannel } from '../../realm/access/channels.js';
 import { formatSubscription } from '../../realm/channels/format.js';
 import type { PropertiesInput } from '../../realm/channels/properties.commands.js';
 import type { SubscribeInput, UnsubscribeInput } from '../../realm/channels/subscriptions.commands.js';
 import { trafficFor } from '../../realm/channels/traffic.js';
-import { targetUser } from '../../realm/people/access.js';
+import { targetUser } from '../../realm/access/roles.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { LIMITS, REQUEST_LIMITS } from '../../limits.js';
 import { enumOf, int, json, list, object, oneOf, optional, required, str, withDefault, bool } from '../../params.js';
-import { newChannelParams, newChannelSettings, serverContext } from './channels.js';
+import { newChannelParams, newChannelSettings } from '../channel-params.js';
+import { serverContext } from '../context.js';
 
 export const getSubscriptions = endpoint({
   method: 'GET',

@@ -1,11 +1,11 @@
 // Topics of a channel: GET /users/me/{stream_id}/topics, POST /streams/{stream_id}/delete_topic.
 import { topicDeletion, topicDeletionMachine } from '../../actors/topic-deletion.machine.js';
-import { visibleChannel } from '../../realm/channels/access.js';
-import { requireAdmin } from '../../realm/people/access.js';
+import { visibleChannel } from '../../realm/access/channels.js';
+import { requireAdmin } from '../../realm/access/roles.js';
 import { normalizeTopic, topicForClient } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
 import { bool, int, required, str, withDefault } from '../../params.js';
-import { viewer } from './channels.js';
+import { viewer } from '../context.js';
 
 export const getTopics = endpoint({
   method: 'GET',

@@ -1,6 +1,6 @@
 // POST /typing: typing notifications for direct messages and channel topics; POST /messages/{id}/typing for edits.
-import { accessMessage } from '../../realm/messages/access.js';
-import { requireRecipientsAccess } from '../../realm/people/user-access.js';
+import { accessMessage } from '../../realm/access/messages.js';
+import { requireRecipientsAccess } from '../../realm/access/users.js';
 import type { EditTypingInput } from '../../realm/people/typing.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';

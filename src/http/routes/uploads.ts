@@ -4,7 +4,7 @@ import { MULTIPART_OVERHEAD, receiveSingleFile } from '../../files/multipart.js'
 import { isPathId } from '../../realm/files/names.js';
 import { attachmentKey } from '../../files/service.js';
 import { attachmentRecord } from '../../realm/files/attachments.commands.js';
-import { canDownload } from '../../realm/files/access.js';
+import { canDownload } from '../../realm/access/files.js';
 import { endpoint, RawReply, type RequestContext } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { int, required, str } from '../../params.js';

@@ -1,5 +1,5 @@
 // User groups: list, create, update, members and subgroups, deactivate.
-import { requireMemberOrAdmin, targetGroup, targetUser } from '../../realm/people/access.js';
+import { requireMemberOrAdmin, targetGroup, targetUser } from '../../realm/access/roles.js';
 import {
   GROUP_PERMISSION_NAMES,
   MAX_GROUP_DESCRIPTION_LENGTH,

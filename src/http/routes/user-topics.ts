@@ -1,8 +1,8 @@
 // A user's topic preferences: POST /user_topics (visibility policy), PATCH /users/me/subscriptions/muted_topics.
-import { hasContentAccess } from '../../realm/channels/access.js';
+import { hasContentAccess } from '../../realm/access/channels.js';
 import type { SetUserTopicInput } from '../../realm/channels/topics.commands.js';
 import { LIMITS } from '../../limits.js';
-import { VISIBILITY_POLICY } from '../../realm/channels/types.js';
+import { VISIBILITY_POLICY } from '../../model/channels.js';
 import { normalizeTopic } from '../../realm/topics.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';

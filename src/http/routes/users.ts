@@ -1,16 +1,16 @@
 // Users: list and fetch user records, create accounts, change role and name, deactivate and reactivate.
 import { hashNewPassword } from '../../auth/password-policy.js';
-import { requireAdmin, targetUserByIdOrEmail } from '../../realm/people/access.js';
-import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/people/user-access.js';
-import { checkNewAccount } from '../../realm/people/users.commands.js';
+import { requireAdmin, targetUserByIdOrEmail } from '../../realm/access/roles.js';
+import { accessibleUsersOf, requireUserAccess, unknownUser } from '../../realm/access/users.js';
 import { profileValue } from '../../realm/people/profile-fields.js';
-import { ROLES, type User } from '../../realm/types.js';
+import { checkNewAccount } from '../../realm/people/users.commands.js';
+import { ROLES, type User } from '../../model/realm.js';
 import { formatUser } from '../../realm/user-format.js';
 import { endpoint } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { bool, int, intEnum, list, nullable, object, optional, required, str, withDefault } from '../../params.js';
 import { deactivate } from '../deactivation.js';
-import { requestRealmUrl } from './channels.js';
+import { requestRealmUrl } from '../context.js';
 
 export const getOwnUser = endpoint({
   method: 'GET',

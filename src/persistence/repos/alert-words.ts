@@ -1,8 +1,8 @@
 // Users' alert words (words that flag a message with has_alert_word for that user).
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 
 export class AlertWordsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Every user's words in the realm, each list in the order added. */
   async forRealm(realmId: number): Promise<Map<number, string[]>> {

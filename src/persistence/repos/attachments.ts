@@ -1,42 +1,6 @@
 // Uploaded files: the attachment rows, the messages that link them, and the unclaimed ones due for removal.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface Attachment {
-  id: number;
-  realmId: number;
-  ownerId: number;
-  pathId: string;
-  name: string;
-  contentType: string;
-  size: number;
-  /** Milliseconds since the epoch. */
-  createTime: number;
-}
-
-export interface NewAttachment {
-  realmId: number;
-  ownerId: number;
-  pathId: string;
-  name: string;
-  contentType: string;
-  size: number;
-}
-
-/** A message that links an attachment, as far as download access needs to know. */
-export interface LinkingMessage {
-  messageId: number;
-  /** null for a direct message. */
-  channelId: number | null;
-  /** Whether the user asking has a user_messages row for it (received it, or read it in protected history). */
-  received: boolean;
-}
-
-/** What is left to do after rows are deleted: remove the stored files, tell the owners. */
-export interface DeletedAttachment {
-  id: number;
-  ownerId: number;
-  pathId: string;
-}
+import type { IDatabase } from 'pg-promise';
+import type { Attachment, DeletedAttachment, LinkingMessage, NewAttachment } from '../../model/files.js';
 
 const columns = (t: string) => `${t}id, ${t}realm_id, ${t}owner_id, ${t}path_id, ${t}name, ${t}content_type, ${t}size,
   floor(extract(epoch FROM ${t}create_time) * 1000)::bigint AS create_ms`;
@@ -56,7 +20,7 @@ function toAttachment(r: any): Attachment {
 }
 
 export class AttachmentsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   add(a: NewAttachment): Promise<Attachment> {
     return this.db.one(

@@ -1,8 +1,8 @@
 // Bot storage: a bot's own key-value entries (the reference's BotStorageData).
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 
 export class BotStorageRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** The bot's entries, all or those of `keys` (missing keys are left out). */
   async get(userId: number, keys: string[] | null): Promise<Map<string, string>> {

@@ -1,22 +1,6 @@
 // Bot settings rows: default channels and the outgoing-webhook service of each bot.
-import type { IDatabase, IMain } from 'pg-promise';
-
-/** A bot's outgoing-webhook service (the reference's Service row). */
-export interface BotService {
-  name: string;
-  baseUrl: string;
-  /** 1: Zulip's (generic) payload, 2: Slack-compatible. */
-  interface: number;
-  token: string;
-}
-
-export interface BotSettings {
-  userId: number;
-  defaultSendingChannelId: number | null;
-  defaultEventsRegisterChannelId: number | null;
-  defaultAllPublicStreams: boolean;
-  service: BotService | null;
-}
+import type { IDatabase } from 'pg-promise';
+import type { BotSettings } from '../../model/people.js';
 
 interface BotSettingsRow {
   user_id: number;
@@ -34,7 +18,7 @@ function toSettings(r: BotSettingsRow): BotSettings {
     userId: r.user_id,
     defaultSendingChannelId: r.default_sending_stream_id,
     defaultEventsRegisterChannelId: r.default_events_register_stream_id,
-    defaultAllPublicStreams: r.default_all_public_streams,
+    defaultAllPublicChannels: r.default_all_public_streams,
     service:
       r.service_base_url === null
         ? null
@@ -43,7 +27,7 @@ function toSettings(r: BotSettingsRow): BotSettings {
 }
 
 export class BotsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<BotSettings[]> {
     const rows = await this.db.any<BotSettingsRow>(
@@ -65,7 +49,7 @@ export class BotsRepository {
          default_all_public_streams = EXCLUDED.default_all_public_streams,
          service_name = EXCLUDED.service_name, service_base_url = EXCLUDED.service_base_url,
          service_interface = EXCLUDED.service_interface, service_token = EXCLUDED.service_token`,
-      [s.userId, s.defaultSendingChannelId, s.defaultEventsRegisterChannelId, s.defaultAllPublicStreams,
+      [s.userId, s.defaultSendingChannelId, s.defaultEventsRegisterChannelId, s.defaultAllPublicChannels,
         s.service?.name ?? null, s.service?.baseUrl ?? null, s.service?.interface ?? null, s.service?.token ?? null],
     );
   }

@@ -1,8 +1,8 @@
 // The log of writes made outside the server process, which the server polls to reload realms.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 
 export class ChangesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Notes that a realm (or, with null, the realm directory) changed outside the server. */
   record(realmId: number | null): Promise<null> {

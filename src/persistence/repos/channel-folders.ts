@@ -1,6 +1,6 @@
 // Channel folder rows.
-import type { IDatabase, IMain } from 'pg-promise';
-import type { ChannelFolder } from '../../realm/channels/types.js';
+import type { IDatabase } from 'pg-promise';
+import type { ChannelFolder, FolderChanges } from '../../model/channels.js';
 
 interface FolderRow {
   id: number;
@@ -28,10 +28,8 @@ function toFolder(r: FolderRow): ChannelFolder {
   };
 }
 
-export type FolderChanges = Partial<Pick<ChannelFolder, 'name' | 'description' | 'renderedDescription' | 'isArchived'>>;
-
 export class ChannelFoldersRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<ChannelFolder[]> {
     const rows = await this.db.any<FolderRow>('SELECT * FROM channel_folders WHERE realm_id = $1 ORDER BY "order", id', [realmId]);

@@ -1,6 +1,7 @@
 // Channel rows, the realm's default channels, and the per-channel facts read from messages.
-import type { IDatabase, IMain } from 'pg-promise';
-import type { Channel, ChannelGroupSettings, TopicsPolicy } from '../../realm/channels/types.js';
+import type { IDatabase } from 'pg-promise';
+import { as, helpers } from '../sql.js';
+import type { Channel, ChannelGroupSettings, TopicsPolicy, NewChannel, ChannelChanges } from '../../model/channels.js';
 
 interface ChannelRow {
   id: number;
@@ -44,10 +45,8 @@ function toChannel(r: ChannelRow): Channel {
   };
 }
 
-export type NewChannel = Omit<Channel, 'id' | 'dateCreated' | 'firstMessageId' | 'lastMessageAt'>;
-
 /** Columns PATCH may change, by their Channel field. */
-const COLUMNS = {
+const COLUMNS: Record<keyof ChannelChanges, string> = {
   name: 'name',
   description: 'description',
   renderedDescription: 'rendered_description',
@@ -59,11 +58,10 @@ const COLUMNS = {
   topicsPolicy: 'topics_policy',
   folderId: 'folder_id',
   groupSettings: 'group_settings',
-} as const;
-export type ChannelChanges = Partial<Pick<Channel, keyof typeof COLUMNS>>;
+};
 
 export class ChannelsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** The realm's channels, with their oldest message's ID and newest message's time (index lookups). */
   async forRealm(realmId: number): Promise<Channel[]> {
@@ -97,7 +95,7 @@ export class ChannelsRepository {
       if (field in changes) data[column] = (changes as Record<string, unknown>)[field];
     }
     if (Object.keys(data).length === 0) return Promise.resolve(null);
-    const sql = this.pgp.helpers.update(data, Object.keys(data), 'channels') + this.pgp.as.format(' WHERE id = $1', [id]);
+    const sql = helpers.update(data, Object.keys(data), 'channels') + as.format(' WHERE id = $1', [id]);
     return this.db.none(sql);
   }
 

@@ -1,20 +1,7 @@
 // A user's drafts (server-side draft synchronization).
-import type { ColumnSet, IDatabase, IMain } from 'pg-promise';
-
-export type DraftType = '' | 'stream' | 'private';
-
-export interface StoredDraft {
-  id: number;
-  userId: number;
-  type: DraftType;
-  to: number[];
-  topic: string;
-  content: string;
-  /** Seconds, possibly with a fraction. */
-  lastEditTime: number;
-}
-
-export type NewDraft = Omit<StoredDraft, 'id'>;
+import type { IDatabase } from 'pg-promise';
+import { helpers } from '../sql.js';
+import type { NewDraft, StoredDraft } from '../../model/drafts.js';
 
 const COLUMNS = 'id, user_id, type, recipients, topic, content, last_edit_time';
 
@@ -30,15 +17,13 @@ function toDraft(r: Record<string, any>): StoredDraft {
   };
 }
 
-export class DraftsRepository {
-  private readonly cs: ColumnSet;
+const INSERT_COLUMNS = new helpers.ColumnSet(
+  ['realm_id', 'user_id', 'type', { name: 'recipients', cast: 'int[]' }, 'topic', 'content', 'last_edit_time'],
+  { table: 'drafts' },
+);
 
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {
-    this.cs = new pgp.helpers.ColumnSet(
-      ['realm_id', 'user_id', 'type', { name: 'recipients', cast: 'int[]' }, 'topic', 'content', 'last_edit_time'],
-      { table: 'drafts' },
-    );
-  }
+export class DraftsRepository {
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Most recently edited first. */
   async forUser(userId: number, limit = 1000): Promise<StoredDraft[]> {
@@ -61,7 +46,7 @@ export class DraftsRepository {
       content: d.content,
       last_edit_time: d.lastEditTime,
     }));
-    const inserted = await this.db.any(this.pgp.helpers.insert(rows, this.cs) + ` RETURNING ${COLUMNS}`);
+    const inserted = await this.db.any(helpers.insert(rows, INSERT_COLUMNS) + ` RETURNING ${COLUMNS}`);
     return inserted.map(toDraft).sort((a, b) => a.id - b.id);
   }
 

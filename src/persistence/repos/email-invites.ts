@@ -1,19 +1,7 @@
 // Email invitations: one address each, mailed a link; used once, revocable, resendable.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 import { inviteFields, seconds } from './invites.js';
-
-export type EmailInviteStatus = 'active' | 'used' | 'revoked';
-
-/** What a reusable link holds (role, channels, groups, expiry), for one address. */
-export interface EmailInvite extends ReturnType<typeof inviteFields> {
-  email: string;
-  notifyReferrerOnJoin: boolean;
-  /** Seconds: when it was last mailed. */
-  invitedAt: number;
-  status: EmailInviteStatus;
-}
-
-export type NewEmailInvite = Omit<EmailInvite, 'id' | 'invitedAt' | 'status'>;
+import type { EmailInvite, EmailInviteStatus, NewEmailInvite } from '../../model/people.js';
 
 function toInvite(r: Record<string, any>): EmailInvite {
   return {
@@ -26,7 +14,7 @@ function toInvite(r: Record<string, any>): EmailInvite {
 }
 
 export class EmailInvitesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async insert(i: NewEmailInvite): Promise<EmailInvite> {
     const row = await this.db.one(

@@ -1,8 +1,8 @@
 // Dumps of live event queues across a restart.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 
 export class EventQueuesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Replaces all saved dumps with these. */
   async save(dumps: { queueId: string; realmId: number; userId: number; dump: Buffer }[]): Promise<void> {

@@ -1,6 +1,6 @@
 // User groups, their direct members and subgroups.
-import type { IDatabase, IMain } from 'pg-promise';
-import type { GroupSettingValue, UserGroup } from '../../realm/types.js';
+import type { IDatabase } from 'pg-promise';
+import type { GroupSettingValue, UserGroup } from '../../model/realm.js';
 
 interface GroupRow {
   id: number;
@@ -15,7 +15,7 @@ interface GroupRow {
 }
 
 export class GroupsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<UserGroup[]> {
     const rows = await this.db.any<GroupRow>('SELECT * FROM user_groups WHERE realm_id = $1 ORDER BY id', [realmId]);

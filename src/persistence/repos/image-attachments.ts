@@ -1,32 +1,7 @@
 // Uploaded images: their header data and thumbnails (image_attachments), the messages still showing a placeholder
 // for one, and the server's secrets (server_secrets).
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface ThumbnailFormat {
-  maxWidth: number;
-  maxHeight: number;
-  animated: boolean;
-  extension: 'webp';
-}
-
-/** A thumbnail that was made (kept in image_attachments.thumbnails). */
-export interface StoredThumbnail extends ThumbnailFormat {
-  width: number;
-  height: number;
-  byteSize: number;
-  contentType: string;
-}
-
-/** What an uploaded image's header said, and the thumbnails made of it so far (the reference's ImageAttachment). */
-export interface ImageAttachment {
-  pathId: string;
-  realmId: number;
-  width: number;
-  height: number;
-  frames: number;
-  contentType: string;
-  thumbnails: StoredThumbnail[];
-}
+import type { IDatabase } from 'pg-promise';
+import type { ImageAttachment, StoredThumbnail } from '../../model/files.js';
 
 const COLUMNS = 'path_id, realm_id, width, height, frames, content_type, thumbnails';
 
@@ -43,7 +18,7 @@ function toImage(r: any): ImageAttachment {
 }
 
 export class ImageAttachmentsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   add(img: ImageAttachment): Promise<null> {
     return this.db.none(

@@ -1,37 +1,7 @@
 // Reusable invitation links, and the sign-up confirmations made through them.
-import type { IDatabase, IMain } from 'pg-promise';
-import type { Role } from '../../realm/types.js';
-
-export interface MultiuseInvite {
-  id: number;
-  realmId: number;
-  key: string;
-  referredBy: number;
-  invitedAs: Role;
-  channelIds: number[];
-  groupIds: number[];
-  includeRealmDefaultSubscriptions: boolean;
-  welcomeMessageCustomText: string | null;
-  /** Seconds. */
-  createdAt: number;
-  /** Seconds; null never expires. */
-  expiresAt: number | null;
-  revoked: boolean;
-}
-
-export type NewInvite = Omit<MultiuseInvite, 'id' | 'createdAt' | 'revoked'>;
-
-/** An email address waiting for its owner to follow the confirmation link mailed to it. */
-export interface SignupConfirmation {
-  id: number;
-  realmId: number;
-  key: string;
-  email: string;
-  inviteId: number;
-  /** Seconds. */
-  expiresAt: number;
-  used: boolean;
-}
+import type { IDatabase } from 'pg-promise';
+import type { Role } from '../../model/realm.js';
+import type { MultiuseInvite, NewInvite, SignupConfirmation } from '../../model/people.js';
 
 function toConfirmation(r: Record<string, any>): SignupConfirmation {
   return {
@@ -48,7 +18,7 @@ function toConfirmation(r: Record<string, any>): SignupConfirmation {
 export const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /** The columns reusable links and email invitations share (multiuse_invites, email_invites). */
-export function inviteFields(r: Record<string, any>) {
+export function inviteFields(r: Record<string, any>): Omit<MultiuseInvite, 'createdAt' | 'revoked'> {
   return {
     id: r.id as number,
     realmId: r.realm_id as number,
@@ -68,7 +38,7 @@ function toInvite(r: Record<string, any>): MultiuseInvite {
 }
 
 export class InvitesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async insert(i: NewInvite): Promise<MultiuseInvite> {
     const row = await this.db.one(

@@ -1,14 +1,9 @@
 // A realm's linkifiers: regular-expression patterns turned into links, in display (and matching) order.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface Linkifier {
-  id: number;
-  pattern: string;
-  urlTemplate: string;
-}
+import type { IDatabase } from 'pg-promise';
+import type { Linkifier } from '../../model/messages.js';
 
 export class LinkifiersRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   forRealm(realmId: number): Promise<Linkifier[]> {
     return this.db.map(

@@ -1,52 +1,7 @@
 // Message rows: inserts (one multi-row statement per kind), reads by ID, edits, deletions and conversation IDs.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface EditHistoryEntry {
-  user_id: number | null;
-  timestamp: number;
-  prev_content?: string;
-  prev_rendered_content?: string;
-  prev_topic?: string;
-  topic?: string;
-  prev_stream?: number;
-  stream?: number;
-}
-
-export interface StoredMessage {
-  id: number;
-  realmId: number;
-  senderId: number;
-  kind: 'stream' | 'direct';
-  channelId: number | null;
-  topic: string;
-  /** Sorted participants including the sender; [] for channel messages. */
-  directRecipients: number[];
-  content: string;
-  renderedContent: string;
-  /** UNIX seconds. */
-  dateSent: number;
-  lastEditTime: number | null;
-  lastMovedTime: number | null;
-  hasLink: boolean;
-  hasAttachment: boolean;
-  hasImage: boolean;
-  recipientId: number;
-  client: string;
-  isMeMessage: boolean;
-  /** Newest first; null when never edited or moved. */
-  editHistory: EditHistoryEntry[] | null;
-}
-
-/** A message just inserted: its ID and what the send's automatic topic visibility needs. */
-export interface InsertedMessage {
-  id: number;
-  /** lower(topic): the key topics compare by (channel messages). */
-  topicKey: string;
-  /** Whether a channel message's topic had a message before this one's statement. */
-  topicExisted: boolean;
-}
-
-export type NewMessage = Omit<StoredMessage, 'id' | 'lastEditTime' | 'lastMovedTime' | 'editHistory'>;
+import type { IDatabase } from 'pg-promise';
+import { ParameterizedQuery } from '../sql.js';
+import type { InsertedMessage, MessageChange, NewMessage, StoredMessage } from '../../model/messages.js';
 
 /** The columns every message read selects (alias `m`). */
 export const MESSAGE_COLUMNS = `m.id, m.realm_id, m.sender_id, m.recipient_kind, m.stream_id, m.topic, m.direct_recipients,
@@ -78,18 +33,6 @@ export function toStoredMessage(r: Record<string, any>): StoredMessage {
   };
 }
 
-/** What an edit changes on one message. */
-export interface MessageChange {
-  id: number;
-  content?: { content: string; renderedContent: string; hasLink: boolean; hasAttachment: boolean; hasImage: boolean; isMeMessage: boolean };
-  topic?: string;
-  channelId?: number;
-  recipientId?: number;
-  editHistory: EditHistoryEntry[];
-  editTime: Date;
-  moved: boolean;
-}
-
 /** See insertWithRecipients. `v` is materialized, so each row draws its ID once, as unnest yields the rows (in
  *  order); the EXISTS sees the table as it was before the statement (one snapshot for all its parts). */
 const INSERT_WITH_RECIPIENTS = `
@@ -114,7 +57,7 @@ SELECT v.id, lower(v.topic) AS topic_key, v.stream_id IS NOT NULL AND EXISTS
 FROM v ORDER BY v.ord`;
 
 export class MessagesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /**
    * Inserts messages and their recipients' user_messages rows in one statement (one round trip); `recipients[i]`
@@ -156,7 +99,7 @@ export class MessagesRepository {
       users,
       flags,
     ];
-    return this.db.map(new this.pgp.ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
+    return this.db.map(new ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
       id: Number(r.id),
       topicKey: r.topic_key as string,
       topicExisted: r.topic_existed as boolean,

@@ -1,8 +1,8 @@
 // Users a user has muted: their messages arrive read, and clients hide them.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
 
 export class MutedUsersRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Every mute of the realm's users: muter → muted user → when (seconds). */
   async forRealm(realmId: number): Promise<Map<number, Map<number, number>>> {

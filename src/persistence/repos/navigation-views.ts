@@ -1,19 +1,13 @@
 // A user's navigation views: settings for built-in views and custom views, keyed by their URL fragment.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface NavigationView {
-  fragment: string;
-  isPinned: boolean;
-  /** null for built-in views. */
-  name: string | null;
-}
+import type { IDatabase } from 'pg-promise';
+import type { NavigationView } from '../../model/drafts.js';
 
 function toView(r: Record<string, any>): NavigationView {
   return { fragment: r.fragment, isPinned: r.is_pinned, name: r.name };
 }
 
 export class NavigationViewsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forUser(userId: number): Promise<NavigationView[]> {
     return (await this.db.any('SELECT fragment, is_pinned, name FROM navigation_views WHERE user_id = $1 ORDER BY id', [userId])).map(toView);

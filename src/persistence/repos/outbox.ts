@@ -1,17 +1,9 @@
 // The outgoing-email outbox: messages are queued here and marked when a sender delivered them.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface OutgoingMail {
-  id: number;
-  realmId: number | null;
-  to: string;
-  subject: string;
-  body: string;
-  attempts: number;
-}
+import type { IDatabase } from 'pg-promise';
+import type { OutgoingMail } from '../../model/mail.js';
 
 export class OutboxRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   enqueue(m: { realmId: number | null; to: string; subject: string; body: string }): Promise<number> {
     return this.db.one(

@@ -1,24 +1,9 @@
 // User statuses and push-device registrations: small per-user records of the people domain.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface UserStatus {
-  statusText: string;
-  emojiName: string;
-  emojiCode: string;
-  reactionType: string;
-}
-
-export interface PushDevice {
-  userId: number;
-  pushAccountId: number;
-  tokenKind: 'fcm' | 'apns';
-  pushPublicKey: string;
-  bouncerPublicKey: string;
-  encryptedPushRegistration: string;
-}
+import type { IDatabase } from 'pg-promise';
+import type { PushDevice, UserStatus } from '../../model/people.js';
 
 export class PeopleRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async statusesForRealm(realmId: number): Promise<Map<number, UserStatus>> {
     const rows = await this.db.any(

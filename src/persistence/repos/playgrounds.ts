@@ -1,15 +1,9 @@
 // A realm's code playgrounds: where a code block of a language can be opened.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface Playground {
-  id: number;
-  name: string;
-  pygmentsLanguage: string;
-  urlTemplate: string;
-}
+import type { IDatabase } from 'pg-promise';
+import type { Playground } from '../../model/messages.js';
 
 export class PlaygroundsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   forRealm(realmId: number): Promise<Playground[]> {
     return this.db.map('SELECT id, name, pygments_language, url_template FROM realm_playgrounds WHERE realm_id = $1 ORDER BY id', [realmId], (r) => ({

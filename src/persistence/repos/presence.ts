@@ -1,24 +1,14 @@
 // Presence rows: loaded once per realm, written only in batches by the presence flush.
-import type { IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
+import { helpers } from '../sql.js';
+import type { PresenceRow } from '../../model/people.js';
 
-export interface PresenceRow {
-  userId: number;
-  realmId: number;
-  /** Seconds. */
-  lastConnectedTime: number;
-  lastActiveTime: number;
-  lastUpdateId: number;
-}
+const UPSERT_COLUMNS = new helpers.ColumnSet(['user_id', 'realm_id', 'last_connected_time', 'last_active_time', 'last_update_id'], {
+  table: 'user_presence',
+});
 
 export class PresenceRepository {
-  private readonly cs;
-
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {
-    this.cs = new pgp.helpers.ColumnSet(
-      ['user_id', 'realm_id', 'last_connected_time', 'last_active_time', 'last_update_id'],
-      { table: 'user_presence' },
-    );
-  }
+  constructor(private db: IDatabase<unknown>) {}
 
   forRealm(realmId: number): Promise<PresenceRow[]> {
     return this.db.map('SELECT * FROM user_presence WHERE realm_id = $1', [realmId], (r) => ({
@@ -41,7 +31,7 @@ export class PresenceRepository {
       last_update_id: r.lastUpdateId,
     }));
     const sql =
-      this.pgp.helpers.insert(values, this.cs) +
+      helpers.insert(values, UPSERT_COLUMNS) +
       ` ON CONFLICT (user_id) DO UPDATE SET last_connected_time = EXCLUDED.last_connected_time,
         last_active_time = EXCLUDED.last_active_time, last_update_id = EXCLUDED.last_update_id`;
     return this.db.none(sql);

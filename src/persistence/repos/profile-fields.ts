@@ -1,28 +1,6 @@
 // Custom profile fields of a realm and the values users gave them.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface ProfileField {
-  id: number;
-  realmId: number;
-  name: string;
-  hint: string;
-  type: number;
-  /** JSON text (list of options, external account) or ''. */
-  fieldData: string;
-  order: number;
-  displayInProfileSummary: boolean;
-  required: boolean;
-  editableByUser: boolean;
-}
-
-export type NewProfileField = Omit<ProfileField, 'id' | 'order'>;
-export type ProfileFieldChanges = Partial<Pick<ProfileField, 'name' | 'hint' | 'fieldData' | 'displayInProfileSummary' | 'required' | 'editableByUser'>>;
-
-export interface ProfileValue {
-  value: string;
-  /** HTML of text values; null for the other types. */
-  renderedValue: string | null;
-}
+import type { IDatabase } from 'pg-promise';
+import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../model/people.js';
 
 const COLUMNS = 'id, realm_id, name, hint, field_type, field_data, "order", display_in_profile_summary, required, editable_by_user';
 
@@ -42,7 +20,7 @@ function toField(r: Record<string, any>): ProfileField {
 }
 
 export class ProfileFieldsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<ProfileField[]> {
     return (await this.db.any(`SELECT ${COLUMNS} FROM custom_profile_fields WHERE realm_id = $1 ORDER BY "order", id`, [realmId])).map(toField);

@@ -1,10 +1,9 @@
 // Push-device tokens of the legacy registration endpoints (APNs device tokens, FCM registration IDs).
-import type { IDatabase, IMain } from 'pg-promise';
-
-export type PushTokenKind = 'apns' | 'fcm';
+import type { IDatabase } from 'pg-promise';
+import type { PushTokenKind } from '../../model/people.js';
 
 export class PushTokensRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Registers a token for the user (again: the app ID is updated). */
   add(userId: number, kind: PushTokenKind, token: string, iosAppId: string | null): Promise<null> {

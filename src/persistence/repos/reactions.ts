@@ -1,16 +1,9 @@
 // Emoji reactions on messages.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface Reaction {
-  messageId: number;
-  userId: number;
-  emojiName: string;
-  emojiCode: string;
-  reactionType: string;
-}
+import type { IDatabase } from 'pg-promise';
+import type { Reaction } from '../../model/messages.js';
 
 export class ReactionsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Reactions of these messages, oldest first. */
   async forMessages(messageIds: number[]): Promise<Reaction[]> {

@@ -1,21 +1,13 @@
 // A realm's custom emoji: name, image file and author; deactivated ones are kept (old messages still show them).
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface CustomEmoji {
-  id: number;
-  name: string;
-  /** The image's name below /user_avatars/<realm_id>/emoji/images/. */
-  fileName: string;
-  authorId: number | null;
-  deactivated: boolean;
-}
+import type { IDatabase } from 'pg-promise';
+import type { CustomEmoji } from '../../model/files.js';
 
 function toEmoji(r: any): CustomEmoji {
   return { id: r.id, name: r.name, fileName: r.file_name, authorId: r.author_id, deactivated: r.deactivated };
 }
 
 export class RealmEmojiRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   forRealm(realmId: number): Promise<CustomEmoji[]> {
     return this.db.map('SELECT id, name, file_name, author_id, deactivated FROM realm_emoji WHERE realm_id = $1 ORDER BY id', [realmId], toEmoji);

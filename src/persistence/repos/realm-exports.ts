@@ -1,16 +1,6 @@
 // Data exports of a realm requested through the API, and their progress.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface RealmExportRow {
-  id: number;
-  actingUserId: number;
-  exportType: 1 | 2;
-  requested: Date;
-  succeeded: Date | null;
-  failed: Date | null;
-  deleted: Date | null;
-  storageKey: string | null;
-}
+import type { IDatabase } from 'pg-promise';
+import type { RealmExportRow } from '../../model/files.js';
 
 const toRow = (r: Record<string, any>): RealmExportRow => ({
   id: r.id,
@@ -24,7 +14,7 @@ const toRow = (r: Record<string, any>): RealmExportRow => ({
 });
 
 export class RealmExportsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   forRealm(realmId: number): Promise<RealmExportRow[]> {
     return this.db.map('SELECT * FROM realm_exports WHERE realm_id = $1 ORDER BY id', [realmId], toRow);

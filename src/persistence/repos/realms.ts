@@ -1,6 +1,6 @@
 // Realm rows.
-import type { IDatabase, IMain } from 'pg-promise';
-import type { GroupSettingValue, Realm, RealmBranding, RealmEntry, StoredRealmDomain } from '../../realm/types.js';
+import type { IDatabase } from 'pg-promise';
+import type { GroupSettingValue, Realm, RealmBranding, RealmEntry, StoredRealmDomain } from '../../model/realm.js';
 
 interface RealmRow {
   id: number;
@@ -33,7 +33,7 @@ function toRealm(r: RealmRow): Realm {
 }
 
 export class RealmsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   directory(): Promise<RealmEntry[]> {
     return this.db.map('SELECT id, string_id, deactivated FROM realms ORDER BY id', [], (r) => ({

@@ -1,14 +1,6 @@
 // A user's saved snippets: titled Markdown texts to insert into messages.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface SavedSnippet {
-  id: number;
-  userId: number;
-  title: string;
-  content: string;
-  /** Seconds. */
-  dateCreated: number;
-}
+import type { IDatabase } from 'pg-promise';
+import type { SavedSnippet } from '../../model/drafts.js';
 
 const COLUMNS = 'id, user_id, title, content, extract(epoch FROM date_created)::bigint AS date_created';
 
@@ -17,7 +9,7 @@ function toSnippet(r: Record<string, any>): SavedSnippet {
 }
 
 export class SavedSnippetsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forUser(userId: number): Promise<SavedSnippet[]> {
     return (await this.db.any(`SELECT ${COLUMNS} FROM saved_snippets WHERE user_id = $1 ORDER BY id`, [userId])).map(toSnippet);

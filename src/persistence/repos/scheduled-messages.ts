@@ -1,50 +1,6 @@
 // Scheduled messages: what to send, when, and whether it was delivered (exactly once) or failed.
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface ScheduledMessage {
-  id: number;
-  realmId: number;
-  senderId: number;
-  type: 'stream' | 'private';
-  channelId: number | null;
-  /** Direct recipients (sorted), null for channel messages. */
-  userIds: number[] | null;
-  topic: string;
-  content: string;
-  renderedContent: string;
-  /** Seconds. */
-  scheduledAt: number;
-  readBySender: boolean | null;
-  sendingClient: string;
-  version: number;
-  delivered: boolean;
-  deliveredMessageId: number | null;
-  failed: boolean;
-  failureMessage: string | null;
-  /** `remind`: a reminder, sent to its sender by the notification bot. */
-  deliveryType: DeliveryType;
-  /** The message a reminder is about. */
-  reminderTargetMessageId: number | null;
-}
-
-export type DeliveryType = 'send' | 'remind';
-
-export type NewScheduledMessage = Pick<
-  ScheduledMessage,
-  'realmId' | 'senderId' | 'type' | 'channelId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt' | 'readBySender' | 'sendingClient'
-> &
-  Partial<Pick<ScheduledMessage, 'deliveryType' | 'reminderTargetMessageId'>>;
-
-export type ScheduledChanges = Partial<
-  Pick<ScheduledMessage, 'type' | 'channelId' | 'userIds' | 'topic' | 'content' | 'renderedContent' | 'scheduledAt'>
->;
-
-/** What the delivery actor needs to know of a pending message. */
-export interface DueEntry {
-  id: number;
-  realmId: number;
-  scheduledAt: number;
-}
+import type { IDatabase } from 'pg-promise';
+import type { DeliveryType, DueEntry, NewScheduledMessage, ScheduledChanges, ScheduledMessage } from '../../model/scheduled.js';
 
 const COLUMNS = `id, realm_id, sender_id, type, stream_id, user_ids, topic, content, rendered_content, scheduled_at, read_by_sender,
   sending_client, version, delivered, delivered_message_id, failed, failure_message, delivery_type, reminder_target_message_id`;
@@ -74,7 +30,7 @@ function toScheduled(r: Record<string, any>): ScheduledMessage {
 }
 
 export class ScheduledMessagesRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async insert(m: NewScheduledMessage): Promise<ScheduledMessage> {
     const r = await this.db.one(

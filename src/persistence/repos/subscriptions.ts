@@ -1,6 +1,6 @@
 // Subscription rows: who is subscribed to which channel, with their personal settings for it.
-import type { IDatabase, IMain } from 'pg-promise';
-import type { Subscription, SubscriptionNotificationProperty } from '../../realm/channels/types.js';
+import type { IDatabase } from 'pg-promise';
+import type { Subscription, SubscriptionColumn } from '../../model/channels.js';
 
 interface SubscriptionRow {
   user_id: number;
@@ -34,11 +34,8 @@ function toSubscription(r: SubscriptionRow): Subscription {
   };
 }
 
-/** Personal properties and their columns. */
-export type SubscriptionColumn = 'color' | 'is_muted' | 'pin_to_top' | SubscriptionNotificationProperty;
-
 export class SubscriptionsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<Subscription[]> {
     const rows = await this.db.any<SubscriptionRow>('SELECT * FROM subscriptions WHERE realm_id = $1', [realmId]);

@@ -1,35 +1,18 @@
 // Per-user message rows and their flag bits: inserts, flag updates, unread and conversation summaries.
-import type { ColumnSet, IDatabase, IMain } from 'pg-promise';
+import type { IDatabase } from 'pg-promise';
+import { helpers } from '../sql.js';
+import type { UnreadRow, UserMessageRow } from '../../model/messages.js';
 
-export interface UserMessageRow {
-  userId: number;
-  messageId: number;
-  flags: number;
-}
-
-/** An unread message with what the unread_msgs structure needs. */
-export interface UnreadRow {
-  id: number;
-  senderId: number;
-  kind: 'stream' | 'direct';
-  channelId: number | null;
-  topic: string;
-  directRecipients: number[];
-  flags: number;
-}
+const INSERT_COLUMNS = new helpers.ColumnSet(['user_id', 'message_id', 'flags'], { table: 'user_messages' });
 
 export class UserMessagesRepository {
-  private readonly insertCs: ColumnSet;
-
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {
-    this.insertCs = new pgp.helpers.ColumnSet(['user_id', 'message_id', 'flags'], { table: 'user_messages' });
-  }
+  constructor(private db: IDatabase<unknown>) {}
 
   /** Inserts rows that do not exist yet (historical rows); existing rows are left alone. */
   insertMissing(rows: UserMessageRow[]): Promise<null> {
     if (rows.length === 0) return Promise.resolve(null);
     const data = rows.map((r) => ({ user_id: r.userId, message_id: r.messageId, flags: r.flags }));
-    return this.db.none(this.pgp.helpers.insert(data, this.insertCs) + ' ON CONFLICT DO NOTHING');
+    return this.db.none(helpers.insert(data, INSERT_COLUMNS) + ' ON CONFLICT DO NOTHING');
   }
 
   /** Removes these users' rows of these messages (they lost access). */

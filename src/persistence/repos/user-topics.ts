@@ -1,14 +1,6 @@
 // Per-user topic visibility policies (muted, unmuted, followed).
-import type { IDatabase, IMain } from 'pg-promise';
-
-export interface UserTopic {
-  userId: number;
-  channelId: number;
-  topic: string;
-  visibilityPolicy: number;
-  /** UNIX seconds. */
-  lastUpdated: number;
-}
+import type { IDatabase } from 'pg-promise';
+import type { UserTopic } from '../../model/channels.js';
 
 interface UserTopicRow {
   user_id: number;
@@ -29,7 +21,7 @@ function toUserTopic(r: UserTopicRow): UserTopic {
 }
 
 export class UserTopicsRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forUser(userId: number): Promise<UserTopic[]> {
     const rows = await this.db.any<UserTopicRow>('SELECT * FROM user_topics WHERE user_id = $1 ORDER BY last_updated, channel_id', [userId]);

@@ -1,6 +1,6 @@
 // User rows.
-import type { IDatabase, IMain } from 'pg-promise';
-import type { Role, User } from '../../realm/types.js';
+import type { IDatabase } from 'pg-promise';
+import type { Role, User, NewUser } from '../../model/realm.js';
 
 interface UserRow {
   id: number;
@@ -40,22 +40,8 @@ function toUser(r: UserRow): User {
   };
 }
 
-export interface NewUser {
-  realmId: number;
-  email: string;
-  fullName: string;
-  role: Role;
-  apiKey: string;
-  passwordHash: string | null;
-  isBot?: boolean;
-  botType?: number | null;
-  botOwnerId?: number | null;
-  canCreateUsers?: boolean;
-  settings?: Record<string, unknown>;
-}
-
 export class UsersRepository {
-  constructor(private db: IDatabase<unknown>, private pgp: IMain) {}
+  constructor(private db: IDatabase<unknown>) {}
 
   async forRealm(realmId: number): Promise<User[]> {
     const rows = await this.db.any<UserRow>('SELECT * FROM users WHERE realm_id = $1 ORDER BY id', [realmId]);

@@ -1,9 +1,9 @@
 // The organization's icon and logos (day and night): their URLs and sources as register and events report them,
 // and the commands that switch between an uploaded image and the default.
 import type { CommandDef } from '../commands.js';
-import { actor, activeUserIds, requireAdmin } from '../people/access.js';
+import { actor, activeUserIds, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
-import type { BrandingImage, RealmBranding } from '../types.js';
+import type { BrandingImage, RealmBranding } from '../../model/realm.js';
 
 /** Where an uploaded image is kept in file storage. */
 export const brandingKey = (realmId: number, file: string) => `realm/${realmId}/${file}`;

@@ -1,10 +1,10 @@
 // The organization's email domains (GET/POST/PATCH/DELETE /realm/domains): validation, commands and events.
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
-import { actor, activeUserIds } from '../people/access.js';
+import { actor, activeUserIds } from '../access/roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { RealmDomain, StoredRealmDomain } from '../types.js';
+import type { RealmDomain, StoredRealmDomain } from '../../model/realm.js';
 import { requireOwner } from './realm.commands.js';
 
 /** Domains kept per realm; the list lives with the realm row and is sent whole in register. */

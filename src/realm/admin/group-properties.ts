@@ -4,7 +4,7 @@ import { errors } from '../../errors.js';
 import { normalizeGroupSetting, sameGroupSetting, type RawGroupSetting } from '../people/groups.js';
 import type { RealmState } from '../state.js';
 import { REALM_GROUP_SETTING_DEFAULTS, SYSTEM_GROUP, type SystemGroupName } from '../system-groups.js';
-import type { GroupSettingValue } from '../types.js';
+import type { GroupSettingValue } from '../../model/realm.js';
 
 interface GroupPropertyRule {
   allowNobody: boolean;

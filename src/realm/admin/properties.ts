@@ -3,11 +3,11 @@
 import { errors } from '../../errors.js';
 import { escapeHtml } from '../../markdown/escape.js';
 import { bool, enumOf, int, str, type ParamType } from '../../params.js';
-import { visibleChannel } from '../channels/access.js';
+import { visibleChannel } from '../access/channels.js';
 import { retentionParam } from '../channels/validate.js';
 import { REALM_SETTING_DEFAULTS, type RealmSettingName } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 const MAX_REALM_NAME_LENGTH = 40;
 const MAX_REALM_DESCRIPTION_LENGTH = 1000;

@@ -2,8 +2,8 @@
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
-import { actor, activeUserIds, requireAdmin } from '../people/access.js';
-import { ROLE, type GroupSettingValue, type User } from '../types.js';
+import { actor, activeUserIds, requireAdmin } from '../access/roles.js';
+import { ROLE, type GroupSettingValue, type User } from '../../model/realm.js';
 import { checkGroupPropertyChange, REALM_GROUP_PROPERTIES, type GroupSettingRequest } from './group-properties.js';
 import { currentProperty, propertyEvent, REALM_PROPERTIES } from './properties.js';
 

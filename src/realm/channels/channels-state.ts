@@ -1,6 +1,6 @@
 // The channels domain's part of a realm's working set: channels, subscriptions, default channels and folders.
 import type { Repos } from '../../persistence/db.js';
-import type { Channel, ChannelFolder, Subscription } from './types.js';
+import type { Channel, ChannelFolder, Subscription } from '../../model/channels.js';
 
 export class ChannelsState {
   readonly byId = new Map<number, Channel>();

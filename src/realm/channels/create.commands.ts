@@ -2,18 +2,17 @@
 // and the optional announcement, in one transaction.
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { NewChannel } from '../../persistence/repos/channels.js';
+import type { NewChannel, Channel, Subscription } from '../../model/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
 import { prerenderDescriptions, type RenderedDescriptions } from './render.js';
-import { actor, targetUser } from '../people/access.js';
+import { actor, targetUser } from '../access/roles.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
-import { metadataAudience } from './access.js';
+import type { User } from '../../model/realm.js';
+import { metadataAudience } from '../access/channels.js';
 import { applyNewChannels, planNewChannels, writeNewChannels, type NewChannelSettings, type ServerContext } from './creating.js';
 import { defaultStreamsEvent, streamCreate } from './events.js';
 import { applyNotice, noticeEvents, postAnnouncement, type Notice } from './notices.js';
 import { applySubscriptions, planSubscriptions, subscriptionAddedEvents, writeSubscriptions, type NewSubscription } from './subscribing.js';
-import type { Channel, Subscription } from './types.js';
 import { checkChannelName } from './validate.js';
 
 export interface CreateChannelInput {

@@ -2,14 +2,13 @@
 // channels that do not exist yet), checked against the creator's permissions.
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
-import type { NewChannel } from '../../persistence/repos/channels.js';
-import { isAdmin } from '../people/access.js';
-import { webPublicAllowed } from './access.js';
+import { type NewChannel, CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy } from '../../model/channels.js';
+import { isAdmin } from '../access/roles.js';
+import { webPublicAllowed } from '../access/channels.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type GroupSettingValue, type User } from '../types.js';
+import { ROLE, type GroupSettingValue, type User } from '../../model/realm.js';
 import { checkChannelGroupSetting, defaultChannelGroupSettings } from './group-settings.js';
 import { renderDescription, type RenderedDescriptions } from './render.js';
-import { CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy } from './types.js';
 import { checkChannelName, checkDescription, parseRetention } from './validate.js';
 
 /** Settings for new channels, as the request gave them (undefined: not given). */

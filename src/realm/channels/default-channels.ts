@@ -3,11 +3,11 @@ import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
 import type { CommandDef } from '../commands.js';
-import { actor, requireAdmin } from '../people/access.js';
+import { actor, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 import { defaultStreamsEvent, peerEvent } from './events.js';
 import { pickColor } from './subscribing.js';
-import type { Subscription } from './types.js';
+import type { Subscription } from '../../model/channels.js';
 
 /** Subscriptions to the given default channels, by ID; each gets the next palette color (a new user has none). */
 function defaultPairs(channelIds: number[], userId: number): { userId: number; channelId: number; color: string }[] {

@@ -1,10 +1,10 @@
 // Builders for the channels domain's events (stream, subscription, default_streams), with their audiences.
 import type { BusEvent, ChannelUpdateEvent, RealmEvent } from '../../bus/events.js';
 import type { RealmState } from '../state.js';
-import { ROLE } from '../types.js';
-import { metadataAudience } from './access.js';
+import { ROLE } from '../../model/realm.js';
+import { metadataAudience } from '../access/channels.js';
 import { formatChannel, formatSubscription, NO_TRAFFIC, withInheritedNotifications, type TrafficLookup } from './format.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 
 function nonEmpty(events: RealmEvent[]): RealmEvent[] {
   return events.filter((e) => e.users.length > 0);

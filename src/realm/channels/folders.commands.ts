@@ -1,14 +1,13 @@
 // Channel folders: creating, renaming, describing, archiving and reordering them (administrators only).
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { FolderChanges } from '../../persistence/repos/channel-folders.js';
+import type { FolderChanges, ChannelFolder } from '../../model/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
-import { activeUserIds, actor, requireAdmin } from '../people/access.js';
+import { activeUserIds, actor, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 import { formatFolder } from './format.js';
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from './render.js';
 import { LIMITS } from '../../limits.js';
-import type { ChannelFolder } from './types.js';
 
 function checkFolderName(state: RealmState, raw: string, self?: ChannelFolder): string {
   const name = raw.trim();

@@ -2,14 +2,14 @@
 import { userSetting } from '../people/user-settings.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP } from '../system-groups.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import {
   CHANNEL_GROUP_SETTING_NAMES,
   type Channel,
   type ChannelFolder,
   type Subscription,
   type SubscriptionNotificationProperty,
-} from './types.js';
+} from '../../model/channels.js';
 
 /** A channel counts as recently active while it is this young, or had a message this recently. */
 export const RECENTLY_ACTIVE_DAYS = 180;

@@ -3,8 +3,8 @@ import { int, list, object, oneOf, optional, required, type ParamType } from '..
 import { normalizeGroupSetting } from '../people/groups.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP, type SystemGroupName } from '../system-groups.js';
-import type { GroupSettingValue } from '../types.js';
-import { CHANNEL_GROUP_SETTING_NAMES, type ChannelGroupSettingName, type ChannelGroupSettings } from './types.js';
+import type { GroupSettingValue } from '../../model/realm.js';
+import { CHANNEL_GROUP_SETTING_NAMES, type ChannelGroupSettingName, type ChannelGroupSettings } from '../../model/channels.js';
 
 interface SettingRule {
   /** A system group, or the channel's creator alone ('creator'; nobody when there is none). */

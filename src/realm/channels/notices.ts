@@ -2,7 +2,7 @@
 // notices of other domains (message reports). Written with the messages domain's insert and event format.
 import type { RealmEvent } from '../../bus/events.js';
 import type { Tx } from '../../persistence/db.js';
-import type { NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
+import { newMessage, type StoredMessage } from '../../model/messages.js';
 import { flagNames, messageEvent } from '../messages/format.js';
 import { silentMention } from '../messages/quoting.js';
 import { renderContent, type Rendered } from '../messages/render.js';
@@ -12,9 +12,9 @@ import { realmUserAdd } from '../people/events.js';
 import { createUser } from '../provision.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import { activeSubscriberIds } from './format.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 
 export { NOTIFICATION_BOT_EMAIL };
 export const NOTIFICATION_BOT_NAME = 'Notification Bot';
@@ -82,23 +82,8 @@ export async function postNotice(
 ): Promise<Notice> {
   const { bot, created } = await notificationBot(t, state);
   const rendered = n.rendered ?? renderContent(state, bot, n.realmUrl, n.content);
-  const message: NewMessage = {
-    realmId: state.realm.id,
-    senderId: bot.id,
-    kind: 'stream',
-    channelId: n.channel.id,
-    topic: n.topic,
-    directRecipients: [],
-    content: n.content,
-    renderedContent: rendered.html,
-    dateSent: Math.floor(Date.now() / 1000),
-    hasLink: rendered.hasLink,
-    hasAttachment: rendered.hasAttachment,
-    hasImage: rendered.hasImage,
-    recipientId: 2 * n.channel.id,
-    client: 'Internal',
-    isMeMessage: false,
-  };
+  const to = { kind: 'stream' as const, channelId: n.channel.id, topic: n.topic, directRecipients: [] };
+  const message = newMessage(state.realm.id, bot.id, to, n.content, { ...rendered, isMeMessage: false }, 'Internal');
   // The one message write: the message and its recipients' rows in one statement, as sends are written.
   const [inserted] = await t.messages.insertWithRecipients([message], [n.recipients.map((userId) => ({ userId, flags: 0 }))]);
   const id = inserted!.id;

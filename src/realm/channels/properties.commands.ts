@@ -1,12 +1,11 @@
 // A subscriber's personal settings for channels (POST /users/me/subscriptions/properties).
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { SubscriptionColumn } from '../../persistence/repos/subscriptions.js';
+import { type SubscriptionColumn, SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription, type SubscriptionNotificationProperty } from '../../model/channels.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
-import { visibleChannel } from './access.js';
+import { actor } from '../access/roles.js';
+import { visibleChannel } from '../access/channels.js';
 import { subscriptionUpdate } from './events.js';
-import { SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription, type SubscriptionNotificationProperty } from './types.js';
 
 export const SUBSCRIPTION_PROPERTIES = ['color', 'is_muted', 'in_home_view', 'pin_to_top', ...SUBSCRIPTION_NOTIFICATION_PROPERTIES] as const;
 type Property = (typeof SUBSCRIPTION_PROPERTIES)[number];

@@ -3,10 +3,10 @@
 import type { RealmEvent } from '../../bus/events.js';
 import type { Tx } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
-import { hasMetadataAccess } from './access.js';
+import { hasMetadataAccess } from '../access/channels.js';
 import { peerEvent, streamCreate, streamDelete, subscriptionAdd, subscriptionRemove } from './events.js';
 import { formatSubscription, NO_TRAFFIC, type TrafficLookup } from './format.js';
-import { SUBSCRIPTION_COLORS, type Channel, type Subscription } from './types.js';
+import { SUBSCRIPTION_COLORS, type Channel, type Subscription } from '../../model/channels.js';
 
 export interface NewSubscription {
   userId: number;

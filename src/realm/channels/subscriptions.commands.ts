@@ -5,10 +5,10 @@ import { errors } from '../../errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
 import { byUser, type CommandDef } from '../commands.js';
 import { prerenderDescriptions, type RenderedDescriptions } from './render.js';
-import { actor, targetUserByIdOrEmail } from '../people/access.js';
+import { actor, targetUserByIdOrEmail } from '../access/roles.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
-import { canAddSubscribers, canRemoveSubscriber, canSubscribeSelf, hasContentAccess, hasMetadataAccess } from './access.js';
+import type { User } from '../../model/realm.js';
+import { canAddSubscribers, canRemoveSubscriber, canSubscribeSelf, hasContentAccess, hasMetadataAccess } from '../access/channels.js';
 import { applyCreated, createdEvents, type CreatedChannels } from './create.commands.js';
 import { planNewChannels, writeNewChannels, type NewChannelSettings, type ServerContext } from './creating.js';
 import { postAnnouncement } from './notices.js';
@@ -19,7 +19,7 @@ import {
   writeSubscriptions,
   type RemovedSubscription,
 } from './subscribing.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 import { checkChannelName, checkDescription } from './validate.js';
 
 /** The users a request names (user IDs or emails), or the caller when it names none. */

@@ -3,14 +3,14 @@
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
-import { actor, requireAdmin } from '../people/access.js';
+import { actor, requireAdmin } from '../access/roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { topicForClient } from '../topics.js';
-import { visibleChannel } from './access.js';
+import { visibleChannel } from '../access/channels.js';
 import { streamUpdate } from './events.js';
 import { activeSubscriberIds } from './format.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 
 export interface SetUserTopicInput {
   userId: number;

@@ -1,7 +1,7 @@
 // stream_weekly_traffic for a set of channels: one count query for those old enough to estimate.
 import type { Repos } from '../../persistence/db.js';
 import { TRAFFIC_WINDOW_DAYS, trafficEstimable, weeklyTraffic, type TrafficLookup } from './format.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 
 export async function trafficFor(db: Repos, channels: Iterable<Channel>): Promise<TrafficLookup> {
   const now = Date.now() / 1000;

@@ -2,18 +2,17 @@
 // privacy, default status, retention, folder, topics policy, permission groups, archived flag.
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { ChannelChanges } from '../../persistence/repos/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
-import { actor, isAdmin } from '../people/access.js';
+import { actor, isAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type GroupSettingValue, type User } from '../types.js';
-import { canAdminister, hasContentAccess, metadataAudience, visibleChannel, webPublicAllowed } from './access.js';
+import { ROLE, type GroupSettingValue, type User } from '../../model/realm.js';
+import { canAdminister, hasContentAccess, metadataAudience, visibleChannel, webPublicAllowed } from '../access/channels.js';
 import { checkFolder, checkTopicsPolicyPermission, type ServerContext } from './creating.js';
 import { archiveEvents, defaultStreamsEvent, streamCreate, streamDelete, streamUpdate } from './events.js';
 import { activeSubscriberIds, streamPostPolicy } from './format.js';
 import { CHANNEL_GROUP_SETTINGS, checkChannelGroupSetting, groupSettingEquals } from './group-settings.js';
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from './render.js';
-import { CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy } from './types.js';
+import { CHANNEL_GROUP_SETTING_NAMES, type Channel, type ChannelGroupSettingName, type TopicsPolicy, type ChannelChanges } from '../../model/channels.js';
 import { checkChannelName, checkDescription, checkNameAvailable, parseRetention } from './validate.js';
 
 export interface UpdateChannelInput {

@@ -3,7 +3,7 @@ import { errors } from '../../errors.js';
 import { int, oneOf, str, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
 import { LIMITS } from '../../limits.js';
-import type { Channel } from './types.js';
+import type { Channel } from '../../model/channels.js';
 
 const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Co}\p{Cn}]/u;
 

@@ -4,15 +4,15 @@ import type { DraftsEvent, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import type { Tx } from '../../persistence/db.js';
-import type { DraftType, NewDraft, StoredDraft } from '../../persistence/repos/drafts.js';
-import { visibleChannel } from '../channels/access.js';
+import type { DraftType, NewDraft, StoredDraft } from '../../model/drafts.js';
+import { visibleChannel } from '../access/channels.js';
 import type { CommandDef } from '../commands.js';
 import { normalizeContent } from '../messages/send.js';
 import { truncate } from '../messages/topic-rules.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { userSetting } from '../people/user-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 /** A draft as a client sends it (the Draft object without `id`). */
 export interface DraftInput {

@@ -1,7 +1,5 @@
 // Drafts, saved snippets and navigation views as the API returns them.
-import type { StoredDraft } from '../../persistence/repos/drafts.js';
-import type { NavigationView } from '../../persistence/repos/navigation-views.js';
-import type { SavedSnippet } from '../../persistence/repos/saved-snippets.js';
+import type { StoredDraft, NavigationView, SavedSnippet } from '../../model/drafts.js';
 
 export function formatDraft(d: StoredDraft): Record<string, unknown> {
   return { id: d.id, type: d.type, to: d.to, topic: d.topic, content: d.content, timestamp: Math.floor(d.lastEditTime) };

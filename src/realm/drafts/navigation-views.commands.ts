@@ -1,9 +1,9 @@
 // Realm commands on a user's navigation views: settings for built-in views (no name) and named custom views.
 import type { NavigationViewEvent, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { NavigationView } from '../../persistence/repos/navigation-views.js';
+import type { NavigationView } from '../../model/drafts.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 
 /** Fragments of the views the client has built in (Zulip's BUILT_IN_VIEW_FRAGMENTS). */
 export const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([

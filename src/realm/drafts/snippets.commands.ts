@@ -1,9 +1,9 @@
 // Realm commands on a user's saved snippets: create, edit (title and/or content), delete.
 import type { RealmEvent, SavedSnippetEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { SavedSnippet } from '../../persistence/repos/saved-snippets.js';
+import type { SavedSnippet } from '../../model/drafts.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 
 /** Zulip's SavedSnippet.MAX_TITLE_LENGTH. */
 export const SNIPPET_TITLE_MAX = 60;

@@ -2,9 +2,9 @@
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
-import type { Attachment, DeletedAttachment } from '../../persistence/repos/attachments.js';
+import type { Attachment, DeletedAttachment } from '../../model/files.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 
 /** The API's attachment object. */
 export function attachmentRecord(a: Attachment, messages: { id: number; date_sent: number }[] = []): Record<string, unknown> {

@@ -3,9 +3,9 @@ import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { emojiByName } from '../../markdown/index.js';
 import type { CommandDef } from '../commands.js';
-import { activeUserIds, actor, isAdmin } from '../people/access.js';
+import { activeUserIds, actor, isAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { checkEmojiName, realmEmojiDict } from './emoji.js';
 import type { CustomEmoji } from './files-state.js';
 

@@ -1,6 +1,6 @@
 // The files domain's part of a realm's working set: its custom emoji by ID (attachments stay in the database).
 import type { Repos } from '../../persistence/db.js';
-import type { CustomEmoji } from '../../persistence/repos/realm-emoji.js';
+import type { CustomEmoji } from '../../model/files.js';
 
 export type { CustomEmoji };
 

@@ -4,7 +4,7 @@ import { attachmentCommands } from './attachments.commands.js';
 import { emojiCommands } from './emoji.commands.js';
 import { thumbnailCommands } from './thumbnails.commands.js';
 
-export { canDownload, linkAttachments } from './access.js';
+export { linkAttachments } from './attachment-links.js';
 export { checkEmoji, customEmojiById, customEmojiByName, emojiForName } from './emoji.js';
 
 export const filesCommands = {

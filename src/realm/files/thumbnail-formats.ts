@@ -1,9 +1,7 @@
 // The reference's thumbnail formats: which are made for each upload, their names (`840x560.webp`,
 // `840x560-anim.webp`), the stored list of what was made, and the URL written into a message's rendering.
 import type { UploadPreview } from '../../markdown/index.js';
-import type { ImageAttachment, ThumbnailFormat } from '../../persistence/repos/image-attachments.js';
-
-export type { ImageAttachment, StoredThumbnail, ThumbnailFormat } from '../../persistence/repos/image-attachments.js';
+import type { ImageAttachment, ThumbnailFormat } from '../../model/files.js';
 
 /** Made for every image; the first animated and the first still one are the defaults written into messages. */
 export const THUMBNAIL_OUTPUT_FORMATS: ThumbnailFormat[] = [

@@ -4,9 +4,9 @@
 import type { RealmEvent } from '../../bus/events.js';
 import { uploadPreview } from './thumbnail-formats.js';
 import { rewriteUploadPreviews } from '../../markdown/index.js';
-import type { StoredThumbnail } from '../../persistence/repos/image-attachments.js';
+import type { StoredThumbnail } from '../../model/files.js';
 import type { CommandDef } from '../commands.js';
-import { changeAudience } from '../messages/access.js';
+import { changeAudience } from '../access/messages.js';
 import { flagNames } from '../messages/format.js';
 
 interface FinishInput {

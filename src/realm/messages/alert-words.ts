@@ -1,7 +1,7 @@
 // Alert words: a user's words that flag messages containing them (has_alert_word); adding and removing them.
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 
 /** Zulip's AlertWord.MAX_ALERT_WORD_LENGTH. */
 export const MAX_ALERT_WORD_LENGTH = 100;

@@ -2,15 +2,15 @@
 // delete_message event (bulk message_ids, or one event per message for queues without bulk_message_deletion).
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
-import { inChannelSetting } from '../channels/access.js';
+import type { StoredMessage } from '../../model/messages.js';
+import { inChannelSetting } from '../access/channels.js';
 import { streamUpdate } from '../channels/events.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
-import { accessMessage, changeAudience } from './access.js';
+import type { User } from '../../model/realm.js';
+import { accessMessage, changeAudience } from '../access/messages.js';
 
 /** Zulip's validate_can_delete_message. */
 export function checkCanDelete(state: RealmState, user: User, m: StoredMessage, now: number): void {

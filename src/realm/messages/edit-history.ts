@@ -1,6 +1,6 @@
 // A message's edit history as GET /messages/{id}/history returns it: every version, oldest first, each with the
 // content and topic of that time and what the edit changed (Zulip's fill_edit_history_entries).
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 import type { RealmState } from '../state.js';
 import { topicForClient } from '../topics.js';
 

@@ -2,12 +2,12 @@
 // permission and time limit, topic moves, resolving, channel moves and their time limits.
 import { errors } from '../../errors.js';
 import { RESOLVED_TOPIC_PREFIX } from '../../narrow/index.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
-import { canAdminister, inChannelSetting } from '../channels/access.js';
-import type { Channel } from '../channels/types.js';
+import type { StoredMessage } from '../../model/messages.js';
+import { canAdminister, inChannelSetting } from '../access/channels.js';
+import type { Channel } from '../../model/channels.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 
 /** Zulip allows content edits this many seconds past the limit (client-side countdown slack). */
 export const EDIT_LIMIT_BUFFER_SECONDS = 20;

@@ -4,9 +4,9 @@ import type { MessageFlagsEvent, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
-import type { User } from '../types.js';
-import { canSeeMessage } from './access.js';
+import { actor } from '../access/roles.js';
+import type { User } from '../../model/realm.js';
+import { canSeeMessage } from '../access/messages.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 import { unreadDetails } from './unread.js';
 

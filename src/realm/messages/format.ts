@@ -1,8 +1,7 @@
 // Messages as the API returns them (the reference's message object), flag bits as names, and recipient IDs.
 import type { MessageEvent } from '../../bus/events.js';
 import { FLAG_BITS } from '../../narrow/index.js';
-import type { EditHistoryEntry, StoredMessage } from '../../persistence/repos/messages.js';
-import type { Reaction } from '../../persistence/repos/reactions.js';
+import { recipientIdOf, type EditHistoryEntry, type StoredMessage, type Reaction } from '../../model/messages.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { topicForClient } from '../topics.js';
@@ -22,11 +21,6 @@ export function flagNames(bits: number): string[] {
   for (const [name, bit] of FLAG_ORDER) if (bits & bit) out.push(name);
   if (bits & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) out.push('wildcard_mentioned');
   return out;
-}
-
-/** The API's recipient_id: 2 × channel ID for channel messages, 2 × conversation ID + 1 for direct ones. */
-export function recipientIdOf(m: Pick<StoredMessage, 'kind' | 'channelId' | 'recipientId'>): number {
-  return m.kind === 'stream' ? 2 * m.channelId! : m.recipientId;
 }
 
 export function formatReactions(reactions: Reaction[]): Record<string, unknown>[] {

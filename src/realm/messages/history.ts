@@ -3,11 +3,12 @@
 // channels' history only), with Zulip's anchor arithmetic.
 import { errors } from '../../errors.js';
 import type { Db } from '../../persistence/db.js';
-import { MESSAGE_COLUMNS, toStoredMessage, type StoredMessage } from '../../persistence/repos/messages.js';
+import { MESSAGE_COLUMNS, toStoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 import { compileSql, FLAG_BITS, type ResolvedTerm } from '../../narrow/index.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import type { RealmState } from '../state.js';
-import { canReadChannelHistory } from './access.js';
+import { canReadChannelHistory } from '../access/messages.js';
 import { narrowColumns } from './narrow-context.js';
 import { SPECTATOR_VIEWER_ID, webPublicChannelIds } from './spectator.js';
 
@@ -43,6 +44,19 @@ export function parseAnchor(raw: string | undefined, useFirstUnread = false): nu
   if (raw === 'first_unread') return null;
   if (!/^\s*-?\d{1,20}\s*$/.test(raw)) throw errors.invalidAnchor();
   return Math.min(Math.max(Number(raw), 0), LARGER_THAN_MAX_MESSAGE_ID);
+}
+
+/** The checked range of a history read (GET /messages, POST /messages/flags/narrow). */
+export function checkedRange(
+  anchor: string | undefined,
+  numBefore: number,
+  numAfter: number,
+  includeAnchor: boolean,
+  useFirstUnread = false,
+): Range {
+  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH);
+  if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw errors.anchorExcludedInMiddle();
+  return { anchor: parseAnchor(anchor, useFirstUnread), numBefore, numAfter, includeAnchor };
 }
 
 /** Zulip's ok_to_include_history: a positive channel term the viewer may read the history of, and no flag terms. */

@@ -3,9 +3,9 @@
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import { validateLinkifierPattern, validateUrlTemplate } from '../../markdown/index.js';
-import type { Linkifier } from '../../persistence/repos/linkifiers.js';
+import type { Linkifier } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
-import { activeUserIds, actor, requireAdmin } from '../people/access.js';
+import { activeUserIds, actor, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 
 export type LinkifierInput =

@@ -4,7 +4,7 @@ import { escapeHtml } from '../../markdown/escape.js';
 import { compilePredicate } from '../../narrow/index.js';
 import type { Db } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { resolveForViewer, toNarrowMessage, topicPolicies } from './narrow-context.js';
 import { reactionsByMessage, searchHighlights, searchWords } from './present.js';
 

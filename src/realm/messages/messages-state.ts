@@ -1,6 +1,6 @@
 // The messages domain's part of a realm's working set: linkifiers, users' alert words and conversation IDs.
 import type { Repos } from '../../persistence/db.js';
-import type { Linkifier } from '../../persistence/repos/linkifiers.js';
+import type { Linkifier } from '../../model/messages.js';
 
 export type { Linkifier };
 

@@ -1,8 +1,8 @@
 // Narrows for one viewer: parse and resolve against the working set (with `with` looked up in the store),
 // the SQL columns for history queries, and the same facts as a NarrowMessage for the in-memory predicate.
 import type { Db } from '../../persistence/db.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
-import type { UserTopic } from '../../persistence/repos/user-topics.js';
+import type { StoredMessage } from '../../model/messages.js';
+import { type UserTopic, VISIBILITY_POLICY } from '../../model/channels.js';
 import {
   parseNarrow,
   resolveNarrow,
@@ -12,13 +12,12 @@ import {
   type ResolvedTerm,
   type WithConversation,
 } from '../../narrow/index.js';
-import { VISIBILITY_POLICY } from '../channels/types.js';
 import { NO_TOPIC } from '../topics.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { userByEmailFor } from '../user-format.js';
-import { canSeeMessage } from './access.js';
+import { canSeeMessage } from '../access/messages.js';
 import { flagNames, HISTORICAL_DEFAULT } from './format.js';
 import {
   channelByOperand,

@@ -2,9 +2,9 @@
 // realm's whole list to everyone.
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { Playground } from '../../persistence/repos/playgrounds.js';
+import type { Playground } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
-import { activeUserIds, actor, requireAdmin } from '../people/access.js';
+import { activeUserIds, actor, requireAdmin } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 
 /** The reference's RealmPlayground.MAX_PYGMENTS_LANGUAGE_LENGTH. */

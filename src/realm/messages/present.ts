@@ -1,7 +1,7 @@
 // Messages read from the store, as a viewer receives them: with reactions, flags and search highlights.
 import { highlight, type ResolvedTerm } from '../../narrow/index.js';
 import type { Db } from '../../persistence/db.js';
-import type { Reaction } from '../../persistence/repos/reactions.js';
+import type { Reaction } from '../../model/messages.js';
 import type { RealmState } from '../state.js';
 import { flagNames, formatMessage, type FormatOptions } from './format.js';
 import type { FoundRow } from './history.js';

@@ -1,6 +1,6 @@
 // Markdown for quoting one message inside another (reports, reminders): silent mentions and a fence the quoted
 // content does not close.
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 export function silentMention(u: Pick<User, 'id' | 'fullName'>): string {
   return `@_**${u.fullName}|${u.id}**`;

@@ -2,14 +2,13 @@
 // rows for reactions to messages the user never received, and the reaction event.
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { Reaction } from '../../persistence/repos/reactions.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { Reaction, StoredMessage } from '../../model/messages.js';
 import type { CommandDef } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
-import { accessMessage, changeAudience } from './access.js';
+import type { User } from '../../model/realm.js';
+import { accessMessage, changeAudience } from '../access/messages.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 
 export interface ReactionInput {

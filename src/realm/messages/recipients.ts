@@ -2,10 +2,10 @@
 // resolved against the working set with Zulip's errors.
 import { errors } from '../../errors.js';
 import { REQUEST_LIMITS } from '../../limits.js';
-import { hasMetadataAccess } from '../channels/access.js';
-import type { Channel } from '../channels/types.js';
+import { hasMetadataAccess } from '../access/channels.js';
+import type { Channel } from '../../model/channels.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import { userByEmailFor } from '../user-format.js';
 
 /** `to` as received: the raw form string, or a value an internal caller already has. */

@@ -3,12 +3,12 @@
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
 import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type MentionableUser, type RenderContext, type RenderResult } from '../../markdown/index.js';
 import { renderOffLoop } from '../../render-pool/index.js';
-import { hasContentAccess } from '../channels/access.js';
+import { hasContentAccess } from '../access/channels.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
 import { userSetting } from '../people/user-settings.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { topicPermalinkLookups } from './topic-permalinks.js';
 
 const mentionable = (u: User): MentionableUser => ({ id: u.id, fullName: u.fullName, isActive: u.isActive });

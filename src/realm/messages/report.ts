@@ -1,13 +1,13 @@
 // Reporting a message (POST /messages/{id}/report): the notification bot posts the report, with a quote of the
 // message, to the realm's moderation request channel, in a topic per reported user (the reference's format).
 import { errors } from '../../errors.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 import { LIMITS } from '../../limits.js';
 import { applyNotice, NOTIFICATION_BOT_EMAIL, noticeEvents, postNotice, type Notice } from '../channels/notices.js';
 import { activeSubscriberIds } from '../channels/format.js';
-import type { Channel } from '../channels/types.js';
+import type { Channel } from '../../model/channels.js';
 import type { CommandDef } from '../commands.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { silentMention, unusedFence } from './quoting.js';

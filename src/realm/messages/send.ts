@@ -7,15 +7,22 @@ import { ApiError, errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { Tx } from '../../persistence/db.js';
-import type { InsertedMessage, NewMessage, StoredMessage } from '../../persistence/repos/messages.js';
-import type { UserMessageRow } from '../../persistence/repos/user-messages.js';
+import {
+  conversationIdOf,
+  directRecipientId,
+  newMessage,
+  type InsertedMessage,
+  type NewMessage,
+  type StoredMessage,
+  type UserMessageRow,
+} from '../../model/messages.js';
 import { byUser, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import { linkAttachments } from '../files/index.js';
-import { actor } from '../people/access.js';
-import { accessRestricted, userAccessTest } from '../people/user-access.js';
+import { actor } from '../access/roles.js';
+import { accessRestricted, userAccessTest } from '../access/users.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { flagNames, IS_PRIVATE_BIT, messageEvent } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';
@@ -122,7 +129,7 @@ function address(state: RealmState, sender: User, input: SendInput) {
     const participants = [...new Set([sender.id, ...others.map((u) => u.id)])].sort((a, b) => a - b);
     const mustExist = checkDirectPermissions(state, sender, participants);
     const unverifiedRecipients = accessRestricted(state, sender) ? others.filter((u) => !userAccessTest(state, u)(sender)).map((u) => u.id) : [];
-    return { kind: 'direct' as const, channelId: null, topic: '', participants, recipients: participants, mustExist, unverifiedRecipients };
+    return { kind: 'direct' as const, channelId: null, topic: '', directRecipients: participants, recipients: participants, mustExist, unverifiedRecipients };
   }
   const ch = targetChannel(state, input.to);
   checkCanPost(state, sender, ch, input.to);
@@ -130,7 +137,7 @@ function address(state: RealmState, sender: User, input: SendInput) {
   const topic = cleanTopic(state, input.topic);
   checkTopicPolicy(state, ch, topic);
   const recipients = [...new Set([...activeSubscriberIds(state, ch.id), sender.id])].sort((a, b) => a - b);
-  return { kind: 'stream' as const, channelId: ch.id, topic, participants: [], recipients, mustExist: false, unverifiedRecipients: [] };
+  return { kind: 'stream' as const, channelId: ch.id, topic, directRecipients: [], recipients, mustExist: false, unverifiedRecipients: [] };
 }
 
 /** A topic wildcard mention (@**topic**) in a channel: refused above the threshold without permission;
@@ -201,7 +208,7 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
         }
         convId ??= await t.messages.directConversationId(m.realmId, m.directRecipients);
         conversations.set(key, convId);
-        m.recipientId = 2 * convId + 1;
+        m.recipientId = directRecipientId(convId);
       } else if (plan.topicWildcard) {
         await flush();
         markTopicWildcard(state, m, flags, new Set(await t.messages.topicParticipantIds(m.channelId!, m.topic)));
@@ -273,23 +280,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
       if (alerted.has(id)) f |= FLAG_BITS.has_alert_word;
       flags.set(id, f);
     }
-    const message: NewMessage = {
-      realmId: state.realm.id,
-      senderId: sender.id,
-      kind: to.kind,
-      channelId: to.channelId,
-      topic: to.topic,
-      directRecipients: to.participants,
-      content,
-      renderedContent: rendered.html,
-      dateSent: Math.floor(Date.now() / 1000),
-      hasLink: rendered.hasLink,
-      hasAttachment: rendered.hasAttachment,
-      hasImage: rendered.hasImage,
-      recipientId: to.channelId === null ? 0 : 2 * to.channelId,
-      client: input.client,
-      isMeMessage: rendered.isMeMessage,
-    };
+    const message = newMessage(state.realm.id, sender.id, to, content, rendered, input.client);
     const senderQueue = input.queueId && input.localId ? { queueId: input.queueId, localId: input.localId } : undefined;
     return {
       message,
@@ -313,7 +304,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
 
   apply(state, r) {
     const m = r.message;
-    if (m.kind === 'direct') state.messages.directConversations.set(m.directRecipients.join(','), (m.recipientId - 1) / 2);
+    if (m.kind === 'direct') state.messages.directConversations.set(m.directRecipients.join(','), conversationIdOf(m.recipientId));
     else state.channels.noteMessage(m.channelId!, m.id, m.dateSent);
   },
 

@@ -3,8 +3,8 @@
 import { errors } from '../../errors.js';
 import { FLAG_BITS, narrowError, type NarrowTerm } from '../../narrow/index.js';
 import type { Repos } from '../../persistence/db.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
-import type { Channel } from '../channels/types.js';
+import type { StoredMessage } from '../../model/messages.js';
+import type { Channel } from '../../model/channels.js';
 import type { RealmState } from '../state.js';
 
 /** A spectator's flags on every message (Zulip treats everything as read for them). */

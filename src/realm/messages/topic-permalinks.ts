@@ -4,9 +4,9 @@
 // topic with no such message, a channel whose content the author cannot read, or a private history and no author.
 // Answered from the database, batched per render round (the render pool's batched lookups), never on the actor.
 import type { BatchedLookups } from '../../render-pool/index.js';
-import { hasContentAccess } from '../channels/access.js';
+import { hasContentAccess } from '../access/channels.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 /** Topics looked up per render round at most; links past these go without `/with/`. */
 export const MAX_TOPIC_PERMALINKS = 100;

@@ -2,7 +2,7 @@
 // empty topic's aliases mapped to ""), then checked against the channel's topics_policy.
 import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
-import type { Channel } from '../channels/types.js';
+import type { Channel } from '../../model/channels.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import { normalizeTopic } from '../topics.js';

@@ -1,8 +1,7 @@
 // The unread_msgs structure of the register snapshot, and the message_details of update_message_flags events
 // that mark messages unread (both from the viewer's rows in the store).
 import type { Repos } from '../../persistence/db.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
-import type { UnreadRow } from '../../persistence/repos/user-messages.js';
+import type { StoredMessage, UnreadRow } from '../../model/messages.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import type { RealmState } from '../state.js';
 import { topicForClient } from '../topics.js';

@@ -2,10 +2,10 @@
 // automatically_unmute_topics_in_muted_streams_policy, the stored policy change and its user_topic event.
 import type { RealmEvent } from '../../bus/events.js';
 import type { Tx } from '../../persistence/db.js';
-import { VISIBILITY_POLICY } from '../channels/types.js';
+import { VISIBILITY_POLICY } from '../../model/channels.js';
 import { userSetting } from '../people/user-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 /** The user settings' codes: 1 on participation, 2 on send, 3 on initiation, 4 never. */
 const ON_INITIATION = 3;

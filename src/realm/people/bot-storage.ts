@@ -2,8 +2,8 @@
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
-import { actor } from './access.js';
+import type { User } from '../../model/realm.js';
+import { actor } from '../access/roles.js';
 
 /** The reference's USER_STATE_SIZE_LIMIT: characters of keys and values one bot may store. */
 export const BOT_STORAGE_LIMIT = 10_000_000;

@@ -2,14 +2,15 @@
 import { generateApiKey } from '../../auth/secrets.js';
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { BotSettings } from '../../persistence/repos/bots.js';
-import { hasContentAccess } from '../channels/access.js';
+import type { BotSettings } from '../../model/people.js';
+import { hasContentAccess } from '../access/channels.js';
 import type { CommandDef } from '../commands.js';
 import { createUser, isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
 import { roleGroup } from '../system-groups.js';
-import { ROLE, type User } from '../types.js';
-import { actor, checkFullName, isAdmin, requireMemberOrAdmin } from './access.js';
+import { ROLE, type User } from '../../model/realm.js';
+import { actor, isAdmin, requireMemberOrAdmin } from '../access/roles.js';
+import { checkFullName } from './names.js';
 import {
   BOT_TYPE,
   SERVICE_INTERFACES,
@@ -49,9 +50,9 @@ export interface CreateBotInput {
   payloadUrl: string;
   interfaceType: number;
   serviceName?: string;
-  defaultSendingStream?: string;
-  defaultEventsRegisterStream?: string;
-  defaultAllPublicStreams?: boolean;
+  defaultSendingChannel?: string;
+  defaultEventsRegisterChannel?: string;
+  defaultAllPublicChannels?: boolean;
 }
 interface CreateBotPlan {
   email: string;
@@ -85,10 +86,10 @@ const create: CommandDef<CreateBotInput, CreateBotPlan, CreatedBot> = {
     if (![BOT_TYPE.GENERIC, BOT_TYPE.INCOMING_WEBHOOK, BOT_TYPE.OUTGOING_WEBHOOK].includes(input.botType as 1)) throw errors.invalidBotType();
     checkInterface(input.interfaceType);
     const settings: Omit<BotSettings, 'userId'> = {
-      defaultSendingChannelId: input.defaultSendingStream === undefined ? null : defaultChannel(state, caller, input.defaultSendingStream),
+      defaultSendingChannelId: input.defaultSendingChannel === undefined ? null : defaultChannel(state, caller, input.defaultSendingChannel),
       defaultEventsRegisterChannelId:
-        input.defaultEventsRegisterStream === undefined ? null : defaultChannel(state, caller, input.defaultEventsRegisterStream),
-      defaultAllPublicStreams: input.defaultAllPublicStreams ?? false,
+        input.defaultEventsRegisterChannel === undefined ? null : defaultChannel(state, caller, input.defaultEventsRegisterChannel),
+      defaultAllPublicChannels: input.defaultAllPublicChannels ?? false,
       service:
         input.botType === BOT_TYPE.OUTGOING_WEBHOOK
           ? { name: input.serviceName || short, baseUrl: input.payloadUrl, interface: input.interfaceType, token: generateApiKey() }
@@ -129,9 +130,9 @@ export interface UpdateBotInput {
   fullName?: string;
   ownerId?: number;
   /** A channel name; '' clears it. */
-  defaultSendingStream?: string;
-  defaultEventsRegisterStream?: string;
-  defaultAllPublicStreams?: boolean;
+  defaultSendingChannel?: string;
+  defaultEventsRegisterChannel?: string;
+  defaultAllPublicChannels?: boolean;
   servicePayloadUrl?: string;
   serviceInterface: number;
 }
@@ -164,18 +165,18 @@ const update: CommandDef<UpdateBotInput, UpdateBotPlan, UpdateBotPlan> = {
       if (owner.id !== bot.botOwnerId) plan.owner = { from: bot.botOwnerId, to: owner.id };
     }
     const s = plan.settings;
-    if (input.defaultSendingStream !== undefined) {
-      s.defaultSendingChannelId = input.defaultSendingStream === '' ? null : defaultChannel(state, caller, input.defaultSendingStream);
+    if (input.defaultSendingChannel !== undefined) {
+      s.defaultSendingChannelId = input.defaultSendingChannel === '' ? null : defaultChannel(state, caller, input.defaultSendingChannel);
       plan.changed.default_sending_stream = channelName(state, s.defaultSendingChannelId);
     }
-    if (input.defaultEventsRegisterStream !== undefined) {
+    if (input.defaultEventsRegisterChannel !== undefined) {
       s.defaultEventsRegisterChannelId =
-        input.defaultEventsRegisterStream === '' ? null : defaultChannel(state, caller, input.defaultEventsRegisterStream);
+        input.defaultEventsRegisterChannel === '' ? null : defaultChannel(state, caller, input.defaultEventsRegisterChannel);
       plan.changed.default_events_register_stream = channelName(state, s.defaultEventsRegisterChannelId);
     }
-    if (input.defaultAllPublicStreams !== undefined) {
-      s.defaultAllPublicStreams = input.defaultAllPublicStreams;
-      plan.changed.default_all_public_streams = s.defaultAllPublicStreams;
+    if (input.defaultAllPublicChannels !== undefined) {
+      s.defaultAllPublicChannels = input.defaultAllPublicChannels;
+      plan.changed.default_all_public_streams = s.defaultAllPublicChannels;
     }
     if (input.servicePayloadUrl !== undefined) {
       checkInterface(input.serviceInterface);

@@ -1,11 +1,11 @@
 // Bots as their administrators see them: types, who may administer one, the Bot record and realm_bot events.
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { BotSettings } from '../../persistence/repos/bots.js';
+import type { BotSettings } from '../../model/people.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import { gravatarUrl } from '../user-format.js';
-import { activeAdminIds, isAdmin, requireMemberOrAdmin } from './access.js';
+import { activeAdminIds, isAdmin, requireMemberOrAdmin } from '../access/roles.js';
 
 export const BOT_TYPE = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3, EMBEDDED: 4 } as const;
 /** Service interfaces of outgoing webhooks: Zulip's own payload, or Slack's outgoing-webhook format. */
@@ -15,7 +15,7 @@ export const SERVICE_INTERFACES: readonly number[] = Object.values(SERVICE_INTER
 /** The server's own bot (the reference's cross-realm system bot): no one administers it. */
 export const NOTIFICATION_BOT_EMAIL = 'notification-bot@palaver.internal';
 
-const NO_SETTINGS = { defaultSendingChannelId: null, defaultEventsRegisterChannelId: null, defaultAllPublicStreams: false, service: null };
+const NO_SETTINGS = { defaultSendingChannelId: null, defaultEventsRegisterChannelId: null, defaultAllPublicChannels: false, service: null };
 
 export function botSettings(state: RealmState, botId: number): BotSettings {
   return state.people.bots.get(botId) ?? { userId: botId, ...NO_SETTINGS };
@@ -53,7 +53,7 @@ export function botDefaults(state: RealmState, botId: number) {
   return {
     default_sending_stream: channelName(state, s.defaultSendingChannelId),
     default_events_register_stream: channelName(state, s.defaultEventsRegisterChannelId),
-    default_all_public_streams: s.defaultAllPublicStreams,
+    default_all_public_streams: s.defaultAllPublicChannels,
   };
 }
 

@@ -3,13 +3,13 @@
 import { errors } from '../../errors.js';
 import { invitationMail } from './mail-templates.js';
 import type { Tx } from '../../persistence/db.js';
-import type { EmailInvite, NewEmailInvite } from '../../persistence/repos/email-invites.js';
+import type { EmailInvite, NewEmailInvite } from '../../model/people.js';
 import { emailRefusal } from '../admin/domains.js';
 import type { CommandDef } from '../commands.js';
 import { isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
-import type { Role } from '../types.js';
-import { actor, isAdmin, requireMemberOrAdmin } from './access.js';
+import type { Role } from '../../model/realm.js';
+import { actor, isAdmin, requireMemberOrAdmin } from '../access/roles.js';
 import { checkInviteTargets, confirmationLink, invitesChanged, plannedInvite, requireInviteManager } from './invites.js';
 
 /** The raw invitee_emails parameter, in characters (about a thousand addresses). */

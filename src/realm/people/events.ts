@@ -1,10 +1,10 @@
 // Builders for the people domain's events: realm_user, user_group membership, user_settings.
 import type { BusEvent, RealmEvent } from '../../bus/events.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { canSeeDeliveryEmail, formatUser } from '../user-format.js';
-import { activeUserIds } from './access.js';
-import { canAccessBySubscriptions, unknownUser, userAccessTest } from './user-access.js';
+import { activeUserIds } from '../access/roles.js';
+import { canAccessBySubscriptions, unknownUser, userAccessTest } from '../access/users.js';
 import { USER_SETTINGS } from './user-settings.js';
 
 /**

@@ -4,8 +4,8 @@ import type { GroupMembersEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import type { UserGroup } from '../types.js';
-import { targetGroup } from './access.js';
+import type { UserGroup } from '../../model/realm.js';
+import { targetGroup } from '../access/roles.js';
 import { activeGroup, activeUser, canManageGroup, groupEvent, hasGroupPermission, recursiveSubgroups } from './groups.js';
 
 interface MembersInput {

@@ -3,8 +3,8 @@
 import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type GroupSettingValue, type UserGroup } from '../types.js';
-import { actor, targetGroup } from './access.js';
+import { ROLE, type GroupSettingValue, type UserGroup } from '../../model/realm.js';
+import { actor, targetGroup } from '../access/roles.js';
 import { membershipCommands } from './groups-members.commands.js';
 import {
   GROUP_PERMISSIONS,

@@ -4,8 +4,8 @@ import { errors } from '../../errors.js';
 import { int, json, list, type ParamType } from '../../params.js';
 import type { RealmState } from '../state.js';
 import { SYSTEM_GROUP } from '../system-groups.js';
-import { ROLE, type GroupSettingValue, type UserGroup } from '../types.js';
-import { activeUserIds } from './access.js';
+import { ROLE, type GroupSettingValue, type UserGroup } from '../../model/realm.js';
+import { activeUserIds } from '../access/roles.js';
 
 interface GroupPermission {
   /** A system group name, or `group_creator` (an anonymous group of the creator). */

@@ -3,13 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import type { MultiuseInvite, NewInvite } from '../../persistence/repos/invites.js';
-import type { EmailInvite } from '../../persistence/repos/email-invites.js';
-import { canAddSubscribers, hasContentAccess } from '../channels/access.js';
+import type { MultiuseInvite, NewInvite, EmailInvite } from '../../model/people.js';
+import { canAddSubscribers, hasContentAccess } from '../access/channels.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type Role, type User } from '../types.js';
-import { activeAdminIds, actor, isAdmin } from './access.js';
+import { ROLE, type Role, type User } from '../../model/realm.js';
+import { activeAdminIds, actor, isAdmin } from '../access/roles.js';
 import { canManageGroup, hasGroupPermission } from './groups.js';
 
 export const WELCOME_MESSAGE_MAX = 8000;

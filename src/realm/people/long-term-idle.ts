@@ -1,7 +1,7 @@
 // Long-term idle users: the reference's soft-deactivated users, whose avatar_url the server leaves out of
 // realm_users for clients with the user_avatar_url_field_optional capability (they fetch /avatar/{id} instead).
 import type { UserPresence } from './presence.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 /** The reference soft-deactivates users inactive this long (its soft_deactivate_users default). */
 export const LONG_TERM_IDLE_DAYS = 28;

@@ -1,5 +1,5 @@
 // The texts of the emails the server sends.
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 
 export interface MailContent {
   to: string;

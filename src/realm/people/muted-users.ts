@@ -5,7 +5,7 @@ import { errors } from '../../errors.js';
 import type { CommandDef } from '../commands.js';
 import { flagsEvent } from '../messages/flags.js';
 import type { RealmState } from '../state.js';
-import { actor, targetUser } from './access.js';
+import { actor, targetUser } from '../access/roles.js';
 
 /** The user's mutes as register and the muted_users event give them. */
 export function mutedUsersOf(state: RealmState, userId: number): { id: number; timestamp: number }[] {

@@ -1,9 +1,7 @@
 // The people domain's part of a realm's working set: user statuses, custom profile fields, muted users and
 // bot settings.
 import type { Repos } from '../../persistence/db.js';
-import type { BotSettings } from '../../persistence/repos/bots.js';
-import type { UserStatus } from '../../persistence/repos/people.js';
-import type { ProfileField } from '../../persistence/repos/profile-fields.js';
+import type { BotSettings, UserStatus, ProfileField } from '../../model/people.js';
 
 export type { UserStatus, BotSettings };
 

@@ -1,13 +1,13 @@
 // Presence records in the modern and legacy formats, who is visible, and the realm commands presence uses:
 // an announcement (no write; publishes the presence event) and the batched flush (one statement per batch).
 import type { PresenceEvent } from '../../bus/events.js';
-import { ACTIVE_OFFSET_S, type PresenceTimes } from '../../actors/user-session.machine.js';
-import type { PresenceRow } from '../../persistence/repos/presence.js';
+import { ACTIVE_OFFSET_S, type PresenceTimes } from './presence-times.js';
+import type { PresenceRow } from '../../model/people.js';
 import type { CommandDef } from '../commands.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
-import { audienceOf } from './user-access.js';
+import type { User } from '../../model/realm.js';
+import { audienceOf } from '../access/users.js';
 import { userSetting } from './user-settings.js';
 
 export const DEFAULT_HISTORY_DAYS = 14;

@@ -4,12 +4,12 @@
 import type { RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { Tx } from '../../persistence/db.js';
-import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../persistence/repos/profile-fields.js';
+import type { NewProfileField, ProfileField, ProfileFieldChanges, ProfileValue } from '../../model/people.js';
 import { prerenderDescriptions, renderDescription, type RenderedDescriptions } from '../channels/render.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
-import { activeUserIds, actor, isAdmin, requireAdmin } from './access.js';
+import type { User } from '../../model/realm.js';
+import { activeUserIds, actor, isAdmin, requireAdmin } from '../access/roles.js';
 import { realmUserUpdate } from './events.js';
 import {
   DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS, MAX_TEXT_VALUE_LENGTH, checkDefinition, checkValue, fieldById, formatFields,

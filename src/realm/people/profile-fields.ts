@@ -2,7 +2,7 @@
 // values, and the validation of definitions and values (the reference's messages and limits).
 import { errors } from '../../errors.js';
 import { int, list, oneOf, str } from '../../params.js';
-import type { ProfileField } from '../../persistence/repos/profile-fields.js';
+import type { ProfileField, ProfileValue } from '../../model/people.js';
 import type { RealmState } from '../state.js';
 
 export const FIELD_TYPE = {

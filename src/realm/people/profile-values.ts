@@ -1,5 +1,5 @@
 // Users' profile field values as the API shows them (profile_data, realm_user events).
-import type { ProfileValue } from '../../persistence/repos/profile-fields.js';
+import type { ProfileValue } from '../../model/people.js';
 
 /** A user's value as in profile_data and in realm_user events (rendered_value only for text fields). */
 export function formatValue(v: ProfileValue): { value: string; rendered_value?: string } {

@@ -1,11 +1,10 @@
 // Push devices: end-to-end encrypted registrations (E13), validated and stored per (user, push_account_id), and
 // the legacy device tokens (APNs, FCM).
 import { errors } from '../../errors.js';
-import type { PushDevice } from '../../persistence/repos/people.js';
-import type { PushTokenKind } from '../../persistence/repos/push-tokens.js';
+import type { PushDevice, PushTokenKind } from '../../model/people.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
-import { actor } from './access.js';
+import { actor } from '../access/roles.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

@@ -4,8 +4,9 @@ import type { CommandDef } from '../commands.js';
 import { dropDraftsIfSyncTurnedOff } from '../drafts/drafts.commands.js';
 import { errors } from '../../errors.js';
 import { realmSetting } from '../realm-settings.js';
-import type { User } from '../types.js';
-import { activeAdminIds, actor, activeUserIds, checkFullName, isAdmin, requireAdmin } from './access.js';
+import type { User } from '../../model/realm.js';
+import { activeAdminIds, actor, activeUserIds, isAdmin, requireAdmin } from '../access/roles.js';
+import { checkFullName } from './names.js';
 import { emailVisibilityEvents, realmUserUpdate, userSettingEvents } from './events.js';
 import { userSetting } from './user-settings.js';
 

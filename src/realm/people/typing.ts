@@ -2,12 +2,12 @@
 // actor without a database write (nothing about typing is stored).
 import type { RealmEvent, TypingEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
-import { visibleChannel } from '../channels/access.js';
+import { visibleChannel } from '../access/channels.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import type { CommandDef } from '../commands.js';
 import type { RealmState } from '../state.js';
 import { normalizeTopic } from '../topics.js';
-import { actor } from './access.js';
+import { actor } from '../access/roles.js';
 import { userSetting } from './user-settings.js';
 
 export type TypingInput =

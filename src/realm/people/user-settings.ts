@@ -2,7 +2,7 @@
 // Used by PATCH /settings, PATCH /realm/user_settings_defaults, user creation and the register snapshot.
 import { errors } from '../../errors.js';
 import { bool, enumOf, int, intEnum, str, type ParamType } from '../../params.js';
-import type { Realm, User } from '../types.js';
+import type { Realm, User } from '../../model/realm.js';
 
 /** Which legacy event (for clients without the user_settings_object capability) a change also produces. */
 export type LegacyGroup = 'display' | 'notification';

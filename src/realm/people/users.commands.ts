@@ -6,11 +6,12 @@ import type { CommandDef } from '../commands.js';
 import { createUser, isValidEmail } from '../provision.js';
 import type { RealmState } from '../state.js';
 import { roleGroup } from '../system-groups.js';
-import { ROLE, type Role, type User } from '../types.js';
+import { ROLE, type Role, type User } from '../../model/realm.js';
 import { planSubscriptions, applySubscriptions, subscriptionAddedEvents, writeSubscriptions, type NewSubscription } from '../channels/subscribing.js';
-import type { Subscription } from '../channels/types.js';
+import type { Subscription } from '../../model/channels.js';
 import { emailRefusal } from '../admin/domains.js';
-import { activeOwnerCount, activeUserIds, actor, checkFullName, requireAdmin, targetUser } from './access.js';
+import { activeOwnerCount, activeUserIds, actor, requireAdmin, targetUser } from '../access/roles.js';
+import { checkFullName } from './names.js';
 import { accessBot, realmBotUpdate } from './bots.js';
 import { groupMembership, realmUserAdd, realmUserUpdate } from './events.js';
 import {

@@ -3,7 +3,7 @@
 // exactly once however many processes try. A send the rules now refuse marks the message failed instead.
 import type { RealmEvent } from '../../bus/events.js';
 import { ApiError, errors } from '../../errors.js';
-import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
+import type { ScheduledMessage } from '../../model/scheduled.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
 import { prerender, sendMessage, type SendResult } from '../messages/send.js';

@@ -1,7 +1,7 @@
 // Scheduled messages and reminders as the API returns them (the reference's ScheduledMessage and Reminder
 // objects), and their internal events (the wire form is made from them by src/events/wire.ts).
 import type { BusEvent, RealmEvent } from '../../bus/events.js';
-import type { ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
+import type { ScheduledMessage } from '../../model/scheduled.js';
 
 export function formatScheduled(m: ScheduledMessage): Record<string, unknown> {
   const common = {

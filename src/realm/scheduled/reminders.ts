@@ -3,8 +3,8 @@
 import { errors } from '../../errors.js';
 import { LIMITS } from '../../limits.js';
 import { channelNarrowUrl } from '../../markdown/urls.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
-import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
+import type { StoredMessage } from '../../model/messages.js';
+import type { NewScheduledMessage, ScheduledMessage } from '../../model/scheduled.js';
 import { NOTIFICATION_BOT_EMAIL, notificationBot } from '../channels/notices.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
@@ -12,10 +12,10 @@ import { prerender, type SendInput } from '../messages/send.js';
 import { silentMention, unusedFence } from '../messages/quoting.js';
 import { truncate } from '../messages/topic-rules.js';
 import { realmUserAdd } from '../people/events.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { applyCreatedUser } from '../people/users.commands.js';
 import type { RealmState } from '../state.js';
-import type { User } from '../types.js';
+import type { User } from '../../model/realm.js';
 import { scheduledAdded, scheduledRemoved } from './format.js';
 import { checkScheduled, newScheduled } from './validate.js';
 

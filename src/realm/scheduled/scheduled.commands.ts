@@ -1,10 +1,10 @@
 // Realm commands on scheduled messages: create, edit (content, topic, recipient, delivery time), cancel.
 import { errors } from '../../errors.js';
-import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
+import type { NewScheduledMessage, ScheduledMessage } from '../../model/scheduled.js';
 import { byUser, type CommandDef } from '../commands.js';
 import type { Prerendered } from '../messages/render.js';
 import { prerender } from '../messages/send.js';
-import { actor } from '../people/access.js';
+import { actor } from '../access/roles.js';
 import { scheduledAdded, scheduledRemoved, scheduledUpdated } from './format.js';
 import { checkScheduled, newScheduled, resolveReadBySender, type ScheduledDraft, type ScheduledType } from './validate.js';
 

@@ -1,7 +1,7 @@
 // A scheduled message checked as a send would be (the send command's own check: addressing, permissions,
 // content and topic rules, rendering), with the scheduling rules on top: IDs only, a time in the future.
 import { errors } from '../../errors.js';
-import type { NewScheduledMessage, ScheduledMessage } from '../../persistence/repos/scheduled-messages.js';
+import type { NewScheduledMessage, ScheduledMessage } from '../../model/scheduled.js';
 import type { Prerendered } from '../messages/render.js';
 import { defaultReadBySender, sendMessage, type SendInput } from '../messages/send.js';
 import type { RealmState } from '../state.js';

@@ -3,7 +3,7 @@
 // that links an upload made for it alone.
 import sharp from 'sharp';
 import { createRealm, createUser } from '../../../src/realm/provision.js';
-import { ROLE } from '../../../src/realm/types.js';
+import { ROLE } from '../../../src/model/realm.js';
 import { Client, type Credentials } from '../../helpers/http.js';
 import { OWNER_EMAIL, startTestServer, type TestServer } from '../../helpers/server.js';
 import { addUser, type TestUser } from '../../helpers/users.js';

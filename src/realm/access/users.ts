@@ -3,7 +3,7 @@
 import { errors } from '../../errors.js';
 import type { Repos } from '../../persistence/db.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 
 /** Whether the realm limits which users this user can see (they are not in can_access_all_users_group). */
 export function accessRestricted(state: RealmState, viewer: User | null): viewer is User {

@@ -1,11 +1,11 @@
 // Channel access rules: metadata access (knowing a channel, its subscribers and settings), content access
 // (its messages and topics), administering it, adding and removing subscribers; and the audiences of events.
 import { errors } from '../../errors.js';
-import { isAdmin } from '../people/access.js';
+import { isAdmin } from './roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User } from '../types.js';
-import type { Channel } from './types.js';
+import { ROLE, type User } from '../../model/realm.js';
+import type { Channel } from '../../model/channels.js';
 
 /** Whether the user is in one of the channel's permission group settings. */
 export function inChannelSetting(state: RealmState, user: User, ch: Channel, name: keyof Channel['groupSettings']): boolean {

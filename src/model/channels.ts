@@ -1,5 +1,5 @@
-// The records the channels domain keeps in memory: channels, subscriptions and channel folders.
-import type { GroupSettingValue } from '../types.js';
+// The records of channels: channels, subscriptions, channel folders and topic visibility (as the repositories load them).
+import type { GroupSettingValue } from './realm.js';
 
 export const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
 export type TopicsPolicy = (typeof TOPICS_POLICIES)[number];
@@ -86,3 +86,36 @@ export const SUBSCRIPTION_COLORS = [
   '#f5ce6e', '#c2726a', '#94c849', '#bd86e5', '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063',
   '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
 ] as const;
+
+export type FolderChanges = Partial<Pick<ChannelFolder, 'name' | 'description' | 'renderedDescription' | 'isArchived'>>;
+
+export type NewChannel = Omit<Channel, 'id' | 'dateCreated' | 'firstMessageId' | 'lastMessageAt'>;
+/** What PATCH may change on a channel. */
+export type ChannelChanges = Partial<
+  Pick<
+    Channel,
+    | 'name'
+    | 'description'
+    | 'renderedDescription'
+    | 'inviteOnly'
+    | 'isWebPublic'
+    | 'historyPublicToSubscribers'
+    | 'isArchived'
+    | 'messageRetentionDays'
+    | 'topicsPolicy'
+    | 'folderId'
+    | 'groupSettings'
+  >
+>;
+
+/** Personal properties and their columns. */
+export type SubscriptionColumn = 'color' | 'is_muted' | 'pin_to_top' | SubscriptionNotificationProperty;
+
+export interface UserTopic {
+  userId: number;
+  channelId: number;
+  topic: string;
+  visibilityPolicy: number;
+  /** UNIX seconds. */
+  lastUpdated: number;
+}

@@ -1,10 +1,10 @@
 // Who may read which messages: channel history access, access to one message, and who is told of a change.
-import { ROLE, type User } from '../types.js';
+import { ROLE, type User } from '../../model/realm.js';
 import type { RealmState } from '../state.js';
-import type { Channel } from '../channels/types.js';
+import type { Channel } from '../../model/channels.js';
 import { errors } from '../../errors.js';
 import type { Repos } from '../../persistence/db.js';
-import type { StoredMessage } from '../../persistence/repos/messages.js';
+import type { StoredMessage } from '../../model/messages.js';
 
 /**
  * Zulip's can_access_stream_history: whether the user may read the channel's messages, including those sent

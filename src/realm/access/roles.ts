@@ -1,8 +1,9 @@
-// Who may act on whom: role checks, looking up target users and groups, and the usual event audiences.
+// The realm's access kernel is this folder: the permission rules every domain checks, in one place below the
+// domains (roles, users, channels, messages, files), so no domain reaches into another for them.
+// Here: who may act on whom: role checks, looking up target users and groups, and the usual event audiences.
 import { errors } from '../../errors.js';
-import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import { ROLE, type User, type UserGroup } from '../types.js';
+import { ROLE, type User, type UserGroup } from '../../model/realm.js';
 import { userByEmailFor } from '../user-format.js';
 
 export function isAdmin(user: User): boolean {
@@ -63,20 +64,4 @@ export function activeOwnerCount(state: RealmState): number {
   let n = 0;
   for (const u of state.usersById.values()) if (u.isActive && !u.isBot && u.role === ROLE.OWNER) n++;
   return n;
-}
-
-/** full_name rules: trimmed, 1–100 characters, no control or markup-significant characters. */
-export function checkFullName(raw: string, state?: RealmState, exceptUserId?: number): string {
-  const name = raw.trim();
-  if (name.length === 0) throw errors.badRequest('Name too short!');
-  if ([...name].length > 100) throw errors.badRequest('Name too long!');
-  if (/[\u0000-\u001f\u007f*`\\>"@]/.test(name)) throw errors.badRequest('Invalid characters in name!');
-  // The organization's require_unique_names: no other user of the realm has the name, case aside.
-  if (state && realmSetting(state, 'require_unique_names')) {
-    const lower = name.toLowerCase();
-    for (const u of state.usersById.values()) {
-      if (u.id !== exceptUserId && u.fullName.toLowerCase() === lower) throw errors.badRequest('Unique names required in this organization.');
-    }
-  }
-  return name;
 }

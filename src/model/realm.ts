@@ -1,4 +1,4 @@
-// The records a realm keeps in memory, as loaded from the database.
+// The records of a realm: the realm itself, its users and groups (as the repositories load them and the realm keeps them in memory).
 
 export const ROLE = { OWNER: 100, ADMINISTRATOR: 200, MODERATOR: 300, MEMBER: 400, GUEST: 600 } as const;
 export type Role = (typeof ROLE)[keyof typeof ROLE];
@@ -76,4 +76,18 @@ export interface RealmEntry {
   id: number;
   stringId: string;
   deactivated: boolean;
+}
+
+export interface NewUser {
+  realmId: number;
+  email: string;
+  fullName: string;
+  role: Role;
+  apiKey: string;
+  passwordHash: string | null;
+  isBot?: boolean;
+  botType?: number | null;
+  botOwnerId?: number | null;
+  canCreateUsers?: boolean;
+  settings?: Record<string, unknown>;
 }
