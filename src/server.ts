@@ -40,6 +40,7 @@ import { closeFetchSlots } from './http/large-fetches.js';
 import { configureRenderPool } from './render-pool/index.js';
 import { Cluster } from './cluster/index.js';
 import { ClusterPresence } from './cluster/presence.js';
+import { SocketRelays } from './cluster/socket-relay.js';
 
 export interface RunningServer {
   port: number;
@@ -177,7 +178,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
     const handler = createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]);
-    serveEventsSocket(app, handler, { sockets, ...config.eventSockets, maxBodyBytes: config.maxBodyBytes, onUnexpected });
+    const relays = cluster ? new SocketRelays((queueId, userId, lastEventId, dontBlock) => cluster.pollElsewhere(queueId, userId, lastEventId, dontBlock)) : null;
+    serveEventsSocket(app, handler, { sockets, relays: relays ?? undefined, ...config.eventSockets, maxBodyBytes: config.maxBodyBytes, onUnexpected });
     serve(app, handler, { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
     const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
     const listenSocket = await listenExclusive(app, config.host, config.port, 'the API');
@@ -270,6 +272,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         // Parked polls are answered now; their clients poll the same queues after the restart.
         longPolls.releaseAll();
         sockets.closeAll();
+        relays?.closeAll();
         await Promise.race([inFlight.idle(), deadline]);
         // Requests still running past the deadline (heavy queries) are cancelled in the database, so the connections
         // they hold come back and the work below gets its turn; those waiting to run one are refused.

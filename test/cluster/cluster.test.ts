@@ -2,6 +2,7 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { EventSocket } from '../../src/client/event-socket.js';
 import { OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
@@ -221,6 +222,41 @@ test.serial('a queue ID no process made is BAD_EVENT_QUEUE_ID on every process',
       t.is(d.json.code, 'BAD_EVENT_QUEUE_ID');
     }
   }
+});
+
+test.serial('an event socket opened on a process that does not hold its queue is relayed from the holder', async (t) => {
+  const [a, b, c] = cluster.nodes;
+  const owner = cluster.owner;
+  const me = (await a!.client.get('/users/me', { auth: owner })).json.user_id as number;
+  await channelWith(a!.client, owner, 'relayed', [me]);
+  const queueId = (await a!.client.post('/register', { auth: owner, form: { event_types: JSON.stringify(['message']), apply_markdown: 'false' } })).json.queue_id as string;
+  t.is(queueId.split(':')[0], a!.node, 'the queue is held by A');
+  // The socket is opened on B, the message sent through C: the events come from A's queue through B.
+  const socket = await EventSocket.connect({ base: `http://127.0.0.1:${b!.port}`, queueId, auth: owner });
+  const sent: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await c!.client.post('/messages', { auth: owner, form: { type: 'stream', to: 'relayed', topic: 't', content: `s${i}` } });
+    t.is(r.status, 200, r.text);
+    sent.push(r.json.id);
+  }
+  const got: number[] = [];
+  while (got.length < sent.length) {
+    const frame = await socket.next(30_000);
+    if (!frame) break;
+    for (const e of frame.events) if (e.type === 'message') got.push((e.message as { id: number }).id);
+  }
+  t.deepEqual(got, sent, 'every message once, in order, through the relay');
+  await socket.close();
+  // The queue goes on where the socket left off: a poll on its holder sees nothing of it again.
+  const after = await a!.client.get('/events', { auth: owner, query: { queue_id: queueId, last_event_id: String(socket.lastEventId), dont_block: 'true' } });
+  t.is(after.status, 200, after.text);
+  t.is(after.json.events.filter((e: { type: string }) => e.type === 'message').length, 0);
+
+  // A queue no process holds: the error frame BAD_EVENT_QUEUE_ID, then close 4404, from any process.
+  const gone = await EventSocket.connect({ base: `http://127.0.0.1:${b!.port}`, queueId: `${c!.node}:999999`, auth: owner });
+  const closed = await gone.closed;
+  t.is(closed.code, 4404);
+  t.is(closed.error?.code, 'BAD_EVENT_QUEUE_ID');
 });
 
 test.serial("the admin CLI's changes are seen by every process", async (t) => {
