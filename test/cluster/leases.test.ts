@@ -23,13 +23,15 @@ test.after.always(async () => {
 });
 
 test.serial('a lease has one owner; another takes it only once it lapsed, with a higher epoch', async (t) => {
-  const a = new Leases(database.db, 'a', 300);
-  const b = new Leases(database.db, 'b', 300);
+  // Long enough that a loaded machine still takes, refuses and renews within one lease; then it lapses.
+  const LEASE_MS = 3000;
+  const a = new Leases(database.db, 'a', LEASE_MS);
+  const b = new Leases(database.db, 'b', LEASE_MS);
   const ea = await a.acquire('realm:1');
   t.is(typeof ea, 'number');
   t.is(await b.acquire('realm:1'), null, 'held by a');
   t.deepEqual(await a.renew(), [], 'a keeps it');
-  await sleep(400);
+  await sleep(LEASE_MS + 200);
   const eb = await b.acquire('realm:1');
   t.is(eb, ea! + 1);
   t.deepEqual(await a.renew(), ['realm:1'], 'a learns it lost the lease');
