@@ -53,3 +53,28 @@ test.serial('viewers of one role share the lists, yet each sees their own email 
   const inactive = (await s.client.as(a).post('/register', { form: { fetch_event_types: '["realm_user"]' } })).json.realm_non_active_users;
   t.is(entry(inactive, b.id).full_name, 'Renamed B');
 });
+
+test.serial('a register right after a channel change sees it, and a private channel only its subscribers see', async (t) => {
+  const member = await addUser(s, { fullName: 'Channel Watcher' });
+  const outsider = await addUser(s, { fullName: 'Channel Outsider' });
+  const streams = async (who: TestUser) => {
+    const r = await s.client.as(who).post('/register', { form: { fetch_event_types: '["stream","subscription"]' } });
+    if (r.status !== 200) throw new Error(r.text);
+    return r.json as { streams: { stream_id: number; name: string }[]; subscriptions: { stream_id: number; name: string }[] };
+  };
+  const sub = (name: string, invite_only: boolean) =>
+    s.client.as(member).post('/users/me/subscriptions', { form: { subscriptions: JSON.stringify([{ name }]), invite_only: String(invite_only) } });
+  t.is((await sub('register cache public', false)).status, 200);
+  t.is((await sub('register cache secret', true)).status, 200);
+  const before = await streams(member);
+  const id = before.streams.find((c) => c.name === 'register cache public')!.stream_id;
+  const secret = before.streams.find((c) => c.name === 'register cache secret')!.stream_id;
+  await streams(outsider);
+  t.is((await s.client.as(s.owner).patch(`/streams/${id}`, { form: { new_name: 'register cache renamed' } })).status, 200);
+  for (const who of [member, outsider]) {
+    const after = await streams(who);
+    t.is(after.streams.find((c) => c.stream_id === id)?.name, 'register cache renamed');
+    t.is(after.streams.some((c) => c.stream_id === secret), who === member, 'the private channel only for its subscriber');
+  }
+  t.is((await streams(member)).subscriptions.find((c) => c.stream_id === id)?.name, 'register cache renamed');
+});
