@@ -190,7 +190,30 @@ export type RealmConfigEvent =
   | { kind: 'realm_bot'; op: 'add' | 'update' | 'delete'; bot: ApiRecord }
   | { kind: 'realm_export'; exports: ApiRecord[] }
   | { kind: 'realm_export_consent'; userId: number; consented: boolean }
-  | { kind: 'realm_user_settings_defaults'; property: string; value: unknown };
+  | { kind: 'realm_user_settings_defaults'; property: string; value: unknown }
+  | { kind: 'custom_profile_fields'; fields: ApiRecord[] }
+  | { kind: 'invites_changed' }
+  | { kind: 'channel_folder'; op: 'add'; folder: ApiRecord }
+  | { kind: 'channel_folder'; op: 'update'; folderId: number; data: ApiRecord }
+  | { kind: 'channel_folder'; op: 'reorder'; order: number[] };
+
+/** A user's own lists and records (records in the API's form); `spaceUsed` is the realm's upload space in bytes. */
+export type UserDataEvent =
+  | { kind: 'alert_words'; words: string[] }
+  | { kind: 'muted_users'; mutedUsers: ApiRecord[] }
+  | { kind: 'attachment'; op: 'add'; attachment: ApiRecord; spaceUsed: number }
+  | { kind: 'attachment'; op: 'remove'; attachmentId: number; spaceUsed: number }
+  | { kind: 'push_device'; pushAccountId: number; status: 'pending' };
+
+/** A user setting changed, in the legacy form (update_display_settings or update_global_notifications) clients
+ *  without the user_settings_object capability receive besides the modern one. */
+export interface LegacyUserSettingEvent {
+  kind: 'legacy_user_setting';
+  group: 'display' | 'notification';
+  email: string;
+  property: string;
+  value: unknown;
+}
 
 /** Where deleted messages were: a channel's topic (with the realm's name for the empty topic), or direct messages. */
 export type DeletedFrom = { kind: 'direct' } | { kind: 'stream'; channelId: number; topic: string; emptyTopicDisplayName: string };
@@ -262,6 +285,8 @@ export type BusEvent =
   | UserTopicEvent
   | RealmSettingsEvent
   | RealmConfigEvent
+  | UserDataEvent
+  | LegacyUserSettingEvent
   | UntypedEvent;
 
 /** The client_capabilities a queue may register with (POST /register). */

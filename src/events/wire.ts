@@ -138,6 +138,26 @@ export function toWire(e: BusEvent): WireEvent {
       return { type: 'realm_export_consent', user_id: e.userId, consented: e.consented };
     case 'realm_user_settings_defaults':
       return { type: 'realm_user_settings_defaults', op: 'update', property: e.property, value: e.value };
+    case 'custom_profile_fields':
+      return { type: 'custom_profile_fields', fields: e.fields };
+    case 'invites_changed':
+      return { type: 'invites_changed' };
+    case 'channel_folder':
+      if (e.op === 'add') return { type: 'channel_folder', op: 'add', channel_folder: e.folder };
+      if (e.op === 'update') return { type: 'channel_folder', op: 'update', channel_folder_id: e.folderId, data: e.data };
+      return { type: 'channel_folder', op: 'reorder', order: e.order };
+    case 'alert_words':
+      return { type: 'alert_words', alert_words: e.words };
+    case 'muted_users':
+      return { type: 'muted_users', muted_users: e.mutedUsers };
+    case 'attachment':
+      if (e.op === 'add') return { type: 'attachment', op: 'add', attachment: e.attachment, upload_space_used: e.spaceUsed };
+      return { type: 'attachment', op: 'remove', attachment: { id: e.attachmentId }, upload_space_used: e.spaceUsed };
+    case 'push_device':
+      return { type: 'push_device', push_account_id: String(e.pushAccountId), status: e.status };
+    case 'legacy_user_setting':
+      if (e.group === 'display') return { type: 'update_display_settings', user: e.email, setting_name: e.property, setting: e.value };
+      return { type: 'update_global_notifications', user: e.email, notification_name: e.property, setting: e.value };
     case 'user_setting':
       return { type: 'user_settings', op: 'update', property: e.property, value: e.value };
   }

@@ -15,7 +15,7 @@ test.before(async () => {
 test.after.always(async () => s?.close());
 
 /** Wire types every event of which is published as a typed internal event. */
-const TYPED_WIRE_TYPES = ['message', 'delete_message', 'update_message', 'user_topic', 'scheduled_messages', 'reminders', 'typing', 'typing_edit_message', 'reaction', 'update_message_flags', 'presence', 'user_status', 'default_streams', 'user_settings', 'drafts', 'saved_snippets', 'navigation_view', 'stream', 'subscription', 'realm_user', 'user_group', 'realm', 'realm_emoji', 'realm_linkifiers', 'realm_playgrounds', 'realm_domains', 'realm_bot', 'realm_export', 'realm_export_consent', 'realm_user_settings_defaults'];
+const TYPED_WIRE_TYPES = ['message', 'delete_message', 'update_message', 'user_topic', 'scheduled_messages', 'reminders', 'typing', 'typing_edit_message', 'reaction', 'update_message_flags', 'presence', 'user_status', 'default_streams', 'user_settings', 'drafts', 'saved_snippets', 'navigation_view', 'stream', 'subscription', 'realm_user', 'user_group', 'realm', 'realm_emoji', 'realm_linkifiers', 'realm_playgrounds', 'realm_domains', 'realm_bot', 'realm_export', 'realm_export_consent', 'realm_user_settings_defaults', 'custom_profile_fields', 'invites_changed', 'channel_folder', 'alert_words', 'muted_users', 'attachment', 'push_device', 'update_display_settings', 'update_global_notifications'];
 
 test('published events survive a msgpack round trip with the same wire form; typed kinds are never untyped', async (t) => {
   const alice = await addUser(s, { fullName: 'Alice' });
@@ -54,6 +54,8 @@ test('published events survive a msgpack round trip with the same wire form; typ
     await ok(owner.post('/bots', { form: { full_name: 'Bus Bot', short_name: `${slug}-bot` } }));
     await ok(owner.patch('/realm/user_settings_defaults', { form: { enter_sends: 'true' } }));
     await ok(s.client.as(alice).patch('/settings', { form: { allow_private_data_export: 'true' } }));
+    await ok(s.client.as(alice).post('/users/me/alert_words', { form: { alert_words: JSON.stringify(['bus']) } }));
+    await ok(s.client.as(alice).post(`/users/me/muted_users/${bob.id}`));
     await ok(s.client.as(alice).post('/messages/flags', { form: { messages: JSON.stringify([id]), op: 'add', flag: 'starred' } }));
     await ok(s.client.as(alice).post('/typing', { form: { type: 'stream', stream_id: String(channelId), topic: 'topic', op: 'start' } }));
     await ok(s.client.as(alice).post('/typing', { form: { type: 'direct', to: JSON.stringify([bob.id]), op: 'start' } }));
@@ -68,7 +70,7 @@ test('published events survive a msgpack round trip with the same wire form; typ
     stop();
   }
   const kinds = new Set(published.map((re) => re.event.kind));
-  for (const k of ['message', 'delete_message', 'update_message', 'user_topic', 'user_group', 'group_members', 'realm', 'realm_linkifiers', 'realm_playgrounds', 'realm_domains', 'realm_bot', 'realm_user_settings_defaults', 'realm_export_consent', 'reaction', 'message_flags', 'typing', 'user_status', 'presence', 'scheduled_message', 'user_setting']) t.true(kinds.has(k as never), k);
+  for (const k of ['message', 'delete_message', 'update_message', 'user_topic', 'user_group', 'group_members', 'realm', 'realm_linkifiers', 'realm_playgrounds', 'realm_domains', 'realm_bot', 'realm_user_settings_defaults', 'realm_export_consent', 'alert_words', 'muted_users', 'reaction', 'message_flags', 'typing', 'user_status', 'presence', 'scheduled_message', 'user_setting']) t.true(kinds.has(k as never), k);
   for (const re of published) {
     const copy = unpack(pack(re)) as RealmEvent;
     t.deepEqual(copy, re);
