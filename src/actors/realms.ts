@@ -115,7 +115,17 @@ export class Realms {
 
   /** A ready realm actor, spawned if needed. */
   async get(realmId: number): Promise<RealmHandle> {
-    if (this.root.getSnapshot().value !== 'running') throw errors.unavailable('The server is shutting down');
+    const root = this.root.getSnapshot();
+    if (root.value !== 'running') throw errors.unavailable('The server is shutting down');
+    // Every request comes here: a realm already running and loaded needs no root transition and no waitFor
+    // (its subscription and timer), only the handle.
+    const running = root.context.realms.get(realmId);
+    if (running) {
+      const snap = running.getSnapshot();
+      if (snap.status === 'active' && snap.value !== 'loading' && snap.value !== 'failed') {
+        return new RealmHandle(realmId, running, this.lanes, this.checkCommands);
+      }
+    }
     let ref = this.ref(realmId);
     if (ref.getSnapshot().value === 'failed') {
       this.root.send({ type: 'REALM.RESTART', realmId });
