@@ -4,6 +4,7 @@
 import type { NarrowMessage } from '../narrow/types.js';
 import type { NavigationView, SavedSnippet, StoredDraft } from '../model/drafts.js';
 import type { ScheduledMessage } from '../model/scheduled.js';
+import type { RealmDomain } from '../model/realm.js';
 
 /** An event as clients receive it, without its queue-specific `id`. */
 export type WireEvent = Record<string, unknown> & { type: string };
@@ -151,6 +152,13 @@ export type GroupMembersEvent =
   | { kind: 'group_members'; op: 'add_members' | 'remove_members'; groupId: number; userIds: number[] }
   | { kind: 'group_members'; op: 'add_subgroups' | 'remove_subgroups'; groupId: number; subgroupIds: number[] };
 
+/** A user group created (`group`: the group record in the API's form), changed (`data`: the changed fields in the
+ *  API's form) or removed (for clients that do not know deactivated groups). */
+export type UserGroupEvent =
+  | { kind: 'user_group'; op: 'add'; group: ApiRecord }
+  | { kind: 'user_group'; op: 'update'; groupId: number; data: ApiRecord }
+  | { kind: 'user_group'; op: 'remove'; groupId: number };
+
 /** A user added to the realm, or some fields of a user changed; `person` is the user record (or its changed
  *  fields, with `user_id`) in the API's form. */
 export interface RealmUserEvent {
@@ -163,6 +171,88 @@ export interface UserSettingEvent {
   kind: 'user_setting';
   property: string;
   value: unknown;
+}
+
+/** A realm setting changed: one property (`update`), or related ones together (`update_dict`, `data` in the
+ *  API's form); or the realm deactivated. */
+export type RealmSettingsEvent =
+  | { kind: 'realm'; op: 'update'; property: string; value: unknown }
+  | { kind: 'realm'; op: 'update_dict'; property: string; data: ApiRecord }
+  | { kind: 'realm'; op: 'deactivated'; realmId: number };
+
+/** The realm's configuration lists and records, each record in the API's form. */
+export type RealmConfigEvent =
+  | { kind: 'realm_emoji'; emoji: ApiRecord }
+  | { kind: 'realm_linkifiers'; linkifiers: ApiRecord[] }
+  | { kind: 'realm_playgrounds'; playgrounds: ApiRecord[] }
+  | { kind: 'realm_domains'; op: 'add' | 'change'; domain: RealmDomain }
+  | { kind: 'realm_domains'; op: 'remove'; domain: string }
+  | { kind: 'realm_bot'; op: 'add' | 'update' | 'delete'; bot: ApiRecord }
+  | { kind: 'realm_export'; exports: ApiRecord[] }
+  | { kind: 'realm_export_consent'; userId: number; consented: boolean }
+  | { kind: 'realm_user_settings_defaults'; property: string; value: unknown }
+  | { kind: 'custom_profile_fields'; fields: ApiRecord[] }
+  | { kind: 'invites_changed' }
+  | { kind: 'channel_folder'; op: 'add'; folder: ApiRecord }
+  | { kind: 'channel_folder'; op: 'update'; folderId: number; data: ApiRecord }
+  | { kind: 'channel_folder'; op: 'reorder'; order: number[] };
+
+/** A user's own lists and records (records in the API's form); `spaceUsed` is the realm's upload space in bytes. */
+export type UserDataEvent =
+  | { kind: 'alert_words'; words: string[] }
+  | { kind: 'muted_users'; mutedUsers: ApiRecord[] }
+  | { kind: 'attachment'; op: 'add'; attachment: ApiRecord; spaceUsed: number }
+  | { kind: 'attachment'; op: 'remove'; attachmentId: number; spaceUsed: number }
+  | { kind: 'push_device'; pushAccountId: number; status: 'pending' };
+
+/** A user setting changed, in the legacy form (update_display_settings or update_global_notifications) clients
+ *  without the user_settings_object capability receive besides the modern one. */
+export interface LegacyUserSettingEvent {
+  kind: 'legacy_user_setting';
+  group: 'display' | 'notification';
+  email: string;
+  property: string;
+  value: unknown;
+}
+
+/** Where deleted messages were: a channel's topic (with the realm's name for the empty topic), or direct messages. */
+export type DeletedFrom = { kind: 'direct' } | { kind: 'stream'; channelId: number; topic: string; emptyTopicDisplayName: string };
+
+/** Messages deleted (or no longer visible to the users, after a move): sorted `messageIds` for queues with
+ *  bulk_message_deletion, one event per message (`messageId`) for the others. */
+export type DeleteMessageEvent = { kind: 'delete_message'; from: DeletedFrom } & ({ messageIds: number[] } | { messageId: number });
+
+/** A message's content, or its rendering only, changed, and/or messages moved to another topic or channel. */
+export interface UpdateMessageEvent {
+  kind: 'update_message';
+  /** Null when the server re-rendered the message (`renderingOnly`, e.g. a thumbnail finished). */
+  editorId: number | null;
+  editTime: number;
+  messageId: number;
+  /** Every message changed (the moved ones, for a move). */
+  messageIds: number[];
+  renderingOnly: boolean;
+  /** The channel the message was in, for a channel message. */
+  channel?: { id: number; name: string };
+  content?: { content: string; rendered: string; before?: { content: string; rendered: string; }; isMeMessage?: boolean };
+  move?: {
+    propagateMode: string;
+    origTopic: string;
+    emptyTopicDisplayName: string;
+    topic?: { name: string; links: { text: string; url: string }[] };
+    newChannelId?: number;
+  };
+}
+
+/** A user's visibility policy for a topic changed (0 none, 1 muted, 2 unmuted, 3 followed). */
+export interface UserTopicEvent {
+  kind: 'user_topic';
+  channelId: number;
+  topic: string;
+  emptyTopicDisplayName: string;
+  /** UNIX seconds. */
+  lastUpdated: number;
+  policy: number;
 }
 
 /** Events whose kind is not typed yet: published in their wire form and passed to clients as they are. */
@@ -187,8 +277,16 @@ export type BusEvent =
   | ChannelsDeletedEvent
   | DefaultChannelsEvent
   | GroupMembersEvent
+  | UserGroupEvent
   | RealmUserEvent
   | UserSettingEvent
+  | DeleteMessageEvent
+  | UpdateMessageEvent
+  | UserTopicEvent
+  | RealmSettingsEvent
+  | RealmConfigEvent
+  | UserDataEvent
+  | LegacyUserSettingEvent
   | UntypedEvent;
 
 /** The client_capabilities a queue may register with (POST /register). */

@@ -71,6 +71,8 @@ export function eventForQueue(reg: QueueRegistration, e: Event): Event {
       return topicsForQueue(reg, e, ['orig_subject', 'subject']);
     case 'delete_message':
       return topicsForQueue(reg, e, ['topic']);
+    case 'user_topic':
+      return topicsForQueue(reg, e, ['topic_name']);
     case 'realm_user':
       return userForQueue(reg, e);
     default:

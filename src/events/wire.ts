@@ -1,11 +1,29 @@
 // The wire form of the realm's events: what a client receives for each internal event (src/bus/events.ts),
 // before each queue's own form (queue-form.ts). Made once per published event by the event router.
-import type { BusEvent, UserRef, WireEvent } from '../bus/events.js';
+import type { BusEvent, UpdateMessageEvent, UserRef, WireEvent } from '../bus/events.js';
 import { formatDraft, formatNavigationView, formatSnippet } from '../realm/drafts/format.js';
 import { legacyPresence, modernPresence } from '../realm/people/presence.js';
 import { formatReminder, formatScheduled } from '../realm/scheduled/format.js';
 
 const userRef = (u: UserRef) => ({ user_id: u.userId, email: u.email });
+
+function updateMessage(e: UpdateMessageEvent): WireEvent {
+  const out: WireEvent = { type: 'update_message', user_id: e.editorId, edit_timestamp: e.editTime, message_id: e.messageId, message_ids: e.messageIds, rendering_only: e.renderingOnly };
+  if (e.channel) Object.assign(out, { stream_name: e.channel.name, stream_id: e.channel.id });
+  const c = e.content;
+  if (c) {
+    if (c.before) Object.assign(out, { orig_content: c.before.content, orig_rendered_content: c.before.rendered });
+    Object.assign(out, { content: c.content, rendered_content: c.rendered });
+    if (c.isMeMessage !== undefined) out.is_me_message = c.isMeMessage;
+  }
+  const move = e.move;
+  if (move) {
+    Object.assign(out, { propagate_mode: move.propagateMode, orig_subject: move.origTopic, empty_topic_display_name: move.emptyTopicDisplayName });
+    if (move.topic) Object.assign(out, { subject: move.topic.name, topic_links: move.topic.links });
+    if (move.newChannelId !== undefined) out.new_stream_id = move.newChannelId;
+  }
+  return out;
+}
 
 export function toWire(e: BusEvent): WireEvent {
   switch (e.kind) {
@@ -83,8 +101,63 @@ export function toWire(e: BusEvent): WireEvent {
     case 'group_members':
       if ('userIds' in e) return { type: 'user_group', op: e.op, group_id: e.groupId, user_ids: e.userIds };
       return { type: 'user_group', op: e.op, group_id: e.groupId, direct_subgroup_ids: e.subgroupIds };
+    case 'user_group':
+      if (e.op === 'add') return { type: 'user_group', op: 'add', group: e.group };
+      if (e.op === 'update') return { type: 'user_group', op: 'update', group_id: e.groupId, data: e.data };
+      return { type: 'user_group', op: 'remove', group_id: e.groupId };
     case 'realm_user':
       return { type: 'realm_user', op: e.op, person: e.person };
+    case 'delete_message': {
+      const ids = 'messageIds' in e ? { message_ids: e.messageIds } : { message_id: e.messageId };
+      const from = e.from;
+      if (from.kind === 'direct') return { type: 'delete_message', message_type: 'private', ...ids };
+      return { type: 'delete_message', message_type: 'stream', ...ids, stream_id: from.channelId, topic: from.topic, empty_topic_display_name: from.emptyTopicDisplayName };
+    }
+    case 'update_message':
+      return updateMessage(e);
+    case 'user_topic':
+      return { type: 'user_topic', stream_id: e.channelId, topic_name: e.topic, last_updated: e.lastUpdated, visibility_policy: e.policy, empty_topic_display_name: e.emptyTopicDisplayName };
+    case 'realm':
+      if (e.op === 'update') return { type: 'realm', op: 'update', property: e.property, value: e.value };
+      if (e.op === 'update_dict') return { type: 'realm', op: 'update_dict', property: e.property, data: e.data };
+      return { type: 'realm', op: 'deactivated', realm_id: e.realmId };
+    case 'realm_emoji':
+      return { type: 'realm_emoji', op: 'update', realm_emoji: e.emoji };
+    case 'realm_linkifiers':
+      return { type: 'realm_linkifiers', realm_linkifiers: e.linkifiers };
+    case 'realm_playgrounds':
+      return { type: 'realm_playgrounds', realm_playgrounds: e.playgrounds };
+    case 'realm_domains':
+      if (e.op === 'remove') return { type: 'realm_domains', op: 'remove', domain: e.domain };
+      return { type: 'realm_domains', op: e.op, realm_domain: e.domain };
+    case 'realm_bot':
+      return { type: 'realm_bot', op: e.op, bot: e.bot };
+    case 'realm_export':
+      return { type: 'realm_export', exports: e.exports };
+    case 'realm_export_consent':
+      return { type: 'realm_export_consent', user_id: e.userId, consented: e.consented };
+    case 'realm_user_settings_defaults':
+      return { type: 'realm_user_settings_defaults', op: 'update', property: e.property, value: e.value };
+    case 'custom_profile_fields':
+      return { type: 'custom_profile_fields', fields: e.fields };
+    case 'invites_changed':
+      return { type: 'invites_changed' };
+    case 'channel_folder':
+      if (e.op === 'add') return { type: 'channel_folder', op: 'add', channel_folder: e.folder };
+      if (e.op === 'update') return { type: 'channel_folder', op: 'update', channel_folder_id: e.folderId, data: e.data };
+      return { type: 'channel_folder', op: 'reorder', order: e.order };
+    case 'alert_words':
+      return { type: 'alert_words', alert_words: e.words };
+    case 'muted_users':
+      return { type: 'muted_users', muted_users: e.mutedUsers };
+    case 'attachment':
+      if (e.op === 'add') return { type: 'attachment', op: 'add', attachment: e.attachment, upload_space_used: e.spaceUsed };
+      return { type: 'attachment', op: 'remove', attachment: { id: e.attachmentId }, upload_space_used: e.spaceUsed };
+    case 'push_device':
+      return { type: 'push_device', push_account_id: String(e.pushAccountId), status: e.status };
+    case 'legacy_user_setting':
+      if (e.group === 'display') return { type: 'update_display_settings', user: e.email, setting_name: e.property, setting: e.value };
+      return { type: 'update_global_notifications', user: e.email, notification_name: e.property, setting: e.value };
     case 'user_setting':
       return { type: 'user_settings', op: 'update', property: e.property, value: e.value };
   }

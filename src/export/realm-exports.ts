@@ -52,7 +52,7 @@ export function consentingUserIds(state: RealmState): number[] {
 async function notify(deps: ExportDeps, realm: RealmHandle, realmUrl: string): Promise<void> {
   const state = realm.state;
   const rows = await deps.db.realmExports.forRealm(state.realm.id);
-  deps.hub.publishEvents(state.realm.id, [{ event: { type: 'realm_export', exports: rows.map((r) => formatExport(r, realmUrl)) }, users: activeAdminIds(state) }]);
+  deps.hub.publishEvents(state.realm.id, [{ event: { kind: 'realm_export', exports: rows.map((r) => formatExport(r, realmUrl)) }, users: activeAdminIds(state) }]);
 }
 
 /** Records the request and starts building the archive; its ID. The caller checked the actor is an administrator. */

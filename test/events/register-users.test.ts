@@ -13,10 +13,10 @@ test.after.always(async () => s?.close());
 
 test('serializeBody splices raw JSON and serializes the rest as JSON.stringify does', (t) => {
   const body = { result: 'success', list: rawArray(['{"a":1}', '{"b":[2]}']), empty: rawArray([]), skipped: undefined, n: 3 };
-  const parsed = JSON.parse(serializeBody(body));
+  const parsed = JSON.parse(serializeBody(body).toString());
   t.deepEqual(parsed, { result: 'success', list: [{ a: 1 }, { b: [2] }], empty: [], n: 3 });
-  t.deepEqual(JSON.parse(serializeBody({ only: new RawJson('{"x":null}') })), { only: { x: null } });
-  t.is(serializeBody({ a: [1], b: 'c' }), JSON.stringify({ a: [1], b: 'c' }));
+  t.deepEqual(JSON.parse(serializeBody({ only: new RawJson('{"x":null}') }).toString()), { only: { x: null } });
+  t.is(serializeBody({ a: [1], b: 'c' }).toString(), JSON.stringify({ a: [1], b: 'c' }));
   // Any other serializer gets the value itself.
   t.deepEqual(JSON.parse(JSON.stringify({ list: rawArray(['1', '2']) })), { list: [1, 2] });
 });
@@ -52,4 +52,29 @@ test.serial('viewers of one role share the lists, yet each sees their own email 
   t.is((await usersOf(a)).find((u) => u.user_id === b.id), undefined, 'deactivated: no longer in realm_users');
   const inactive = (await s.client.as(a).post('/register', { form: { fetch_event_types: '["realm_user"]' } })).json.realm_non_active_users;
   t.is(entry(inactive, b.id).full_name, 'Renamed B');
+});
+
+test.serial('a register right after a channel change sees it, and a private channel only its subscribers see', async (t) => {
+  const member = await addUser(s, { fullName: 'Channel Watcher' });
+  const outsider = await addUser(s, { fullName: 'Channel Outsider' });
+  const streams = async (who: TestUser) => {
+    const r = await s.client.as(who).post('/register', { form: { fetch_event_types: '["stream","subscription"]' } });
+    if (r.status !== 200) throw new Error(r.text);
+    return r.json as { streams: { stream_id: number; name: string }[]; subscriptions: { stream_id: number; name: string }[] };
+  };
+  const sub = (name: string, invite_only: boolean) =>
+    s.client.as(member).post('/users/me/subscriptions', { form: { subscriptions: JSON.stringify([{ name }]), invite_only: String(invite_only) } });
+  t.is((await sub('register cache public', false)).status, 200);
+  t.is((await sub('register cache secret', true)).status, 200);
+  const before = await streams(member);
+  const id = before.streams.find((c) => c.name === 'register cache public')!.stream_id;
+  const secret = before.streams.find((c) => c.name === 'register cache secret')!.stream_id;
+  await streams(outsider);
+  t.is((await s.client.as(s.owner).patch(`/streams/${id}`, { form: { new_name: 'register cache renamed' } })).status, 200);
+  for (const who of [member, outsider]) {
+    const after = await streams(who);
+    t.is(after.streams.find((c) => c.stream_id === id)?.name, 'register cache renamed');
+    t.is(after.streams.some((c) => c.stream_id === secret), who === member, 'the private channel only for its subscriber');
+  }
+  t.is((await streams(member)).subscriptions.find((c) => c.stream_id === id)?.name, 'register cache renamed');
 });

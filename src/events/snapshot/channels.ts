@@ -6,6 +6,7 @@ import { hasMetadataAccess } from '../../realm/access/channels.js';
 import { activeSubscriberIds, formatChannel, formatFolder, formatSubscription, withInheritedNotifications, type TrafficLookup } from '../../realm/channels/format.js';
 import { trafficFor } from '../../realm/channels/traffic.js';
 import type { Channel } from '../../model/channels.js';
+import type { Db } from '../../persistence/db.js';
 import type { Section, SnapshotContext, SnapshotRequest } from './types.js';
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -29,6 +30,15 @@ function visibleWithTraffic(ctx: SnapshotContext<'db'>): Promise<{ channels: Cha
     withTraffic.set(ctx, found);
   }
   return found;
+}
+
+/** The viewer's topic settings, asked of the database once per snapshot (user_topic and muted_topics show them). */
+const topicsByContext = new WeakMap<SnapshotRequest, ReturnType<Db['userTopics']['forUser']>>();
+
+export function snapshotUserTopics(ctx: SnapshotContext<'db'>, userId: number): ReturnType<Db['userTopics']['forUser']> {
+  let known = topicsByContext.get(ctx);
+  if (!known) topicsByContext.set(ctx, (known = ctx.db.userTopics.forUser(userId)));
+  return known;
 }
 
 export const channelSections: Record<string, Section<'db'>> = {
@@ -71,10 +81,11 @@ export const channelSections: Record<string, Section<'db'>> = {
     return { channel_folders: folders.map(formatFolder) };
   },
 
-  user_topic: async ({ state, user, db, registration }) => {
+  user_topic: async (ctx) => {
+    const { state, user, registration } = ctx;
     if (!user) return { user_topics: [] };
     const allowEmpty = registration.capabilities.empty_topic_name;
-    const topics = await db.userTopics.forUser(user.id);
+    const topics = await snapshotUserTopics(ctx, user.id);
     return {
       user_topics: topics
         .filter((t) => state.channels.byId.has(t.channelId))

@@ -5,6 +5,7 @@ import { VISIBILITY_POLICY } from '../../model/channels.js';
 import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/people/user-settings.js';
 import { topicForClient } from '../../realm/topics.js';
 import type { Section, SnapshotContext } from './types.js';
+import { snapshotUserTopics } from './channels.js';
 
 const DISPLAY_SETTINGS = [
   'color_scheme', 'default_language', 'demote_inactive_streams', 'emojiset', 'enable_drafts_synchronization',
@@ -29,9 +30,10 @@ function topLevelSettings({ state, user, registration }: SnapshotContext, names:
 }
 
 export const legacySections: Record<string, Section<'db'>> = {
-  muted_topics: async ({ state, user, db, registration }) => {
+  muted_topics: async (ctx) => {
+    const { state, user, registration } = ctx;
     if (!user) return { muted_topics: [] };
-    const topics = await db.userTopics.forUser(user.id);
+    const topics = await snapshotUserTopics(ctx, user.id);
     return {
       muted_topics: topics
         .filter((t) => t.visibilityPolicy === VISIBILITY_POLICY.MUTED && state.channels.byId.has(t.channelId))

@@ -1,9 +1,16 @@
 // Register responses carry the realm's user list, the bulk of their bytes: its records are serialized once per
-// user version (src/events/snapshot/realm-users.ts) and spliced into the response as they are.
+// user version (src/events/snapshot/realm-users.ts), kept as UTF-8 bytes and spliced into the response as they
+// are, so a register neither serializes nor encodes them again.
 
-/** A value already serialized as JSON. Serializers other than `serializeBody` get the parsed value back. */
+/** A value already serialized as JSON, as UTF-8 chunks. Serializers other than `serializeBody` get the parsed value. */
 export class RawJson {
-  constructor(readonly json: string) {}
+  readonly chunks: readonly Buffer[];
+  constructor(json: string | readonly Buffer[]) {
+    this.chunks = typeof json === 'string' ? [Buffer.from(json)] : json;
+  }
+  get json(): string {
+    return Buffer.concat(this.chunks).toString();
+  }
   toJSON(): unknown {
     return JSON.parse(this.json);
   }
@@ -14,8 +21,8 @@ export function rawArray(items: string[]): RawJson {
   return new RawJson(`[${items.join(',')}]`);
 }
 
-/** JSON.stringify for a response body whose top-level values may be RawJson (spliced in unchanged). */
-export function serializeBody(body: Record<string, unknown>): string {
+/** JSON.stringify for a response body whose top-level values may be RawJson (spliced in unchanged), as UTF-8. */
+export function serializeBody(body: Record<string, unknown>): Buffer {
   const raw: [string, RawJson][] = [];
   const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
@@ -23,7 +30,11 @@ export function serializeBody(body: Record<string, unknown>): string {
     else if (v !== undefined) rest[k] = v;
   }
   const restJson = JSON.stringify(rest);
-  if (raw.length === 0) return restJson;
-  const spliced = raw.map(([k, v]) => `${JSON.stringify(k)}:${v.json}`).join(',');
-  return restJson === '{}' ? `{${spliced}}` : `{${spliced},${restJson.slice(1)}`;
+  if (raw.length === 0) return Buffer.from(restJson);
+  const chunks: Buffer[] = [];
+  raw.forEach(([k, v], i) => {
+    chunks.push(Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(k)}:`), ...v.chunks);
+  });
+  chunks.push(Buffer.from(restJson === '{}' ? '}' : `,${restJson.slice(1)}`));
+  return Buffer.concat(chunks);
 }

@@ -16,7 +16,7 @@ import { accessibleUsersOf, unknownUser } from '../../realm/access/users.js';
 import type { RealmState } from '../../realm/state.js';
 import type { User } from '../../model/realm.js';
 import { canSeeDeliveryEmail, formatUser } from '../../realm/user-format.js';
-import { rawArray, type RawJson } from './raw-json.js';
+import { RawJson } from './raw-json.js';
 import type { SnapshotContext, SnapshotRequest } from './types.js';
 
 type UserRecord = Record<string, unknown>;
@@ -30,7 +30,7 @@ const PLACEHOLDER = 8;
 /** What is kept per version of a user: its records and their JSON by form, and who sees its email address. */
 interface UserForms {
   records: (UserRecord | undefined)[];
-  json: (string | undefined)[];
+  json: (Buffer | undefined)[];
   /** Viewer role → whether a viewer of that role (other than the user) sees delivery_email. */
   seesEmail: Map<number, boolean>;
 }
@@ -61,9 +61,10 @@ export function userRecord(u: User, form: number, emailDomain: string): UserReco
   return rec;
 }
 
-function userJson(u: User, form: number, emailDomain: string): string {
+/** The record's JSON as UTF-8 bytes, encoded once per user version and form. */
+function userJson(u: User, form: number, emailDomain: string): Buffer {
   const f = formsOf(u);
-  return (f.json[form] ??= JSON.stringify(userRecord(u, form, emailDomain)));
+  return (f.json[form] ??= Buffer.from(JSON.stringify(userRecord(u, form, emailDomain))));
 }
 
 /** canSeeDeliveryEmail, which depends on the viewer only through their ID and role, remembered per role. */
@@ -86,26 +87,73 @@ interface ListPlan {
   forms: number[];
 }
 
-/**
- * The last JSON built per realm and kind of viewer: a register whose lists are the same (user, form) pairs —
- * the same versions of the same users in the same forms, checked pair by pair — reuses it as it is.
- */
-const lastLists = new WeakMap<object, Map<string, { plan: ListPlan; json: RawJson }>>();
-
-function samePlan(a: ListPlan, b: ListPlan): boolean {
-  if (a.users.length !== b.users.length) return false;
-  for (let i = 0; i < a.users.length; i++) if (a.users[i] !== b.users[i] || a.forms[i] !== b.forms[i]) return false;
-  return true;
+/** A list's JSON, one buffer, with the byte offsets where each record starts and ends. */
+interface BuiltList {
+  plan: ListPlan;
+  bytes: Buffer;
+  starts: number[];
+  ends: number[];
 }
 
-function listJson(realmKey: RealmState, key: string, plan: ListPlan): RawJson {
+/**
+ * The last list built per realm and kind of viewer. A register whose list is the same (user, form) pairs — the same
+ * versions of the same users in the same forms, checked pair by pair — reuses its bytes as they are; the viewer's
+ * own record (the one pair a viewer of the same kind may see in another form: their own email address) is allowed
+ * to differ and is spliced in from byte offsets.
+ */
+const lastLists = new WeakMap<object, Map<string, BuiltList>>();
+
+/** Where `b` differs from `a` only at the viewer's own index: -1 when identical, -2 when otherwise different. */
+function differingIndex(a: ListPlan, b: ListPlan, viewer: User | null): number {
+  if (a.users.length !== b.users.length) return -2;
+  let at = -1;
+  for (let i = 0; i < a.users.length; i++) {
+    if (a.users[i] !== b.users[i]) return -2;
+    if (a.forms[i] !== b.forms[i]) {
+      if (a.users[i] !== viewer) return -2;
+      at = i;
+    }
+  }
+  return at;
+}
+
+function build(plan: ListPlan, emailDomain: string): BuiltList {
+  const chunks: Buffer[] = [OPEN];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let at = 1;
+  plan.users.forEach((u, i) => {
+    if (i > 0) {
+      chunks.push(COMMA);
+      at++;
+    }
+    const json = userJson(u, plan.forms[i]!, emailDomain);
+    starts.push(at);
+    chunks.push(json);
+    at += json.length;
+    ends.push(at);
+  });
+  chunks.push(CLOSE);
+  return { plan, bytes: Buffer.concat(chunks, at + 1), starts, ends };
+}
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+function listJson(realmKey: RealmState, key: string, plan: ListPlan, viewer: User | null): RawJson {
   let byKey = lastLists.get(realmKey);
   if (!byKey) lastLists.set(realmKey, (byKey = new Map()));
   const last = byKey.get(key);
-  if (last && samePlan(last.plan, plan)) return last.json;
-  const json = rawArray(plan.users.map((u, i) => userJson(u, plan.forms[i]!, realmKey.emailDomain)));
-  byKey.set(key, { plan, json });
-  return json;
+  const at = last ? differingIndex(last.plan, plan, viewer) : -2;
+  if (last && at === -1) return new RawJson([last.bytes]);
+  if (last && at >= 0) {
+    const own = userJson(plan.users[at]!, plan.forms[at]!, realmKey.emailDomain);
+    return new RawJson([last.bytes.subarray(0, last.starts[at]), own, last.bytes.subarray(last.ends[at])]);
+  }
+  const built = build(plan, realmKey.emailDomain);
+  byKey.set(key, built);
+  return new RawJson([built.bytes]);
 }
 
 const accessByContext = new WeakMap<SnapshotRequest, Promise<Set<number> | null>>();
@@ -143,5 +191,5 @@ export async function realmUserLists(ctx: SnapshotContext<'db' | 'presence'>): P
     list.forms.push(form);
   }
   const key = `${viewer?.role ?? 'spectator'}|${base}`;
-  return { realm_users: listJson(state, `active|${key}`, active), realm_non_active_users: listJson(state, `inactive|${key}`, inactive) };
+  return { realm_users: listJson(state, `active|${key}`, active, viewer), realm_non_active_users: listJson(state, `inactive|${key}`, inactive, viewer) };
 }

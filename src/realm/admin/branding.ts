@@ -50,7 +50,7 @@ const setBranding: CommandDef<SetBrandingInput, BrandingPlan, BrandingPlan> = {
   },
   events: (state, plan) => [
     {
-      event: { type: 'realm', op: 'update_dict', property: plan.image, data: brandingData(state, plan.realmUrl, plan.image) },
+      event: { kind: 'realm', op: 'update_dict', property: plan.image, data: brandingData(state, plan.realmUrl, plan.image) },
       users: activeUserIds(state),
     },
   ],

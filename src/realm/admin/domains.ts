@@ -1,5 +1,6 @@
 // The organization's email domains (GET/POST/PATCH/DELETE /realm/domains): validation, commands and events.
 import { errors } from '../../errors.js';
+import type { RealmConfigEvent, RealmEvent } from '../../bus/events.js';
 import type { CommandDef } from '../commands.js';
 import { actor, activeUserIds } from '../access/roles.js';
 import { realmSetting } from '../realm-settings.js';
@@ -51,7 +52,7 @@ interface DomainsPlan {
   domains: StoredRealmDomain[];
   /** The added domain's ID. */
   id?: number;
-  event: Record<string, unknown> & { type: string };
+  event: RealmConfigEvent;
   /** Removing the last domain turns emails_restricted_to_domains off, as the reference does. */
   unrestrict?: boolean;
 }
@@ -67,8 +68,8 @@ const apply = (state: RealmState, plan: DomainsPlan) => {
 };
 const events = (state: RealmState, plan: DomainsPlan) => {
   const users = activeUserIds(state);
-  const out = [{ event: plan.event, users }];
-  if (plan.unrestrict) out.unshift({ event: { type: 'realm', op: 'update', property: 'emails_restricted_to_domains', value: false }, users });
+  const out: RealmEvent[] = [{ event: plan.event, users }];
+  if (plan.unrestrict) out.unshift({ event: { kind: 'realm', op: 'update', property: 'emails_restricted_to_domains', value: false }, users });
   return out;
 };
 
@@ -82,7 +83,7 @@ const addDomain: CommandDef<{ actorId: number; domain: string; allowSubdomains: 
     if (state.realm.domains.length >= MAX_REALM_DOMAINS) throw errors.badRequest(`An organization can have at most ${MAX_REALM_DOMAINS} domains.`);
     const id = Math.max(0, ...state.realm.domains.map((d) => d.id)) + 1;
     const added = { id, domain, allow_subdomains: input.allowSubdomains };
-    return { domains: [...state.realm.domains, added], id, event: { type: 'realm_domains', op: 'add', realm_domain: formatDomain(added) } };
+    return { domains: [...state.realm.domains, added], id, event: { kind: 'realm_domains', op: 'add', domain: formatDomain(added) } };
   },
   write,
   apply,
@@ -95,7 +96,7 @@ const changeDomain: CommandDef<{ actorId: number; domain: string; allowSubdomain
     const changed = { ...existing(state, input.domain), allow_subdomains: input.allowSubdomains };
     return {
       domains: state.realm.domains.map((d) => (d.domain === input.domain ? changed : d)),
-      event: { type: 'realm_domains', op: 'change', realm_domain: formatDomain(changed) },
+      event: { kind: 'realm_domains', op: 'change', domain: formatDomain(changed) },
     };
   },
   write,
@@ -109,7 +110,7 @@ const removeDomain: CommandDef<{ actorId: number; domain: string }, DomainsPlan,
     existing(state, input.domain);
     const domains = state.realm.domains.filter((d) => d.domain !== input.domain);
     const unrestrict = domains.length === 0 && realmSetting(state, 'emails_restricted_to_domains');
-    return { domains, unrestrict, event: { type: 'realm_domains', op: 'remove', domain: input.domain } };
+    return { domains, unrestrict, event: { kind: 'realm_domains', op: 'remove', domain: input.domain } };
   },
   write,
   apply,

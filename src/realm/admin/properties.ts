@@ -1,6 +1,7 @@
 // The organization settings PATCH /realm changes: each one's parameter type, who may change it, how a sent value
 // becomes the stored one (the reference's special values), and the realm events a change produces.
 import { errors } from '../../errors.js';
+import type { RealmSettingsEvent } from '../../bus/events.js';
 import { escapeHtml } from '../../markdown/escape.js';
 import { bool, enumOf, int, str, type ParamType } from '../../params.js';
 import { visibleChannel } from '../access/channels.js';
@@ -169,13 +170,13 @@ export function renderedRealmDescription(description: string): string {
 }
 
 /** The events a changed property produces, in the reference's shapes (some settings use update_dict for history). */
-export function propertyEvent(name: string, value: unknown): Record<string, unknown> & { type: string } {
+export function propertyEvent(name: string, value: unknown): RealmSettingsEvent {
   if (name === 'allow_message_editing' || name === 'message_content_edit_limit_seconds') {
-    return { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } };
+    return { kind: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } };
   }
   if (name === 'topics_policy') {
-    return { type: 'realm', op: 'update_dict', property: 'default', data: { topics_policy: value, mandatory_topics: value === 'disable_empty_topic' } };
+    return { kind: 'realm', op: 'update_dict', property: 'default', data: { topics_policy: value, mandatory_topics: value === 'disable_empty_topic' } };
   }
-  if (name === 'description') return { type: 'realm', op: 'update', property: name, value: renderedRealmDescription(value as string) };
-  return { type: 'realm', op: 'update', property: name, value };
+  if (name === 'description') return { kind: 'realm', op: 'update', property: name, value: renderedRealmDescription(value as string) };
+  return { kind: 'realm', op: 'update', property: name, value };
 }

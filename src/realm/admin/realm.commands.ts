@@ -72,7 +72,7 @@ const updateRealm: CommandDef<UpdateRealmInput, UpdateRealmPlan, UpdateRealmPlan
     if (plan.description !== undefined) out.push({ event: propertyEvent('description', plan.description), users });
     for (const [name, value] of Object.entries(plan.settings)) out.push({ event: propertyEvent(name, value), users });
     for (const [name, value] of Object.entries(plan.groupSettings)) {
-      out.push({ event: { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } }, users });
+      out.push({ event: { kind: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } }, users });
     }
     return out;
   },
@@ -103,7 +103,7 @@ const deactivateRealm: CommandDef<{ actorId: number }, { users: number[] } | nul
     if (plan) state.realm = { ...state.realm, deactivated: true };
   },
   // Flushes open long-polls; their clients cannot authenticate again.
-  events: (state, plan) => (plan ? [{ event: { type: 'realm', op: 'deactivated', realm_id: state.realm.id }, users: plan.users }] : []),
+  events: (state, plan) => (plan ? [{ event: { kind: 'realm', op: 'deactivated', realmId: state.realm.id }, users: plan.users }] : []),
 };
 
 export const realmAdminCommands = {

@@ -1,5 +1,5 @@
 // Channel folders: creating, renaming, describing, archiving and reordering them (administrators only).
-import type { RealmEvent } from '../../bus/events.js';
+import type { RealmConfigEvent, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { FolderChanges, ChannelFolder } from '../../model/channels.js';
 import { byUser, type CommandDef } from '../commands.js';
@@ -21,8 +21,8 @@ function checkFolderName(state: RealmState, raw: string, self?: ChannelFolder): 
   return name;
 }
 
-function folderEvent(state: RealmState, event: Record<string, unknown>): RealmEvent[] {
-  return [{ event: { type: 'channel_folder', ...event }, users: activeUserIds(state) }];
+function folderEvent(state: RealmState, event: Extract<RealmConfigEvent, { kind: 'channel_folder' }>): RealmEvent[] {
+  return [{ event, users: activeUserIds(state) }];
 }
 
 export interface CreateFolderInput {
@@ -52,7 +52,7 @@ const createChannelFolder: CommandDef<CreateFolderInput, Omit<ChannelFolder, 'id
   },
   write: (t, plan) => t.channelFolders.insert(plan),
   apply: (state, f) => void state.channels.folders.set(f.id, f),
-  events: (state, f) => folderEvent(state, { op: 'add', channel_folder: formatFolder(f) }),
+  events: (state, f) => folderEvent(state, { kind: 'channel_folder', op: 'add', folder: formatFolder(f) }),
 };
 
 export interface UpdateFolderInput {
@@ -103,7 +103,7 @@ const updateChannelFolder: CommandDef<UpdateFolderInput, { id: number; changes: 
     }
     if (r.changes.isArchived !== undefined) data.is_archived = r.changes.isArchived;
     if (Object.keys(data).length === 0) return [];
-    return folderEvent(state, { op: 'update', channel_folder_id: r.folder.id, data });
+    return folderEvent(state, { kind: 'channel_folder', op: 'update', folderId: r.folder.id, data });
   },
 };
 
@@ -127,7 +127,7 @@ const reorderChannelFolders: CommandDef<{ actorId: number; order: number[] }, nu
       if (f) state.channels.folders.set(id, { ...f, order: i });
     });
   },
-  events: (state, order) => folderEvent(state, { op: 'reorder', order }),
+  events: (state, order) => folderEvent(state, { kind: 'channel_folder', op: 'reorder', order }),
 };
 
 export const folderCommands = {

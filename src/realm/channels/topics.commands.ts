@@ -6,9 +6,10 @@ import type { CommandDef } from '../commands.js';
 import { actor, requireAdmin } from '../access/roles.js';
 import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
-import { topicForClient } from '../topics.js';
 import { visibleChannel } from '../access/channels.js';
 import { streamUpdate } from './events.js';
+import { messagesDeleted } from '../messages/delete.js';
+import { userTopicEvent } from '../messages/visibility.js';
 import { activeSubscriberIds } from './format.js';
 import type { Channel } from '../../model/channels.js';
 
@@ -44,9 +45,7 @@ const setUserTopic: CommandDef<SetUserTopicInput, SetUserTopicInput, UserTopicRe
   },
   events(state, r) {
     if (!r.changed) return [];
-    const event = { type: 'user_topic', stream_id: r.channelId, topic_name: r.topic, last_updated: r.lastUpdated, visibility_policy: r.policy };
-    const legacy = r.topic === '' ? { empty_topic_name: [{ ...event, topic_name: topicForClient(state, '', false) }] } : undefined;
-    return [{ event, users: [r.userId], ...(legacy ? { legacy } : {}) }];
+    return [userTopicEvent(state, r)];
   },
 };
 
@@ -94,11 +93,8 @@ const deleteTopicBatch: CommandDef<DeleteTopicBatchInput, { ch: Channel; input: 
   },
   events(state, r) {
     if (r.messageIds.length === 0) return [];
-    const event = { type: 'delete_message', message_type: 'stream', message_ids: r.messageIds, stream_id: r.channelId, topic: r.topic };
-    const single = r.messageIds.map((id) => ({ type: 'delete_message', message_type: 'stream', message_id: id, stream_id: r.channelId, topic: r.topic }));
-    const legacy: RealmEvent['legacy'] = { bulk_message_deletion: single };
-    if (r.topic === '') legacy.empty_topic_name = [{ ...event, topic: topicForClient(state, '', false) }];
-    return [{ event, users: activeSubscriberIds(state, r.channelId), legacy }, ...firstMessageEvents(state, r.channelId, r.firstMessageIdBefore)];
+    const deleted = messagesDeleted(state, { channelId: r.channelId, topic: r.topic }, r.messageIds, activeSubscriberIds(state, r.channelId));
+    return [deleted, ...firstMessageEvents(state, r.channelId, r.firstMessageIdBefore)];
   },
 };
 

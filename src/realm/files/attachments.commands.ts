@@ -35,7 +35,7 @@ const addAttachment: CommandDef<AddInput, AddInput & { realmId: number }, Added>
     return { attachment, spaceUsed: await t.attachments.spaceUsed(p.realmId) };
   },
   events: (_state, { attachment, spaceUsed }) => [
-    { event: { type: 'attachment', op: 'add', attachment: attachmentRecord(attachment), upload_space_used: spaceUsed }, users: [attachment.ownerId] },
+    { event: { kind: 'attachment', op: 'add', attachment: attachmentRecord(attachment), spaceUsed }, users: [attachment.ownerId] },
   ],
 };
 
@@ -47,7 +47,7 @@ export interface Removed {
 
 function removedEvents({ deleted, spaceUsed }: Removed): RealmEvent[] {
   return deleted.map((d) => ({
-    event: { type: 'attachment', op: 'remove', attachment: { id: d.id }, upload_space_used: spaceUsed },
+    event: { kind: 'attachment', op: 'remove', attachmentId: d.id, spaceUsed },
     users: [d.ownerId],
   }));
 }

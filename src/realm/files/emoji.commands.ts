@@ -18,7 +18,7 @@ export function checkCanAddEmoji(state: RealmState, user: User, name: string): v
 }
 
 function realmEmojiEvent(state: RealmState): RealmEvent[] {
-  return [{ event: { type: 'realm_emoji', op: 'update', realm_emoji: realmEmojiDict(state) }, users: activeUserIds(state) }];
+  return [{ event: { kind: 'realm_emoji', emoji: realmEmojiDict(state) }, users: activeUserIds(state) }];
 }
 
 interface AddInput {

@@ -48,16 +48,7 @@ const finishThumbnails: CommandDef<FinishInput, FinishInput & { realmId: number 
   },
   events: (_state, r) =>
     r.messages.map((m): RealmEvent => ({
-      event: {
-        type: 'update_message',
-        user_id: null,
-        edit_timestamp: r.editTime,
-        message_id: m.id,
-        message_ids: [m.id],
-        content: m.content,
-        rendered_content: m.renderedContent,
-        rendering_only: true,
-      },
+      event: { kind: 'update_message', editorId: null, editTime: r.editTime, messageId: m.id, messageIds: [m.id], renderingOnly: true, content: { content: m.content, rendered: m.renderedContent } },
       users: m.audience.map((a) => ({ id: a.id, flags: a.flags })),
     })),
 };

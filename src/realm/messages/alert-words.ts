@@ -46,5 +46,5 @@ export const changeAlertWords: CommandDef<AlertWordsInput, AlertWordsInput & { c
   apply(state, r) {
     state.messages.alertWords.set(r.userId, r.words);
   },
-  events: (_state, r) => [{ event: { type: 'alert_words', alert_words: r.words }, users: [r.userId] }],
+  events: (_state, r) => [{ event: { kind: 'alert_words', words: r.words }, users: [r.userId] }],
 };

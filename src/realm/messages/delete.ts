@@ -1,6 +1,6 @@
 // Deleting a message (DELETE /messages/{id}): who may (any message, or one's own within the time limit), and the
 // delete_message event (bulk message_ids, or one event per message for queues without bulk_message_deletion).
-import type { RealmEvent } from '../../bus/events.js';
+import type { DeletedFrom, RealmEvent } from '../../bus/events.js';
 import { errors } from '../../errors.js';
 import type { StoredMessage } from '../../model/messages.js';
 import { inChannelSetting } from '../access/channels.js';
@@ -11,6 +11,20 @@ import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
 import { accessMessage, changeAudience } from '../access/messages.js';
+
+/**
+ * The delete_message event telling users that messages are gone (deleted, or moved where they cannot follow):
+ * from a channel's topic, or direct messages when `channel` is null.
+ */
+export function messagesDeleted(state: RealmState, channel: { channelId: number; topic: string } | null, messageIds: number[], users: number[]): RealmEvent {
+  const from: DeletedFrom = channel ? { kind: 'stream', ...channel, emptyTopicDisplayName: realmSetting(state, 'empty_topic_display_name') } : { kind: 'direct' };
+  const ids = [...messageIds].sort((a, b) => a - b);
+  return {
+    event: { kind: 'delete_message', from, messageIds: ids },
+    users,
+    legacy: { bulk_message_deletion: ids.map((messageId) => ({ kind: 'delete_message', from, messageId })) },
+  };
+}
 
 /** Zulip's validate_can_delete_message. */
 export function checkCanDelete(state: RealmState, user: User, m: StoredMessage, now: number): void {
@@ -58,17 +72,7 @@ export const deleteMessage: CommandDef<{ userId: number; messageId: number }, { 
 
   events(state, r) {
     const m = r.message;
-    const base: Record<string, unknown> =
-      m.kind === 'stream'
-        ? { type: 'delete_message', message_type: 'stream', stream_id: m.channelId, topic: m.topic, empty_topic_display_name: realmSetting(state, 'empty_topic_display_name') }
-        : { type: 'delete_message', message_type: 'private' };
-    const events: RealmEvent[] = [
-      {
-        event: { ...base, type: 'delete_message', message_ids: [m.id] },
-        users: r.audience,
-        legacy: { bulk_message_deletion: [{ ...base, type: 'delete_message', message_id: m.id }] },
-      },
-    ];
+    const events = [messagesDeleted(state, m.kind === 'stream' ? { channelId: m.channelId!, topic: m.topic } : null, [m.id], r.audience)];
     const ch = m.channelId === null ? undefined : state.channels.byId.get(m.channelId);
     if (r.firstMessageId !== undefined && ch) events.push(streamUpdate(state, ch, 'first_message_id', r.firstMessageId));
     return events;

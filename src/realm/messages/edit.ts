@@ -1,7 +1,7 @@
 // Editing a message (PATCH /messages/{id}): new content (re-rendered, mention flags recomputed), a new topic
 // (with propagate_mode), a move to another channel; edit history, row changes for a move, and the events.
 import { createHash } from 'node:crypto';
-import type { RealmEvent } from '../../bus/events.js';
+import type { RealmEvent, UpdateMessageEvent } from '../../bus/events.js';
 import type { ImageRenderData } from '../../markdown/index.js';
 import { errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
@@ -23,6 +23,7 @@ import { checkCanPost } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, topicLinks, type Prerendered } from './render.js';
 import { normalizeContent, prerender, WILDCARD_MENTION_THRESHOLD } from './send.js';
 import { checkTopicPolicy, cleanTopic, effectiveTopicsPolicy } from './topic-rules.js';
+import { messagesDeleted } from './delete.js';
 
 export interface EditInput {
   userId: number;
@@ -175,45 +176,20 @@ export const editMessage: CommandDef<EditInput, EditInput & { user: User }, Edit
 
   events(state, r) {
     const m = r.before;
-    const event: RealmEvent['event'] = {
-      type: 'update_message',
-      user_id: r.userId,
-      edit_timestamp: r.editTime,
-      message_id: m.id,
-      message_ids: r.movedIds,
-      rendering_only: false,
-    };
-    if (m.kind === 'stream') {
-      event.stream_name = state.channels.byId.get(m.channelId!)?.name ?? '';
-      event.stream_id = m.channelId;
-    }
+    const event: UpdateMessageEvent = { kind: 'update_message', editorId: r.userId, editTime: r.editTime, messageId: m.id, messageIds: r.movedIds, renderingOnly: false };
+    if (m.kind === 'stream') event.channel = { id: m.channelId!, name: state.channels.byId.get(m.channelId!)?.name ?? '' };
     if (r.contentChanged) {
-      Object.assign(event, {
-        orig_content: m.content,
-        orig_rendered_content: m.renderedContent,
-        content: r.target.content,
-        rendered_content: r.target.renderedContent,
-        is_me_message: r.target.isMeMessage,
-      });
+      const t = r.target;
+      event.content = { before: { content: m.content, rendered: m.renderedContent }, content: t.content, rendered: t.renderedContent, isMeMessage: t.isMeMessage };
     }
     if (r.topic !== undefined || r.newChannel) {
-      event.propagate_mode = r.propagateMode;
-      event.orig_subject = m.topic;
-      event.empty_topic_display_name = realmSetting(state, 'empty_topic_display_name');
+      event.move = { propagateMode: r.propagateMode, origTopic: m.topic, emptyTopicDisplayName: realmSetting(state, 'empty_topic_display_name') };
+      if (r.topic !== undefined) event.move.topic = { name: r.topic, links: topicLinks(state, r.topic) };
+      if (r.newChannel) event.move.newChannelId = r.newChannel.id;
     }
-    if (r.topic !== undefined) {
-      event.subject = r.topic;
-      event.topic_links = topicLinks(state, r.topic);
-    }
-    if (r.newChannel) event.new_stream_id = r.newChannel.id;
     const events: RealmEvent[] = [{ event, users: r.audience.map((a) => ({ id: a.id, flags: a.flags })) }];
     if (r.lostAccess.length > 0 && m.kind === 'stream') {
-      const base = { type: 'delete_message', message_type: 'stream', stream_id: m.channelId, topic: m.topic };
-      events.push({
-        event: { ...base, message_ids: r.movedIds },
-        users: r.lostAccess,
-        legacy: { bulk_message_deletion: r.movedIds.map((id) => ({ ...base, message_id: id })) },
-      });
+      events.push(messagesDeleted(state, { channelId: m.channelId!, topic: m.topic }, r.movedIds, r.lostAccess));
     }
     return events;
   },

@@ -76,7 +76,7 @@ export const changeLinkifiers: CommandDef<LinkifierInput, LinkifierInput, Linkif
   events(state, r): RealmEvent[] {
     return [
       {
-        event: { type: 'realm_linkifiers', realm_linkifiers: formatLinkifiers(r.linkifiers) },
+        event: { kind: 'realm_linkifiers', linkifiers: formatLinkifiers(r.linkifiers) },
         users: activeUserIds(state),
         legacy: { linkifier_url_template: [] },
       },

@@ -58,7 +58,7 @@ function checkPlayground(p: AddPlaygroundInput): void {
 type PlaygroundsResult = { playgrounds: Playground[]; id?: number };
 
 const playgroundsEvent = (state: RealmState, list: Playground[]): RealmEvent => ({
-  event: { type: 'realm_playgrounds', realm_playgrounds: formatPlaygrounds(list) },
+  event: { kind: 'realm_playgrounds', playgrounds: formatPlaygrounds(list) },
   users: activeUserIds(state),
 });
 

@@ -311,7 +311,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   events(state, r) {
     const m = r.message;
     const events: RealmEvent[] = [];
-    if (r.visibility) events.push(userTopicEvent(r.visibility));
+    if (r.visibility) events.push(userTopicEvent(state, r.visibility));
     const event = messageEvent(state, m);
     events.push({
       event,

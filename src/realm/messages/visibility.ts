@@ -4,6 +4,7 @@ import type { RealmEvent } from '../../bus/events.js';
 import type { Tx } from '../../persistence/db.js';
 import { VISIBILITY_POLICY } from '../../model/channels.js';
 import { userSetting } from '../people/user-settings.js';
+import { realmSetting } from '../realm-settings.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
 
@@ -55,9 +56,8 @@ export async function applyAutomaticVisibility(
   return { userId: sender.id, channelId, topic, policy: wanted, lastUpdated: Math.floor(now.getTime() / 1000) };
 }
 
-export function userTopicEvent(c: VisibilityChange): RealmEvent {
-  return {
-    event: { type: 'user_topic', stream_id: c.channelId, topic_name: c.topic, last_updated: c.lastUpdated, visibility_policy: c.policy },
-    users: [c.userId],
-  };
+/** The user_topic event telling a user of their new visibility policy for a topic. */
+export function userTopicEvent(state: RealmState, c: VisibilityChange): RealmEvent {
+  const { channelId, topic, lastUpdated, policy } = c;
+  return { event: { kind: 'user_topic', channelId, topic, lastUpdated, policy, emptyTopicDisplayName: realmSetting(state, 'empty_topic_display_name') }, users: [c.userId] };
 }

@@ -86,13 +86,13 @@ export function administeredBots(state: RealmState, viewer: User): User[] {
 }
 
 export function realmBotAdd(state: RealmState, bot: User, users = botAudience(state, bot)): RealmEvent {
-  return { event: { type: 'realm_bot', op: 'add', bot: botRecord(state, bot) }, users };
+  return { event: { kind: 'realm_bot', op: 'add', bot: botRecord(state, bot) }, users };
 }
 
 export function realmBotUpdate(state: RealmState, bot: User, fields: Record<string, unknown>): RealmEvent {
-  return { event: { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, ...fields } }, users: botAudience(state, bot) };
+  return { event: { kind: 'realm_bot', op: 'update', bot: { user_id: bot.id, ...fields } }, users: botAudience(state, bot) };
 }
 
 export function realmBotDelete(botId: number, users: number[]): RealmEvent {
-  return { event: { type: 'realm_bot', op: 'delete', bot: { user_id: botId } }, users };
+  return { event: { kind: 'realm_bot', op: 'delete', bot: { user_id: botId } }, users };
 }

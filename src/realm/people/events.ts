@@ -81,12 +81,8 @@ export function userSettingEvents(state: RealmState, user: User, property: strin
   const modern: BusEvent = { kind: 'user_setting', property, value };
   const event: RealmEvent = { event: modern, users: [user.id] };
   const legacy = USER_SETTINGS[property]?.legacy ?? (property === 'timezone' ? 'display' : undefined);
-  if (legacy === 'display') {
-    const old = { type: 'update_display_settings', user: state.apiEmailOf(user), setting_name: property, setting: value };
-    event.legacy = { user_settings_object: [modern, old] };
-  } else if (legacy === 'notification') {
-    const old = { type: 'update_global_notifications', user: state.apiEmailOf(user), notification_name: property, setting: value };
-    event.legacy = { user_settings_object: [modern, old] };
+  if (legacy === 'display' || legacy === 'notification') {
+    event.legacy = { user_settings_object: [modern, { kind: 'legacy_user_setting', group: legacy, email: state.apiEmailOf(user), property, value }] };
   }
   return [event];
 }

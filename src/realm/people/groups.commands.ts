@@ -92,7 +92,7 @@ const create: CommandDef<CreateGroupInput, CreateGroupPlan, UserGroup, { id: num
     };
   },
   apply: (state, g) => state.putGroup(g),
-  events: (state, g) => [groupEvent(state, { type: 'user_group', op: 'add', group: formatGroup(state, g) })],
+  events: (state, g) => [groupEvent(state, { kind: 'user_group', op: 'add', group: formatGroup(state, g) })],
   // The group itself holds sets (not plain data): the caller gets its ID.
   answer: (g) => ({ id: g.id }),
 };
@@ -164,12 +164,12 @@ const update: CommandDef<UpdateGroupInput, UpdateGroupPlan, UpdateGroupPlan> = {
     const { settings, ...rest } = plan.data;
     const data: Record<string, unknown> = { ...rest, ...settings };
     if (Object.keys(data).length === 0) return [];
-    const out = groupEvent(state, { type: 'user_group', op: 'update', group_id: plan.groupId, data });
+    const out = groupEvent(state, { kind: 'user_group', op: 'update', groupId: plan.groupId, data });
     // Clients that do not know deactivated groups see a reactivated group as new.
     if (plan.data.deactivated === false) {
       out.legacy = {
         include_deactivated_groups: [
-          { type: 'user_group', op: 'add', group: formatGroup(state, state.groupsById.get(plan.groupId)!) },
+          { kind: 'user_group', op: 'add', group: formatGroup(state, state.groupsById.get(plan.groupId)!) },
         ],
       };
     }
@@ -208,8 +208,8 @@ const deactivate: CommandDef<{ actorId: number; groupId: number }, number, numbe
     state.putGroup({ ...state.groupsById.get(id)!, deactivated: true });
   },
   events(state, id) {
-    const out = groupEvent(state, { type: 'user_group', op: 'update', group_id: id, data: { deactivated: true } });
-    out.legacy = { include_deactivated_groups: [{ type: 'user_group', op: 'remove', group_id: id }] };
+    const out = groupEvent(state, { kind: 'user_group', op: 'update', groupId: id, data: { deactivated: true } });
+    out.legacy = { include_deactivated_groups: [{ kind: 'user_group', op: 'remove', groupId: id }] };
     return [out];
   },
 };

@@ -75,7 +75,7 @@ export function inviteState(state: RealmState, i: MultiuseInvite | EmailInvite, 
 /** invites_changed, to the administrators and the invitations' creators. */
 export function invitesChanged(state: RealmState, invite: { referredBy: number } | { referredBy: number }[]): RealmEvent[] {
   const referrers = (Array.isArray(invite) ? invite : [invite]).map((i) => i.referredBy);
-  return [{ event: { type: 'invites_changed' }, users: [...new Set([...activeAdminIds(state), ...referrers])] }];
+  return [{ event: { kind: 'invites_changed' }, users: [...new Set([...activeAdminIds(state), ...referrers])] }];
 }
 
 export interface CreateInviteInput {

@@ -31,7 +31,7 @@ function check(state: RealmState, input: MuteInput): MuteInput {
 }
 
 const mutedEvent = (state: RealmState, userId: number): RealmEvent => ({
-  event: { type: 'muted_users', muted_users: mutedUsersOf(state, userId) },
+  event: { kind: 'muted_users', mutedUsers: mutedUsersOf(state, userId) },
   users: [userId],
 });
 

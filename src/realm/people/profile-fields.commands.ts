@@ -18,7 +18,7 @@ import {
 import { formatValue } from './profile-values.js';
 
 const fieldsEvent = (state: RealmState): RealmEvent => ({
-  event: { type: 'custom_profile_fields', fields: formatFields(state) },
+  event: { kind: 'custom_profile_fields', fields: formatFields(state) },
   users: activeUserIds(state),
 });
 

@@ -32,7 +32,7 @@ const register: CommandDef<PushDevice, PushDevice, PushDevice> = {
     await t.people.upsertPushDevice(d);
     return d;
   },
-  events: (_state, d) => [{ event: { type: 'push_device', push_account_id: String(d.pushAccountId), status: 'pending' }, users: [d.userId] }],
+  events: (_state, d) => [{ event: { kind: 'push_device', pushAccountId: d.pushAccountId, status: 'pending' }, users: [d.userId] }],
 };
 
 /** The reference's validate_token: 1–4096 characters; APNs tokens must decode as base64 (leniently, as Python does:

@@ -74,7 +74,7 @@ const updateSettings: CommandDef<UpdateSettingsInput, SettingsPlan, SettingsPlan
     if (plan.before) out.push(...emailVisibilityEvents(state, plan.before, user));
     if ('allow_private_data_export' in plan.settings) {
       // Administrators follow consents for data exports (the reference's realm_export_consent).
-      out.push({ event: { type: 'realm_export_consent', user_id: user.id, consented: plan.settings.allow_private_data_export === true }, users: activeAdminIds(state) });
+      out.push({ event: { kind: 'realm_export_consent', userId: user.id, consented: plan.settings.allow_private_data_export === true }, users: activeAdminIds(state) });
     }
     if (plan.fullName !== undefined) {
       out.push(realmUserUpdate(state, { user_id: user.id, full_name: plan.fullName }));
@@ -105,7 +105,7 @@ const updateRealmDefaults: CommandDef<{ actorId: number; settings: Record<string
   events(state, changes) {
     const users = activeUserIds(state);
     return Object.entries(changes).map(([property, value]) => ({
-      event: { type: 'realm_user_settings_defaults', op: 'update', property, value },
+      event: { kind: 'realm_user_settings_defaults', property, value },
       users,
     }));
   },
