@@ -9,7 +9,7 @@ import { login } from './lib/client.js';
 import { compareSpec, ratios, renderSvg, scenarioSpec, type BenchRecord } from './lib/charts.js';
 import { machine, ratioTable, table, writeResults } from './lib/report.js';
 import { percentiles } from './lib/stats.js';
-import { sampleProcess, startTarget } from './lib/server.js';
+import { sampleProcess, startTarget, type ProcessSample } from './lib/server.js';
 import { attack } from './scenarios/attack.js';
 import { httpCeiling } from './scenarios/ceilings.js';
 import { fanout } from './scenarios/fanout.js';
@@ -23,7 +23,7 @@ import type { Scenario, ScenarioContext } from './scenarios/types.js';
 
 const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed, attack, render };
 
-const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet', 'cpu-prof']);
+const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet', 'processes', 'cpu-prof']);
 
 /** Whether argv[i] belongs to a scenario knob (`--name value`, `--name=value` or a bare `--flag`). */
 function isKnob(argv: string[], i: number): boolean {
@@ -46,7 +46,7 @@ function knobs(argv: string[]): ScenarioContext['options'] {
   return out;
 }
 
-const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--quick] [--url URL] [--database-url URL] [--out DIR] [--no-ceiling] [--quiet] [--cpu-prof DIR] [--<knob> N …]
+const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--quick] [--url URL] [--database-url URL] [--out DIR] [--no-ceiling] [--quiet] [--processes N] [--cpu-prof DIR] [--<knob> N …]
        npm run bench -- mixed --ramp [--ramp-start N] [--ramp-step N] [--ramp-max N] [--duration S] [--p99-ms MS] [--max-error-percent P]
        npm run bench -- compare A.json B.json [--out DIR]
        npm run bench -- --help
@@ -81,6 +81,7 @@ function parse(argv: string[]) {
       out: { type: 'string', default: 'bench/results' },
       'no-ceiling': { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
+      processes: { type: 'string' },
       'cpu-prof': { type: 'string' },
     },
   });
@@ -113,49 +114,90 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
   const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick, typeof options.workers === 'number' ? options.workers : Math.min(4, os.cpus().length));
   if (ceiling) progress('');
   const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
-  const start = () =>
+  // --processes N: each scenario runs on one process without NATS, then on clusters of 1, 2 … N processes with NATS
+  // behind a round-robin balancer, all in this run (layout 0 is the process without NATS).
+  const processes = values.processes === undefined ? 0 : Number(values.processes);
+  if (values.processes !== undefined && (!Number.isInteger(processes) || processes < 1)) throw new UsageError('--processes takes a whole number of at least 1');
+  if (processes && values.url) throw new UsageError('--processes starts its own servers: not with --url');
+  const layouts: (number | null)[] = processes ? Array.from({ length: processes + 1 }, (_, i) => i) : [null];
+  const start = (layout: number | null = null) =>
     startTarget({
       url: values.url as string | undefined,
       databaseUrl: (values['database-url'] as string | undefined) ?? process.env.DATABASE_URL,
       cpuProfDir: values['cpu-prof'] as string | undefined,
       env: heartbeatMs ? { EVENT_HEARTBEAT_MS: String(heartbeatMs), EVENT_QUEUE_SWEEP_MS: String(Math.max(100, Math.floor(heartbeatMs / 10))) } : {},
+      cluster: layout || undefined,
     });
   // Each scenario gets a fresh server and database, except in a quick run of several: there one server serves
   // them all (a server start with its migrations costs seconds, more than a quick scenario).
-  const shared = quick && names.length > 1 ? await start() : null;
+  const shared = quick && names.length > 1 && !processes ? await start() : null;
   try {
     for (const name of names) {
-      const target = shared ?? (await start());
-      try {
-        const owner = await login(target.url, target.owner.email, target.owner.password);
-        const loadBefore = os.loadavg()[0]!;
-        const cpuBefore = sampleProcess(target.pid);
-        const wall = performance.now();
-        const result = await SCENARIOS[name]!({ target, owner, options, quick, progress });
-        const cpuAfter = sampleProcess(target.pid);
-        if (cpuBefore && cpuAfter) {
-          result.figures.server_cpu_percent = +((100 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / ((performance.now() - wall) / 1000)).toFixed(1);
-          result.figures.server_rss_mib = +(cpuAfter.rssBytes / 2 ** 20).toFixed(1);
+      const byLayout: [string, BenchRecord][] = [];
+      for (const layout of layouts) {
+        const label = layout === null ? name : layout === 0 ? `${name}-1-process-no-nats` : `${name}-cluster-${layout}`;
+        const target = shared ?? (await start(layout));
+        try {
+          const owner = await login(target.url, target.owner.email, target.owner.password);
+          const loadBefore = os.loadavg()[0]!;
+          const cpuBefore = sampleAll(target.pids);
+          const wall = performance.now();
+          const result = await SCENARIOS[name]!({ target, owner, options, quick, progress });
+          const cpuAfter = sampleAll(target.pids);
+          if (cpuBefore && cpuAfter) {
+            result.figures.server_cpu_percent = +((100 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / ((performance.now() - wall) / 1000)).toFixed(1);
+            result.figures.server_rss_mib = +(cpuAfter.rssBytes / 2 ** 20).toFixed(1);
+          }
+          // The machine is shared (server, database, load generator and anything else): its load is recorded beside each figure.
+          result.figures.load_average_1m = `${loadBefore.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`;
+          progress('');
+          const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
+          process.stdout.write(table(label, result, ceilingRef) + '\n');
+          result.percentiles = percentiles(result.samples);
+          const record = { scenario: name, machine: machine(), settings: { quick, options, server: shared ? 'shared by the run' : 'own', layout: layout === null ? undefined : layoutName(layout), url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
+          const files = writeResults(values.out as string, label, record, await renderSvg(scenarioSpec(record)));
+          process.stdout.write(`  results: ${files.json}\n  chart:   ${files.svg}\n`);
+          results[label] = record;
+          if (layout !== null) byLayout.push([layoutName(layout), record as BenchRecord]);
+          if (result.errors > 0) failed.push(label);
+        } finally {
+          if (!shared) await target.stop();
         }
-        // The machine is shared (server, database, load generator and anything else): its load is recorded beside each figure.
-        result.figures.load_average_1m = `${loadBefore.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`;
-        progress('');
-        const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
-        process.stdout.write(table(name, result, ceilingRef) + '\n');
-        result.percentiles = percentiles(result.samples);
-        const record = { scenario: name, machine: machine(), settings: { quick, options, server: shared ? 'shared by the run' : 'own', url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
-        const files = writeResults(values.out as string, name, record, await renderSvg(scenarioSpec(record)));
-        process.stdout.write(`  results: ${files.json}\n  chart:   ${files.svg}\n`);
-        results[name] = record;
-        if (result.errors > 0) failed.push(name);
-      } finally {
-        if (!shared) await target.stop();
       }
+      if (processes) process.stdout.write(clusterTable(name, byLayout) + '\n');
     }
   } finally {
     await shared?.stop();
   }
   return { results, failed };
+}
+
+function layoutName(processes: number): string {
+  return processes === 0 ? 'one process, no NATS' : `${processes} process${processes === 1 ? '' : 'es'}, NATS`;
+}
+
+/** Memory and CPU of every process of a target, summed. */
+function sampleAll(pids: number[]): ProcessSample | null {
+  const samples = pids.map(sampleProcess);
+  if (samples.length === 0 || samples.some((x) => x === null)) return null;
+  return { rssBytes: samples.reduce((n, x) => n + x!.rssBytes, 0), cpuSeconds: samples.reduce((n, x) => n + x!.cpuSeconds, 0) };
+}
+
+/** --processes: one scenario's layouts side by side; the cost of cluster mode is each throughput against no NATS. */
+function clusterTable(name: string, rows: [string, BenchRecord][]): string {
+  const base = rows[0]?.[1].result.throughput;
+  const f = (n: unknown) => (typeof n === 'number' ? (n >= 100 ? n.toFixed(0) : n.toFixed(2)) : '-');
+  const cells = rows.map(([label, r]) => {
+    const res = r.result;
+    const fig = res.figures;
+    const exact = fig.deliveries !== undefined ? `${fig.deliveries}/${fig.expected_deliveries}${fig.exactly_once === true ? ' once each' : fig.exactly_once === false ? ' NOT once each' : ''}` : '-';
+    const cost = base && res.throughput !== undefined ? `${(100 * (1 - res.throughput / base)).toFixed(1)} %` : '-';
+    return [label, f(res.throughput), f(res.latencyMs?.p50), f(res.latencyMs?.p99), String(res.errors), cost, exact];
+  });
+  const head = ['layout', 'ops/s', 'p50 ms', 'p99 ms', 'errors', 'cost vs no NATS', 'deliveries'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i]!)).join(' | ')} |`;
+  return [`== ${name} by layout`, line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

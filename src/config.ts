@@ -110,6 +110,11 @@ export interface Config {
   /** OUTGOING_WEBHOOKS_ALLOW_PRIVATE: let outgoing-webhook bots reach loopback, private, link-local and other
    *  special-use addresses (refused by default, as the reference does with Smokescreen). */
   outgoingWebhooks: { allowPrivate: boolean };
+  /** Cluster mode (README "Cluster"): on when NATS_URL is set. `name` (CLUSTER_NAME, default: derived from the
+   *  database) keeps clusters sharing one NATS apart; `node` (NODE_NAME) labels this process; a realm whose owner
+   *  stops renewing its lease is taken over after `leaseMs` (CLUSTER_LEASE_MS); a command no owner answers within
+   *  `commandTimeoutMs` (CLUSTER_COMMAND_TIMEOUT_MS) is refused with 503. */
+  cluster: { natsUrl: string | undefined; name: string | undefined; node: string | undefined; leaseMs: number; commandTimeoutMs: number };
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -228,5 +233,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       proxyAllowPrivate: flag(env, 'IMAGE_PROXY_ALLOW_PRIVATE'),
     },
     outgoingWebhooks: { allowPrivate: flag(env, 'OUTGOING_WEBHOOKS_ALLOW_PRIVATE') },
+    cluster: {
+      natsUrl: env.NATS_URL || undefined,
+      name: env.CLUSTER_NAME || undefined,
+      node: env.NODE_NAME || undefined,
+      leaseMs: int(env, 'CLUSTER_LEASE_MS', 10_000),
+      commandTimeoutMs: int(env, 'CLUSTER_COMMAND_TIMEOUT_MS', 15_000),
+    },
   };
 }

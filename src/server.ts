@@ -1,5 +1,6 @@
 // Assembles and starts the server: database, migrations, first-start bootstrap, actors, HTTP; and stops it.
 import { randomBytes } from 'node:crypto';
+import type { AnyActorRef } from 'xstate';
 import { Realms } from './actors/realms.js';
 import { rootMachine } from './actors/root.machine.js';
 import { ActorSystem, STOP_PHASE } from './actors/system.js';
@@ -37,6 +38,9 @@ import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { closeFetchSlots } from './http/large-fetches.js';
 import { configureRenderPool } from './render-pool/index.js';
+import { Cluster } from './cluster/index.js';
+import { ClusterPresence } from './cluster/presence.js';
+import { SocketRelays } from './cluster/socket-relay.js';
 
 export interface RunningServer {
   port: number;
@@ -104,6 +108,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub();
+    const rateLimiter = new RateLimiter(config.rateLimits);
+    // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
+    const cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
+    if (cluster) {
+      const c = cluster;
+      // After the realm actors stopped (their last writes committed and replicated): leases given up, NATS drained.
+      system.keep({ name: 'cluster', phase: STOP_PHASE.cluster, stop: () => c.stop() });
+      log.info({ node: cluster.node }, 'cluster mode');
+      // Every series names the process it comes from.
+      operators.metrics.registry.setDefaultLabels({ node: cluster.node });
+    }
+    // Every realm's events, wherever its owner runs (the scheduled-delivery actor follows them all).
+    const allRealms = cluster ? new EventHub() : hub;
+    if (cluster) hub.subscribe((realmId, events) => allRealms.publishEvents(realmId, events));
     const root = system.create(rootMachine, {
       id: 'root',
       stopPhase: STOP_PHASE.realms,
@@ -117,15 +135,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         realmPipelineDepth: config.realmPipelineDepth,
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
+        cluster: cluster?.rootHooks(),
       },
     });
     root.start();
-    const realms = new Realms(root, config.rootDomain, config.checkCommands);
+    const realms = new Realms(root, config.rootDomain, config.checkCommands, cluster?.owners);
     system.keep({ name: 'realms', phase: STOP_PHASE.realms, stop: (timeoutMs) => realms.stop(timeoutMs) });
     const queues = new QueueRegistry(system, {
       sweepIntervalMs: config.queueSweepMs,
       defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },
       onListenerError: (err) => log.error({ err }, 'event queue listener failed'),
+      // In a cluster a queue's ID names the process holding it.
+      processTag: cluster?.node,
     });
     const router = new EventRouter(hub, queues, narrowResolver(realms), (realmId, userId) => {
       const user = realms.stateIfLoaded(realmId)?.usersById.get(userId);
@@ -133,14 +154,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     const longPolls = new LongPolls(queues);
     const sockets = new QueueSockets(queues);
-    const restored = await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
+    // A cluster's queues die with their process (clients register again); one process keeps them over a restart.
+    const restored = cluster ? { restored: 0, dropped: 0, kept: 0 } : await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
     );
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
-    const presence = new PresenceSessions(db, system, { onError: (err) => log.warn({ err }, 'presence flush failed') });
+    const presenceOptions = { onError: (err: unknown) => log.warn({ err }, 'presence flush failed') };
+    // In a cluster a realm's presence sessions live on its owner.
+    const presence = cluster ? new ClusterPresence(db, system, presenceOptions, cluster.owners) : new PresenceSessions(db, system, presenceOptions);
     const mail = new MailSender(db, config, log);
-    const rateLimiter = new RateLimiter(config.rateLimits);
-    const scheduled = new ScheduledDelivery({ actors: system, db, realms, hub, config, log, ...opts.scheduledDelivery });
+    const scheduled = new ScheduledDelivery({ actors: system, db, realms, hub: allRealms, config, log, ...opts.scheduledDelivery });
     const files = new Files(config, db, realms, log);
     const outgoingWebhooks = new OutgoingWebhooks({ hub, realms, config, log }, opts.outgoingWebhooks);
     startedFiles = files;
@@ -149,13 +172,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await db.realmExports.failUnfinished();
     operators.connect({ db, hub, queues, longPolls, sockets, scheduled });
     const socketTickets = new SocketTickets();
-    const services: Services = { config, db, realms, hub, queues, router, longPolls, sockets, socketTickets, presence, log, rateLimiter, scheduled, files, jobs: system, operators };
+    const services: Services = { config, db, realms, hub, queues, router, longPolls, sockets, socketTickets, presence, log, rateLimiter, scheduled, files, jobs: system, operators, cluster };
 
     const app = uws.App();
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
     const handler = createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]);
-    serveEventsSocket(app, handler, { sockets, ...config.eventSockets, maxBodyBytes: config.maxBodyBytes, onUnexpected });
+    const relays = cluster ? new SocketRelays((queueId, userId, lastEventId, dontBlock) => cluster.pollElsewhere(queueId, userId, lastEventId, dontBlock)) : null;
+    serveEventsSocket(app, handler, { sockets, relays: relays ?? undefined, ...config.eventSockets, maxBodyBytes: config.maxBodyBytes, onUnexpected });
     serve(app, handler, { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
     const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
     const listenSocket = await listenExclusive(app, config.host, config.port, 'the API');
@@ -178,31 +202,61 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // thumbnailer, stopped below).
     queues.start();
     presence.start();
-    mail.start();
-    // After listen: messages render with the realm URL, which names the port.
-    scheduled.start();
-    system
-      .create(retentionMachine, {
-        id: 'retention',
-        stopPhase: STOP_PHASE.feeders,
-        input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize },
-      })
-      .start();
+    // Once-only work (outbox mail, scheduled delivery, retention): here, or in a cluster on the holder of its lease.
+    let retention: AnyActorRef | null = null;
+    let onceOnlyRunning = false;
+    const onceOnly = async (run: boolean) => {
+      if (run === onceOnlyRunning) return;
+      onceOnlyRunning = run;
+      if (run) {
+        mail.start();
+        // After listen: messages render with the realm URL, which names the port.
+        scheduled.start();
+        retention = system
+          .create(retentionMachine, {
+            id: 'retention',
+            stopPhase: STOP_PHASE.feeders,
+            input: { db, realms, intervalMs: config.retentionIntervalMs, batchSize: config.retentionBatchSize },
+          })
+          .start();
+      } else {
+        await mail.stop();
+        retention?.stop();
+        retention = null;
+        await scheduled.stop();
+      }
+    };
     // What shutdown stops besides the actors (which go in their phases): presence changed since the last flush is
     // written through the realm actors before they stop; event queues are saved once the realms' last events reached
     // them (on a connection of its own: the pool may still be held by requests that outlived the deadline).
     system.keep({ name: 'presence sessions', phase: STOP_PHASE.feeders, stop: () => presence.stop() });
-    system.keep({ name: 'mail', phase: STOP_PHASE.feeders, stop: () => mail.stop() });
-    system.keep({ name: 'scheduled delivery', phase: STOP_PHASE.feeders, stop: () => scheduled.stop() });
+    system.keep({ name: 'once-only work (mail, scheduled delivery, retention)', phase: STOP_PHASE.feeders, stop: () => onceOnly(false) });
     system.keep({ name: 'outgoing webhooks', phase: STOP_PHASE.feeders, stop: () => outgoingWebhooks.stop() });
     system.keep({
       name: 'event queues',
       phase: STOP_PHASE.queues,
       stop: async () => {
-        await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
+        // A cluster's queues are not kept: they die with the process.
+        if (!cluster) await withOwnConnection(connection, (own) => saveQueues(own, queues, router)).catch((err) => log.error({ err }, 'saving event queues failed'));
         queues.stop();
       },
     });
+    if (cluster) {
+      const c = cluster;
+      c.start(realms, {
+        deliver: (realmId, events) => {
+          router.route(realmId, events);
+          allRealms.publishEvents(realmId, events);
+        },
+        dropRealm: (realmId) => {
+          for (const q of router.liveQueues()) if (q.realmId === realmId) queues.delete(q.queueId);
+        },
+        poll: (queueId, userId, lastEventId, dontBlock) => longPolls.poll(queueId, userId, lastEventId, dontBlock, () => undefined),
+        delete: (queueId, userId) => queues.delete(queueId, userId),
+      }, (held) => void onceOnly(held));
+      operators.health.addCheck('cluster', () => c.readiness());
+      c.serveActors((filter) => operators.actors.list(filter));
+    } else void onceOnly(true);
 
     let stopping: Promise<void> | null = null;
     const stop = () =>
@@ -218,6 +272,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         // Parked polls are answered now; their clients poll the same queues after the restart.
         longPolls.releaseAll();
         sockets.closeAll();
+        relays?.closeAll();
         await Promise.race([inFlight.idle(), deadline]);
         // Requests still running past the deadline (heavy queries) are cancelled in the database, so the connections
         // they hold come back and the work below gets its turn; those waiting to run one are refused.

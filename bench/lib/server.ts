@@ -2,17 +2,21 @@
 // from /proc when it runs here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startBalancer } from './balancer.js';
 import { createScratchDatabase, type ScratchDatabase } from './database.js';
+import { ensureNats } from './nats.js';
 
 export interface Target {
   url: string;
   port: number;
   owner: { email: string; password: string };
-  /** The server's pid when this process started it. */
+  /** The server's pid when this process started it (the first process of a cluster). */
   pid: number | null;
+  /** Every process of the target (a cluster has several behind its balancer). */
+  pids: number[];
   /** The server's database: the scratch database made for this run (external), or null (embedded or remote). */
   databaseUrl: string | null;
   /** The server's data directory when this process started it (its embedded database is reachable there). */
@@ -29,13 +33,14 @@ export const BENCH_OWNER = { email: 'bench-owner@bench.test', password: 'bench-o
  * scenarios that seed in bulk). Otherwise a child process on a fresh data directory and, with `databaseUrl`,
  * a fresh scratch database on that PostgreSQL server, dropped when it stops.
  */
-export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string>; cpuProfDir?: string }): Promise<Target> {
+export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string>; cluster?: number; cpuProfDir?: string }): Promise<Target> {
+  if (opts.cluster) return startCluster(opts.cluster, opts);
   if (opts.url) {
     const url = new URL(opts.url);
-    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, databaseUrl: opts.databaseUrl ?? null, dataDir: null, operatorToken: process.env.OPERATOR_TOKEN ?? null, stop: async () => {} };
+    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, pids: [], databaseUrl: opts.databaseUrl ?? null, dataDir: null, operatorToken: process.env.OPERATOR_TOKEN ?? null, stop: async () => {} };
   }
   const scratch: ScratchDatabase | null = opts.databaseUrl ? await createScratchDatabase(opts.databaseUrl) : null;
-  const operatorToken = randomBytes(16).toString('hex');
+  const operatorToken = opts.env?.OPERATOR_TOKEN ?? randomBytes(16).toString('hex');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-bench-'));
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -53,7 +58,7 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     ...opts.env,
   };
   if (scratch) env.DATABASE_URL = scratch.url;
-  else delete env.DATABASE_URL;
+  else if (!opts.env?.DATABASE_URL) delete env.DATABASE_URL;
   // --cpu-prof DIR: the server writes a V8 CPU profile there when it exits (NODE_OPTIONS may not carry --cpu-prof).
   const profile = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -72,12 +77,18 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     await scratch?.drop();
     throw err;
   });
-  child.stdout!.resume();
+  // BENCH_SERVER_LOG=FILE keeps the servers' output (appended), for a run that went wrong.
+  if (process.env.BENCH_SERVER_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVER_LOG, { flags: 'a' });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  } else child.stdout!.resume();
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     owner: BENCH_OWNER,
     pid: child.pid!,
+    pids: [child.pid!],
     databaseUrl: scratch?.url ?? null,
     dataDir,
     operatorToken,
@@ -110,4 +121,41 @@ export function sampleProcess(pid: number | null): ProcessSample | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * `processes` Palaver processes in cluster mode on one scratch database and NATS (bench/lib/nats.ts), behind a
+ * round-robin balancer (bench/lib/balancer.ts): the target's URL is the balancer's.
+ */
+async function startCluster(processes: number, opts: { databaseUrl?: string; env?: Record<string, string> }): Promise<Target> {
+  if (!opts.databaseUrl) throw new Error('--processes needs an external PostgreSQL (--database-url or DATABASE_URL)');
+  const nats = await ensureNats();
+  const scratch = await createScratchDatabase(opts.databaseUrl);
+  // One operator token for all, so /metrics answers whichever process the balancer picks.
+  const env = { ...opts.env, NATS_URL: nats.url, CLUSTER_NAME: `bench${randomBytes(4).toString('hex')}`, OPERATOR_TOKEN: randomBytes(16).toString('hex') };
+  const targets: Target[] = [];
+  try {
+    // The first migrates and bootstraps the database; the others join it.
+    targets.push(await startTarget({ databaseUrl: undefined, env: { ...env, DATABASE_URL: scratch.url } }));
+    targets.push(...(await Promise.all(Array.from({ length: processes - 1 }, () => startTarget({ env: { ...env, DATABASE_URL: scratch.url } })))));
+  } catch (err) {
+    await Promise.all(targets.map((t) => t.stop()));
+    await scratch.drop();
+    await nats.stop();
+    throw err;
+  }
+  const balancer = await startBalancer(targets.map((t) => t.port));
+  return {
+    ...targets[0]!,
+    url: `http://127.0.0.1:${balancer.port}`,
+    port: balancer.port,
+    pids: targets.map((t) => t.pid!),
+    databaseUrl: scratch.url,
+    async stop() {
+      await balancer.close();
+      await Promise.all(targets.map((t) => t.stop()));
+      await scratch.drop();
+      await nats.stop();
+    },
+  };
 }

@@ -48,6 +48,8 @@ export interface RealmInput {
   observer?: RealmBatchObserver;
   /** ROOT_DOMAIN, handed to the working set (RealmState.rootDomain). */
   rootDomain?: string;
+  /** Cluster mode: each committed batch's applied results and events, for the other processes (src/cluster/). */
+  replicate?: BatchReplicator;
   /** Most batches in flight at once (PIPELINE_DEPTH by default; 1 commits one batch at a time). */
   pipelineDepth?: number;
 }
@@ -65,6 +67,9 @@ interface InFlight {
   /** Its commit's answers, or what the run threw; null while it runs. */
   result: BatchResult | { error: unknown } | null;
 }
+
+/** What a committed batch changed: the results memory applied, in order, and the events it published. */
+export type BatchReplicator = (realmId: number, applied: { kind: string; value: unknown }[], events: RealmEvent[]) => void;
 
 export interface RealmContext extends RealmInput {
   state: RealmState | null;
@@ -144,6 +149,7 @@ function settle(context: RealmContext, b: InFlight): void {
   }
   const state = context.state!;
   const events: RealmEvent[] = [];
+  const applied: { kind: string; value: unknown }[] = [];
   b.batch.forEach((cmd, i) => {
     const outcome = result.outcomes[i]!;
     if (!outcome.ok) {
@@ -151,11 +157,16 @@ function settle(context: RealmContext, b: InFlight): void {
       return;
     }
     const def = context.commands[cmd.kind]!;
-    def.apply?.(state, outcome.value);
+    if (def.apply) {
+      def.apply(state, outcome.value);
+      applied.push({ kind: cmd.kind, value: outcome.value });
+    }
     if (def.events) events.push(...def.events(state, outcome.value));
     cmd.resolve(def.answer ? def.answer(outcome.value) : outcome.value);
   });
   context.hub.publishEvents(context.realmId, events);
+  // Cluster mode: batches settle in commit order, so the other processes receive them in that order too.
+  if (applied.length > 0 || events.length > 0) context.replicate?.(context.realmId, applied, events);
   observeSettled(context.observer, b);
   context.batches++;
   if (result.uncertain) context.stale = true;

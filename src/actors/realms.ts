@@ -3,10 +3,22 @@ import { waitFor, type Actor } from 'xstate';
 import { errors } from '../errors.js';
 import { assertPlainData, type CommandPart } from '../realm/command-check.js';
 import type { CommandRegistry, InputOf, ResultOf } from '../realm/commands.js';
-import type { RealmCommands } from '../realm/registry.js';
+import type { CommandInput, CommandKind, CommandResult, RealmCommands } from '../realm/registry.js';
 import type { RealmState } from '../realm/state.js';
 import type { RealmEntry } from '../model/realm.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
+
+/** Cluster mode (src/cluster/): a realm this process does not own is written through its owner, elsewhere. */
+export interface RealmOwners {
+  owns(realmId: number): boolean;
+  /**
+   * A command sent to the realm's owner as dispatch was given it (the owner prepares it: what a prepare step makes
+   * never travels); the owner's answer, or ApiError (503 when no owner answers in time).
+   */
+  dispatch<K extends CommandKind>(realmId: number, kind: K, input: CommandInput<K>): Promise<CommandResult<K>>;
+  /** Resolves once this process's copy of the realm has every batch its owner had committed when asked. */
+  caughtUp(realmId: number): Promise<void>;
+}
 
 /** Per realm and order key: settles once the last prepared command dispatched with that key entered the mailbox. */
 type Lanes = Map<string, Promise<void>>;
@@ -16,8 +28,11 @@ type InputArgs<C extends CommandRegistry, K extends keyof C> = undefined extends
 
 /** A running realm actor. `C` is its registry: the server's (RealmCommands), or a test's own. */
 export class RealmHandle<C extends CommandRegistry = RealmCommands> {
-  /** `checkData`: every input and answer is checked to be plain data (./command-check.ts), at a cost per command. */
-  constructor(readonly id: number, private ref: RealmRef, private lanes: Lanes, private checkData = false) {}
+  /**
+   * `checkData`: every input and answer is checked to be plain data (./command-check.ts), at a cost per command.
+   * `owners` (cluster mode): a realm this process does not own is written through its owner.
+   */
+  constructor(readonly id: number, private ref: RealmRef, private lanes: Lanes, private checkData = false, private owners?: RealmOwners) {}
 
   /** The realm's working set: read it synchronously, never mutate it. */
   get state(): RealmState {
@@ -30,7 +45,18 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
    * commands of its order key did.
    */
   dispatch<K extends keyof C & string>(kind: K, ...[input]: InputArgs<C, K>): Promise<ResultOf<C, K>> {
-    return this.checkData ? this.checked(kind, input as InputOf<C, K>) : this.run(kind, input as InputOf<C, K>);
+    const owners = this.owners;
+    // Cluster mode: a realm owned elsewhere is written by its owner.
+    if (owners && !owners.owns(this.id)) {
+      const remote = () => owners.dispatch(this.id, kind as CommandKind, input as never) as Promise<ResultOf<C, K>>;
+      return this.checkData ? this.checked(kind, input as InputOf<C, K>, remote) : remote();
+    }
+    return this.dispatchHere(kind, input as InputOf<C, K>);
+  }
+
+  /** dispatch into this process's realm actor, whoever owns the realm (cluster mode: what another process sent its owner). */
+  dispatchHere<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
+    return this.checkData ? this.checked(kind, input, () => this.run(kind, input)) : this.run(kind, input);
   }
 
   private async run<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
@@ -66,9 +92,9 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
    * dispatch with its input and answer checked to be plain data. What a prepare step makes of the input is not:
    * it reads the working set, so it runs where the realm actor does, and never travels.
    */
-  private async checked<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
+  private async checked<K extends keyof C & string>(kind: K, input: InputOf<C, K>, run: () => Promise<ResultOf<C, K>>): Promise<ResultOf<C, K>> {
     this.assertPlain(kind, 'input', input);
-    const answer = await this.run(kind, input);
+    const answer = await run();
     this.assertPlain(kind, 'answer', answer);
     return answer;
   }
@@ -92,8 +118,11 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
 export class Realms {
   private readonly lanes: Lanes = new Map();
 
-  /** `checkCommands`: every command's input and answer is checked to be plain data (PALAVER_CHECK_COMMANDS). */
-  constructor(private root: Actor<typeof rootMachine>, private rootDomain: string, private checkCommands = false) {}
+  /**
+   * `checkCommands`: every command's input and answer is checked to be plain data (PALAVER_CHECK_COMMANDS).
+   * `owners`: cluster mode (src/cluster/).
+   */
+  constructor(private root: Actor<typeof rootMachine>, private rootDomain: string, private checkCommands = false, private owners?: RealmOwners) {}
 
   get directory(): RealmEntry[] {
     return this.root.getSnapshot().context.directory;
@@ -123,28 +152,50 @@ export class Realms {
     if (running) {
       const snap = running.getSnapshot();
       if (snap.status === 'active' && snap.value !== 'loading' && snap.value !== 'failed') {
-        return new RealmHandle(realmId, running, this.lanes, this.checkCommands);
+        return new RealmHandle(realmId, running, this.lanes, this.checkCommands, this.owners);
       }
     }
-    let ref = this.ref(realmId);
-    if (ref.getSnapshot().value === 'failed') {
-      this.root.send({ type: 'REALM.RESTART', realmId });
-      ref = this.ref(realmId);
+    for (let attempt = 0; ; attempt++) {
+      let ref = this.ref(realmId);
+      if (ref.getSnapshot().value === 'failed') {
+        this.root.send({ type: 'REALM.RESTART', realmId });
+        ref = this.ref(realmId);
+      }
+      const snap = await waitFor(ref, (s) => s.value !== 'loading', { timeout: 30_000 });
+      // Stopped by reload() (cluster mode: ownership moved) while the server runs: a fresh actor loads it again.
+      if (snap.status === 'done' && this.root.getSnapshot().value === 'running' && attempt < 3) {
+        if (this.root.getSnapshot().context.realms.get(realmId) === ref) this.root.send({ type: 'REALM.RESTART', realmId });
+        continue;
+      }
+      if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
+      return new RealmHandle(realmId, ref, this.lanes, this.checkCommands, this.owners);
     }
-    const snap = await waitFor(ref, (s) => s.value !== 'loading', { timeout: 30_000 });
-    if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
-    return new RealmHandle(realmId, ref, this.lanes, this.checkCommands);
   }
 
   async forHost(hostHeader: string | undefined): Promise<RealmHandle> {
     const entry = this.entryForHost(hostHeader);
     if (!entry) throw errors.invalidSubdomain();
-    return this.get(entry.id);
+    const handle = await this.get(entry.id);
+    // Cluster mode: a request sees at least every write answered before it arrived, wherever that write was made.
+    if (this.owners && !this.owners.owns(entry.id)) await this.owners.caughtUp(entry.id);
+    return handle;
   }
 
   private ref(realmId: number): RealmRef {
     this.root.send({ type: 'REALM.ENSURE', realmId });
     return this.root.getSnapshot().context.realms.get(realmId)!;
+  }
+
+  /**
+   * Cluster mode, when this process gains or loses a realm: its actor stops after its in-flight write (what waits in
+   * its mailbox is refused), and the next get() loads the working set afresh from the database.
+   */
+  async reload(realmId: number, timeoutMs = 30_000): Promise<void> {
+    const ref = this.root.getSnapshot().context.realms.get(realmId);
+    if (!ref) return;
+    ref.send({ type: 'STOP' });
+    await waitFor(ref, (s) => s.status === 'done', { timeout: timeoutMs }).catch(() => undefined);
+    if (this.root.getSnapshot().context.realms.get(realmId) === ref) this.root.send({ type: 'REALM.RESTART', realmId });
   }
 
   /** Stops every realm actor after its in-flight writes, then the root. */

@@ -5,7 +5,7 @@ import type { EventHub } from '../bus/hub.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry, RealmBatchObserver } from '../realm/commands.js';
 import type { RealmEntry } from '../model/realm.js';
-import { realmMachine } from './realm.machine.js';
+import { realmMachine, type BatchReplicator } from './realm.machine.js';
 
 export type RealmRef = ActorRefFrom<typeof realmMachine>;
 
@@ -22,6 +22,9 @@ export interface RootInput {
   realmPipelineDepth?: number;
   changePollMs: number;
   lastChangeId: number;
+  /** Cluster mode (src/cluster/): the database a realm actor writes through (its transactions fenced), and where
+   *  its committed batches go for the other processes. */
+  cluster?: { dbFor(realmId: number): Db; replicate: BatchReplicator };
 }
 
 export interface RootContext extends RootInput {
@@ -78,7 +81,16 @@ export const rootMachine = setup({
           actions: assign(({ context, event, spawn }) => {
             const ref = spawn('realm', {
               id: `realm:${event.realmId}`,
-              input: { realmId: event.realmId, db: context.db, hub: context.hub, commands: context.commands, observer: context.realmObserver, rootDomain: context.rootDomain, pipelineDepth: context.realmPipelineDepth },
+              input: {
+                realmId: event.realmId,
+                db: context.cluster?.dbFor(event.realmId) ?? context.db,
+                hub: context.hub,
+                commands: context.commands,
+                observer: context.realmObserver,
+                rootDomain: context.rootDomain,
+                pipelineDepth: context.realmPipelineDepth,
+                replicate: context.cluster?.replicate,
+              },
             });
             const realms = new Map(context.realms);
             realms.set(event.realmId, ref);

@@ -10,8 +10,10 @@ export const STOP_PHASE = {
   feeders: 1,
   /** The realm actors, after their in-flight writes. */
   realms: 2,
+  /** Cluster mode (src/cluster/): once the realms' last writes were replicated, leases given up and NATS drained. */
+  cluster: 3,
   /** Event queues, saved once the realms' last events reached them. */
-  queues: 3,
+  queues: 4,
 } as const;
 
 export type StopPhase = (typeof STOP_PHASE)[keyof typeof STOP_PHASE];

@@ -30,6 +30,16 @@ export interface SocketStart {
   queueId: string;
   userId: number;
   lastEventId: number;
+  /** Cluster mode: the queue is held by another process; the socket is relayed from it (src/cluster/socket-relay.ts). */
+  relayed?: boolean;
+}
+
+/** Where a socket's queue side lives: this process's queues (QueueSockets), or a relay from the holder. */
+export interface SocketTarget {
+  attach(queueId: string, userId: number, lastEventId: number, socket: QueueSocket): string | null;
+  ack(handle: string, lastEventId: number): void;
+  protocolError(handle: string, msg: string): void;
+  gone(handle: string): void;
 }
 
 /** An acknowledgement frame is `{"last_event_id": N}`; anything longer is not one. */
@@ -39,6 +49,7 @@ const MAX_CLIENT_FRAME = 256;
 class Socket implements QueueSocket {
   ws: WebSocket<UserData> | null = null;
   handle: string | null = null;
+  target: SocketTarget | null = null;
   closing = false;
 
   constructor(
@@ -83,6 +94,8 @@ interface UserData {
 
 export interface EventsSocketOptions {
   sockets: QueueSockets;
+  /** Cluster mode: sockets on queues held elsewhere. */
+  relays?: SocketTarget;
   maxBufferedBytes: number;
   idleTimeoutS: number;
   maxBodyBytes: number;
@@ -106,20 +119,21 @@ export function serveEventsSocket(app: TemplatedApp, handler: Handler, opts: Eve
     open: (ws) => {
       const s = ws.getUserData().socket;
       s.ws = ws;
-      s.handle = sockets.attach(s.start.queueId, s.start.userId, s.start.lastEventId, s);
+      s.target = s.start.relayed && opts.relays ? opts.relays : sockets;
+      s.handle = s.target.attach(s.start.queueId, s.start.userId, s.start.lastEventId, s);
     },
     message: (ws, message, isBinary) => {
       const s = ws.getUserData().socket;
       if (s.handle === null || s.closing) return;
       const lastEventId = isBinary ? undefined : ackOf(Buffer.from(message).toString('utf8'));
-      if (lastEventId === undefined) sockets.protocolError(s.handle, 'Expected a frame {"last_event_id": <integer>}');
-      else sockets.ack(s.handle, lastEventId);
+      if (lastEventId === undefined) s.target!.protocolError(s.handle, 'Expected a frame {"last_event_id": <integer>}');
+      else s.target!.ack(s.handle, lastEventId);
     },
     close: (ws) => {
       const s = ws.getUserData().socket;
       s.closing = true;
       s.ws = null;
-      if (s.handle !== null) sockets.gone(s.handle);
+      if (s.handle !== null) s.target!.gone(s.handle);
     },
   });
 }

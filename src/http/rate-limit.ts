@@ -12,10 +12,13 @@ export interface RateDecision {
   headers: Record<string, string>;
 }
 
+/** Cluster mode: tokens this process took since the other processes were last told, by family and key. */
+type Takes = { pending: Map<string, Map<string, number>> | null };
+
 /** One family of buckets (one rule); keys are user IDs or addresses. */
 class Buckets {
   private readonly buckets = new Map<string, Bucket>();
-  constructor(private readonly rule: RateRule, private readonly now: () => number) {}
+  constructor(private readonly rule: RateRule, private readonly now: () => number, private readonly family = '', private readonly takes: Takes = { pending: null }) {}
 
   private get perMs(): number {
     return this.rule.limit / (this.rule.windowSeconds * 1000);
@@ -28,6 +31,12 @@ class Buckets {
     this.buckets.set(key, b);
     this.refuseIfEmpty(b, now);
     b.tokens -= 1;
+    const pending = this.takes.pending;
+    if (pending) {
+      let family = pending.get(this.family);
+      if (!family) pending.set(this.family, (family = new Map()));
+      family.set(key, (family.get(key) ?? 0) + 1);
+    }
     return {
       headers: {
         'X-RateLimit-Limit': String(this.rule.limit),
@@ -35,6 +44,13 @@ class Buckets {
         'X-RateLimit-Reset': String(this.resetSeconds(b, now)),
       },
     };
+  }
+
+  /** Tokens another process of the cluster took for `key` (never below one window's worth of debt). */
+  spend(key: string, n: number): void {
+    const b = this.refilled(this.buckets.get(key), this.now());
+    b.tokens = Math.max(-this.rule.limit, b.tokens - n);
+    this.buckets.set(key, b);
   }
 
   /** Throws the 429 when `key` has no token left, taking none (a key never charged has a full bucket). */
@@ -90,12 +106,13 @@ export class RateLimiter {
   private readonly password: Buckets;
   private readonly mail: Buckets[];
   private readonly timer: NodeJS.Timeout;
+  private readonly takes: Takes = { pending: null };
 
   constructor(private readonly config: RateLimitConfig, now: () => number = Date.now) {
-    this.user = new Buckets(config.user, now);
-    this.ip = new Buckets(config.ip, now);
-    this.password = new Buckets(config.passwordAttempts, now);
-    this.mail = (config.confirmationMail ?? CONFIRMATION_MAIL_RULES).map((rule) => new Buckets(rule, now));
+    this.user = new Buckets(config.user, now, 'user', this.takes);
+    this.ip = new Buckets(config.ip, now, 'ip', this.takes);
+    this.password = new Buckets(config.passwordAttempts, now, 'password', this.takes);
+    this.mail = (config.confirmationMail ?? CONFIRMATION_MAIL_RULES).map((rule, i) => new Buckets(rule, now, `mail${i}`, this.takes));
     this.timer = setInterval(() => this.sweep(), 60_000);
     this.timer.unref();
   }
@@ -142,6 +159,23 @@ export class RateLimiter {
     const key = email.toLowerCase();
     for (const b of this.mail) b.check(key);
     for (const b of this.mail) b.take(key);
+  }
+
+  /**
+   * Cluster mode: the tokens taken here since the last call, by family and key, for the other processes (which
+   * hand them to spentElsewhere), so a limit holds across the cluster rather than once per process.
+   */
+  takenHere(): [string, string, number][] {
+    const pending = this.takes.pending;
+    this.takes.pending = new Map();
+    const out: [string, string, number][] = [];
+    for (const [family, keys] of pending ?? []) for (const [key, n] of keys) out.push([family, key, n]);
+    return out;
+  }
+
+  spentElsewhere(family: string, key: string, n: number): void {
+    const buckets = family === 'user' ? this.user : family === 'ip' ? this.ip : family === 'password' ? this.password : this.mail[Number(family.slice(4))];
+    if (buckets && Number.isFinite(n)) buckets.spend(key, n);
   }
 
   sweep(): void {

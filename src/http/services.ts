@@ -15,6 +15,7 @@ import type { Files } from '../files/service.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { PresenceSessions } from '../actors/presence-sessions.js';
 import type { ScheduledDelivery } from '../actors/scheduled-delivery.js';
+import type { Cluster } from '../cluster/index.js';
 
 export interface Services {
   config: Config;
@@ -38,4 +39,6 @@ export interface Services {
   jobs: ActorJobs;
   /** Metrics, actor inspection, health, request observation and the dashboard's live feed. */
   operators: Operators;
+  /** Cluster mode (NATS_URL): realm ownership, queues held by other processes; null for one process. */
+  cluster: Cluster | null;
 }

@@ -12,7 +12,7 @@ export interface Check {
 
 export interface Readiness {
   ready: boolean;
-  checks: { database: Check; migrations: Check; actors: Check; accepting: Check };
+  checks: { database: Check; migrations: Check; actors: Check; accepting: Check } & Record<string, Check>;
 }
 
 /** How long the database may take to answer the probe. */
@@ -20,8 +20,14 @@ const DB_PROBE_MS = 2000;
 
 export class Health {
   private draining = false;
+  private readonly extra = new Map<string, () => Check>();
 
   constructor(private readonly db: Db, private readonly actors: ActorDirectory, private readonly probeMs = DB_PROBE_MS) {}
+
+  /** A further check readiness requires (cluster mode: NATS and the realm leases). */
+  addCheck(name: string, check: () => Check): void {
+    this.extra.set(name, check);
+  }
 
   /** Called first thing on shutdown: readiness fails so load balancers stop sending traffic. */
   drain(): void {
@@ -33,7 +39,8 @@ export class Health {
     const migrations: Check = database.ok ? await this.migrations() : { ok: false, detail: 'unknown while the database is unreachable' };
     const actors = this.actorsStarted();
     const accepting: Check = this.draining ? { ok: false, detail: 'shutting down' } : { ok: true };
-    const checks = { database, migrations, actors, accepting };
+    const checks: Readiness['checks'] = { database, migrations, actors, accepting };
+    for (const [name, check] of this.extra) checks[name] = check();
     return { ready: Object.values(checks).every((c) => c.ok), checks };
   }
 

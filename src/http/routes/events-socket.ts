@@ -30,7 +30,9 @@ export const eventsSocket = endpoint({
       userId = user.id;
     }
     if (ctx.request.headers['sec-websocket-key'] === undefined) throw errors.badRequest('This endpoint takes a WebSocket upgrade');
-    const start: SocketStart = { queueId: p.queue_id, userId, lastEventId: p.last_event_id };
+    // Cluster mode: a queue another process holds is relayed from it (src/cluster/socket-relay.ts).
+    const cluster = ctx.services.cluster;
+    const start: SocketStart = { queueId: p.queue_id, userId, lastEventId: p.last_event_id, relayed: cluster !== null && !cluster.isLocalQueue(p.queue_id) };
     return new RawReply({ status: 101, body: '', upgrade: start });
   },
 });

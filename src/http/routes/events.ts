@@ -102,6 +102,10 @@ export const getEvents = endpoint({
     dont_block: withDefault(bool(), false),
   },
   async handle(ctx, p) {
+    const cluster = ctx.services.cluster;
+    if (cluster && !cluster.isLocalQueue(p.queue_id)) {
+      return { events: await cluster.pollElsewhere(p.queue_id, ctx.user.id, p.last_event_id, p.dont_block), queue_id: p.queue_id };
+    }
     const events = await ctx.services.longPolls.poll(p.queue_id, ctx.user.id, p.last_event_id, p.dont_block, (cb) =>
       ctx.conn.onAbort(cb),
     );
@@ -114,8 +118,10 @@ export const deleteQueue = endpoint({
   path: '/events',
   auth: 'user',
   params: { queue_id: required(str({ maxLength: 200 })) },
-  handle(ctx, p) {
-    if (!ctx.services.queues.delete(p.queue_id, ctx.user.id)) throw errors.badEventQueueId(p.queue_id);
+  async handle(ctx, p) {
+    const cluster = ctx.services.cluster;
+    const deleted = cluster && !cluster.isLocalQueue(p.queue_id) ? await cluster.deleteElsewhere(p.queue_id, ctx.user.id) : ctx.services.queues.delete(p.queue_id, ctx.user.id);
+    if (!deleted) throw errors.badEventQueueId(p.queue_id);
     return {};
   },
 });

@@ -4,7 +4,7 @@ import type { ActorFilter } from '../../operators/actor-directory.js';
 import { endpoint, RawReply } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { metricsReply } from '../metrics-listener.js';
-import { int, optional, required, str, withDefault } from '../../params.js';
+import { bool, int, optional, required, str, withDefault } from '../../params.js';
 
 export const metrics = endpoint({
   method: 'GET',
@@ -35,13 +35,19 @@ export const listActors = endpoint({
   root: true,
   auth: 'operator',
   rateLimited: false,
-  params: { ...filterParams, limit: withDefault(int({ min: 1, max: 10_000 }), 1000) },
-  handle(ctx, p) {
+  params: { ...filterParams, limit: withDefault(int({ min: 1, max: 10_000 }), 1000), all_nodes: withDefault(bool(), false) },
+  async handle(ctx, p) {
     const { actors } = ctx.services.operators;
     // Inspection runs for a while after each look, so the next one shows time in state and transitions.
     ctx.services.operators.lookedAt();
     const rows = actors.list(filterOf(p));
-    return { actors: rows.slice(0, p.limit), matched: rows.length, counts: actors.counts() };
+    const cluster = ctx.services.cluster;
+    const reply = { actors: rows.slice(0, p.limit), matched: rows.length, counts: actors.counts(), ...(cluster ? { node: cluster.node } : {}) };
+    // Cluster mode, all_nodes: every process's rows, each row naming its node.
+    if (!cluster || !p.all_nodes) return reply;
+    const others = await cluster.actorsElsewhere(filterOf(p), p.limit);
+    const tagged = [{ node: cluster.node, actors: reply.actors, matched: rows.length }, ...others].flatMap((n) => n.actors.map((a) => ({ ...a, node: n.node })));
+    return { ...reply, actors: tagged, matched: rows.length + others.reduce((m, n) => m + n.matched, 0), nodes: [cluster.node, ...others.map((n) => n.node)] };
   },
 });
 
@@ -76,4 +82,19 @@ export const getActor = endpoint({
   },
 });
 
-export const operatorEndpoints = [metrics, listActors, actorCounts, getActor];
+/** Cluster mode: this process, and which process owns each realm and the once-only work (from the leases). */
+export const clusterOverview = endpoint({
+  method: 'GET',
+  path: '/operators/cluster',
+  root: true,
+  auth: 'operator',
+  rateLimited: false,
+  params: {},
+  async handle(ctx) {
+    const cluster = ctx.services.cluster;
+    if (!cluster) return { cluster: false };
+    return { cluster: true, ...(await cluster.overview()) };
+  },
+});
+
+export const operatorEndpoints = [metrics, listActors, actorCounts, getActor, clusterOverview];

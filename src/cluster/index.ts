@@ -1,0 +1,343 @@
+// Cluster mode (NATS_URL set): several processes on one PostgreSQL. Each realm is written by one process at a time
+// (owners.ts); the owner publishes each committed batch once, and every other process applies it to its copy of the
+// realm's working set and delivers its events to the queues it holds; a poll for a queue held elsewhere is served by
+// its holder; once-only work runs on the holder of the `singleton` lease.
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import type { Realms } from '../actors/realms.js';
+import type { Config } from '../config.js';
+import { errors } from '../errors.js';
+import type { QueuedEvent } from '../actors/event-queue.machine.js';
+import type { RealmEvent } from '../bus/events.js';
+import type { Logger } from '../log.js';
+import type { ActorFilter, ActorRow } from '../operators/actor-directory.js';
+import type { Db } from '../persistence/db.js';
+import type { CommandRegistry } from '../realm/commands.js';
+import { Leases } from './leases.js';
+import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
+import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer } from './wire.js';
+
+const SINGLETON = 'singleton';
+/** How long an operator's cluster-wide actor listing waits for the other processes' answers. */
+const OPERATORS_WAIT_MS = 1000;
+/** Longest a request waits for the realm owner's position, then for this process to apply that far. */
+const BARRIER_MS = 2000;
+
+/** What the cluster needs of the process's own event queues. */
+export interface LocalQueues {
+  /** Events of a realm owned elsewhere, for the queues this process holds. */
+  deliver(realmId: number, events: RealmEvent[]): void;
+  /** Events were missed (a gap in a realm's batches): that realm's queues here end, their clients register again. */
+  dropRealm(realmId: number): void;
+  poll(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<QueuedEvent[]>;
+  delete(queueId: string, userId: number): boolean;
+}
+
+export interface ClusterOptions {
+  config: Config;
+  db: Db;
+  commands: CommandRegistry;
+  log: Logger;
+  /** Shared: each process tells the others what it took, every RATE_SHARE_MS (the HTTP layer's RateLimiter). */
+  rateLimiter: { takenHere(): [string, string, number][]; spentElsewhere(family: string, key: string, n: number): void };
+}
+
+/** How often a process tells the others the rate-limit tokens it took. */
+const RATE_SHARE_MS = 50;
+
+/** A name safe in a NATS subject token and a queue ID's prefix. */
+function token(s: string): string {
+  return s.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+export class Cluster {
+  readonly node: string;
+  readonly subjects: Subjects;
+  readonly leases: Leases;
+  readonly owners: RealmOwnership;
+  private realms!: Realms;
+  private queues!: LocalQueues;
+  private readonly subs: Subscription[] = [];
+  /** The last batch applied per realm owned elsewhere. */
+  private readonly seen = new Map<number, { epoch: number; seq: number }>();
+  /** Requests waiting for this process to reach a realm's position (read barriers). */
+  private readonly waiting = new Map<number, Set<{ epoch: number; seq: number; done: () => void }>>();
+  private timer: NodeJS.Timeout | null = null;
+  private rateTimer: NodeJS.Timeout | null = null;
+  private ticking = false;
+  private singleton = false;
+  private onSingleton: (held: boolean) => void = () => undefined;
+  private readonly pollTimeoutMs: number;
+
+  private constructor(private readonly nc: NatsConnection, private readonly opts: ClusterOptions) {
+    const { config } = opts;
+    this.node = token(`${config.cluster.node ?? `${hostname()}-${process.pid}`}-${randomBytes(3).toString('hex')}`);
+    const name = config.cluster.name ?? createHash('sha256').update(config.databaseUrl ?? '').digest('hex').slice(0, 12);
+    this.subjects = new Subjects(token(name));
+    this.leases = new Leases(opts.db, this.node, config.cluster.leaseMs);
+    this.owners = new RealmOwnership(nc, this.subjects, this.leases, config.cluster.commandTimeoutMs, opts.log);
+    this.owners.caughtUp = (realmId) => this.caughtUp(realmId);
+    this.pollTimeoutMs = config.heartbeatMs + 15_000;
+  }
+
+  static async connect(opts: ClusterOptions): Promise<Cluster> {
+    // noEcho: a process never receives what it published itself (its batches, its rate-limit tokens).
+    const nc = await connect({ servers: opts.config.cluster.natsUrl!, name: 'palaver', maxReconnectAttempts: -1, noEcho: true });
+    return new Cluster(nc, opts);
+  }
+
+  /** What the realm actors need: their fenced database and where their committed batches go. */
+  rootHooks(): { dbFor(realmId: number): Db; replicate(realmId: number, applied: { kind: string; value: unknown }[], events: RealmEvent[]): void } {
+    return {
+      dbFor: (realmId) => this.owners.fencedDb(this.opts.db, realmId),
+      replicate: (realmId, applied, events) => this.owners.publish(this.node, realmId, applied, events),
+    };
+  }
+
+  /** Starts serving: batches of other owners, this process's queues, and the lease loop. */
+  start(realms: Realms, queues: LocalQueues, onSingleton: (held: boolean) => void): void {
+    this.realms = realms;
+    this.owners.realms = realms;
+    this.queues = queues;
+    this.onSingleton = onSingleton;
+    this.subs.push(this.nc.subscribe(this.subjects.batches('*'), { callback: (err, msg) => {
+      if (!err) this.received(this.subjects.realmOfBatch(msg.subject), msg.data);
+    } }));
+    this.subs.push(this.nc.subscribe(this.subjects.queues(this.node), { callback: (err, msg) => {
+      if (!err) void this.serveQueue(msg);
+    } }));
+    this.shareRateLimits();
+    const every = Math.max(50, Math.floor(this.opts.config.cluster.leaseMs / 3));
+    this.timer = setInterval(() => void this.tick(), every);
+    void this.tick();
+  }
+
+  private shareRateLimits(): void {
+    const { rateLimiter } = this.opts;
+    const subject = this.subjects.rateLimits();
+    rateLimiter.takenHere(); // from now on
+    this.subs.push(
+      this.nc.subscribe(subject, {
+        callback: (err, msg) => {
+          if (err) return;
+          const m = decode<{ from: string; takes: [string, string, number][] }>(msg.data);
+          if (m.from !== this.node) for (const [family, key, n] of m.takes) rateLimiter.spentElsewhere(family, key, n);
+        },
+      }),
+    );
+    this.rateTimer = setInterval(() => {
+      const takes = rateLimiter.takenHere();
+      if (takes.length > 0) this.nc.publish(subject, encode({ from: this.node, takes }));
+    }, RATE_SHARE_MS);
+  }
+
+  /** The holder of a queue, from its ID (QueueRegistry's processTag is this node's name). */
+  holderOf(queueId: string): string {
+    const colon = queueId.indexOf(':');
+    const holder = colon > 0 ? queueId.slice(0, colon) : '';
+    // Only a name this code makes (token()) may become part of a NATS subject.
+    return /^[A-Za-z0-9_-]+$/.test(holder) ? holder : '';
+  }
+
+  isLocalQueue(queueId: string): boolean {
+    return this.holderOf(queueId) === this.node;
+  }
+
+  /** GET /events for a queue another process holds; BAD_EVENT_QUEUE_ID when no process holds it. */
+  async pollElsewhere(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<QueuedEvent[]> {
+    return (await this.askHolder(queueId, { op: 'poll', queueId, userId, lastEventId, dontBlock })) as QueuedEvent[];
+  }
+
+  async deleteElsewhere(queueId: string, userId: number): Promise<boolean> {
+    return (await this.askHolder(queueId, { op: 'delete', queueId, userId })) as boolean;
+  }
+
+  private async askHolder(queueId: string, request: Record<string, unknown>): Promise<unknown> {
+    const holder = this.holderOf(queueId);
+    if (!holder) throw errors.badEventQueueId(queueId);
+    try {
+      const reply = await this.nc.request(this.subjects.queues(holder), encode(request), { timeout: this.pollTimeoutMs });
+      return valueOf(decode<Answer>(reply.data));
+    } catch (err) {
+      if (err instanceof Error && err.name === 'ApiError') throw err;
+      if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) throw errors.badEventQueueId(queueId);
+      throw errors.unavailable('The server holding this event queue did not answer');
+    }
+  }
+
+  private async serveQueue(msg: { data: Uint8Array; respond(data: Uint8Array): boolean }): Promise<void> {
+    const r = decode<{ op: 'poll' | 'delete'; queueId: string; userId: number; lastEventId: number; dontBlock: boolean }>(msg.data);
+    let answer: Answer;
+    try {
+      answer = { ok: true, value: r.op === 'poll' ? await this.queues.poll(r.queueId, r.userId, r.lastEventId, r.dontBlock) : this.queues.delete(r.queueId, r.userId) };
+    } catch (err) {
+      answer = answerOf(err);
+    }
+    msg.respond(encode(answer));
+  }
+
+  private reached(realmId: number, at: { epoch: number; seq: number }): boolean {
+    const seen = this.seen.get(realmId);
+    return seen !== undefined && (seen.epoch > at.epoch || (seen.epoch === at.epoch && seen.seq >= at.seq));
+  }
+
+  /**
+   * The read barrier of a request on a process that does not own the realm: asks the owner where it is, and waits
+   * (at most BARRIER_MS) until this process applied that far. Without an owner there is nothing to wait for.
+   */
+  private async caughtUp(realmId: number): Promise<void> {
+    const at = await this.owners.position(realmId, BARRIER_MS);
+    if (!at || at.seq === 0 || this.reached(realmId, at)) return;
+    let waiter!: { epoch: number; seq: number; done: () => void };
+    const arrived = new Promise<void>((done) => (waiter = { ...at, done }));
+    let set = this.waiting.get(realmId);
+    if (!set) this.waiting.set(realmId, (set = new Set()));
+    set.add(waiter);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([arrived, new Promise<void>((r) => (timer = setTimeout(r, BARRIER_MS)))]);
+    clearTimeout(timer);
+    set.delete(waiter);
+  }
+
+  /** A batch another process committed: applied to this process's copy of the realm, its events delivered here. */
+  private received(realmId: number, data: Uint8Array): void {
+    let b: PublishedBatch;
+    try {
+      b = decodeBatch<PublishedBatch>(data);
+    } catch (err) {
+      this.opts.log.error({ realmId, err }, 'undecodable realm batch');
+      return;
+    }
+    if (b.from === this.node || this.owners.owns(realmId)) return;
+    const last = this.seen.get(realmId);
+    if (last && b.epoch < last.epoch) {
+      // A former owner's batch arriving after its successor's: committed before the takeover, which reloaded.
+      this.queues.deliver(realmId, b.events);
+      return;
+    }
+    let reload = last !== undefined && b.epoch > last.epoch;
+    if (last && b.epoch === last.epoch && b.seq !== last.seq + 1) {
+      this.opts.log.warn({ realmId, epoch: b.epoch, expected: last.seq + 1, got: b.seq }, 'realm batches missed: reloading, ending its queues here');
+      reload = true;
+      this.queues.dropRealm(realmId);
+    }
+    this.seen.set(realmId, { epoch: b.epoch, seq: b.seq });
+    const state = this.realms.stateIfLoaded(realmId);
+    if (state && !reload) {
+      for (const [kind, value] of b.applied) {
+        const def = this.opts.commands[kind];
+        if (value === null || !def?.apply) {
+          reload = true;
+          break;
+        }
+        try {
+          def.apply(state, value);
+        } catch (err) {
+          this.opts.log.warn({ realmId, kind, err }, 'replicated result not applicable: reloading');
+          reload = true;
+          break;
+        }
+      }
+    }
+    const reloaded = reload && state ? this.realms.reload(realmId).then(() => this.realms.get(realmId)).catch(() => undefined) : Promise.resolve();
+    this.queues.deliver(realmId, b.events);
+    const waiting = this.waiting.get(realmId);
+    if (waiting) {
+      for (const w of waiting) {
+        if (this.reached(realmId, w)) {
+          waiting.delete(w);
+          void reloaded.then(w.done);
+        }
+      }
+    }
+  }
+
+  /** Renews leases, notices lost ones, takes over realms with no live owner, and keeps the singleton held. */
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      for (const key of await this.leases.renew()) {
+        if (key === SINGLETON) this.setSingleton(false);
+        else await this.owners.lose(Number(key.slice('realm:'.length)));
+      }
+      // Served realms whose lease this process no longer trusts (renewals failing): stop writing them.
+      for (const realmId of this.owners.owned()) if (!this.owners.owns(realmId)) await this.owners.lose(realmId);
+      if (!this.singleton && (await this.leases.acquire(SINGLETON)) !== null) this.setSingleton(true);
+      const unowned = await this.leases.unownedRealms();
+      // Processes owning fewer realms claim first, so realms spread over the cluster.
+      const wait = this.owners.owned().length * 100 + Math.random() * 100;
+      if (unowned.length > 0) setTimeout(() => void this.claimSome(unowned), wait);
+    } catch (err) {
+      this.opts.log.warn({ err }, 'cluster lease round failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async claimSome(realmIds: number[]): Promise<void> {
+    for (const id of realmIds) {
+      if (this.timer === null) return;
+      if (await this.owners.claim(id).catch(() => false)) return; // one per round: the others get their turn
+    }
+  }
+
+  private setSingleton(held: boolean): void {
+    if (this.singleton === held) return;
+    this.singleton = held;
+    this.opts.log.info({ held }, 'once-only work lease');
+    this.onSingleton(held);
+  }
+
+  /**
+   * Operators: every other process's actor rows that match `filter` (at most `limit` each), as each answers within
+   * OPERATORS_WAIT_MS; this process's own rows are the caller's.
+   */
+  async actorsElsewhere(filter: ActorFilter, limit: number): Promise<{ node: string; actors: ActorRow[]; matched: number }[]> {
+    const out: { node: string; actors: ActorRow[]; matched: number }[] = [];
+    const replies = await this.nc.requestMany(this.subjects.operators(), encode({ filter, limit }), { strategy: 'timer', maxWait: OPERATORS_WAIT_MS });
+    for await (const reply of replies) out.push(decode(reply.data));
+    return out;
+  }
+
+  /** Answers the other processes' actorsElsewhere with this process's rows. */
+  serveActors(list: (filter: ActorFilter) => ActorRow[]): void {
+    this.subs.push(
+      this.nc.subscribe(this.subjects.operators(), {
+        callback: (err, msg) => {
+          if (err) return;
+          const { filter, limit } = decode<{ filter: ActorFilter; limit: number }>(msg.data);
+          const rows = list(filter);
+          msg.respond(encode({ node: this.node, actors: rows.slice(0, limit), matched: rows.length }));
+        },
+      }),
+    );
+  }
+
+  /** Operators: this node, and the owner of every live lease (realm ID → node; the once-only work's node). */
+  async overview(): Promise<{ node: string; nats: boolean; realm_owners: Record<string, string>; once_only: string | null }> {
+    const owners = await this.leases.owners();
+    const realmOwners: Record<string, string> = {};
+    for (const [key, owner] of owners) if (key.startsWith('realm:')) realmOwners[key.slice('realm:'.length)] = owner;
+    return { node: this.node, nats: !this.nc.isClosed(), realm_owners: realmOwners, once_only: owners.get(SINGLETON) ?? null };
+  }
+
+  /** Readiness: NATS is connected and the leases held are renewed. */
+  readiness(): { ok: boolean; detail?: string } {
+    if (this.nc.isClosed()) return { ok: false, detail: 'NATS connection closed' };
+    const stale = this.owners.owned().filter((id) => this.leases.epochOf(realmKey(id)) === undefined);
+    return stale.length ? { ok: false, detail: `realm leases not renewed: ${stale.join(', ')}` } : { ok: true, detail: `node ${this.node}, owns realms [${this.owners.owned().join(', ')}]` };
+  }
+
+  /** After the realm actors stopped: leases lapse for the others to take, then NATS closes. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.rateTimer) clearInterval(this.rateTimer);
+    this.timer = null;
+    for (const s of this.subs) s.unsubscribe();
+    await this.owners.releaseAll().catch((err) => this.opts.log.warn({ err }, 'releasing leases failed'));
+    this.setSingleton(false);
+    await this.nc.drain().catch(() => undefined);
+  }
+}

@@ -1,0 +1,81 @@
+// What processes of a cluster say to each other over NATS, and the subjects. Commands (kind and input, as dispatch
+// takes them), their answers, events and queue requests are plain data, sent with msgpack's default settings: those
+// PALAVER_CHECK_COMMANDS proves every command's input and answer survives (src/realm/command-check.ts). A committed
+// batch's write results are the realm's own values (applied to memory, never shown to a caller): they travel with
+// structured cloning (Maps, Sets, Dates and shared references survive). Answers are { ok, value } or the ApiError a
+// client is to get.
+import { ApiError, errors } from '../errors.js';
+import { Packr, pack, unpack } from '../msgpack.js';
+import type { CommandInput, CommandKind } from '../realm/registry.js';
+
+export const encode = (value: unknown): Uint8Array => pack(value);
+export const decode = <T>(data: Uint8Array): T => unpack(data) as T;
+
+const batchPackr = new Packr({ structuredClone: true, moreTypes: true });
+
+/** A committed batch (owners.ts PublishedBatch). */
+export const encodeBatch = (value: unknown): Uint8Array => batchPackr.pack(value);
+export const decodeBatch = <T>(data: Uint8Array): T => batchPackr.unpack(data) as T;
+
+/** A realm command on its way to the realm's owner: as dispatch was given it. */
+export interface CommandMessage<K extends CommandKind = CommandKind> {
+  kind: K;
+  input: CommandInput<K>;
+}
+
+/** An answer to a request: the value, or the error as the client is to see it; `moved` when the addressee no longer
+ *  holds what was asked for and nothing was done (the caller may ask again elsewhere). */
+export type Answer =
+  | { ok: true; value: unknown }
+  | { ok: false; moved?: boolean; error?: { code: string; msg: string; status: number; extra: Record<string, unknown>; headers: Record<string, string> }; message?: string };
+
+export function answerOf(err: unknown): Answer {
+  if (err instanceof ApiError) return { ok: false, error: { code: err.code, msg: err.message, status: err.status, extra: err.extra, headers: err.headers } };
+  return { ok: false, message: err instanceof Error ? err.message : String(err) };
+}
+
+/** The value of an answer, or its error thrown (an ApiError as the owner raised it; anything else as a 500). */
+export function valueOf(answer: Answer): unknown {
+  if (answer.ok) return answer.value;
+  if (answer.error) {
+    const e = answer.error;
+    throw new ApiError(e.code, e.msg, e.status, e.extra, e.headers);
+  }
+  throw new Error(`remote failure: ${answer.message ?? 'unknown'}`);
+}
+
+export function noOwnerInTime(): ApiError {
+  return errors.unavailable('No server owning this realm answered in time; try again');
+}
+
+/** NATS subjects of one cluster (CLUSTER_NAME keeps clusters sharing a NATS server apart). */
+export class Subjects {
+  constructor(private readonly cluster: string) {}
+  /** A realm's commands, answered by its owner. */
+  commands(realmId: number): string {
+    return `palaver.${this.cluster}.realm.${realmId}.commands`;
+  }
+  /** The owner's position in a realm's batches (epoch, seq), for read barriers. */
+  position(realmId: number): string {
+    return `palaver.${this.cluster}.realm.${realmId}.position`;
+  }
+  /** A realm's committed batches, published by its owner; `*` for every realm. */
+  batches(realmId: number | '*'): string {
+    return `palaver.${this.cluster}.realm.${realmId}.batches`;
+  }
+  realmOfBatch(subject: string): number {
+    return Number(subject.split('.')[3]);
+  }
+  /** Rate-limit tokens each process took. */
+  rateLimits(): string {
+    return `palaver.${this.cluster}.rate-limits`;
+  }
+  /** Operators' questions every process answers (its actors). */
+  operators(): string {
+    return `palaver.${this.cluster}.operators.actors`;
+  }
+  /** Requests for the event queues a process holds. */
+  queues(node: string): string {
+    return `palaver.${this.cluster}.node.${node}.queues`;
+  }
+}
