@@ -250,7 +250,7 @@ test.serial('fields not editable by users: only administrators set them, through
   await s.client.as(admin).delete(`/realm/profile_fields/${id}`);
 });
 
-test('register: custom_profile_fields with custom_profile_field_types, the reference\'s type catalogue', async (t) => {
+test.serial('register: custom_profile_fields with custom_profile_field_types, the reference\'s type catalogue', async (t) => {
   const member = await addUser(s);
   const r = await s.client.as(member).post('/register', { form: { fetch_event_types: json(['custom_profile_fields']) } });
   t.deepEqual(r.json.custom_profile_fields, await fields());
