@@ -212,7 +212,9 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   }
   const latency = summarize(samples);
   const deliveries = samples.length;
-  const cpuUsPerDelivery = cpuBefore && cpuAfter && deliveries ? ((cpuAfter.cpuSeconds - cpuBefore.cpuSeconds) * 1e6) / deliveries : NaN;
+  const perDelivery = (k: 'cpuSeconds' | 'systemSeconds') => (cpuBefore && cpuAfter && deliveries ? ((cpuAfter[k] - cpuBefore[k]) * 1e6) / deliveries : NaN);
+  const cpuUsPerDelivery = perDelivery('cpuSeconds');
+  const systemUsPerDelivery = perDelivery('systemSeconds');
   return {
     latency,
     samples,
@@ -224,6 +226,8 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
       'client p50/p95/p99 ms': [latency.p50, latency.p95, latency.p99].map((v) => v.toFixed(1)).join(' / '),
       // Whole server process CPU while the messages were sent and delivered (the sends' own work included) / deliveries.
       server_cpu_us_per_delivery: Number.isFinite(cpuUsPerDelivery) ? +cpuUsPerDelivery.toFixed(2) : 'n/a',
+      // Its kernel part (system time: socket writes, and on loopback the receiving side's TCP work too).
+      server_system_cpu_us_per_delivery: Number.isFinite(systemUsPerDelivery) ? +systemUsPerDelivery.toFixed(2) : 'n/a',
       received_before_send_response: beforeResponse,
       worker_threads: jobs.length,
     },
