@@ -33,7 +33,7 @@ app
   })
   .post('/*', (res, req) => {
     const q = new URLSearchParams(req.getQuery() ?? '');
-    const frame = floorFrame(Number(q.get('id')), Number(q.get('bytes')));
+    const frame = floorFrame(Number(q.get('id')), Math.min(Number(q.get('bytes')) || 0, 1 << 20));
     if (q.get('mode') === 'publish') app.publish(TOPIC, frame, false);
     else for (const ws of sockets) ws.cork(() => ws.send(frame, false));
     res.cork(() => res.writeHeader('Content-Type', 'application/json').end(JSON.stringify({ sockets: sockets.size })));
