@@ -62,7 +62,7 @@ class Socket implements QueueSocket {
     const ws = this.ws;
     if (!ws || this.closing) return false;
     // Refused past the bound: QueueSockets then closes it as 'slow'.
-    if (ws.getBufferedAmount() + text.length > this.maxBuffered) return false;
+    if (!fitsBound(ws.getBufferedAmount(), text, this.maxBuffered)) return false;
     ws.cork(() => ws.send(text, false));
     return true;
   }
@@ -85,6 +85,17 @@ class Socket implements QueueSocket {
     this.closing = true;
     this.ws.end(code, reason);
   }
+}
+
+/**
+ * Whether `text`, sent as UTF-8, keeps `buffered` bytes within `max`. A UTF-16 code unit is 1 to 3 UTF-8 bytes: the
+ * bytes are counted (a pass over the string) only when the answer depends on them, near the bound.
+ */
+export function fitsBound(buffered: number, text: string, max: number): boolean {
+  const room = max - buffered;
+  if (text.length * 3 <= room) return true;
+  if (text.length > room) return false;
+  return Buffer.byteLength(text, 'utf8') <= room;
 }
 
 /** uWS copies the user data's own properties (not its prototype): the Socket travels as one of them. */
