@@ -11,7 +11,8 @@ import { errors } from '../errors.js';
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
 import type { RealmEvent } from '../bus/events.js';
 import type { Logger } from '../log.js';
-import type { ActorFilter, ActorRow } from '../operators/actor-directory.js';
+import type { ActorFilter, ActorRow, StateCount } from '../operators/actor-directory.js';
+import type { ClusterView, NodeActors } from '../operators/live-feed.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry } from '../realm/commands.js';
 import { Leases } from './leases.js';
@@ -19,8 +20,10 @@ import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
 import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer } from './wire.js';
 
 const SINGLETON = 'singleton';
-/** How long an operator's cluster-wide actor listing waits for the other processes' answers. */
+/** How long an operator's cluster-wide actor listing waits for the other processes' answers: at most
+ *  OPERATORS_WAIT_MS in all, and no longer than OPERATORS_STALL_MS after the last answer. */
 const OPERATORS_WAIT_MS = 1000;
+const OPERATORS_STALL_MS = 150;
 /** Longest a request waits for the realm owner's position, then for this process to apply that far. */
 const BARRIER_MS = 2000;
 
@@ -51,7 +54,7 @@ function token(s: string): string {
   return s.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
-export class Cluster {
+export class Cluster implements ClusterView {
   readonly node: string;
   readonly subjects: Subjects;
   readonly leases: Leases;
@@ -69,6 +72,10 @@ export class Cluster {
   private singleton = false;
   private onSingleton: (held: boolean) => void = () => undefined;
   private readonly pollTimeoutMs: number;
+  /** NATS connected now (false between a disconnect and the reconnect). */
+  private connected = true;
+  /** performance.now() of the last lease round that reached the database. */
+  private lastRound = performance.now();
 
   private constructor(private readonly nc: NatsConnection, private readonly opts: ClusterOptions) {
     const { config } = opts;
@@ -79,6 +86,18 @@ export class Cluster {
     this.owners = new RealmOwnership(nc, this.subjects, this.leases, config.cluster.commandTimeoutMs, opts.log);
     this.owners.caughtUp = (realmId) => this.caughtUp(realmId);
     this.pollTimeoutMs = config.heartbeatMs + 15_000;
+    void this.followConnection();
+  }
+
+  private async followConnection(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === 'disconnect') this.connected = false;
+      else if (s.type === 'reconnect') this.connected = true;
+    }
+  }
+
+  private natsUp(): boolean {
+    return this.connected && !this.nc.isClosed();
   }
 
   static async connect(opts: ClusterOptions): Promise<Cluster> {
@@ -258,7 +277,9 @@ export class Cluster {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      for (const key of await this.leases.renew()) {
+      const lost = await this.leases.renew();
+      this.lastRound = performance.now();
+      for (const key of lost) {
         if (key === SINGLETON) this.setSingleton(false);
         else await this.owners.lose(Number(key.slice('realm:'.length)));
       }
@@ -291,41 +312,58 @@ export class Cluster {
   }
 
   /**
-   * Operators: every other process's actor rows that match `filter` (at most `limit` each), as each answers within
-   * OPERATORS_WAIT_MS; this process's own rows are the caller's.
+   * Operators: every other process's actor rows that match `filter` (at most `limit` each) and its counts, as each
+   * answers in time; this process's own rows are the caller's.
    */
-  async actorsElsewhere(filter: ActorFilter, limit: number): Promise<{ node: string; actors: ActorRow[]; matched: number }[]> {
-    const out: { node: string; actors: ActorRow[]; matched: number }[] = [];
-    const replies = await this.nc.requestMany(this.subjects.operators(), encode({ filter, limit }), { strategy: 'timer', maxWait: OPERATORS_WAIT_MS });
+  async actorsElsewhere(filter: ActorFilter, limit: number): Promise<NodeActors[]> {
+    const out: NodeActors[] = [];
+    const replies = await this.nc.requestMany(this.subjects.operators(), encode({ filter, limit }), {
+      strategy: 'stall',
+      stall: OPERATORS_STALL_MS,
+      maxWait: OPERATORS_WAIT_MS,
+    });
     for await (const reply of replies) out.push(decode(reply.data));
     return out;
   }
 
-  /** Answers the other processes' actorsElsewhere with this process's rows. */
-  serveActors(list: (filter: ActorFilter) => ActorRow[]): void {
+  /** Answers the other processes' actorsElsewhere with this process's rows and counts. */
+  serveActors(directory: { list(filter: ActorFilter): ActorRow[]; counts(): StateCount[] }): void {
     this.subs.push(
       this.nc.subscribe(this.subjects.operators(), {
         callback: (err, msg) => {
           if (err) return;
           const { filter, limit } = decode<{ filter: ActorFilter; limit: number }>(msg.data);
-          const rows = list(filter);
-          msg.respond(encode({ node: this.node, actors: rows.slice(0, limit), matched: rows.length }));
+          const rows = directory.list(filter);
+          const answer: NodeActors = { node: this.node, actors: rows.slice(0, limit), matched: rows.length, counts: directory.counts() };
+          msg.respond(encode(answer));
         },
       }),
     );
   }
 
-  /** Operators: this node, and the owner of every live lease (realm ID → node; the once-only work's node). */
-  async overview(): Promise<{ node: string; nats: boolean; realm_owners: Record<string, string>; once_only: string | null }> {
+  /** Operators: the owner of every live lease (realm ID → node; the once-only work's node). */
+  async ownership(): Promise<{ realm_owners: Record<string, string>; once_only: string | null }> {
     const owners = await this.leases.owners();
     const realmOwners: Record<string, string> = {};
     for (const [key, owner] of owners) if (key.startsWith('realm:')) realmOwners[key.slice('realm:'.length)] = owner;
-    return { node: this.node, nats: !this.nc.isClosed(), realm_owners: realmOwners, once_only: owners.get(SINGLETON) ?? null };
+    return { realm_owners: realmOwners, once_only: owners.get(SINGLETON) ?? null };
   }
 
-  /** Readiness: NATS is connected and the leases held are renewed. */
+  /** Operators: this node, its NATS connection, and who owns what. */
+  async overview(): Promise<{ node: string; nats: boolean; realm_owners: Record<string, string>; once_only: string | null }> {
+    return { node: this.node, nats: this.natsUp(), ...(await this.ownership()) };
+  }
+
+  /**
+   * Readiness: NATS is connected (commands, batches and polls travel over it), the lease rounds reach the database
+   * (a process whose rounds fail would soon own nothing), and every realm this process serves is under a lease it
+   * renewed in time.
+   */
   readiness(): { ok: boolean; detail?: string } {
     if (this.nc.isClosed()) return { ok: false, detail: 'NATS connection closed' };
+    if (!this.connected) return { ok: false, detail: 'NATS disconnected, reconnecting' };
+    const since = performance.now() - this.lastRound;
+    if (since > this.opts.config.cluster.leaseMs) return { ok: false, detail: `no lease round reached the database for ${Math.round(since)} ms` };
     const stale = this.owners.owned().filter((id) => this.leases.epochOf(realmKey(id)) === undefined);
     return stale.length ? { ok: false, detail: `realm leases not renewed: ${stale.join(', ')}` } : { ok: true, detail: `node ${this.node}, owns realms [${this.owners.owned().join(', ')}]` };
   }
