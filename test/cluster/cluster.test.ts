@@ -3,6 +3,7 @@ import test from 'ava';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { EventSocket } from '../../src/client/event-socket.js';
+import { haveChromium, launchChromium } from '../helpers/browser.js';
 import { OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
@@ -183,12 +184,61 @@ test.serial('operators: every series names its node; every process tells which n
   for (const owner of Object.values(owners)) t.true(cluster.nodes.some((n) => n.node === owner));
   for (const v of views.slice(1)) t.deepEqual(v.realm_owners, owners);
   t.true(cluster.nodes.some((n) => n.node === views[0]!.once_only));
-  // The actor API lists every process's actors, each naming its node.
-  const roots = await cluster.nodes[1]!.client.get('/operators/actors', { root: true, headers, query: { kind: 'root', all_nodes: 'true' } });
+  // The actor API lists every process's actors, each naming its node, and which node owns which realm.
+  const [a, b, c] = cluster.nodes;
+  const roots = await b!.client.get('/operators/actors', { root: true, headers, query: { kind: 'root', all_nodes: 'true' } });
   t.is(roots.status, 200, roots.text);
-  t.deepEqual((roots.json.actors as { node: string }[]).map((a) => a.node).sort(), cluster.nodes.map((n) => n.node).sort());
-  const realms = await cluster.nodes[0]!.client.get('/operators/actors', { root: true, headers, query: { kind: 'realm', all_nodes: 'true' } });
-  t.true((realms.json.actors as { node: string; id: string }[]).some((a) => a.node === Object.values(owners)[0] && a.id === `realm:${Object.keys(owners)[0]}`));
+  t.deepEqual((roots.json.actors as { node: string }[]).map((r) => r.node).sort(), cluster.nodes.map((n) => n.node).sort());
+  // A queue registered on C shows in the listing asked of A, under C's name, and nowhere else.
+  const q = (await c!.client.post('/register', { auth: cluster.owner, form: { event_types: JSON.stringify(['message']) } })).json.queue_id as string;
+  const all = await a!.client.get('/operators/actors', { root: true, headers, query: { all_nodes: 'true' } });
+  t.is(all.status, 200, all.text);
+  const rows = all.json.actors as { node: string; id: string; kind: string }[];
+  t.deepEqual(rows.filter((r) => r.id === `queue:${q}`).map((r) => r.node), [c!.node]);
+  t.deepEqual(all.json.nodes.slice().sort(), cluster.nodes.map((n) => n.node).sort());
+  for (const n of [b!, c!]) t.true(rows.some((r) => r.node === n.node && r.kind === 'root'), `${n.node}'s actors listed on A`);
+  t.deepEqual(all.json.realm_owners, owners);
+  const total = (all.json.counts as { count: number }[]).reduce((m, x) => m + x.count, 0);
+  t.is(total, all.json.matched, 'the counts are every node\'s');
+  const realms = await a!.client.get('/operators/actors', { root: true, headers, query: { kind: 'realm', all_nodes: 'true' } });
+  const [realmId, ownerNode] = Object.entries(owners)[0]!;
+  t.true((realms.json.actors as { node: string; id: string }[]).some((r) => r.node === ownerNode && r.id === `realm:${realmId}`));
+  await c!.client.delete('/events', { auth: cluster.owner, form: { queue_id: q } });
+});
+
+(haveChromium ? test.serial : test.skip)("the dashboard on one process shows every node's actors and which node owns which realm", async (t) => {
+  const [a, b, c] = cluster.nodes;
+  const owners = (await a!.client.get('/operators/cluster', { root: true, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json.realm_owners as Record<string, string>;
+  // A queue held by C, to find in A's table.
+  const q = (await c!.client.post('/register', { auth: cluster.owner, form: { event_types: JSON.stringify(['message']) } })).json.queue_id as string;
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`http://127.0.0.1:${a!.port}/operators/dashboard#token=${OPERATOR_TOKEN}`);
+    await page.waitForSelector('#status.live');
+    await page.waitForSelector('#cluster:not([hidden])');
+    await page.waitForFunction((n) => document.querySelectorAll('#node-rows tr').length === n, cluster.nodes.length);
+    const shown = await page.$$eval('#node-rows tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.getAttribute('data-node'), tr.getAttribute('data-realms')])));
+    t.deepEqual(Object.keys(shown).sort(), cluster.nodes.map((n) => n.node).sort());
+    for (const [realm, node] of Object.entries(owners)) t.true(shown[node]!.split(',').includes(realm), `realm ${realm} shown as ${node}'s`);
+    // Every node's actors in the table, C's queue under C's name.
+    await page.fill('#f-q', q);
+    await page.waitForSelector(`#actor-rows tr[data-id="queue:${q}"][data-node="${c!.node}"]`);
+    await page.fill('#f-q', '');
+    await page.selectOption('#f-kind', 'root');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#actor-rows tr')];
+      return rows.length === 3 && rows.every((r) => r.getAttribute('data-kind') === 'root');
+    });
+    const rootNodes = await page.$$eval('#actor-rows tr', (trs) => trs.map((tr) => tr.getAttribute('data-node')));
+    t.deepEqual(rootNodes.sort(), [a!.node, b!.node, c!.node].sort());
+    t.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await c!.client.delete('/events', { auth: cluster.owner, form: { queue_id: q } });
+  }
 });
 
 test.serial('presence is the same from every process', async (t) => {
