@@ -16,6 +16,8 @@ import type { ClusterView, NodeActors } from '../operators/live-feed.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry } from '../realm/commands.js';
 import { Leases } from './leases.js';
+import { Replica } from './replica.js';
+import type { RootInput } from '../actors/root.machine.js';
 import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
 import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer } from './wire.js';
 
@@ -62,8 +64,8 @@ export class Cluster implements ClusterView {
   private realms!: Realms;
   private queues!: LocalQueues;
   private readonly subs: Subscription[] = [];
-  /** The last batch applied per realm owned elsewhere. */
-  private readonly seen = new Map<number, { epoch: number; seq: number }>();
+  /** This process's copy of the realms owned elsewhere. */
+  private readonly replica: Replica;
   /** Requests waiting for this process to reach a realm's position (read barriers). */
   private readonly waiting = new Map<number, Set<{ epoch: number; seq: number; done: () => void }>>();
   private timer: NodeJS.Timeout | null = null;
@@ -85,6 +87,14 @@ export class Cluster implements ClusterView {
     this.leases = new Leases(opts.db, this.node, config.cluster.leaseMs);
     this.owners = new RealmOwnership(nc, this.subjects, this.leases, config.cluster.commandTimeoutMs, opts.log);
     this.owners.caughtUp = (realmId) => this.caughtUp(realmId);
+    this.replica = new Replica({
+      commands: opts.commands,
+      log: opts.log,
+      stateIfLoaded: (realmId) => this.realms.stateIfLoaded(realmId),
+      reload: (realmId) => this.realms.reload(realmId).then(() => this.realms.get(realmId)).then(() => undefined),
+      deliver: (realmId, events) => this.queues.deliver(realmId, events),
+      dropRealm: (realmId) => this.queues.dropRealm(realmId),
+    });
     this.pollTimeoutMs = config.heartbeatMs + 15_000;
     void this.followConnection();
   }
@@ -106,11 +116,15 @@ export class Cluster implements ClusterView {
     return new Cluster(nc, opts);
   }
 
-  /** What the realm actors need: their fenced database and where their committed batches go. */
-  rootHooks(): { dbFor(realmId: number): Db; replicate(realmId: number, applied: { kind: string; value: unknown }[], events: RealmEvent[]): void } {
+  /** What the realm actors need: their fenced database, where their committed batches go, and their fresh loads. */
+  rootHooks(): NonNullable<RootInput['cluster']> {
     return {
       dbFor: (realmId) => this.owners.fencedDb(this.opts.db, realmId),
-      replicate: (realmId, applied, events) => this.owners.publish(this.node, realmId, applied, events),
+      replicate: (realmId, applied, events, commitId) => this.owners.publish(this.node, realmId, applied, events, commitId),
+      loaded: (realmId, state) => {
+        // Batches received during the load that it cannot be brought up to: the load fails, the next one reads them.
+        if (!this.replica.loaded(realmId, state)) throw new Error(`realm ${realmId}: batches missed while loading; loading again`);
+      },
     };
   }
 
@@ -196,18 +210,13 @@ export class Cluster implements ClusterView {
     msg.respond(encode(answer));
   }
 
-  private reached(realmId: number, at: { epoch: number; seq: number }): boolean {
-    const seen = this.seen.get(realmId);
-    return seen !== undefined && (seen.epoch > at.epoch || (seen.epoch === at.epoch && seen.seq >= at.seq));
-  }
-
   /**
    * The read barrier of a request on a process that does not own the realm: asks the owner where it is, and waits
    * (at most BARRIER_MS) until this process applied that far. Without an owner there is nothing to wait for.
    */
   private async caughtUp(realmId: number): Promise<void> {
     const at = await this.owners.position(realmId, BARRIER_MS);
-    if (!at || at.seq === 0 || this.reached(realmId, at)) return;
+    if (!at || at.seq === 0 || this.replica.reached(realmId, at)) return;
     let waiter!: { epoch: number; seq: number; done: () => void };
     const arrived = new Promise<void>((done) => (waiter = { ...at, done }));
     let set = this.waiting.get(realmId);
@@ -229,44 +238,13 @@ export class Cluster implements ClusterView {
       return;
     }
     if (b.from === this.node || this.owners.owns(realmId)) return;
-    const last = this.seen.get(realmId);
-    if (last && b.epoch < last.epoch) {
-      // A former owner's batch arriving after its successor's: committed before the takeover, which reloaded.
-      this.queues.deliver(realmId, b.events);
-      return;
-    }
-    let reload = last !== undefined && b.epoch > last.epoch;
-    if (last && b.epoch === last.epoch && b.seq !== last.seq + 1) {
-      this.opts.log.warn({ realmId, epoch: b.epoch, expected: last.seq + 1, got: b.seq }, 'realm batches missed: reloading, ending its queues here');
-      reload = true;
-      this.queues.dropRealm(realmId);
-    }
-    this.seen.set(realmId, { epoch: b.epoch, seq: b.seq });
-    const state = this.realms.stateIfLoaded(realmId);
-    if (state && !reload) {
-      for (const [kind, value] of b.applied) {
-        const def = this.opts.commands[kind];
-        if (value === null || !def?.apply) {
-          reload = true;
-          break;
-        }
-        try {
-          def.apply(state, value);
-        } catch (err) {
-          this.opts.log.warn({ realmId, kind, err }, 'replicated result not applicable: reloading');
-          reload = true;
-          break;
-        }
-      }
-    }
-    const reloaded = reload && state ? this.realms.reload(realmId).then(() => this.realms.get(realmId)).catch(() => undefined) : Promise.resolve();
-    this.queues.deliver(realmId, b.events);
+    const { ready } = this.replica.receive(realmId, b);
     const waiting = this.waiting.get(realmId);
     if (waiting) {
       for (const w of waiting) {
-        if (this.reached(realmId, w)) {
+        if (this.replica.reached(realmId, w)) {
           waiting.delete(w);
-          void reloaded.then(w.done);
+          void ready.then(w.done);
         }
       }
     }
