@@ -1,8 +1,7 @@
 // A replica applies each committed batch of a realm owned elsewhere once: a batch delivered twice is taken once, a
-// (Serial: the tests share one table.)
 // batch its working set's load already read (its transaction committed before the load's snapshot) is not applied
 // again, and a batch committed while a load ran is applied to the fresh working set when the snapshot misses it.
-// Transaction IDs and snapshots come from a real PostgreSQL.
+// Transaction IDs and snapshots come from a real PostgreSQL (the tests share one table, so they run serially).
 import test from 'ava';
 import type { RealmEvent } from '../../src/bus/events.js';
 import { Replica, type ReplicaDeps } from '../../src/cluster/replica.js';
