@@ -28,6 +28,8 @@ export class EventRouter {
   private readonly live = new Map<string, LiveQueue>();
   private readonly byUser = new Map<number, Set<LiveQueue>>();
   private readonly allPublic = new Map<number, Set<LiveQueue>>();
+  /** Per realm, the newest message routed (message IDs reach the router in increasing order: commit order). */
+  private readonly lastMessage = new Map<number, number>();
   private readonly unsubscribe: () => void;
   delivered = 0;
 
@@ -98,9 +100,21 @@ export class EventRouter {
     return compilePredicate(resolved, { id: userId });
   }
 
+  /**
+   * The newest message of the realm routed so far: a queue created now receives every later message as an event,
+   * and none before (register's snapshot reads messages up to it). -1 before the first.
+   */
+  lastMessageId(realmId: number): number {
+    return this.lastMessage.get(realmId) ?? -1;
+  }
+
   route(realmId: number, events: RealmEvent[]): void {
     const batches = new Map<LiveQueue, ClientEvent[]>();
     for (const re of events) {
+      if (re.event.kind === 'message') {
+        const id = re.event.message.id as number;
+        if (id > this.lastMessageId(realmId)) this.lastMessage.set(realmId, id);
+      }
       const p: Published = { re, wire: toWire(re.event) };
       // Only an all_public_streams event needs to know who got it as a recipient.
       const seen = re.allPublicStreams ? new Set<LiveQueue>() : null;

@@ -136,6 +136,62 @@ test.serial('a client whose every request goes to another process sees the same 
   t.is(gone.json.code, 'BAD_EVENT_QUEUE_ID');
 });
 
+test.serial('register while messages are sent through another process: each message once, in the snapshot or as an event', async (t) => {
+  const [a, b, c] = cluster.nodes;
+  const owner = cluster.owner;
+  const reader = await newUser(a!.client, owner, 'rita');
+  const ownerId = (await a!.client.get('/users/me', { auth: owner })).json.user_id as number;
+  await channelWith(a!.client, owner, 'racing', [ownerId, reader.id]);
+  // Messages sent through A, one after another, while the reader registers again and again through B and C.
+  const sent: number[] = [];
+  let sending = true;
+  const sender = (async () => {
+    for (let i = 0; sending; i++) {
+      const r = await a!.client.post('/messages', { auth: owner, form: { type: 'stream', to: 'racing', topic: 'r', content: `race ${i}` } });
+      if (r.status !== 200) throw new Error(r.text);
+      sent.push(r.json.id);
+    }
+  })();
+  const registrations: { client: Client; queueId: string; unread: Set<number>; maxId: number }[] = [];
+  try {
+    while (sent.length < 3) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 16; i++) {
+      const client = (i % 2 ? c : b)!.client;
+      const r = await client.post('/register', {
+        auth: reader,
+        form: { event_types: JSON.stringify(['message']), fetch_event_types: JSON.stringify(['message', 'update_message_flags']) },
+      });
+      t.is(r.status, 200, r.text);
+      const unread = new Set<number>((r.json.unread_msgs.streams as { unread_message_ids: number[] }[]).flatMap((s) => s.unread_message_ids));
+      registrations.push({ client, queueId: r.json.queue_id, unread, maxId: r.json.max_message_id });
+      t.is(r.json.last_event_id, -1);
+    }
+  } finally {
+    sending = false;
+    await sender;
+  }
+  const last = sent[sent.length - 1]!;
+  for (const reg of registrations) {
+    // Every event of the queue, up to the last message sent.
+    const events: number[] = [];
+    for (let lastId = -1; !events.includes(last); ) {
+      const r = await reg.client.get('/events', { auth: reader, query: { queue_id: reg.queueId, last_event_id: String(lastId) } });
+      t.is(r.status, 200, r.text);
+      for (const e of r.json.events) {
+        lastId = Math.max(lastId, e.id);
+        if (e.type === 'message') events.push(e.message.id);
+      }
+    }
+    const both = events.filter((id) => reg.unread.has(id));
+    t.deepEqual(both, [], 'no message both in the snapshot and as an event');
+    t.deepEqual(events, [...new Set(events)], 'no event twice');
+    const union = new Set([...reg.unread, ...events]);
+    t.deepEqual(sent.filter((id) => !union.has(id)), [], 'no message missing');
+    t.true(events.every((id) => id > reg.maxId), 'events only after max_message_id');
+    await reg.client.delete('/events', { auth: reader, form: { queue_id: reg.queueId } });
+  }
+});
+
 test.serial('a scheduled message is delivered exactly once across the processes', async (t) => {
   const rr = cluster.roundRobin();
   const owner = cluster.owner;

@@ -12,12 +12,14 @@ export class MessagesState {
     readonly alertWords: Map<number, string[]> = new Map(),
     /** Direct conversation (sorted participant IDs joined by ',') → its ID, filled as messages are sent. */
     readonly directConversations: Map<string, number> = new Map(),
+    /** The realm's newest message when the working set was loaded (-1: none); later ones came as events. */
+    readonly lastIdAtLoad = -1,
   ) {}
 
   static async load(db: Repos, realmId: number): Promise<MessagesState> {
     const linkifiers = await db.linkifiers.forRealm(realmId);
     const alertWords = await db.alertWords.forRealm(realmId);
-    return new MessagesState(linkifiers, alertWords);
+    return new MessagesState(linkifiers, alertWords, new Map(), await db.messages.lastIdInRealm(realmId));
   }
 
   wordsOf(userId: number): string[] {
