@@ -122,8 +122,11 @@ export class Cluster implements ClusterView {
       dbFor: (realmId) => this.owners.fencedDb(this.opts.db, realmId),
       replicate: (realmId, applied, events, commitId) => this.owners.publish(this.node, realmId, applied, events, commitId),
       loaded: (realmId, state) => {
-        // Batches received during the load that it cannot be brought up to: the load fails, the next one reads them.
-        if (!this.replica.loaded(realmId, state)) throw new Error(`realm ${realmId}: batches missed while loading; loading again`);
+        if (this.replica.loaded(realmId, state)) return;
+        // Batches of the load's time it cannot be brought up to (it took longer than the replica keeps them): this
+        // working set is replaced by another load at once (failing this one would leave a claiming owner stuck).
+        this.opts.log.warn({ realmId }, 'realm batches missed while loading: loading again');
+        setImmediate(() => void this.realms.reload(realmId).catch(() => undefined));
       },
     };
   }
