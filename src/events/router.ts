@@ -16,6 +16,8 @@ interface LiveQueue {
   registration: QueueRegistration;
   /** Register's narrow compiled to a predicate on message events; null when there is none. */
   narrow: ((msg: NarrowMessage) => boolean) | null;
+  /** Messages up to this ID are in the queue's register snapshot: their events are not delivered to it. */
+  messagesUpTo: number;
 }
 
 /** Builds a narrow resolver for a realm and user, from the realm's working set. */
@@ -28,8 +30,6 @@ export class EventRouter {
   private readonly live = new Map<string, LiveQueue>();
   private readonly byUser = new Map<number, Set<LiveQueue>>();
   private readonly allPublic = new Map<number, Set<LiveQueue>>();
-  /** Per realm, the newest message routed (message IDs reach the router in increasing order: commit order). */
-  private readonly lastMessage = new Map<number, number>();
   private readonly unsubscribe: () => void;
   delivered = 0;
 
@@ -43,17 +43,22 @@ export class EventRouter {
     queues.on('expired', (e) => this.forget(e.queueId));
   }
 
-  /** Creates a queue for a user with a registration; returns its ID. */
-  create(realmId: number, userId: number, registration: QueueRegistration): string {
+  /**
+   * Creates a queue for a user with a registration; returns its ID. `messagesUpTo`: the newest message its register
+   * snapshot shows (the working set's newest, whose event was routed before this queue existed); an event of a
+   * message up to it is not delivered to the queue (cluster mode: a batch a process's load already read, arriving
+   * after it, or a former owner's last batch).
+   */
+  create(realmId: number, userId: number, registration: QueueRegistration, messagesUpTo = -1): string {
     const narrow = this.compileNarrow(realmId, userId, registration);
     const queueId = this.queues.create(userId, realmId, { registration: registration as never });
-    this.track({ queueId, realmId, userId, registration, narrow });
+    this.track({ queueId, realmId, userId, registration, narrow, messagesUpTo });
     return queueId;
   }
 
   /** Re-attaches queues restored from a dump (their registrations travel with them). */
   restored(queueId: string, realmId: number, userId: number, registration: QueueRegistration): void {
-    this.track({ queueId, realmId, userId, registration, narrow: this.compileNarrow(realmId, userId, registration) });
+    this.track({ queueId, realmId, userId, registration, narrow: this.compileNarrow(realmId, userId, registration), messagesUpTo: -1 });
   }
 
   /** Every queue the router delivers to. */
@@ -100,21 +105,9 @@ export class EventRouter {
     return compilePredicate(resolved, { id: userId });
   }
 
-  /**
-   * The newest message of the realm routed so far: a queue created now receives every later message as an event,
-   * and none before (register's snapshot reads messages up to it). -1 before the first.
-   */
-  lastMessageId(realmId: number): number {
-    return this.lastMessage.get(realmId) ?? -1;
-  }
-
   route(realmId: number, events: RealmEvent[]): void {
     const batches = new Map<LiveQueue, ClientEvent[]>();
     for (const re of events) {
-      if (re.event.kind === 'message') {
-        const id = re.event.message.id as number;
-        if (id > this.lastMessageId(realmId)) this.lastMessage.set(realmId, id);
-      }
       const p: Published = { re, wire: toWire(re.event) };
       // Only an all_public_streams event needs to know who got it as a recipient.
       const seen = re.allPublicStreams ? new Set<LiveQueue>() : null;
@@ -145,7 +138,11 @@ export class EventRouter {
   }
 
   private add(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, p: Published, event: ClientEvent, flags: string[] | undefined): void {
-    if (q.narrow && p.re.event.kind === 'message' && !q.narrow(narrowMessage(p.re.event.facts, flags))) return;
+    if (p.re.event.kind === 'message') {
+      // Already in the queue's snapshot (cluster mode: a batch its process's load had read, arriving after it).
+      if ((p.re.event.message.id as number) <= q.messagesUpTo) return;
+      if (q.narrow && !q.narrow(narrowMessage(p.re.event.facts, flags))) return;
+    }
     const { re } = p;
     // The common case (no capability variants, not the sender's queue) without the adapt() array.
     if (!re.skipWith && !re.legacy && re.senderQueue?.queueId !== q.queueId) this.addOne(batches, q, event);

@@ -60,11 +60,11 @@ export const register = endpoint({
     const unknownCaps = Object.keys(p.client_capabilities ?? {}).filter((c) => !(CLIENT_CAPABILITIES as readonly string[]).includes(c));
     if (unknownCaps.length) throw errors.invalidParam(`Unknown client capabilities: ${unknownCaps.join(', ')}`);
 
-    // The queue is created before the snapshot is taken, so no event between the two is lost; the snapshot shows the
-    // messages routed before it (the database may hold later ones already: those reach the queue as events).
-    const { router } = ctx.services;
-    const queueId = user ? router.create(ctx.realm.id, user.id, registration) : null;
-    const messagesUpTo = user ? Math.max(router.lastMessageId(ctx.realm.id), ctx.realm.state.messages.lastIdAtLoad) : Number.MAX_SAFE_INTEGER;
+    // The queue is created before the snapshot is taken, so no event between the two is lost. The snapshot shows the
+    // messages the working set had then (their events were routed before the queue existed); the database may
+    // already hold later ones, which reach the queue as events.
+    const messagesUpTo = user ? ctx.realm.state.messages.lastId : Number.MAX_SAFE_INTEGER;
+    const queueId = user ? ctx.services.router.create(ctx.realm.id, user.id, registration, messagesUpTo) : null;
     const fetchTypes = p.fetch_event_types ?? eventTypes;
     const snapshot = await buildSnapshot(
       {
