@@ -103,7 +103,7 @@ export class Replica {
 
   /** Applies a batch's results unless the working set's snapshot already holds them; false when one cannot be. */
   private apply(realmId: number, state: RealmState, b: PublishedBatch): boolean {
-    if (b.commitId !== null && state.loadedAt !== null && committedBefore(b.commitId, state.loadedAt)) return true;
+    if (b.commitId != null && state.loadedAt !== null && committedBefore(b.commitId, state.loadedAt)) return true;
     for (const [kind, value] of b.applied) {
       const def = this.deps.commands[kind];
       if (value === null || !def?.apply) return false;
@@ -121,7 +121,7 @@ export class Replica {
   private remember(realmId: number, b: PublishedBatch): void {
     let recent = this.recent.get(realmId);
     if (!recent) this.recent.set(realmId, (recent = { batches: [], evicted: null }));
-    if (b.commitId === null) return;
+    if (b.commitId == null) return;
     const now = performance.now();
     recent.batches.push({ b, at: now });
     while (recent.batches.length > RECENT_BATCHES || now - recent.batches[0]!.at > RECENT_MS) recent.evicted = recent.batches.shift()!.b.commitId;
