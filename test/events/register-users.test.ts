@@ -78,3 +78,22 @@ test.serial('a register right after a channel change sees it, and a private chan
   }
   t.is((await streams(member)).subscriptions.find((c) => c.stream_id === id)?.name, 'register cache renamed');
 });
+
+test.serial("everyone's statuses, shared by registers, show each change, a deactivation and a reactivation", async (t) => {
+  const watcher = await addUser(s, { fullName: 'Status Watcher' });
+  const traveller = await addUser(s, { fullName: 'Status Traveller' });
+  const statuses = async () => {
+    const r = await s.client.as(watcher).post('/register', { form: { fetch_event_types: '["user_status"]' } });
+    if (r.status !== 200) throw new Error(r.text);
+    return r.json.user_status as Record<string, Record<string, unknown>>;
+  };
+  t.is((await statuses())[traveller.id], undefined, 'no status yet');
+  t.is((await s.client.as(traveller).post('/users/me/status', { form: { status_text: 'On a trip' } })).status, 200);
+  t.deepEqual((await statuses())[traveller.id], { status_text: 'On a trip' });
+  t.is((await s.client.as(traveller).post('/users/me/status', { form: { away: 'true' } })).status, 200);
+  t.deepEqual((await statuses())[traveller.id], { away: true, status_text: 'On a trip' });
+  t.is((await s.client.as(s.owner).delete(`/users/${traveller.id}`)).status, 200);
+  t.is((await statuses())[traveller.id], undefined, 'deactivated: left out');
+  t.is((await s.client.as(s.owner).post(`/users/${traveller.id}/reactivate`)).status, 200);
+  t.deepEqual((await statuses())[traveller.id], { away: true, status_text: 'On a trip' });
+});
