@@ -85,7 +85,7 @@ test.serial("everyone's statuses, shared by registers, show each change, a deact
   const statuses = async () => {
     const r = await s.client.as(watcher).post('/register', { form: { fetch_event_types: '["user_status"]' } });
     if (r.status !== 200) throw new Error(r.text);
-    return r.json.user_status as Record<string, Record<string, unknown>>;
+    return r.json.user_status as Record<string, Record<string, unknown> | undefined>;
   };
   t.is((await statuses())[traveller.id], undefined, 'no status yet');
   t.is((await s.client.as(traveller).post('/users/me/status', { form: { status_text: 'On a trip' } })).status, 200);
