@@ -159,3 +159,10 @@ async function startCluster(processes: number, opts: { databaseUrl?: string; env
     },
   };
 }
+
+/** Memory and CPU of every process of a target, summed. */
+export function sampleAll(pids: number[]): ProcessSample | null {
+  const samples = pids.map(sampleProcess);
+  if (samples.length === 0 || samples.some((x) => x === null)) return null;
+  return { rssBytes: samples.reduce((n, x) => n + x!.rssBytes, 0), cpuSeconds: samples.reduce((n, x) => n + x!.cpuSeconds, 0) };
+}
