@@ -9,7 +9,7 @@ import { login } from './lib/client.js';
 import { compareSpec, ratios, renderSvg, scenarioSpec, type BenchRecord } from './lib/charts.js';
 import { machine, ratioTable, table, writeResults } from './lib/report.js';
 import { percentiles } from './lib/stats.js';
-import { sampleProcess, startTarget, type ProcessSample } from './lib/server.js';
+import { sampleAll, startTarget } from './lib/server.js';
 import { attack } from './scenarios/attack.js';
 import { httpCeiling } from './scenarios/ceilings.js';
 import { fanout } from './scenarios/fanout.js';
@@ -174,14 +174,6 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
 
 function layoutName(processes: number): string {
   return processes === 0 ? 'one process, no NATS' : `${processes} process${processes === 1 ? '' : 'es'}, NATS`;
-}
-
-/** Memory and CPU of every process of a target, summed. */
-function sampleAll(pids: number[]): ProcessSample | null {
-  const samples = pids.map(sampleProcess);
-  if (samples.length === 0 || samples.some((x) => x === null)) return null;
-  const sum = (k: keyof ProcessSample) => samples.reduce((n, x) => n + x![k], 0);
-  return { rssBytes: sum('rssBytes'), cpuSeconds: sum('cpuSeconds'), systemSeconds: sum('systemSeconds') };
 }
 
 /** --processes: one scenario's layouts side by side; the cost of cluster mode is each throughput against no NATS. */

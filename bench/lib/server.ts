@@ -161,3 +161,11 @@ async function startCluster(processes: number, opts: { databaseUrl?: string; env
     },
   };
 }
+
+/** Memory and CPU of every process of a target, summed. */
+export function sampleAll(pids: number[]): ProcessSample | null {
+  const samples = pids.map(sampleProcess);
+  if (samples.length === 0 || samples.some((x) => x === null)) return null;
+  const sum = (k: keyof ProcessSample) => samples.reduce((n, x) => n + x![k], 0);
+  return { rssBytes: sum('rssBytes'), cpuSeconds: sum('cpuSeconds'), systemSeconds: sum('systemSeconds') };
+}

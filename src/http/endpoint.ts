@@ -56,7 +56,7 @@ export interface EndpointDef<S extends Schema, A extends AuthMode> {
   /** JSON-schema properties of the success response, compiled once with fast-json-stringify. */
   response?: Record<string, unknown>;
   /** A serializer of the success response of its own (register splices pre-serialized user records). */
-  serialize?: (body: Record<string, unknown>) => string | Buffer;
+  serialize?: (body: Record<string, unknown>) => string | Buffer | readonly Buffer[];
 }
 
 export interface Endpoint {
@@ -74,7 +74,7 @@ export interface Endpoint {
   schema: Schema;
   parse: ParamParser<Record<string, unknown>>;
   handle(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown> | RawReply> | Record<string, unknown> | RawReply;
-  serialize(body: Record<string, unknown>): string | Buffer;
+  serialize(body: Record<string, unknown>): string | Buffer | readonly Buffer[];
 }
 
 function successSerializer(properties: Record<string, unknown>): (body: Record<string, unknown>) => string {

@@ -35,7 +35,8 @@ export interface Reply {
   status: number;
   headers?: Record<string, string>;
   contentType?: string;
-  body: string | Buffer | StreamedBody;
+  /** Parts (an array of buffers) are written one after the other, uncopied when the reply is large. */
+  body: string | Buffer | readonly Buffer[] | StreamedBody;
   /** A WebSocket upgrade the handler accepted, with what the socket starts with (only on serveUpgrade's requests). */
   upgrade?: object;
 }
@@ -143,7 +144,13 @@ export class InFlight {
 }
 
 function isStreamed(body: Reply['body']): body is StreamedBody {
-  return typeof body === 'object' && !Buffer.isBuffer(body);
+  return typeof body === 'object' && !Buffer.isBuffer(body) && !Array.isArray(body);
+}
+
+type HeldBody = string | Buffer | readonly Buffer[];
+
+function heldBytes(body: HeldBody): number {
+  return Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : Buffer.byteLength(body as string | Buffer);
 }
 
 function writeHead(res: HttpResponse, reply: Reply): void {
@@ -156,7 +163,8 @@ function writeHead(res: HttpResponse, reply: Reply): void {
 function write(res: HttpResponse, conn: ConnectionState, reply: Reply, close = false, head = false): void {
   if (conn.aborted || conn.done) return;
   conn.done = true;
-  const body = reply.body as string | Buffer;
+  const held = reply.body as HeldBody;
+  const body = Array.isArray(held) ? Buffer.concat(held) : (held as string | Buffer);
   res.cork(() => {
     writeHead(res, reply);
     // HEAD: the length is announced by hand and the argument-less endWithoutBody() used: in this uWS build
@@ -247,26 +255,44 @@ async function writeStreamed(res: HttpResponse, conn: ConnectionState, reply: Re
   if (!finished && !conn.aborted) res.close();
 }
 
-/** A large reply held in memory, written as the client takes it (tryEnd does not copy what the socket refuses), within
- *  the budget; over budget the client gets a 503 instead, with Retry-After. */
+/** Parts shorter than this are joined with their small neighbours before they are offered: one write each for the
+ *  large ones, uncopied, and no write for a few bytes of punctuation. */
+const SMALL_PART_BYTES = 16 * 1024;
+
+/** The parts to offer in order: large parts as they are, runs of small ones joined. */
+function* offeredParts(parts: readonly Buffer[]): Generator<Buffer> {
+  let small: Buffer[] = [];
+  for (const part of parts) {
+    if (part.length >= SMALL_PART_BYTES) {
+      if (small.length > 0) yield Buffer.concat(small);
+      small = [];
+      yield part;
+    } else if (part.length > 0) small.push(part);
+  }
+  if (small.length > 0) yield Buffer.concat(small);
+}
+
+/** A large reply held in memory (one buffer, a string, or parts written one after the other without being joined),
+ *  written as the client takes it (tryEnd does not copy what the socket refuses), within the budget; over budget the
+ *  client gets a 503 instead, with Retry-After. */
 async function writeLarge(res: HttpResponse, conn: ConnectionState, reply: Reply, budget: ReplyBudget, opts: ServeOptions): Promise<void> {
-  const raw = reply.body as string | Buffer;
-  const bytes = Buffer.byteLength(raw);
+  const raw = reply.body as HeldBody;
+  const bytes = heldBytes(raw);
   if (!budget.take(bytes)) {
     write(res, conn, errorReply(errors.busy('The server is busy sending large replies; try again shortly', 5), opts.onUnexpected));
     return;
   }
-  // Copied (tryEnd takes byte offsets) only once admitted: a refused reply costs no copy.
-  const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+  // A string is encoded (tryEnd takes byte offsets) only once admitted: a refused reply costs no copy.
+  const parts: readonly Buffer[] = Array.isArray(raw) ? raw : [Buffer.isBuffer(raw) ? raw : Buffer.from(raw as string)];
   try {
     await writeStreamed(
       res,
       conn,
       reply,
       {
-        length: buf.length,
+        length: bytes,
         async *open() {
-          yield buf;
+          yield* offeredParts(parts);
         },
       },
       opts.writeStallMs ?? WRITE_STALL_MS,
@@ -391,7 +417,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
         // A reply sent before the whole body arrived ends the connection: the rest of the body is not wanted.
         const close = !body.complete;
         if (isStreamed(reply.body)) await writeStreamed(res, conn, reply, reply.body, opts.writeStallMs ?? WRITE_STALL_MS);
-        else if (!close && method !== 'HEAD' && Buffer.byteLength(reply.body) >= LARGE_REPLY_BYTES) await writeLarge(res, conn, reply, budget, opts);
+        else if (!close && method !== 'HEAD' && heldBytes(reply.body) >= LARGE_REPLY_BYTES) await writeLarge(res, conn, reply, budget, opts);
         else write(res, conn, reply, close, method === 'HEAD');
       })
       .catch((err) => opts.onUnexpected(err))

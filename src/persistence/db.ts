@@ -103,6 +103,47 @@ export interface DbObserver {
   transaction(tag: unknown, seconds: number): void;
 }
 
+/** Attaches one repository per aggregate to `obj`: a connection, a transaction, or a ReadBatch (which offers only the
+ *  read methods; a repository's write method called over it fails). */
+export function attachRepos<T extends object>(obj: T): T & Repos {
+  const o = obj as T & Repos;
+  const q = obj as unknown as IDatabase<unknown>;
+  o.realms = new RealmsRepository(q);
+  o.users = new UsersRepository(q);
+  o.groups = new GroupsRepository(q);
+  o.changes = new ChangesRepository(q);
+  o.attachments = new AttachmentsRepository(q);
+  o.imageAttachments = new ImageAttachmentsRepository(q);
+  o.realmEmoji = new RealmEmojiRepository(q);
+  o.channels = new ChannelsRepository(q);
+  o.subscriptions = new SubscriptionsRepository(q);
+  o.channelFolders = new ChannelFoldersRepository(q);
+  o.userTopics = new UserTopicsRepository(q);
+  o.people = new PeopleRepository(q);
+  o.bots = new BotsRepository(q);
+  o.presence = new PresenceRepository(q);
+  o.invites = new InvitesRepository(q);
+  o.outbox = new OutboxRepository(q);
+  o.emailInvites = new EmailInvitesRepository(q);
+  o.eventQueues = new EventQueuesRepository(q);
+  o.messages = new MessagesRepository(q);
+  o.userMessages = new UserMessagesRepository(q);
+  o.reactions = new ReactionsRepository(q);
+  o.alertWords = new AlertWordsRepository(q);
+  o.linkifiers = new LinkifiersRepository(q);
+  o.drafts = new DraftsRepository(q);
+  o.savedSnippets = new SavedSnippetsRepository(q);
+  o.navigationViews = new NavigationViewsRepository(q);
+  o.scheduledMessages = new ScheduledMessagesRepository(q);
+  o.profileFields = new ProfileFieldsRepository(q);
+  o.mutedUsers = new MutedUsersRepository(q);
+  o.playgrounds = new PlaygroundsRepository(q);
+  o.botStorage = new BotStorageRepository(q);
+  o.pushTokens = new PushTokensRepository(q);
+  o.realmExports = new RealmExportsRepository(q);
+  return o;
+}
+
 export function createDatabase(
   connection: Connection,
   opts: {
@@ -127,39 +168,7 @@ export function createDatabase(
       if (isQueryTimeout(err) && e.client) dropConnection(e.client as unknown as PgClient, err as Error);
     },
     extend(obj: Repos & IDatabase<Repos>) {
-      obj.realms = new RealmsRepository(obj);
-      obj.users = new UsersRepository(obj);
-      obj.groups = new GroupsRepository(obj);
-      obj.changes = new ChangesRepository(obj);
-      obj.attachments = new AttachmentsRepository(obj);
-      obj.imageAttachments = new ImageAttachmentsRepository(obj);
-      obj.realmEmoji = new RealmEmojiRepository(obj);
-      obj.channels = new ChannelsRepository(obj);
-      obj.subscriptions = new SubscriptionsRepository(obj);
-      obj.channelFolders = new ChannelFoldersRepository(obj);
-      obj.userTopics = new UserTopicsRepository(obj);
-      obj.people = new PeopleRepository(obj);
-      obj.bots = new BotsRepository(obj);
-      obj.presence = new PresenceRepository(obj);
-      obj.invites = new InvitesRepository(obj);
-      obj.outbox = new OutboxRepository(obj);
-      obj.emailInvites = new EmailInvitesRepository(obj);
-      obj.eventQueues = new EventQueuesRepository(obj);
-      obj.messages = new MessagesRepository(obj);
-      obj.userMessages = new UserMessagesRepository(obj);
-      obj.reactions = new ReactionsRepository(obj);
-      obj.alertWords = new AlertWordsRepository(obj);
-      obj.linkifiers = new LinkifiersRepository(obj);
-      obj.drafts = new DraftsRepository(obj);
-      obj.savedSnippets = new SavedSnippetsRepository(obj);
-      obj.navigationViews = new NavigationViewsRepository(obj);
-      obj.scheduledMessages = new ScheduledMessagesRepository(obj);
-      obj.profileFields = new ProfileFieldsRepository(obj);
-      obj.mutedUsers = new MutedUsersRepository(obj);
-      obj.playgrounds = new PlaygroundsRepository(obj);
-      obj.botStorage = new BotStorageRepository(obj);
-      obj.pushTokens = new PushTokensRepository(obj);
-      obj.realmExports = new RealmExportsRepository(obj);
+      attachRepos(obj);
     },
   });
   const cn = typeof connection === 'string' ? { connectionString: connection } : connection;

@@ -11,6 +11,8 @@ import { apiEmail, realmEmailDomain } from './user-emails.js';
 
 export class RealmState {
   readonly usersById = new Map<number, User>();
+  /** Counts changes to the users (putUser, a reload): what is derived from the whole user list is kept while it stays. */
+  usersVersion = 0;
   readonly usersByEmail = new Map<string, User>();
   readonly groupsById = new Map<number, UserGroup>();
   readonly groupsByName = new Map<string, UserGroup>();
@@ -64,6 +66,7 @@ export class RealmState {
 
   /** Takes over another working set of the same realm (after a reload). */
   replaceFrom(other: RealmState): void {
+    this.usersVersion++;
     this.realm = other.realm;
     this.people = other.people;
     this.channels = other.channels;
@@ -80,6 +83,7 @@ export class RealmState {
   putUser(u: User): void {
     const previous = this.usersById.get(u.id);
     if (previous) this.usersByEmail.delete(previous.email.toLowerCase());
+    this.usersVersion++;
     this.usersById.set(u.id, u);
     this.usersByEmail.set(u.email.toLowerCase(), u);
   }

@@ -41,15 +41,21 @@ export function canSeeDeliveryEmail(viewer: User | null | undefined, target: Use
   if (target.isBot) return true;
   if (!viewer) return false;
   if (viewer.id === target.id) return true;
+  return roleSeesDeliveryEmail(viewer.role, target);
+}
+
+/** Whether a viewer of `role` other than `target` sees target's delivery_email. */
+export function roleSeesDeliveryEmail(role: number, target: User): boolean {
+  if (target.isBot) return true;
   switch (userSetting(target, 'email_address_visibility')) {
     case 1:
       return true;
     case 2:
-      return viewer.role <= ROLE.MEMBER;
+      return role <= ROLE.MEMBER;
     case 3:
-      return viewer.role <= ROLE.ADMINISTRATOR;
+      return role <= ROLE.ADMINISTRATOR;
     case 5:
-      return viewer.role <= ROLE.MODERATOR;
+      return role <= ROLE.MODERATOR;
     default:
       return false;
   }

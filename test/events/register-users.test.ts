@@ -13,10 +13,10 @@ test.after.always(async () => s?.close());
 
 test('serializeBody splices raw JSON and serializes the rest as JSON.stringify does', (t) => {
   const body = { result: 'success', list: rawArray(['{"a":1}', '{"b":[2]}']), empty: rawArray([]), skipped: undefined, n: 3 };
-  const parsed = JSON.parse(serializeBody(body).toString());
+  const parsed = JSON.parse(Buffer.concat(serializeBody(body)).toString());
   t.deepEqual(parsed, { result: 'success', list: [{ a: 1 }, { b: [2] }], empty: [], n: 3 });
-  t.deepEqual(JSON.parse(serializeBody({ only: new RawJson('{"x":null}') }).toString()), { only: { x: null } });
-  t.is(serializeBody({ a: [1], b: 'c' }).toString(), JSON.stringify({ a: [1], b: 'c' }));
+  t.deepEqual(JSON.parse(Buffer.concat(serializeBody({ only: new RawJson('{"x":null}') })).toString()), { only: { x: null } });
+  t.is(Buffer.concat(serializeBody({ a: [1], b: 'c' })).toString(), JSON.stringify({ a: [1], b: 'c' }));
   // Any other serializer gets the value itself.
   t.deepEqual(JSON.parse(JSON.stringify({ list: rawArray(['1', '2']) })), { list: [1, 2] });
 });
@@ -77,4 +77,23 @@ test.serial('a register right after a channel change sees it, and a private chan
     t.is(after.streams.some((c) => c.stream_id === secret), who === member, 'the private channel only for its subscriber');
   }
   t.is((await streams(member)).subscriptions.find((c) => c.stream_id === id)?.name, 'register cache renamed');
+});
+
+test.serial("everyone's statuses, shared by registers, show each change, a deactivation and a reactivation", async (t) => {
+  const watcher = await addUser(s, { fullName: 'Status Watcher' });
+  const traveller = await addUser(s, { fullName: 'Status Traveller' });
+  const statuses = async () => {
+    const r = await s.client.as(watcher).post('/register', { form: { fetch_event_types: '["user_status"]' } });
+    if (r.status !== 200) throw new Error(r.text);
+    return r.json.user_status as Record<string, Record<string, unknown> | undefined>;
+  };
+  t.is((await statuses())[traveller.id], undefined, 'no status yet');
+  t.is((await s.client.as(traveller).post('/users/me/status', { form: { status_text: 'On a trip' } })).status, 200);
+  t.deepEqual((await statuses())[traveller.id], { status_text: 'On a trip' });
+  t.is((await s.client.as(traveller).post('/users/me/status', { form: { away: 'true' } })).status, 200);
+  t.deepEqual((await statuses())[traveller.id], { away: true, status_text: 'On a trip' });
+  t.is((await s.client.as(s.owner).delete(`/users/${traveller.id}`)).status, 200);
+  t.is((await statuses())[traveller.id], undefined, 'deactivated: left out');
+  t.is((await s.client.as(s.owner).post(`/users/${traveller.id}/reactivate`)).status, 200);
+  t.deepEqual((await statuses())[traveller.id], { away: true, status_text: 'On a trip' });
 });

@@ -6,8 +6,24 @@ import { fieldTypes, formatFields } from '../../realm/people/profile-fields.js';
 import { presenceResponse } from '../../realm/people/presence.js';
 import { formatStatus } from '../../realm/people/status.js';
 import { realmUserSettingsDefaults, userSettingsObject } from '../../realm/people/user-settings.js';
+import type { PeopleState } from '../../realm/people/people-state.js';
+import type { RealmState } from '../../realm/state.js';
 import { snapshotAccess } from './realm-users.js';
 import type { Section } from './types.js';
+
+/** The user_status map of the active users `accessible` (null: all); users without a status are left out. */
+function statusesOf(state: RealmState, accessible: Set<number> | null): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const u of state.usersById.values()) {
+    if (!u.isActive || (accessible && !accessible.has(u.id))) continue;
+    const s = formatStatus(state, u.id);
+    if (Object.keys(s).length > 0) out[String(u.id)] = s;
+  }
+  return out;
+}
+
+/** Everyone's statuses per realm, with the versions they were made from (shared by registers: not to be modified). */
+const allStatuses = new WeakMap<RealmState, { users: number; people: PeopleState; statuses: number; out: Record<string, unknown> }>();
 
 export const peopleSections: Record<string, Section<'db' | 'presence'>> = {
   presence: async (ctx) => {
@@ -28,13 +44,14 @@ export const peopleSections: Record<string, Section<'db' | 'presence'>> = {
     const { state, user } = ctx;
     if (!user) return { user_status: {} };
     const accessible = await snapshotAccess(ctx);
-    const out: Record<string, unknown> = {};
-    for (const u of state.usersById.values()) {
-      if (!u.isActive || (accessible && !accessible.has(u.id))) continue;
-      const s = formatStatus(state, u.id);
-      if (Object.keys(s).length > 0) out[String(u.id)] = s;
+    if (accessible) return { user_status: statusesOf(state, accessible) };
+    // Everyone's, the same for every viewer: kept while the users and their statuses stay the same.
+    const people = state.people;
+    let kept = allStatuses.get(state);
+    if (kept?.users !== state.usersVersion || kept.people !== people || kept.statuses !== people.statusesVersion) {
+      allStatuses.set(state, (kept = { users: state.usersVersion, people, statuses: people.statusesVersion, out: statusesOf(state, null) }));
     }
-    return { user_status: out };
+    return { user_status: kept.out };
   },
 
   user_settings: ({ user }) => (user ? { user_settings: userSettingsObject(user) } : {}),

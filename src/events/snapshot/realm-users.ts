@@ -5,7 +5,10 @@
 // Users in the working set are never changed in place (a change puts a new object), so a cache keyed by the
 // user object is invalidated by the change itself. The lists are returned as JSON (RawJson) that the register
 // endpoint splices into its response, so the records are not serialized again either; and when a register's
-// lists are exactly those of the previous register of the same kind of viewer, their JSON is reused whole.
+// lists are exactly those of the previous register of the same kind of viewer, their JSON is reused whole (the
+// viewer's own record, which they see with their email address, spliced in). Which user goes in which form is
+// itself kept per kind of viewer while the realm's users stay the same (RealmState.usersVersion), so such a
+// register does not walk the user list at all.
 //
 // Per viewer: with user_avatar_url_field_optional, long-term idle users come without avatar_url (the
 // reference's rule, see src/realm/people/long-term-idle.ts); a viewer the realm's can_access_all_users_group
@@ -15,7 +18,7 @@ import { longTermIdleIds } from '../../realm/people/long-term-idle.js';
 import { accessibleUsersOf, unknownUser } from '../../realm/access/users.js';
 import type { RealmState } from '../../realm/state.js';
 import type { User } from '../../model/realm.js';
-import { canSeeDeliveryEmail, formatUser } from '../../realm/user-format.js';
+import { canSeeDeliveryEmail, formatUser, roleSeesDeliveryEmail } from '../../realm/user-format.js';
 import { RawJson } from './raw-json.js';
 import type { SnapshotContext, SnapshotRequest } from './types.js';
 
@@ -67,13 +70,13 @@ function userJson(u: User, form: number, emailDomain: string): Buffer {
   return (f.json[form] ??= Buffer.from(JSON.stringify(userRecord(u, form, emailDomain))));
 }
 
-/** canSeeDeliveryEmail, which depends on the viewer only through their ID and role, remembered per role. */
-function seesEmail(viewer: User | null, u: User): boolean {
-  if (!viewer) return canSeeDeliveryEmail(null, u);
-  if (viewer.id === u.id) return true;
+/** Whether a viewer of `role` other than `u` sees u's delivery_email, remembered per role; spectators (null) see
+ *  none but bots'. */
+function roleSeesEmail(role: number | null, u: User): boolean {
+  if (role === null) return canSeeDeliveryEmail(null, u);
   const known = formsOf(u).seesEmail;
-  let sees = known.get(viewer.role);
-  if (sees === undefined) known.set(viewer.role, (sees = canSeeDeliveryEmail(viewer, u)));
+  let sees = known.get(role);
+  if (sees === undefined) known.set(role, (sees = roleSeesDeliveryEmail(role, u)));
   return sees;
 }
 
@@ -81,10 +84,13 @@ async function idleUsers({ state, presence }: SnapshotContext<'presence'>): Prom
   return longTermIdleIds(state.usersById.values(), await presence.all(), presence.now());
 }
 
-/** A list as (user, form) pairs; the placeholder form stands for the "Unknown user" in place of the user. */
+/** A list as (user, form) pairs, each in the form any viewer of the kind sees (the viewer's own record aside, which the
+ *  viewer sees with their email address); the placeholder form stands for the "Unknown user" in place of the user. */
 interface ListPlan {
   users: User[];
   forms: number[];
+  /** Each user's index in the list. */
+  indexOf: Map<number, number>;
 }
 
 /** A list's JSON, one buffer, with the byte offsets where each record starts and ends. */
@@ -97,24 +103,19 @@ interface BuiltList {
 
 /**
  * The last list built per realm and kind of viewer. A register whose list is the same (user, form) pairs — the same
- * versions of the same users in the same forms, checked pair by pair — reuses its bytes as they are; the viewer's
- * own record (the one pair a viewer of the same kind may see in another form: their own email address) is allowed
- * to differ and is spliced in from byte offsets.
+ * versions of the same users in the same forms, checked pair by pair unless it is the very same plan — reuses its bytes
+ * as they are; the viewer's own record, when the viewer sees it in another form (their own email address), is spliced
+ * in from byte offsets.
  */
 const lastLists = new WeakMap<object, Map<string, BuiltList>>();
 
-/** Where `b` differs from `a` only at the viewer's own index: -1 when identical, -2 when otherwise different. */
-function differingIndex(a: ListPlan, b: ListPlan, viewer: User | null): number {
-  if (a.users.length !== b.users.length) return -2;
-  let at = -1;
+function samePairs(a: ListPlan, b: ListPlan): boolean {
+  if (a === b) return true;
+  if (a.users.length !== b.users.length) return false;
   for (let i = 0; i < a.users.length; i++) {
-    if (a.users[i] !== b.users[i]) return -2;
-    if (a.forms[i] !== b.forms[i]) {
-      if (a.users[i] !== viewer) return -2;
-      at = i;
-    }
+    if (a.users[i] !== b.users[i] || a.forms[i] !== b.forms[i]) return false;
   }
-  return at;
+  return true;
 }
 
 function build(plan: ListPlan, emailDomain: string): BuiltList {
@@ -141,19 +142,43 @@ const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
 
+/** The list's JSON for `viewer`, whose own record (if in the list and not a placeholder) they see with their email. */
 function listJson(realmKey: RealmState, key: string, plan: ListPlan, viewer: User | null): RawJson {
   let byKey = lastLists.get(realmKey);
   if (!byKey) lastLists.set(realmKey, (byKey = new Map()));
-  const last = byKey.get(key);
-  const at = last ? differingIndex(last.plan, plan, viewer) : -2;
-  if (last && at === -1) return new RawJson([last.bytes]);
-  if (last && at >= 0) {
-    const own = userJson(plan.users[at]!, plan.forms[at]!, realmKey.emailDomain);
-    return new RawJson([last.bytes.subarray(0, last.starts[at]), own, last.bytes.subarray(last.ends[at])]);
+  let built = byKey.get(key);
+  if (!built || !samePairs(built.plan, plan)) byKey.set(key, (built = build(plan, realmKey.emailDomain)));
+  const at = viewer ? plan.indexOf.get(viewer.id) : undefined;
+  const own = at === undefined || plan.forms[at] === PLACEHOLDER ? undefined : plan.forms[at]! | SEES_EMAIL;
+  if (at === undefined || own === undefined || own === plan.forms[at]) return new RawJson([built.bytes]);
+  const ownJson = userJson(plan.users[at]!, own, realmKey.emailDomain);
+  return new RawJson([built.bytes.subarray(0, built.starts[at]), ownJson, built.bytes.subarray(built.ends[at])]);
+}
+
+/** The plans of both lists for a kind of viewer, kept per realm while its users stay the same (usersVersion), for the
+ *  registers whose lists depend on nothing else (no access restriction, no idle users left without avatars). */
+const plansByRealm = new WeakMap<RealmState, Map<string, { version: number; active: ListPlan; inactive: ListPlan }>>();
+
+function plans(state: RealmState, role: number | null, base: number, accessible: Set<number> | null, idle: Set<number> | null, placeholders: boolean) {
+  const active: ListPlan = { users: [], forms: [], indexOf: new Map() };
+  const inactive: ListPlan = { users: [], forms: [], indexOf: new Map() };
+  const add = (list: ListPlan, u: User, form: number) => {
+    list.indexOf.set(u.id, list.users.length);
+    list.users.push(u);
+    list.forms.push(form);
+  };
+  for (const u of state.usersById.values()) {
+    if (accessible && !accessible.has(u.id)) {
+      // The placeholder is an active user, whatever the real one is.
+      if (placeholders) add(active, u, PLACEHOLDER);
+      continue;
+    }
+    let form = base;
+    if (roleSeesEmail(role, u)) form |= SEES_EMAIL;
+    if (idle?.has(u.id)) form |= NO_AVATAR;
+    add(u.isActive ? active : inactive, u, form);
   }
-  const built = build(plan, realmKey.emailDomain);
-  byKey.set(key, built);
-  return new RawJson([built.bytes]);
+  return { active, inactive };
 }
 
 const accessByContext = new WeakMap<SnapshotRequest, Promise<Set<number> | null>>();
@@ -172,24 +197,16 @@ export async function realmUserLists(ctx: SnapshotContext<'db' | 'presence'>): P
   const accessible = await snapshotAccess(ctx);
   const idle = caps.user_avatar_url_field_optional ? await idleUsers(ctx) : null;
   const base = registration.clientGravatar ? CLIENT_GRAVATAR : 0;
-  const active: ListPlan = { users: [], forms: [] };
-  const inactive: ListPlan = { users: [], forms: [] };
-  for (const u of state.usersById.values()) {
-    if (accessible && !accessible.has(u.id)) {
-      // The placeholder is an active user, whatever the real one is.
-      if (!caps.user_list_incomplete) {
-        active.users.push(u);
-        active.forms.push(PLACEHOLDER);
-      }
-      continue;
-    }
-    let form = base;
-    if (seesEmail(viewer, u)) form |= SEES_EMAIL;
-    if (idle?.has(u.id)) form |= NO_AVATAR;
-    const list = u.isActive ? active : inactive;
-    list.users.push(u);
-    list.forms.push(form);
+  const role = viewer?.role ?? null;
+  const key = `${role ?? 'spectator'}|${base}`;
+  let lists;
+  if (accessible === null && idle === null) {
+    let byKey = plansByRealm.get(state);
+    if (!byKey) plansByRealm.set(state, (byKey = new Map()));
+    lists = byKey.get(key);
+    if (lists?.version !== state.usersVersion) byKey.set(key, (lists = { version: state.usersVersion, ...plans(state, role, base, null, null, false) }));
+  } else {
+    lists = plans(state, role, base, accessible, idle, !caps.user_list_incomplete);
   }
-  const key = `${viewer?.role ?? 'spectator'}|${base}`;
-  return { realm_users: listJson(state, `active|${key}`, active, viewer), realm_non_active_users: listJson(state, `inactive|${key}`, inactive, viewer) };
+  return { realm_users: listJson(state, `active|${key}`, lists.active, viewer), realm_non_active_users: listJson(state, `inactive|${key}`, lists.inactive, viewer) };
 }

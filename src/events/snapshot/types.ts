@@ -1,7 +1,7 @@
 // What a snapshot section gets to work with: the request (realm state, user, registration) and the sources it
 // names, no more (a section that reads the database says so in its type).
 import type { Config } from '../../config.js';
-import type { Db } from '../../persistence/db.js';
+import type { Repos } from '../../persistence/db.js';
 import type { UserPresence } from '../../realm/people/presence.js';
 import type { RealmState } from '../../realm/state.js';
 import type { User } from '../../model/realm.js';
@@ -9,7 +9,8 @@ import type { QueueRegistration } from '../registration.js';
 
 /** What sections read besides the realm's state and the request. */
 export interface SnapshotSources {
-  db: Db;
+  /** Read through a ReadBatch: the reads a section issues go with the other sections' in one round trip. */
+  db: Repos;
   config: Config;
   /** The realm's presences and the presence clock (seconds). */
   presence: { all(): Promise<UserPresence[]>; now(): number };

@@ -3,6 +3,7 @@ import { CLIENT_CAPABILITIES } from '../../bus/events.js';
 import { capabilitiesFrom, clientNameFrom, type QueueRegistration } from '../../events/registration.js';
 import { eventsReplyJson } from '../../events/reply-json.js';
 import { buildSnapshot } from '../../events/snapshot/index.js';
+import { batchedReads } from '../../persistence/read-batch.js';
 import { serializeBody } from '../../events/snapshot/raw-json.js';
 import { EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS, LIMITS } from '../../limits.js';
 import { realmSetting } from '../../realm/realm-settings.js';
@@ -71,7 +72,7 @@ export const register = endpoint({
         state: ctx.realm.state,
         user,
         registration,
-        db: ctx.services.db,
+        db: batchedReads(ctx.services.db),
         config: ctx.services.config,
         presence: { all: () => ctx.services.presence.all(ctx.realm), now: () => ctx.services.presence.now() },
         presenceHistoryLimitDays: p.presence_history_limit_days,

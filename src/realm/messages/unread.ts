@@ -19,10 +19,11 @@ function push<K>(map: Map<K, number[]>, key: K, id: number): void {
 }
 
 export async function unreadMessages(db: Repos, state: RealmState, userId: number, allowEmptyTopic: boolean, upTo?: number): Promise<Record<string, unknown>> {
-  const rows = await db.userMessages.unread(userId, MAX_UNREAD_MESSAGES + 1, upTo);
+  // Both read at once: over a ReadBatch (the register snapshot) they go in the same round trip.
+  const [rows, topics] = await Promise.all([db.userMessages.unread(userId, MAX_UNREAD_MESSAGES + 1, upTo), db.userTopics.forUser(userId)]);
   const missing = rows.length > MAX_UNREAD_MESSAGES;
   const kept: UnreadRow[] = missing ? rows.slice(1) : rows;
-  const policies = topicPolicies(await db.userTopics.forUser(userId));
+  const policies = topicPolicies(topics);
   const pms = new Map<number, number[]>();
   const huddles = new Map<string, number[]>();
   const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();

@@ -7,6 +7,7 @@ export type { UserStatus, BotSettings };
 
 export class PeopleState {
   constructor(
+    /** Changed through setStatus. */
     readonly statuses: Map<number, UserStatus> = new Map(),
     /** The realm's custom profile fields in display order (users' values are on their User records). */
     public profileFields: ProfileField[] = [],
@@ -22,6 +23,15 @@ export class PeopleState {
     const mutes = await db.mutedUsers.forRealm(realmId);
     const bots = await db.bots.forRealm(realmId);
     return new PeopleState(statuses, fields, mutes, new Map(bots.map((b) => [b.userId, b])));
+  }
+
+  /** Counts changes to the statuses: what is derived from all of them is kept while it stays. */
+  statusesVersion = 0;
+
+  /** Sets a user's status (the one way statuses change after loading). */
+  setStatus(userId: number, status: UserStatus): void {
+    this.statuses.set(userId, status);
+    this.statusesVersion++;
   }
 
   /** Whether `muterId` has muted `userId`. */

@@ -86,7 +86,7 @@ const updateStatus: CommandDef<StatusInput, StatusPlan, StatusPlan> = {
     return plan;
   },
   apply(state, plan) {
-    state.people.statuses.set(plan.userId, plan.status);
+    state.people.setStatus(plan.userId, plan.status);
     if (plan.change.away !== undefined) {
       const u = state.usersById.get(plan.userId)!;
       state.putUser({ ...u, settings: { ...u.settings, presence_enabled: !plan.change.away } });
