@@ -134,6 +134,24 @@ test('an acknowledgement prunes as last_event_id does; a reconnect resumes after
   t.is((closed.error as unknown as { result: string }).result, 'error');
 });
 
+test('the client never sends an acknowledgement older than one it sent: a late ack(lower) keeps the socket open', async (t) => {
+  const bob = await addUser(s);
+  const queueId = await register(bob);
+  const socket = await connect(bob, queueId, { autoAck: false });
+  enqueue(bob, 10);
+  t.deepEqual(ids(await socket.take(10)), range(0, 9));
+  socket.ack(7);
+  await until(() => s.server.services.queues.get(queueId)!.getSnapshot().context.firstUnacked === 8, 'the acknowledgement');
+  // An older id (a consumer acknowledging the frames it finished, out of order): the server would refuse it.
+  socket.ack(5);
+  t.is(socket.acked, 7);
+  enqueue(bob, 1);
+  t.deepEqual(ids(await socket.take(1, 10_000)), [10], 'the socket stays open and streams');
+  t.is(socket.ws.readyState, socket.ws.OPEN);
+  t.is(s.server.services.queues.get(queueId)!.getSnapshot().context.firstUnacked, 8);
+  await socket.close();
+});
+
 test('an acknowledgement of an event the queue never had is an error frame and a close', async (t) => {
   const bob = await addUser(s);
   const queueId = await register(bob);
