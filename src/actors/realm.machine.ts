@@ -305,7 +305,8 @@ export const realmMachine = setup({
         writing: { always: { guard: ({ context }) => context.inFlight.length === 0, target: 'idle' } },
       },
       on: {
-        COMMAND: { actions: ['enqueue', 'pump'] },
+        // Once a stop is asked for, new commands are refused: the drain ends even while callers keep sending.
+        COMMAND: [{ guard: ({ context }) => context.stopRequested, actions: 'refuse' }, { actions: ['enqueue', 'pump'] }],
         'BATCH.WRITTEN': { actions: ['written', 'pump'] },
         'BATCH.DONE': { actions: ['settleInOrder', 'pump'] },
         // A stop lets the batches in flight finish and drains the mailbox first.

@@ -257,6 +257,34 @@ test.serial('a committed command whose apply throws fails its caller alone; the 
   actor.stop();
 });
 
+test.serial('a command sent after the stop, while a write is still in flight, is refused at once (the drain ends under load)', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[] };
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const held: CommandDef<string, string, { body: string }> = {
+    batchable: true,
+    check: (_state, body) => body,
+    async write(tx, body) {
+      await gate;
+      await tx.none('INSERT INTO notes (realm_id, body) VALUES ($1, $2)', [realmId, body]);
+      return { body };
+    },
+  };
+  const { actor, dispatch } = startRealm({ ...noteCommands(log), held });
+  await waitFor(actor, (s) => s.matches('ready'));
+  const first = dispatch('held', 'held-1');
+  t.is(actor.getSnapshot().context.inFlight.length, 1);
+  actor.send({ type: 'STOP' });
+  const late = dispatch('addNote', 'after-stop').catch((e: unknown) => e);
+  const answer = await Promise.race([late, new Promise((r) => setTimeout(() => r('waiting'), 2000))]);
+  open();
+  t.true(answer instanceof ApiError, 'refused, not queued behind the write in flight');
+  t.is((answer as ApiError).status, 503);
+  t.like(await first, { body: 'held-1' });
+  await waitFor(actor, (s) => s.status === 'done');
+  t.is(await database.db.oneOrNone("SELECT body FROM notes WHERE body = 'after-stop'"), null);
+});
+
 test.serial('reload picks up rows written outside the actor', async (t) => {
   const { actor, dispatch } = startRealm(coreCommands);
   const ready = await waitFor(actor, (s) => s.matches('ready'));
