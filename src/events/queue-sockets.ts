@@ -4,7 +4,7 @@
 import type { PollHandle, QueuedEvent } from '../actors/event-queue.machine.js';
 import { ApiError, errors } from '../errors.js';
 import type { QueueRegistry } from './queue-registry.js';
-import { eventsReplyJson } from './reply-json.js';
+import { eventsFrames } from './reply-json.js';
 
 /** Why a socket ended, as /metrics counts it. */
 export type SocketEnd = 'client' | 'replaced' | 'expired' | 'refused' | 'slow' | 'shutdown' | 'protocol';
@@ -110,15 +110,18 @@ export class QueueSockets {
     return typeof handle === 'string' ? this.open.get(handle) : undefined;
   }
 
+  /** Sends a delivery in frames of bounded size, so that a reconnect's backlog gets through a bounded socket. */
   private push(handle: string, o: Open, events: QueuedEvent[]): void {
-    const text = eventsReplyJson({ result: 'success', msg: '', events, queue_id: o.queueId });
-    if (!o.socket.send(text)) {
-      // Too slow: closed. The queue keeps the events until the client reconnects and acknowledges them.
-      this.end(handle, 'slow', (x) => x.socket.close('slow'));
-      return;
+    for (const text of eventsFrames(events, o.queueId)) {
+      if (!o.socket.send(text)) {
+        // Too slow: closed. The queue keeps the events until the client reconnects and acknowledges them; the
+        // frames sent before bring it further each time.
+        this.end(handle, 'slow', (x) => x.socket.close('slow'));
+        return;
+      }
+      this.counters.frames++;
+      this.counters.bytes += Buffer.byteLength(text);
     }
-    this.counters.frames++;
-    this.counters.bytes += Buffer.byteLength(text);
   }
 
   /** Forgets the socket before calling `f`, which closes it: the transport reports that close (gone()) at once, and it

@@ -61,8 +61,10 @@ class Socket implements QueueSocket {
   send(text: string): boolean {
     const ws = this.ws;
     if (!ws || this.closing) return false;
-    // Refused past the bound: QueueSockets then closes it as 'slow'.
-    if (ws.getBufferedAmount() + text.length > this.maxBuffered) return false;
+    // Refused past the bound: QueueSockets then closes it as 'slow'. A frame (64 KiB at most, see eventsFrames) into
+    // an empty buffer is always taken, so that a client can make progress even under a bound smaller than a frame.
+    const buffered = ws.getBufferedAmount();
+    if (buffered > 0 && buffered + text.length > this.maxBuffered) return false;
     ws.cork(() => ws.send(text, false));
     return true;
   }
