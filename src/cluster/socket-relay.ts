@@ -83,6 +83,11 @@ export class SocketRelays {
       }
       const fresh = events.filter((e) => e.id > last);
       if (fresh.length === 0) continue;
+      const revoked = r.socket.revoked();
+      if (revoked) {
+        this.end(handle, (x) => x.socket.fail(revoked));
+        return;
+      }
       // In frames of bounded size, as QueueSockets sends them.
       for (const text of eventsFrames(fresh, r.queueId)) {
         if (!r.socket.send(text)) {

@@ -17,6 +17,8 @@ export interface QueueSocket {
   fail(err: ApiError): void;
   /** Closes with the code that goes with `reason`, without an error frame. */
   close(reason: Extract<SocketEnd, 'replaced' | 'shutdown' | 'slow'>): void;
+  /** The error the credentials it opened with would get now (a regenerated key, a deactivation), or null. */
+  revoked(): ApiError | null;
 }
 
 interface Open {
@@ -112,6 +114,12 @@ export class QueueSockets {
 
   /** Sends a delivery in frames of bounded size, so that a reconnect's backlog gets through a bounded socket. */
   private push(handle: string, o: Open, events: QueuedEvent[]): void {
+    // As a poll authenticates each time: nothing more for credentials that no longer hold (the queue keeps it).
+    const revoked = o.socket.revoked();
+    if (revoked) {
+      this.end(handle, 'refused', (x) => x.socket.fail(revoked));
+      return;
+    }
     for (const text of eventsFrames(events, o.queueId)) {
       if (!o.socket.send(text)) {
         // Too slow: closed. The queue keeps the events until the client reconnects and acknowledges them; the

@@ -17,6 +17,9 @@ export const CLOSE = {
   shutdown: 1001,
   /** After an error frame BAD_REQUEST: a last_event_id the queue cannot honour, or a frame that is not an acknowledgement. */
   badRequest: 4400,
+  /** After an error frame INVALID_API_KEY, USER_DEACTIVATED or REALM_DEACTIVATED: the credentials the socket opened
+   *  with no longer hold (the key was regenerated, say). The queue is kept. */
+  unauthorized: 4401,
   /** After an error frame BAD_EVENT_QUEUE_ID: no such queue for this user, or it expired or was deleted. */
   badEventQueueId: 4404,
   /** A newer socket or a GET /events took the queue over. */
@@ -32,6 +35,8 @@ export interface SocketStart {
   lastEventId: number;
   /** Cluster mode: the queue is held by another process; the socket is relayed from it (src/cluster/socket-relay.ts). */
   relayed?: boolean;
+  /** The error the socket's credentials would get now (a regenerated key, a deactivation), or null while they hold. */
+  revoked?: () => ApiError | null;
 }
 
 /** Where a socket's queue side lives: this process's queues (QueueSockets), or a relay from the holder. */
@@ -74,7 +79,11 @@ class Socket implements QueueSocket {
     if (!ws || this.closing) return;
     const e = toErrorReply(err, this.onUnexpected);
     ws.cork(() => ws.send(JSON.stringify(e.body), false));
-    this.end(err.code === 'BAD_EVENT_QUEUE_ID' ? CLOSE.badEventQueueId : CLOSE.badRequest, err.code);
+    this.end(err.status === 401 ? CLOSE.unauthorized : err.code === 'BAD_EVENT_QUEUE_ID' ? CLOSE.badEventQueueId : CLOSE.badRequest, err.code);
+  }
+
+  revoked(): ApiError | null {
+    return this.start.revoked?.() ?? null;
   }
 
   close(reason: 'replaced' | 'shutdown' | 'slow'): void {

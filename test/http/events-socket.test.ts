@@ -263,6 +263,25 @@ test('the upgrade authenticates like GET /events: a wrong key or no credentials 
   t.is(plain.status, 400);
 });
 
+test('a socket ends when the API key it opened with is regenerated (error frame, close 4401); the queue is kept', async (t) => {
+  const bob = await addUser(s);
+  const queueId = await register(bob);
+  const socket = await connect(bob, queueId);
+  enqueue(bob, 1);
+  t.deepEqual(ids(await socket.take(1)), [0]);
+  const regenerated = await s.client.as(bob).post('/users/me/api_key/regenerate');
+  t.is(regenerated.status, 200);
+  enqueue(bob, 1);
+  const closed = await socket.closed;
+  t.is(closed.code, CLOSE.unauthorized);
+  t.is(closed.error?.code, 'INVALID_API_KEY');
+  t.is(socket.lastEventId, 0, 'nothing more reached it');
+  // The owner of the new key resumes the queue.
+  const again = await connect({ ...bob, apiKey: regenerated.json.api_key as string }, queueId, { lastEventId: 0 });
+  t.deepEqual(ids(await again.take(1)), [1]);
+  await again.close();
+});
+
 test('a ticket opens the socket once, for its queue only; the API key never enters the URL', async (t) => {
   const bob = await addUser(s);
   const queueId = await register(bob);
