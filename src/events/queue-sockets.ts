@@ -3,6 +3,7 @@
 // counts what went out. The transport (src/http/events-socket.ts) implements QueueSocket.
 import type { PollHandle, QueuedEvent } from '../actors/event-queue.machine.js';
 import { ApiError, errors } from '../errors.js';
+import { HandlesByQueue } from './by-queue.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { eventsFrames } from './reply-json.js';
 
@@ -35,6 +36,7 @@ export interface SocketCounters {
 
 export class QueueSockets {
   private readonly open = new Map<string, Open>();
+  readonly byQueue = new HandlesByQueue<string>();
   private nextHandle = 1;
   private closed = false;
   readonly counters: SocketCounters = {
@@ -51,9 +53,7 @@ export class QueueSockets {
     queues.on('rejected', (e) => this.end(e.handle, 'refused', (o) => o.socket.fail(errors.badRequest(e.msg))));
     queues.on('released', (e) => this.end(e.handle, 'replaced', (o) => o.socket.close('replaced')));
     queues.on('expired', (e) => {
-      for (const [handle, o] of this.open) {
-        if (o.queueId === e.queueId) this.end(handle, 'expired', (x) => x.socket.fail(errors.badEventQueueId(e.queueId)));
-      }
+      for (const handle of this.byQueue.of(e.queueId)) this.end(handle, 'expired', (x) => x.socket.fail(errors.badEventQueueId(e.queueId)));
     });
   }
 
@@ -75,6 +75,7 @@ export class QueueSockets {
     const handle = `s${this.nextHandle++}`;
     // Registered first: the backlog (or a refusal) is emitted inside attach().
     this.open.set(handle, { queueId, socket });
+    this.byQueue.add(queueId, handle);
     if (!this.queues.attach(queueId, userId, handle, lastEventId)) {
       this.end(handle, 'refused', (o) => o.socket.fail(errors.badEventQueueId(queueId)));
       return null;
@@ -98,6 +99,7 @@ export class QueueSockets {
     const o = this.open.get(handle);
     if (!o) return;
     this.open.delete(handle);
+    this.byQueue.delete(o.queueId, handle);
     this.counters.ended.client++;
     this.queues.detach(o.queueId, handle);
   }
@@ -138,6 +140,7 @@ export class QueueSockets {
     const o = this.find(handle);
     if (!o) return;
     this.open.delete(handle as string);
+    this.byQueue.delete(o.queueId, handle as string);
     this.queues.detach(o.queueId, handle);
     this.counters.ended[reason]++;
     f(o);
