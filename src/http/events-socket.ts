@@ -56,12 +56,16 @@ class Socket implements QueueSocket {
   handle: string | null = null;
   target: SocketTarget | null = null;
   closing = false;
+  /** The last acknowledgement passed on: one repeating it changes nothing and is not (see `message`). */
+  lastAck: number;
 
   constructor(
     readonly start: SocketStart,
     private readonly maxBuffered: number,
     private readonly onUnexpected: (err: unknown) => void,
-  ) {}
+  ) {
+    this.lastAck = start.lastEventId;
+  }
 
   send(text: string): boolean {
     const ws = this.ws;
@@ -138,7 +142,12 @@ export function serveEventsSocket(app: TemplatedApp, handler: Handler, opts: Eve
       if (s.handle === null || s.closing) return;
       const lastEventId = isBinary ? undefined : ackOf(Buffer.from(message).toString('utf8'));
       if (lastEventId === undefined) s.target!.protocolError(s.handle, 'Expected a frame {"last_event_id": <integer>}');
-      else s.target!.ack(s.handle, lastEventId);
+      // A repeated acknowledgement is dropped here: the queue actor's work per socket is bounded by what it sent (a
+      // newer id prunes, an older one is refused and ends the socket), whatever the number of frames a client sends.
+      else if (lastEventId !== s.lastAck) {
+        s.lastAck = lastEventId;
+        s.target!.ack(s.handle, lastEventId);
+      }
     },
     close: (ws) => {
       const s = ws.getUserData().socket;

@@ -152,6 +152,24 @@ test('the client never sends an acknowledgement older than one it sent: a late a
   await socket.close();
 });
 
+test('repeated acknowledgements reach the queue once: its work is bounded by what it sent, not by the frames a client sends', async (t) => {
+  const bob = await addUser(s);
+  const queueId = await register(bob);
+  const socket = await connect(bob, queueId, { autoAck: false });
+  enqueue(bob, 3);
+  t.deepEqual(ids(await socket.take(3)), [0, 1, 2]);
+  const acks: number[] = [];
+  const inspection = s.server.services.queues.get(queueId)!.system.inspect((e) => {
+    if (e.type === '@xstate.event' && e.event.type === 'ACK') acks.push((e.event as unknown as { lastEventId: number }).lastEventId);
+  });
+  for (let i = 0; i < 200; i++) socket.ws.send('{"last_event_id": 2}');
+  // An older id after them: refused, the socket closed; by then every frame before it was handled.
+  socket.ws.send('{"last_event_id": 1}');
+  t.is((await socket.closed).code, CLOSE.badRequest);
+  inspection.unsubscribe();
+  t.deepEqual(acks, [2, 1]);
+});
+
 test('an acknowledgement of an event the queue never had is an error frame and a close', async (t) => {
   const bob = await addUser(s);
   const queueId = await register(bob);
