@@ -180,7 +180,8 @@ function layoutName(processes: number): string {
 function sampleAll(pids: number[]): ProcessSample | null {
   const samples = pids.map(sampleProcess);
   if (samples.length === 0 || samples.some((x) => x === null)) return null;
-  return { rssBytes: samples.reduce((n, x) => n + x!.rssBytes, 0), cpuSeconds: samples.reduce((n, x) => n + x!.cpuSeconds, 0) };
+  const sum = (k: keyof ProcessSample) => samples.reduce((n, x) => n + x![k], 0);
+  return { rssBytes: sum('rssBytes'), cpuSeconds: sum('cpuSeconds'), systemSeconds: sum('systemSeconds') };
 }
 
 /** --processes: one scenario's layouts side by side; the cost of cluster mode is each throughput against no NATS. */

@@ -255,7 +255,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         delete: (queueId, userId) => queues.delete(queueId, userId),
       }, (held) => void onceOnly(held));
       operators.health.addCheck('cluster', () => c.readiness());
-      c.serveActors((filter) => operators.actors.list(filter));
+      c.serveActors(operators.actors);
+      operators.feed.showCluster(c);
     } else void onceOnly(true);
 
     let stopping: Promise<void> | null = null;

@@ -54,3 +54,14 @@ export function bucketPercentiles(before: Buckets | null, after: Buckets | null)
   };
   return { count, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
 }
+
+/** A counter's increase between two reads (no labels), or null when either read lacks it. */
+export function counterDelta(before: string | null, after: string | null, name: string): number | null {
+  const read = (text: string | null) => {
+    const m = text && new RegExp(`^${name} (\\S+)`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  };
+  const a = read(before);
+  const b = read(after);
+  return a === null || b === null ? null : b - a;
+}

@@ -106,6 +106,8 @@ export interface ProcessSample {
   rssBytes: number;
   /** CPU seconds (user + system) since the process started. */
   cpuSeconds: number;
+  /** The system (kernel) part of cpuSeconds. */
+  systemSeconds: number;
 }
 
 /** Memory and CPU of a local process from /proc; null for a remote target. */
@@ -117,7 +119,7 @@ export function sampleProcess(pid: number | null): ProcessSample | null {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);
-    return { rssBytes: rssKb * 1024, cpuSeconds: ticks / 100 };
+    return { rssBytes: rssKb * 1024, cpuSeconds: ticks / 100, systemSeconds: Number(fields[12]) / 100 };
   } catch {
     return null;
   }

@@ -1,15 +1,18 @@
 // fanout: N clients all subscribed to one channel, long-polling (and, with --transport socket, then holding event
-// sockets on fresh queues, in the same run); time from each send's response to each client's receipt of that message, and
-// the server's CPU per delivery.
+// sockets on fresh queues, then the WebSocket floor, in the same run); time from each send's response to each client's
+// receipt of that message, and the server's CPU per delivery.
 import os from 'node:os';
 import { request, type Creds } from '../lib/client.js';
 import { sampleProcess } from '../lib/server.js';
 import type { PollInput, PollOutput } from '../lib/jobs.js';
-import { bucketPercentiles, histogram, scrape } from '../lib/metrics.js';
+import { bucketPercentiles, counterDelta, histogram, scrape } from '../lib/metrics.js';
 import { summarize } from '../lib/stats.js';
 import { nowAbs, runJobs, slices } from '../lib/workers.js';
+import { startChild } from './ceilings.js';
 import { seedUsers } from './seed.js';
 import { num, type Scenario } from './types.js';
+
+type Ctx = Parameters<Scenario>[0];
 
 export const fanout: Scenario = async (ctx) => {
   const clients = num(ctx.options, 'clients', ctx.quick ? 20 : 1000);
@@ -29,11 +32,23 @@ export const fanout: Scenario = async (ctx) => {
   const latency = main.latency;
   // `deliveries`: the run the latency and the target are about (the socket run when there is one).
   const figures: Record<string, number | string> = { clients, messages, deliveries: main.samples.length, expected_deliveries: clients * messages, ...prefixed('poll_', poll.figures) };
-  if (socket) Object.assign(figures, prefixed('socket_', socket.figures));
+  let floorErrors = 0;
+  if (socket) {
+    Object.assign(figures, prefixed('socket_', socket.figures));
+    // The floor: the same clients on a bare uWebSockets.js server, frames of the socket run's mean size.
+    const frameBytes = Math.round(socket.frameBytes ?? 400);
+    figures.floor_frame_bytes = frameBytes;
+    for (const mode of ['send', 'publish'] as const) {
+      const floor = await socketFloor(ctx, mode, { people, clients, messages, frameBytes });
+      floorErrors += floor.errors;
+      Object.assign(figures, prefixed(`floor_${mode}_`, floor.figures));
+      figures[`socket_cpu_ratio_to_floor_${mode}`] = Number.isFinite(socket.cpuUsPerDelivery / floor.cpuUsPerDelivery) ? +(socket.cpuUsPerDelivery / floor.cpuUsPerDelivery).toFixed(2) : 'n/a';
+    }
+  }
   const socketMet = socket ? latency.p99 < 20 && socket.cpuUsPerDelivery < 5 : true;
   return {
     latencyMs: latency,
-    errors: poll.errors + (socket?.errors ?? 0),
+    errors: poll.errors + (socket?.errors ?? 0) + floorErrors,
     samples: main.samples,
     timeline: main.timeline,
     figures,
@@ -54,27 +69,106 @@ interface Run {
   errors: number;
   cpuUsPerDelivery: number;
   figures: Record<string, number | string>;
+  /** The socket run: the mean frame size (bytes) the server sent, from its /metrics. */
+  frameBytes?: number | null;
 }
 
-/** One run: a fresh queue per client, the clients polling or holding sockets on worker threads, `messages` sent one
- *  at a time (each once the previous one reached every client, or 2 s passed). */
+/** One run on Palaver: a fresh queue per client, the clients polling or holding sockets. */
 async function deliverAll(
-  ctx: Parameters<Scenario>[0],
+  ctx: Ctx,
   transport: 'poll' | 'socket',
   { base, people, channel, clients, messages }: { base: string; people: Creds[]; channel: string; clients: number; messages: number },
 ): Promise<Run> {
   const queues = await Promise.all(
     people.map(async (p) => (await request(base, 'POST', '/register', { auth: p, form: { event_types: '["message"]', fetch_event_types: '[]' } })).body.queue_id as string),
   );
-  // The clients poll on worker threads (--workers); receipts come back as [message ID, absolute time].
+  const sender = people[0]!;
+  const DELIVERY = 'palaver_message_delivery_seconds';
+  let metricsBefore: string | null = null;
+  let metricsAfter: string | null = null;
+  const run = await drive(ctx, {
+    label: transport,
+    job: transport === 'socket' ? 'socketClients' : 'pollClients',
+    base,
+    pid: ctx.target.pid,
+    clients: people.map((creds, i) => ({ creds, queue: queues[i]! })),
+    messages,
+    before: async () => void (metricsBefore = await scrape(ctx.target)),
+    after: async () => void (metricsAfter = await scrape(ctx.target)),
+    send: async (m) => {
+      const r = await request(base, 'POST', '/messages', { auth: sender, form: { type: 'stream', to: channel, topic: 'fanout', content: `message ${m}` } });
+      return r.status === 200 ? (r.body.id as number) : null;
+    },
+    // Deleting the queues answers the parked polls.
+    stopping: () => Promise.all(queues.map((q, i) => request(base, 'DELETE', '/events', { auth: people[i]!, form: { queue_id: q } }).catch(() => null))),
+  });
+  const server = bucketPercentiles(histogram(metricsBefore, DELIVERY), histogram(metricsAfter, DELIVERY));
+  const frames = counterDelta(metricsBefore, metricsAfter, 'palaver_event_socket_frames_total');
+  const bytes = counterDelta(metricsBefore, metricsAfter, 'palaver_event_socket_bytes_total');
+  const frameBytes = frames && bytes !== null ? bytes / frames : null;
+  return {
+    ...run,
+    frameBytes,
+    figures: {
+      ...run.figures,
+      // The server's share: message event published (after commit) → poll answered or frame sent, from its /metrics.
+      'server publish→answer p50/p95/p99 ms (≤ bucket)': server && server.count ? `${server.p50} / ${server.p95} / ${server.p99}` : 'n/a',
+      server_deliveries_timed: server?.count ?? 'n/a',
+      ...(transport === 'socket' ? { mean_frame_bytes: frameBytes === null ? 'n/a' : Math.round(frameBytes) } : {}),
+    },
+  };
+}
+
+/** The same clients (the socket job, on the same worker threads) on the WebSocket floor (bench/socket-floor-server.ts):
+ *  one frame of `frameBytes` per socket per message, by per-socket send or by topic publish; the floor's CPU per delivery. */
+async function socketFloor(ctx: Ctx, mode: 'send' | 'publish', { people, clients, messages, frameBytes }: { people: Creds[]; clients: number; messages: number; frameBytes: number }): Promise<Run> {
+  const floor = await startChild('dist/bench/socket-floor-server.js', 'floor');
+  try {
+    return await drive(ctx, {
+      label: `floor ${mode}`,
+      job: 'socketClients',
+      base: floor.base,
+      pid: floor.pid,
+      clients: people.slice(0, clients).map((creds, i) => ({ creds, queue: `floor-${i}` })),
+      messages,
+      send: async (m) => {
+        const r = await request(floor.base, 'POST', '/push', { query: { mode, id: String(m + 1), bytes: String(frameBytes) } }).catch(() => null);
+        return r && r.status === 200 ? m + 1 : null;
+      },
+    });
+  } finally {
+    floor.stop();
+  }
+}
+
+interface DriveOptions {
+  label: string;
+  job: 'socketClients' | 'pollClients';
+  base: string;
+  /** The server process whose CPU is measured. */
+  pid: number | null;
+  clients: { creds: Creds; queue: string }[];
+  messages: number;
+  /** Sends message m; resolves with the message ID the clients will see, or null on failure. */
+  send: (m: number) => Promise<number | null>;
+  before?: () => Promise<void>;
+  after?: () => Promise<void>;
+  /** After the clients are told to stop, before waiting for them. */
+  stopping?: () => Promise<unknown>;
+}
+
+/** The clients poll or hold sockets on worker threads (--workers); `messages` sent one at a time (each once the previous
+ *  one reached every client, or 2 s passed); receipts come back as [message ID, absolute time]. */
+async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   const workers = num(ctx.options, 'workers', Math.min(4, os.cpus().length));
+  const clients = o.clients.length;
   const sentAt = new Map<number, number>();
   const receivedAt = new Map<number, number[]>();
   let received = 0;
   let errors = 0;
   let opened = 0;
-  const jobs = slices(people.map((creds, i) => ({ creds, queue: queues[i]! })), workers).map((part): PollInput => ({ base, clients: part }));
-  const pool = runJobs<PollInput, PollOutput>(transport === 'socket' ? 'socketClients' : 'pollClients', jobs, (m: { kind: string; ids: number[]; at: number; count: number }) => {
+  const jobs = slices(o.clients, workers).map((part): PollInput => ({ base: o.base, clients: part }));
+  const pool = runJobs<PollInput, PollOutput>(o.job, jobs, (m: { kind: string; ids: number[]; at: number; count: number }) => {
     if (m.kind === 'open') opened += m.count;
     if (m.kind !== 'receipts') return;
     for (const id of m.ids) {
@@ -85,28 +179,26 @@ async function deliverAll(
     }
   });
   // Sockets first open (up to a minute); polls park within the 500 ms below.
-  for (let i = 0; transport === 'socket' && opened < clients && i < 6000; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; o.job === 'socketClients' && opened < clients && i < 6000; i++) await new Promise((r) => setTimeout(r, 10));
   await new Promise((r) => setTimeout(r, 500));
-  const cpuBefore = sampleProcess(ctx.target.pid);
+  await o.before?.();
+  const cpuBefore = sampleProcess(o.pid);
   const perSecond: number[] = [];
-  const sender = people[0]!;
-  const DELIVERY = 'palaver_message_delivery_seconds';
-  const serverBefore = histogram(await scrape(ctx.target), DELIVERY);
-  for (let m = 0; m < messages; m++) {
-    const r = await request(base, 'POST', '/messages', { auth: sender, form: { type: 'stream', to: channel, topic: 'fanout', content: `message ${m}` } });
-    if (r.status !== 200) errors++;
-    else sentAt.set(r.body.id, nowAbs());
+  for (let m = 0; m < o.messages; m++) {
+    const id = await o.send(m);
+    if (id === null) errors++;
+    else sentAt.set(id, nowAbs());
     const target = (m + 1) * clients;
     for (let i = 0; i < 200 && received < target; i++) await new Promise((res) => setTimeout(res, 10));
     perSecond.push(received);
-    ctx.progress(`fanout (${transport}): message ${m + 1}/${messages}, ${received} deliveries`);
+    ctx.progress(`fanout (${o.label}): message ${m + 1}/${o.messages}, ${received} deliveries`);
   }
-  const cpuAfter = sampleProcess(ctx.target.pid);
-  const server = bucketPercentiles(serverBefore, histogram(await scrape(ctx.target), DELIVERY));
+  const cpuAfter = sampleProcess(o.pid);
+  await o.after?.();
   pool.broadcast({ type: 'stop' });
-  await Promise.all(queues.map((q, i) => request(base, 'DELETE', '/events', { auth: people[i]!, form: { queue_id: q } }).catch(() => null)));
+  await o.stopping?.();
   const outs = await pool.done;
-  errors += outs.reduce((a, o) => a + o.errors, 0);
+  errors += outs.reduce((a, out) => a + out.errors, 0);
   // A receipt can come before the sender has its own response: counted, as 0 ms.
   const samples: number[] = [];
   let beforeResponse = 0;
@@ -120,7 +212,9 @@ async function deliverAll(
   }
   const latency = summarize(samples);
   const deliveries = samples.length;
-  const cpuUsPerDelivery = cpuBefore && cpuAfter && deliveries ? ((cpuAfter.cpuSeconds - cpuBefore.cpuSeconds) * 1e6) / deliveries : NaN;
+  const perDelivery = (k: 'cpuSeconds' | 'systemSeconds') => (cpuBefore && cpuAfter && deliveries ? ((cpuAfter[k] - cpuBefore[k]) * 1e6) / deliveries : NaN);
+  const cpuUsPerDelivery = perDelivery('cpuSeconds');
+  const systemUsPerDelivery = perDelivery('systemSeconds');
   return {
     latency,
     samples,
@@ -132,11 +226,10 @@ async function deliverAll(
       'client p50/p95/p99 ms': [latency.p50, latency.p95, latency.p99].map((v) => v.toFixed(1)).join(' / '),
       // Whole server process CPU while the messages were sent and delivered (the sends' own work included) / deliveries.
       server_cpu_us_per_delivery: Number.isFinite(cpuUsPerDelivery) ? +cpuUsPerDelivery.toFixed(2) : 'n/a',
+      // Its kernel part (system time: socket writes, and on loopback the receiving side's TCP work too).
+      server_system_cpu_us_per_delivery: Number.isFinite(systemUsPerDelivery) ? +systemUsPerDelivery.toFixed(2) : 'n/a',
       received_before_send_response: beforeResponse,
       worker_threads: jobs.length,
-      // The server's share: message event published (after commit) → poll answered or frame sent, from its /metrics.
-      'server publish→answer p50/p95/p99 ms (≤ bucket)': server && server.count ? `${server.p50} / ${server.p95} / ${server.p99}` : 'n/a',
-      server_deliveries_timed: server?.count ?? 'n/a',
     },
   };
 }

@@ -51,6 +51,11 @@ export interface RealmInput {
   rootDomain?: string;
   /** Cluster mode: each committed batch's applied results and events, for the other processes (src/cluster/). */
   replicate?: BatchReplicator;
+  /**
+   * Cluster mode: a working set just loaded, before the actor uses it (the batches committed meanwhile that its
+   * snapshot does not hold are applied to it).
+   */
+  loaded?: (realmId: number, state: RealmState) => void;
   /** Most batches in flight at once (PIPELINE_DEPTH by default; 1 commits one batch at a time). */
   pipelineDepth?: number;
 }
@@ -69,8 +74,11 @@ interface InFlight {
   result: BatchResult | { error: unknown } | null;
 }
 
-/** What a committed batch changed: the results memory applied, in order, and the events it published. */
-export type BatchReplicator = (realmId: number, applied: { kind: string; value: unknown }[], events: RealmEvent[]) => void;
+/**
+ * What a committed batch changed: the results memory applied, in order, the events it published, and its
+ * transaction's ID (null when the batch wrote nothing, or the database did not tell it).
+ */
+export type BatchReplicator = (realmId: number, applied: { kind: string; value: unknown }[], events: RealmEvent[], commitId: string | null) => void;
 
 export interface RealmContext extends RealmInput {
   state: RealmState | null;
@@ -177,7 +185,7 @@ function settle(context: RealmContext, b: InFlight): void {
   });
   context.hub.publishEvents(context.realmId, events);
   // Cluster mode: batches settle in commit order, so the other processes receive them in that order too.
-  if (applied.length > 0 || events.length > 0) context.replicate?.(context.realmId, applied, events);
+  if (applied.length > 0 || events.length > 0) context.replicate?.(context.realmId, applied, events, result.commitId ?? null);
   observeSettled(context.observer, b);
   context.batches++;
   if (result.uncertain) context.stale = true;
@@ -190,10 +198,11 @@ export const realmMachine = setup({
     events: {} as RealmMachineEvent,
   },
   actors: {
-    load: fromPromise<RealmState, { db: Db; realmId: number; rootDomain?: string }>(async ({ input }) => {
-      const state = await RealmState.load(input.db, input.realmId);
+    load: fromPromise<RealmState, Pick<RealmInput, 'db' | 'realmId' | 'rootDomain' | 'loaded'>>(async ({ input }) => {
+      const state = await RealmState.loadFresh(input.db, input.realmId);
       if (input.rootDomain !== undefined) state.rootDomain = input.rootDomain;
       state.reads = input.db;
+      input.loaded?.(input.realmId, state);
       return state;
     }),
     /** Runs one batch (reloading the working set first when asked) and reports its writes done and its result. */
@@ -201,7 +210,7 @@ export const realmMachine = setup({
       const run = async (): Promise<BatchResult> => {
         if (input.reload) {
           try {
-            input.state.replaceFrom(await RealmState.load(input.db, input.realmId));
+            input.state.replaceFrom(await RealmState.loadFresh(input.db, input.realmId));
           } catch (err) {
             return { outcomes: input.batch.map(() => failure(err)), uncertain: true };
           }
@@ -290,7 +299,7 @@ export const realmMachine = setup({
       on: { COMMAND: { actions: 'enqueue' }, STOP: 'stopping' },
       invoke: {
         src: 'load',
-        input: ({ context }) => ({ db: context.db, realmId: context.realmId, rootDomain: context.rootDomain }),
+        input: ({ context }) => ({ db: context.db, realmId: context.realmId, rootDomain: context.rootDomain, loaded: context.loaded }),
         onDone: { target: 'ready', actions: assign({ state: ({ event }) => event.output }) },
         onError: { target: 'failed', actions: assign({ loadError: ({ event }) => event.error }) },
       },

@@ -5,7 +5,7 @@ import type { EventHub } from '../bus/hub.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry, RealmBatchObserver } from '../realm/commands.js';
 import type { RealmEntry } from '../model/realm.js';
-import { realmMachine, type BatchReplicator } from './realm.machine.js';
+import { realmMachine, type BatchReplicator, type RealmInput } from './realm.machine.js';
 
 export type RealmRef = ActorRefFrom<typeof realmMachine>;
 
@@ -22,9 +22,9 @@ export interface RootInput {
   realmPipelineDepth?: number;
   changePollMs: number;
   lastChangeId: number;
-  /** Cluster mode (src/cluster/): the database a realm actor writes through (its transactions fenced), and where
-   *  its committed batches go for the other processes. */
-  cluster?: { dbFor(realmId: number): Db; replicate: BatchReplicator };
+  /** Cluster mode (src/cluster/): the database a realm actor writes through (its transactions fenced), where its
+   *  committed batches go for the other processes, and what sees each working set it loads. */
+  cluster?: { dbFor(realmId: number): Db; replicate: BatchReplicator; loaded: NonNullable<RealmInput['loaded']> };
 }
 
 export interface RootContext extends RootInput {
@@ -90,6 +90,7 @@ export const rootMachine = setup({
                 rootDomain: context.rootDomain,
                 pipelineDepth: context.realmPipelineDepth,
                 replicate: context.cluster?.replicate,
+                loaded: context.cluster?.loaded,
               },
             });
             const realms = new Map(context.realms);

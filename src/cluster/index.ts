@@ -11,16 +11,21 @@ import { errors } from '../errors.js';
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
 import type { RealmEvent } from '../bus/events.js';
 import type { Logger } from '../log.js';
-import type { ActorFilter, ActorRow } from '../operators/actor-directory.js';
+import type { ActorFilter, ActorRow, StateCount } from '../operators/actor-directory.js';
+import type { ClusterView, NodeActors } from '../operators/live-feed.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry } from '../realm/commands.js';
 import { Leases } from './leases.js';
+import { Replica } from './replica.js';
+import type { RootInput } from '../actors/root.machine.js';
 import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
 import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer } from './wire.js';
 
 const SINGLETON = 'singleton';
-/** How long an operator's cluster-wide actor listing waits for the other processes' answers. */
+/** How long an operator's cluster-wide actor listing waits for the other processes' answers: at most
+ *  OPERATORS_WAIT_MS in all, and no longer than OPERATORS_STALL_MS after the last answer. */
 const OPERATORS_WAIT_MS = 1000;
+const OPERATORS_STALL_MS = 150;
 /** Longest a request waits for the realm owner's position, then for this process to apply that far. */
 const BARRIER_MS = 2000;
 
@@ -51,7 +56,7 @@ function token(s: string): string {
   return s.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
-export class Cluster {
+export class Cluster implements ClusterView {
   readonly node: string;
   readonly subjects: Subjects;
   readonly leases: Leases;
@@ -59,8 +64,8 @@ export class Cluster {
   private realms!: Realms;
   private queues!: LocalQueues;
   private readonly subs: Subscription[] = [];
-  /** The last batch applied per realm owned elsewhere. */
-  private readonly seen = new Map<number, { epoch: number; seq: number }>();
+  /** This process's copy of the realms owned elsewhere. */
+  private readonly replica: Replica;
   /** Requests waiting for this process to reach a realm's position (read barriers). */
   private readonly waiting = new Map<number, Set<{ epoch: number; seq: number; done: () => void }>>();
   private timer: NodeJS.Timeout | null = null;
@@ -69,6 +74,10 @@ export class Cluster {
   private singleton = false;
   private onSingleton: (held: boolean) => void = () => undefined;
   private readonly pollTimeoutMs: number;
+  /** NATS connected now (false between a disconnect and the reconnect). */
+  private connected = true;
+  /** performance.now() of the last lease round that reached the database. */
+  private lastRound = performance.now();
 
   private constructor(private readonly nc: NatsConnection, private readonly opts: ClusterOptions) {
     const { config } = opts;
@@ -78,7 +87,27 @@ export class Cluster {
     this.leases = new Leases(opts.db, this.node, config.cluster.leaseMs);
     this.owners = new RealmOwnership(nc, this.subjects, this.leases, config.cluster.commandTimeoutMs, opts.log);
     this.owners.caughtUp = (realmId) => this.caughtUp(realmId);
+    this.replica = new Replica({
+      commands: opts.commands,
+      log: opts.log,
+      stateIfLoaded: (realmId) => this.realms.stateIfLoaded(realmId),
+      reload: (realmId) => this.realms.reload(realmId).then(() => this.realms.get(realmId)).then(() => undefined),
+      deliver: (realmId, events) => this.queues.deliver(realmId, events),
+      dropRealm: (realmId) => this.queues.dropRealm(realmId),
+    });
     this.pollTimeoutMs = config.heartbeatMs + 15_000;
+    void this.followConnection();
+  }
+
+  private async followConnection(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === 'disconnect') this.connected = false;
+      else if (s.type === 'reconnect') this.connected = true;
+    }
+  }
+
+  private natsUp(): boolean {
+    return this.connected && !this.nc.isClosed();
   }
 
   static async connect(opts: ClusterOptions): Promise<Cluster> {
@@ -87,11 +116,18 @@ export class Cluster {
     return new Cluster(nc, opts);
   }
 
-  /** What the realm actors need: their fenced database and where their committed batches go. */
-  rootHooks(): { dbFor(realmId: number): Db; replicate(realmId: number, applied: { kind: string; value: unknown }[], events: RealmEvent[]): void } {
+  /** What the realm actors need: their fenced database, where their committed batches go, and their fresh loads. */
+  rootHooks(): NonNullable<RootInput['cluster']> {
     return {
       dbFor: (realmId) => this.owners.fencedDb(this.opts.db, realmId),
-      replicate: (realmId, applied, events) => this.owners.publish(this.node, realmId, applied, events),
+      replicate: (realmId, applied, events, commitId) => this.owners.publish(this.node, realmId, applied, events, commitId),
+      loaded: (realmId, state) => {
+        if (this.replica.loaded(realmId, state)) return;
+        // Batches of the load's time it cannot be brought up to (it took longer than the replica keeps them): this
+        // working set is replaced by another load at once (failing this one would leave a claiming owner stuck).
+        this.opts.log.warn({ realmId }, 'realm batches missed while loading: loading again');
+        setImmediate(() => void this.realms.reload(realmId).catch(() => undefined));
+      },
     };
   }
 
@@ -177,18 +213,13 @@ export class Cluster {
     msg.respond(encode(answer));
   }
 
-  private reached(realmId: number, at: { epoch: number; seq: number }): boolean {
-    const seen = this.seen.get(realmId);
-    return seen !== undefined && (seen.epoch > at.epoch || (seen.epoch === at.epoch && seen.seq >= at.seq));
-  }
-
   /**
    * The read barrier of a request on a process that does not own the realm: asks the owner where it is, and waits
    * (at most BARRIER_MS) until this process applied that far. Without an owner there is nothing to wait for.
    */
   private async caughtUp(realmId: number): Promise<void> {
     const at = await this.owners.position(realmId, BARRIER_MS);
-    if (!at || at.seq === 0 || this.reached(realmId, at)) return;
+    if (!at || at.seq === 0 || this.replica.reached(realmId, at)) return;
     let waiter!: { epoch: number; seq: number; done: () => void };
     const arrived = new Promise<void>((done) => (waiter = { ...at, done }));
     let set = this.waiting.get(realmId);
@@ -210,44 +241,13 @@ export class Cluster {
       return;
     }
     if (b.from === this.node || this.owners.owns(realmId)) return;
-    const last = this.seen.get(realmId);
-    if (last && b.epoch < last.epoch) {
-      // A former owner's batch arriving after its successor's: committed before the takeover, which reloaded.
-      this.queues.deliver(realmId, b.events);
-      return;
-    }
-    let reload = last !== undefined && b.epoch > last.epoch;
-    if (last && b.epoch === last.epoch && b.seq !== last.seq + 1) {
-      this.opts.log.warn({ realmId, epoch: b.epoch, expected: last.seq + 1, got: b.seq }, 'realm batches missed: reloading, ending its queues here');
-      reload = true;
-      this.queues.dropRealm(realmId);
-    }
-    this.seen.set(realmId, { epoch: b.epoch, seq: b.seq });
-    const state = this.realms.stateIfLoaded(realmId);
-    if (state && !reload) {
-      for (const [kind, value] of b.applied) {
-        const def = this.opts.commands[kind];
-        if (value === null || !def?.apply) {
-          reload = true;
-          break;
-        }
-        try {
-          def.apply(state, value);
-        } catch (err) {
-          this.opts.log.warn({ realmId, kind, err }, 'replicated result not applicable: reloading');
-          reload = true;
-          break;
-        }
-      }
-    }
-    const reloaded = reload && state ? this.realms.reload(realmId).then(() => this.realms.get(realmId)).catch(() => undefined) : Promise.resolve();
-    this.queues.deliver(realmId, b.events);
+    const { ready } = this.replica.receive(realmId, b);
     const waiting = this.waiting.get(realmId);
     if (waiting) {
       for (const w of waiting) {
-        if (this.reached(realmId, w)) {
+        if (this.replica.reached(realmId, w)) {
           waiting.delete(w);
-          void reloaded.then(w.done);
+          void ready.then(w.done);
         }
       }
     }
@@ -258,7 +258,9 @@ export class Cluster {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      for (const key of await this.leases.renew()) {
+      const lost = await this.leases.renew();
+      this.lastRound = performance.now();
+      for (const key of lost) {
         if (key === SINGLETON) this.setSingleton(false);
         else await this.owners.lose(Number(key.slice('realm:'.length)));
       }
@@ -291,41 +293,58 @@ export class Cluster {
   }
 
   /**
-   * Operators: every other process's actor rows that match `filter` (at most `limit` each), as each answers within
-   * OPERATORS_WAIT_MS; this process's own rows are the caller's.
+   * Operators: every other process's actor rows that match `filter` (at most `limit` each) and its counts, as each
+   * answers in time; this process's own rows are the caller's.
    */
-  async actorsElsewhere(filter: ActorFilter, limit: number): Promise<{ node: string; actors: ActorRow[]; matched: number }[]> {
-    const out: { node: string; actors: ActorRow[]; matched: number }[] = [];
-    const replies = await this.nc.requestMany(this.subjects.operators(), encode({ filter, limit }), { strategy: 'timer', maxWait: OPERATORS_WAIT_MS });
+  async actorsElsewhere(filter: ActorFilter, limit: number): Promise<NodeActors[]> {
+    const out: NodeActors[] = [];
+    const replies = await this.nc.requestMany(this.subjects.operators(), encode({ filter, limit }), {
+      strategy: 'stall',
+      stall: OPERATORS_STALL_MS,
+      maxWait: OPERATORS_WAIT_MS,
+    });
     for await (const reply of replies) out.push(decode(reply.data));
     return out;
   }
 
-  /** Answers the other processes' actorsElsewhere with this process's rows. */
-  serveActors(list: (filter: ActorFilter) => ActorRow[]): void {
+  /** Answers the other processes' actorsElsewhere with this process's rows and counts. */
+  serveActors(directory: { list(filter: ActorFilter): ActorRow[]; counts(): StateCount[] }): void {
     this.subs.push(
       this.nc.subscribe(this.subjects.operators(), {
         callback: (err, msg) => {
           if (err) return;
           const { filter, limit } = decode<{ filter: ActorFilter; limit: number }>(msg.data);
-          const rows = list(filter);
-          msg.respond(encode({ node: this.node, actors: rows.slice(0, limit), matched: rows.length }));
+          const rows = directory.list(filter);
+          const answer: NodeActors = { node: this.node, actors: rows.slice(0, limit), matched: rows.length, counts: directory.counts() };
+          msg.respond(encode(answer));
         },
       }),
     );
   }
 
-  /** Operators: this node, and the owner of every live lease (realm ID → node; the once-only work's node). */
-  async overview(): Promise<{ node: string; nats: boolean; realm_owners: Record<string, string>; once_only: string | null }> {
+  /** Operators: the owner of every live lease (realm ID → node; the once-only work's node). */
+  async ownership(): Promise<{ realm_owners: Record<string, string>; once_only: string | null }> {
     const owners = await this.leases.owners();
     const realmOwners: Record<string, string> = {};
     for (const [key, owner] of owners) if (key.startsWith('realm:')) realmOwners[key.slice('realm:'.length)] = owner;
-    return { node: this.node, nats: !this.nc.isClosed(), realm_owners: realmOwners, once_only: owners.get(SINGLETON) ?? null };
+    return { realm_owners: realmOwners, once_only: owners.get(SINGLETON) ?? null };
   }
 
-  /** Readiness: NATS is connected and the leases held are renewed. */
+  /** Operators: this node, its NATS connection, and who owns what. */
+  async overview(): Promise<{ node: string; nats: boolean; realm_owners: Record<string, string>; once_only: string | null }> {
+    return { node: this.node, nats: this.natsUp(), ...(await this.ownership()) };
+  }
+
+  /**
+   * Readiness: NATS is connected (commands, batches and polls travel over it), the lease rounds reach the database
+   * (a process whose rounds fail would soon own nothing), and every realm this process serves is under a lease it
+   * renewed in time.
+   */
   readiness(): { ok: boolean; detail?: string } {
     if (this.nc.isClosed()) return { ok: false, detail: 'NATS connection closed' };
+    if (!this.connected) return { ok: false, detail: 'NATS disconnected, reconnecting' };
+    const since = performance.now() - this.lastRound;
+    if (since > this.opts.config.cluster.leaseMs) return { ok: false, detail: `no lease round reached the database for ${Math.round(since)} ms` };
     const stale = this.owners.owned().filter((id) => this.leases.epochOf(realmKey(id)) === undefined);
     return stale.length ? { ok: false, detail: `realm leases not renewed: ${stale.join(', ')}` } : { ok: true, detail: `node ${this.node}, owns realms [${this.owners.owned().join(', ')}]` };
   }

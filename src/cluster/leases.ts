@@ -4,6 +4,7 @@
 // process that lost a lease cannot commit under it, and a takeover waits for such a transaction to end.
 import { errors, type ApiError } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
+import { CURRENT_XID_SQL } from '../persistence/snapshots.js';
 
 /** The error of a write refused because this process no longer holds the realm's lease: nothing was written. */
 export function fencedError(): ApiError {
@@ -93,10 +94,17 @@ export class Leases {
     await this.db.none(`UPDATE cluster_leases SET expires_at = now() - interval '1 millisecond' WHERE owner = $1 AND key IN ($2:csv)`, [this.owner, keys]);
   }
 
-  /** Inside a write transaction: refuses (fencedError) unless this process still holds `key` under `epoch`. */
-  async fence(t: Tx, key: string, epoch: number): Promise<void> {
-    const row = await t.oneOrNone('SELECT 1 FROM cluster_leases WHERE key = $1 AND owner = $2 AND epoch = $3 FOR SHARE', [key, this.owner, epoch]);
+  /**
+   * Inside a write transaction: refuses (fencedError) unless this process still holds `key` under `epoch`; the
+   * transaction's ID (the same round trip).
+   */
+  async fence(t: Tx, key: string, epoch: number): Promise<string> {
+    const row = await t.oneOrNone<{ xid: string }>(
+      `SELECT ${CURRENT_XID_SQL} AS xid FROM cluster_leases WHERE key = $1 AND owner = $2 AND epoch = $3 FOR SHARE`,
+      [key, this.owner, epoch],
+    );
     if (!row) throw fencedError();
+    return row.xid;
   }
 
   /** Realms with no live owner: no lease yet, or a lapsed one. */

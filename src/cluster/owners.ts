@@ -6,6 +6,7 @@ import type { RealmOwners, Realms } from '../actors/realms.js';
 import type { BatchReplicator } from '../actors/realm.machine.js';
 import type { Logger } from '../log.js';
 import type { Db, Tx } from '../persistence/db.js';
+import { isRealmBatchTag } from '../realm/batch.js';
 import { fencedError, isFenced, type Leases } from './leases.js';
 import type { CommandInput, CommandKind, CommandResult } from '../realm/registry.js';
 import { answerOf, decode, encode, encodeBatch, noOwnerInTime, valueOf, type Answer, type CommandMessage, type Subjects } from './wire.js';
@@ -20,6 +21,8 @@ export interface PublishedBatch {
   from: string;
   epoch: number;
   seq: number;
+  /** The batch's transaction ID (null when it wrote nothing): replicas skip a batch their working set's snapshot holds. */
+  commitId: string | null;
   /** [command kind, result] for each result memory applied; a null result: the receiver reloads the working set. */
   applied: [string, unknown][];
   events: Parameters<BatchReplicator>[2];
@@ -202,11 +205,14 @@ export class RealmOwnership implements RealmOwners {
     const key = realmKey(realmId);
     const tx = (...args: unknown[]) => {
       const cb = args.pop() as (t: Tx) => Promise<unknown>;
+      const tag = (args[0] as { tag?: unknown } | undefined)?.tag;
       const epoch = this.leases.epochOf(key);
       if (epoch === undefined || !this.served.has(realmId)) return Promise.reject(fencedError());
       const fenced = async (t: Tx) => {
         try {
-          await this.leases.fence(t, key, epoch);
+          const commitId = await this.leases.fence(t, key, epoch);
+          // A realm batch's transaction: its ID travels with the batch (replica.ts).
+          if (isRealmBatchTag(tag)) tag.commitId = commitId;
         } catch (err) {
           if (isFenced(err)) void this.lose(realmId);
           throw err;
@@ -219,11 +225,11 @@ export class RealmOwnership implements RealmOwners {
   }
 
   /** The owner's side of replication: each committed batch, once, on the realm's subject. */
-  publish(from: string, realmId: number, applied: { kind: string; value: unknown }[], events: PublishedBatch['events']): void {
+  publish(from: string, realmId: number, applied: { kind: string; value: unknown }[], events: PublishedBatch['events'], commitId: string | null): void {
     const s = this.served.get(realmId);
     if (!s) return;
     s.seq++;
-    const batch: PublishedBatch = { from, epoch: s.epoch, seq: s.seq, applied: applied.map((a) => [a.kind, a.kind === RELOAD ? null : a.value]), events };
+    const batch: PublishedBatch = { from, epoch: s.epoch, seq: s.seq, commitId, applied: applied.map((a) => [a.kind, a.kind === RELOAD ? null : a.value]), events };
     let data: Uint8Array;
     try {
       data = encodeBatch(batch);

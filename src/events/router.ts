@@ -16,6 +16,8 @@ interface LiveQueue {
   registration: QueueRegistration;
   /** Register's narrow compiled to a predicate on message events; null when there is none. */
   narrow: ((msg: NarrowMessage) => boolean) | null;
+  /** Messages up to this ID are in the queue's register snapshot: their events are not delivered to it. */
+  messagesUpTo: number;
 }
 
 /** Builds a narrow resolver for a realm and user, from the realm's working set. */
@@ -41,17 +43,22 @@ export class EventRouter {
     queues.on('expired', (e) => this.forget(e.queueId));
   }
 
-  /** Creates a queue for a user with a registration; returns its ID. */
-  create(realmId: number, userId: number, registration: QueueRegistration): string {
+  /**
+   * Creates a queue for a user with a registration; returns its ID. `messagesUpTo`: the newest message its register
+   * snapshot shows (the working set's newest, whose event was routed before this queue existed); an event of a
+   * message up to it is not delivered to the queue (cluster mode: a batch a process's load already read, arriving
+   * after it, or a former owner's last batch).
+   */
+  create(realmId: number, userId: number, registration: QueueRegistration, messagesUpTo = -1): string {
     const narrow = this.compileNarrow(realmId, userId, registration);
     const queueId = this.queues.create(userId, realmId, { registration: registration as never });
-    this.track({ queueId, realmId, userId, registration, narrow });
+    this.track({ queueId, realmId, userId, registration, narrow, messagesUpTo });
     return queueId;
   }
 
   /** Re-attaches queues restored from a dump (their registrations travel with them). */
   restored(queueId: string, realmId: number, userId: number, registration: QueueRegistration): void {
-    this.track({ queueId, realmId, userId, registration, narrow: this.compileNarrow(realmId, userId, registration) });
+    this.track({ queueId, realmId, userId, registration, narrow: this.compileNarrow(realmId, userId, registration), messagesUpTo: -1 });
   }
 
   /** Every queue the router delivers to. */
@@ -131,7 +138,11 @@ export class EventRouter {
   }
 
   private add(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, p: Published, event: ClientEvent, flags: string[] | undefined): void {
-    if (q.narrow && p.re.event.kind === 'message' && !q.narrow(narrowMessage(p.re.event.facts, flags))) return;
+    if (p.re.event.kind === 'message') {
+      // Already in the queue's snapshot (cluster mode: a batch its process's load had read, arriving after it).
+      if ((p.re.event.message.id as number) <= q.messagesUpTo) return;
+      if (q.narrow && !q.narrow(narrowMessage(p.re.event.facts, flags))) return;
+    }
     const { re } = p;
     // The common case (no capability variants, not the sender's queue) without the adapt() array.
     if (!re.skipWith && !re.legacy && re.senderQueue?.queueId !== q.queueId) this.addOne(batches, q, event);

@@ -73,7 +73,7 @@ class Socket implements QueueSocket {
     // Refused past the bound: QueueSockets then closes it as 'slow'. A frame (64 KiB at most, see eventsFrames) into
     // an empty buffer is always taken, so that a client can make progress even under a bound smaller than a frame.
     const buffered = ws.getBufferedAmount();
-    if (buffered > 0 && buffered + text.length > this.maxBuffered) return false;
+    if (buffered > 0 && !fitsBound(buffered, text, this.maxBuffered)) return false;
     ws.cork(() => ws.send(text, false));
     return true;
   }
@@ -100,6 +100,17 @@ class Socket implements QueueSocket {
     this.closing = true;
     this.ws.end(code, reason);
   }
+}
+
+/**
+ * Whether `text`, sent as UTF-8, keeps `buffered` bytes within `max`. A UTF-16 code unit is 1 to 3 UTF-8 bytes: the
+ * bytes are counted (a pass over the string) only when the answer depends on them, near the bound.
+ */
+export function fitsBound(buffered: number, text: string, max: number): boolean {
+  const room = max - buffered;
+  if (text.length * 3 <= room) return true;
+  if (text.length > room) return false;
+  return Buffer.byteLength(text, 'utf8') <= room;
 }
 
 /** uWS copies the user data's own properties (not its prototype): the Socket travels as one of them. */

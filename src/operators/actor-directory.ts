@@ -65,6 +65,20 @@ export interface StateCount {
   count: number;
 }
 
+/** Sums the counts of several nodes by kind and state. */
+export function mergeCounts(lists: StateCount[][]): StateCount[] {
+  const sum = new Map<string, StateCount>();
+  for (const list of lists) {
+    for (const c of list) {
+      const key = `${c.kind}\0${c.state}`;
+      const had = sum.get(key);
+      if (had) had.count += c.count;
+      else sum.set(key, { ...c });
+    }
+  }
+  return [...sum.values()];
+}
+
 interface Record_ {
   state: string;
   since: number | null;

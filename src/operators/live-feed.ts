@@ -1,11 +1,29 @@
 // What the dashboard's open connections receive: actor counts, the actors matching each one's filter, and the traffic
-// series, pushed every second and soon after an actor changes. Inspection is attached only while one is open.
-import type { ActorDirectory, ActorFilter } from './actor-directory.js';
+// series, pushed every second and soon after an actor changes. Inspection is attached only while one is open. In a
+// cluster each push also carries every other node's actors and counts and which node owns which realm.
+import { mergeCounts, type ActorDirectory, type ActorFilter, type ActorRow, type StateCount } from './actor-directory.js';
 import type { Throughput } from './throughput.js';
 
 /** One open dashboard connection, as the transport (src/http/live.ts) exposes it. */
 export interface LiveClient {
   send(text: string): void;
+}
+
+/** One node's answer to an operator's question about its actors. */
+export interface NodeActors {
+  node: string;
+  actors: ActorRow[];
+  matched: number;
+  counts: StateCount[];
+}
+
+/** Cluster mode: what the other nodes hold, and who owns what (src/cluster/). */
+export interface ClusterView {
+  node: string;
+  /** Every other node's rows matching `filter` (at most `limit` each) and its counts, as each answers in time. */
+  actorsElsewhere(filter: ActorFilter, limit: number): Promise<NodeActors[]>;
+  /** Realm ID → owning node, from the live leases; the node doing the once-only work. */
+  ownership(): Promise<{ realm_owners: Record<string, string>; once_only: string | null }>;
 }
 
 export interface LiveSession {
@@ -24,6 +42,8 @@ interface Session {
   client: LiveClient;
   filter: ActorFilter;
   first: boolean;
+  /** Cluster mode: a push is waiting for the other nodes' answers; the next one is skipped meanwhile. */
+  busy: boolean;
 }
 
 export class LiveFeed {
@@ -31,6 +51,7 @@ export class LiveFeed {
   private timer: NodeJS.Timeout | null = null;
   private pending: NodeJS.Timeout | null = null;
   private unwatch: (() => void) | null = null;
+  private cluster: ClusterView | null = null;
 
   constructor(private readonly actors: ActorDirectory, private readonly throughput: Throughput, private readonly intervalMs = 1000) {}
 
@@ -38,8 +59,13 @@ export class LiveFeed {
     return this.sessions.size;
   }
 
+  /** Cluster mode: pushes show every node. */
+  showCluster(view: ClusterView): void {
+    this.cluster = view;
+  }
+
   open(client: LiveClient): LiveSession {
-    const session: Session = { client, filter: {}, first: true };
+    const session: Session = { client, filter: {}, first: true, busy: false };
     this.sessions.add(session);
     if (this.sessions.size === 1) this.start();
     this.push(session);
@@ -90,14 +116,37 @@ export class LiveFeed {
 
   private push(s: Session, counts = this.actors.counts()): void {
     const rows = this.actors.list(s.filter);
+    const here: NodeActors = { node: this.cluster?.node ?? '', actors: rows.slice(0, MAX_ROWS), matched: rows.length, counts };
+    if (!this.cluster) return this.send(s, here, [], null);
+    if (s.busy) return;
+    s.busy = true;
+    const cluster = this.cluster;
+    void Promise.all([cluster.actorsElsewhere(s.filter, MAX_ROWS), cluster.ownership()])
+      .then(([others, ownership]) => this.sessions.has(s) && this.send(s, here, others, ownership))
+      .catch(() => this.sessions.has(s) && this.send(s, here, [], null))
+      .finally(() => (s.busy = false));
+  }
+
+  private send(s: Session, here: NodeActors, others: NodeActors[], ownership: Awaited<ReturnType<ClusterView['ownership']>> | null): void {
+    const nodes = [here, ...others];
+    const tagged = this.cluster ? nodes.flatMap((n) => n.actors.map((a) => ({ ...a, node: n.node }))) : here.actors;
     const message = {
       type: 'update',
       at: new Date().toISOString(),
-      counts,
-      matched: rows.length,
-      actors: rows.slice(0, MAX_ROWS),
+      counts: others.length ? mergeCounts(nodes.map((n) => n.counts)) : here.counts,
+      matched: nodes.reduce((m, n) => m + n.matched, 0),
+      actors: tagged.slice(0, MAX_ROWS),
       series: this.throughput.series(s.first ? SERIES_SECONDS : TAIL_SECONDS),
       full_series: s.first,
+      // Cluster mode: each node's actor total, and which node owns which realm.
+      ...(this.cluster
+        ? {
+            node: here.node,
+            nodes: nodes.map((n) => ({ node: n.node, actors: n.counts.reduce((m, c) => m + c.count, 0) })),
+            realm_owners: ownership?.realm_owners ?? {},
+            once_only: ownership?.once_only ?? null,
+          }
+        : {}),
     };
     s.first = false;
     s.client.send(JSON.stringify(message));

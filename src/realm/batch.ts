@@ -9,6 +9,11 @@ import type { RealmState } from './state.js';
 export interface RealmBatchTag {
   name: 'realm-batch';
   writes: number;
+  /**
+   * Set by the database a realm actor writes through in cluster mode (its fencing check): the transaction's ID, by
+   * which another process tells whether a working set it loaded already holds the batch.
+   */
+  commitId?: string;
 }
 
 export function isRealmBatchTag(tag: unknown): tag is RealmBatchTag {
@@ -21,6 +26,8 @@ export type { Outcome };
 export interface BatchResult {
   outcomes: Outcome[];
   uncertain: boolean;
+  /** The committed transaction's ID when the database told it (RealmBatchTag.commitId). */
+  commitId?: string;
 }
 
 export function failure(err: unknown): Outcome {
@@ -134,7 +141,7 @@ export async function runBatch(
     }
   }
 
-  const tag = { name: 'realm-batch', writes: planned.length } satisfies RealmBatchTag;
+  const tag: RealmBatchTag = { name: 'realm-batch', writes: planned.length };
 
   /** The transaction's body: the writes, then the signal that only the COMMIT is left. */
   const thenWritten = (write: (t: Tx) => Promise<void>) => async (t: Tx) => {
@@ -148,8 +155,9 @@ export async function runBatch(
     } catch (err) {
       uncertain = isConnectionError(err);
       for (const { index } of planned) outcomes[index] = failure(err);
+      return { outcomes, uncertain };
     }
-    return { outcomes, uncertain };
+    return { outcomes, uncertain, commitId: tag.commitId };
   }
 
   // One write needs no savepoint: it succeeds or fails alone.
@@ -163,7 +171,7 @@ export async function runBatch(
   // COMMIT is refused only by a lost connection, which is not retried.)
   try {
     await db.tx({ tag }, thenWritten(writeOptimistic));
-    return { outcomes, uncertain };
+    return { outcomes, uncertain, commitId: tag.commitId };
   } catch (err) {
     if (isConnectionError(err)) {
       for (const { index } of planned) outcomes[index] = failure(err);

@@ -1,5 +1,6 @@
 // A realm's working set in memory: the realm row, its users and groups, with lookups and permission checks.
-import type { Repos } from '../persistence/db.js';
+import type { Db, Repos } from '../persistence/db.js';
+import { readInOneSnapshot } from '../persistence/snapshots.js';
 import { ChannelsState } from './channels/channels-state.js';
 import { FilesState } from './files/files-state.js';
 import { MessagesState } from './messages/messages-state.js';
@@ -25,6 +26,11 @@ export class RealmState {
   rootDomain = 'localhost';
   /** The database for reads made outside the actor (render lookups); set by the realm actor, null in bare states. */
   reads: Pick<Repos, 'messages'> | null = null;
+  /**
+   * The database snapshot the working set was read in (loadFresh), null when unknown: cluster mode tells by it which
+   * committed batches of the realm's owner it already holds (persistence/snapshots.ts).
+   */
+  loadedAt: string | null = null;
 
   constructor(public realm: Realm, users: User[], groups: UserGroup[]) {
     for (const u of users) this.putUser(u);
@@ -49,6 +55,13 @@ export class RealmState {
     return state;
   }
 
+  /** The working set read from the database in one snapshot, which it remembers (loadedAt). */
+  static async loadFresh(db: Db, realmId: number): Promise<RealmState> {
+    const { value: state, snapshot } = await readInOneSnapshot(db, (t) => RealmState.load(t, realmId));
+    state.loadedAt = snapshot;
+    return state;
+  }
+
   /** Takes over another working set of the same realm (after a reload). */
   replaceFrom(other: RealmState): void {
     this.realm = other.realm;
@@ -56,6 +69,7 @@ export class RealmState {
     this.channels = other.channels;
     this.messages = other.messages;
     this.files = other.files;
+    this.loadedAt = other.loadedAt;
     for (const m of ['usersById', 'usersByEmail', 'groupsById', 'groupsByName'] as const) {
       const target = this[m] as Map<unknown, unknown>;
       target.clear();

@@ -1,5 +1,6 @@
 // The bench runner's command line: --help, arguments it does not know, `compare` of two recorded result files,
-// and a short `mixed --ramp` (a real server and load: on DATABASE_URL's PostgreSQL when set, else embedded).
+// a short `mixed --ramp` and a short `fanout --transport socket` with its WebSocket floor (a real server and load: on
+// DATABASE_URL's PostgreSQL when set, else embedded).
 import test from 'ava';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -101,6 +102,29 @@ test('mixed --ramp stops at the first step that breaks the threshold, with no us
   t.is(figures.ceiling_users, 0);
   t.regex(figures.ramp_stopped_by, /^\w+ p99 [\d.]+ ms > 0.001 ms$/);
   t.regex(stdout, /^ {2}ramp 5 users +worst p99 .*: BROKE$/m);
+});
+
+test('fanout --transport socket measures the WebSocket floor in the same run: per-socket send and topic publish, every frame delivered', async (t) => {
+  t.timeout(180_000);
+  const out = mkdtempSync(path.join(tmpdir(), 'palaver-bench-fanout-'));
+  try {
+    const r = await bench(['fanout', '--transport', 'socket', '--quick', '--quiet', '--no-ceiling', '--out', out]);
+    t.is(r.code, 0, r.stderr);
+    const f = JSON.parse(readFileSync(path.join(out, readdirSync(out).find((x) => x.endsWith('.json'))!), 'utf8')).result.figures;
+    t.is(f.socket_deliveries, f.expected_deliveries);
+    t.true(f.socket_mean_frame_bytes > 100, 'the socket run’s mean frame size, from /metrics');
+    t.is(f.floor_frame_bytes, f.socket_mean_frame_bytes, 'the floor pushes frames of that size');
+    for (const mode of ['send', 'publish']) {
+      t.is(f[`floor_${mode}_deliveries`], f.expected_deliveries, `floor ${mode}: every socket got every frame`);
+      const cpu = f[`floor_${mode}_server_cpu_us_per_delivery`];
+      t.is(typeof cpu, 'number', `floor ${mode}: the floor server's CPU per delivery`);
+      t.true(f[`floor_${mode}_server_system_cpu_us_per_delivery`] <= cpu);
+      t.true(`socket_cpu_ratio_to_floor_${mode}` in f);
+    }
+    t.regex(r.stdout, /^ {2}floor_publish_server_cpu_us_per_delivery +[\d.]+$/m);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
 
 test('send --cpu-prof DIR: the server writes its CPU profile there, and the run counts its write transactions', async (t) => {

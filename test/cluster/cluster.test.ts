@@ -3,6 +3,7 @@ import test from 'ava';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { EventSocket } from '../../src/client/event-socket.js';
+import { haveChromium, launchChromium } from '../helpers/browser.js';
 import { OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
@@ -135,6 +136,62 @@ test.serial('a client whose every request goes to another process sees the same 
   t.is(gone.json.code, 'BAD_EVENT_QUEUE_ID');
 });
 
+test.serial('register while messages are sent through another process: each message once, in the snapshot or as an event', async (t) => {
+  const [a, b, c] = cluster.nodes;
+  const owner = cluster.owner;
+  const reader = await newUser(a!.client, owner, 'rita');
+  const ownerId = (await a!.client.get('/users/me', { auth: owner })).json.user_id as number;
+  await channelWith(a!.client, owner, 'racing', [ownerId, reader.id]);
+  // Messages sent through A, one after another, while the reader registers again and again through B and C.
+  const sent: number[] = [];
+  let sending = true;
+  const sender = (async () => {
+    for (let i = 0; sending; i++) {
+      const r = await a!.client.post('/messages', { auth: owner, form: { type: 'stream', to: 'racing', topic: 'r', content: `race ${i}` } });
+      if (r.status !== 200) throw new Error(r.text);
+      sent.push(r.json.id);
+    }
+  })();
+  const registrations: { client: Client; queueId: string; unread: Set<number>; maxId: number }[] = [];
+  try {
+    while (sent.length < 3) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 16; i++) {
+      const client = (i % 2 ? c : b)!.client;
+      const r = await client.post('/register', {
+        auth: reader,
+        form: { event_types: JSON.stringify(['message']), fetch_event_types: JSON.stringify(['message', 'update_message_flags']) },
+      });
+      t.is(r.status, 200, r.text);
+      const unread = new Set<number>((r.json.unread_msgs.streams as { unread_message_ids: number[] }[]).flatMap((s) => s.unread_message_ids));
+      registrations.push({ client, queueId: r.json.queue_id, unread, maxId: r.json.max_message_id });
+      t.is(r.json.last_event_id, -1);
+    }
+  } finally {
+    sending = false;
+    await sender;
+  }
+  const last = sent[sent.length - 1]!;
+  for (const reg of registrations) {
+    // Every event of the queue, up to the last message sent.
+    const events: number[] = [];
+    for (let lastId = -1; !events.includes(last); ) {
+      const r = await reg.client.get('/events', { auth: reader, query: { queue_id: reg.queueId, last_event_id: String(lastId) } });
+      t.is(r.status, 200, r.text);
+      for (const e of r.json.events) {
+        lastId = Math.max(lastId, e.id);
+        if (e.type === 'message') events.push(e.message.id);
+      }
+    }
+    const both = events.filter((id) => reg.unread.has(id));
+    t.deepEqual(both, [], 'no message both in the snapshot and as an event');
+    t.deepEqual(events, [...new Set(events)], 'no event twice');
+    const union = new Set([...reg.unread, ...events]);
+    t.deepEqual(sent.filter((id) => !union.has(id)), [], 'no message missing');
+    t.true(events.every((id) => id > reg.maxId), 'events only after max_message_id');
+    await reg.client.delete('/events', { auth: reader, form: { queue_id: reg.queueId } });
+  }
+});
+
 test.serial('a scheduled message is delivered exactly once across the processes', async (t) => {
   const rr = cluster.roundRobin();
   const owner = cluster.owner;
@@ -183,12 +240,61 @@ test.serial('operators: every series names its node; every process tells which n
   for (const owner of Object.values(owners)) t.true(cluster.nodes.some((n) => n.node === owner));
   for (const v of views.slice(1)) t.deepEqual(v.realm_owners, owners);
   t.true(cluster.nodes.some((n) => n.node === views[0]!.once_only));
-  // The actor API lists every process's actors, each naming its node.
-  const roots = await cluster.nodes[1]!.client.get('/operators/actors', { root: true, headers, query: { kind: 'root', all_nodes: 'true' } });
+  // The actor API lists every process's actors, each naming its node, and which node owns which realm.
+  const [a, b, c] = cluster.nodes;
+  const roots = await b!.client.get('/operators/actors', { root: true, headers, query: { kind: 'root', all_nodes: 'true' } });
   t.is(roots.status, 200, roots.text);
-  t.deepEqual((roots.json.actors as { node: string }[]).map((a) => a.node).sort(), cluster.nodes.map((n) => n.node).sort());
-  const realms = await cluster.nodes[0]!.client.get('/operators/actors', { root: true, headers, query: { kind: 'realm', all_nodes: 'true' } });
-  t.true((realms.json.actors as { node: string; id: string }[]).some((a) => a.node === Object.values(owners)[0] && a.id === `realm:${Object.keys(owners)[0]}`));
+  t.deepEqual((roots.json.actors as { node: string }[]).map((r) => r.node).sort(), cluster.nodes.map((n) => n.node).sort());
+  // A queue registered on C shows in the listing asked of A, under C's name, and nowhere else.
+  const q = (await c!.client.post('/register', { auth: cluster.owner, form: { event_types: JSON.stringify(['message']) } })).json.queue_id as string;
+  const all = await a!.client.get('/operators/actors', { root: true, headers, query: { all_nodes: 'true' } });
+  t.is(all.status, 200, all.text);
+  const rows = all.json.actors as { node: string; id: string; kind: string }[];
+  t.deepEqual(rows.filter((r) => r.id === `queue:${q}`).map((r) => r.node), [c!.node]);
+  t.deepEqual(all.json.nodes.slice().sort(), cluster.nodes.map((n) => n.node).sort());
+  for (const n of [b!, c!]) t.true(rows.some((r) => r.node === n.node && r.kind === 'root'), `${n.node}'s actors listed on A`);
+  t.deepEqual(all.json.realm_owners, owners);
+  const total = (all.json.counts as { count: number }[]).reduce((m, x) => m + x.count, 0);
+  t.is(total, all.json.matched, 'the counts are every node\'s');
+  const realms = await a!.client.get('/operators/actors', { root: true, headers, query: { kind: 'realm', all_nodes: 'true' } });
+  const [realmId, ownerNode] = Object.entries(owners)[0]!;
+  t.true((realms.json.actors as { node: string; id: string }[]).some((r) => r.node === ownerNode && r.id === `realm:${realmId}`));
+  await c!.client.delete('/events', { auth: cluster.owner, form: { queue_id: q } });
+});
+
+(haveChromium ? test.serial : test.skip)("the dashboard on one process shows every node's actors and which node owns which realm", async (t) => {
+  const [a, b, c] = cluster.nodes;
+  const owners = (await a!.client.get('/operators/cluster', { root: true, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json.realm_owners as Record<string, string>;
+  // A queue held by C, to find in A's table.
+  const q = (await c!.client.post('/register', { auth: cluster.owner, form: { event_types: JSON.stringify(['message']) } })).json.queue_id as string;
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`http://127.0.0.1:${a!.port}/operators/dashboard#token=${OPERATOR_TOKEN}`);
+    await page.waitForSelector('#status.live');
+    await page.waitForSelector('#cluster:not([hidden])');
+    await page.waitForFunction((n) => document.querySelectorAll('#node-rows tr').length === n, cluster.nodes.length);
+    const shown = await page.$$eval('#node-rows tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.getAttribute('data-node'), tr.getAttribute('data-realms')])));
+    t.deepEqual(Object.keys(shown).sort(), cluster.nodes.map((n) => n.node).sort());
+    for (const [realm, node] of Object.entries(owners)) t.true(shown[node]!.split(',').includes(realm), `realm ${realm} shown as ${node}'s`);
+    // Every node's actors in the table, C's queue under C's name.
+    await page.fill('#f-q', q);
+    await page.waitForSelector(`#actor-rows tr[data-id="queue:${q}"][data-node="${c!.node}"]`);
+    await page.fill('#f-q', '');
+    await page.selectOption('#f-kind', 'root');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#actor-rows tr')];
+      return rows.length === 3 && rows.every((r) => r.getAttribute('data-kind') === 'root');
+    });
+    const rootNodes = await page.$$eval('#actor-rows tr', (trs) => trs.map((tr) => tr.getAttribute('data-node')));
+    t.deepEqual(rootNodes.sort(), [a!.node, b!.node, c!.node].sort());
+    t.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await c!.client.delete('/events', { auth: cluster.owner, form: { queue_id: q } });
+  }
 });
 
 test.serial('presence is the same from every process', async (t) => {

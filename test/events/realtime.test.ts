@@ -178,17 +178,37 @@ test('a register narrow filters message events', async (t) => {
   const dm = [alice.id, bob.id].sort((a, b) => a - b);
   publish(
     {
-      event: { kind: 'message', message: { id: 20, type: 'stream' }, facts: { ...facts, id: 20, kind: 'stream', channelId: 1, topic: 'x', directRecipients: [], channelIsPublic: true } },
+      // IDs above every real message's: a message up to the newest at register is in the snapshot, not delivered.
+      event: { kind: 'message', message: { id: 1e9 + 20, type: 'stream' }, facts: { ...facts, id: 1e9 + 20, kind: 'stream', channelId: 1, topic: 'x', directRecipients: [], channelIsPublic: true } },
       users: [{ id: alice.id, flags: [] }],
     },
     {
-      event: { kind: 'message', message: { id: 21, type: 'private' }, facts: { ...facts, id: 21, kind: 'direct', channelId: null, topic: '', directRecipients: dm, channelIsPublic: false } },
+      event: { kind: 'message', message: { id: 1e9 + 21, type: 'private' }, facts: { ...facts, id: 1e9 + 21, kind: 'direct', channelId: null, topic: '', directRecipients: dm, channelIsPublic: false } },
       users: [{ id: alice.id, flags: [] }],
     },
     { event: { type: 'custom_test' }, users: [alice.id] },
   );
   const events = (await poll(alice, q.queue_id, -1, true)).json.events;
-  t.deepEqual(events.map((e: { type: string; message?: { id: number } }) => e.message?.id ?? e.type), [21, 'custom_test']);
+  t.deepEqual(events.map((e: { type: string; message?: { id: number } }) => e.message?.id ?? e.type), [1e9 + 21, 'custom_test']);
+});
+
+test("a message already in the register snapshot is not delivered to the queue again", async (t) => {
+  const { alice, bob } = await people();
+  const sent = await s.client.as(bob).post('/messages', { form: { type: 'direct', to: `[${alice.id}]`, content: 'before register' } });
+  t.is(sent.status, 200, sent.text);
+  const q = await register(alice, { fetch_event_types: '["message","update_message_flags"]', event_types: '["message"]' });
+  t.deepEqual(q.unread_msgs.pms.find((p: { other_user_id: number }) => p.other_user_id === bob.id)?.unread_message_ids, [sent.json.id]);
+  const facts = { senderId: bob.id, content: 'hi', renderedContent: '<p>hi</p>', hasLink: false, hasAttachment: false, hasImage: false, hasReaction: false };
+  const dm = [alice.id, bob.id].sort((a, b) => a - b);
+  const message = (id: number): RealmEvent => ({
+    event: { kind: 'message', message: { id, type: 'private' }, facts: { ...facts, id, kind: 'direct', channelId: null, topic: '', directRecipients: dm, channelIsPublic: false } },
+    users: [{ id: alice.id, flags: [] }],
+  });
+  // The message's event arriving late (as from a process whose load had read it), then a newer message.
+  publish(message(sent.json.id));
+  const next = await s.client.as(bob).post('/messages', { form: { type: 'direct', to: `[${alice.id}]`, content: 'after register' } });
+  const events = (await poll(alice, q.queue_id, -1, true)).json.events;
+  t.deepEqual(events.map((e: { message: { id: number } }) => e.message.id), [next.json.id]);
 });
 
 test('BAD_EVENT_QUEUE_ID for unknown queues and other users’ queues', async (t) => {

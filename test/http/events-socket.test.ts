@@ -43,9 +43,9 @@ async function sendDirect(from: TestUser, to: TestUser, content: string): Promis
   return r.json.id;
 }
 
-/** Puts `n` events straight into a user's queues (the router's own entry point), each about `bytes` long. */
-function enqueue(user: TestUser, n: number, bytes = 10): void {
-  const events = Array.from({ length: n }, () => ({ type: 'realm', op: 'update', property: 'description', value: 'x'.repeat(bytes) }));
+/** Puts `n` events straight into a user's queues (the router's own entry point), each about `chars` characters long. */
+function enqueue(user: TestUser, n: number, chars = 10, char = 'x'): void {
+  const events = Array.from({ length: n }, () => ({ type: 'realm', op: 'update', property: 'description', value: char.repeat(chars) }));
   s.server.services.queues.enqueue([user.id], events);
 }
 
@@ -323,21 +323,23 @@ test('a ticket opens the socket once, for its queue only; the API key never ente
   t.is(foreign.json.code, 'BAD_EVENT_QUEUE_ID', 'no ticket for another user’s queue');
 });
 
-test('a client that does not read is disconnected past the bound of buffered bytes; its queue is kept and it resumes', async (t) => {
+/** A reader that stops reading while `chars` long events of `char` are enqueued: it is closed 4413 (counted as slow),
+ *  its queue kept, and a reconnect resumes after what it had received. */
+async function slowReader(t: import('ava').ExecutionContext, chars: number, char: string): Promise<void> {
   const bob = await addUser(s);
   const queueId = await register(bob);
   const socket = await connect(bob, queueId, { autoAck: false });
   socket.ws.pause();
   const slowBefore = s.server.services.sockets.counters.ended.slow;
-  // 32 KiB events until the server gives up on the reader (the kernel's socket buffers take some megabytes first).
+  // Events until the server gives up on the reader (the kernel's socket buffers take some megabytes first).
   let sent = 0;
   while (s.server.services.sockets.counters.ended.slow === slowBefore) {
-    enqueue(bob, 1, 32 * 1024);
+    enqueue(bob, 1, chars, char);
     sent++;
     if (sent % 8 === 0) await new Promise((r) => setImmediate(r));
     if (sent > 2000) break;
   }
-  t.true(sent <= 2000, 'disconnected');
+  t.true(sent <= 2000, 'disconnected as a slow reader');
   const queue = s.server.services.queues.get(queueId);
   t.truthy(queue, 'the queue is kept');
   t.is(queue!.getSnapshot().value, 'waiting', 'no socket on it any more');
@@ -349,7 +351,14 @@ test('a client that does not read is disconnected past the bound of buffered byt
   const again = await connect(bob, queueId, { lastEventId: got, autoAck: false });
   t.deepEqual(ids(await again.take(sent - 1 - got, 60_000)), range(got + 1, sent - 1));
   await again.close();
-});
+}
+
+test('a client that does not read is disconnected past the bound of buffered bytes; its queue is kept and it resumes', (t) => slowReader(t, 32 * 1024, 'x'));
+
+// 64 Ki characters of 3 UTF-8 bytes each: 192 KiB a frame, under the 256 KiB bound in characters but not in bytes.
+// Counted in characters, frames would pass the bound until uWebSockets.js's own backstop (64 KiB above it) dropped
+// them and closed the socket as if the client had gone, not 4413.
+test('the bound counts bytes: a slow reader of multibyte frames is closed 4413 at the byte bound, its queue kept', (t) => slowReader(t, 64 * 1024, '€'));
 
 test('a backlog bigger than the bound of buffered bytes still reaches a reconnecting client, in frames that fit', async (t) => {
   const bob = await addUser(s);

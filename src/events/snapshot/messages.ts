@@ -5,18 +5,19 @@ import { recentConversations, unreadMessages } from '../../realm/messages/unread
 import type { Section } from './types.js';
 
 export const messageSections: Record<string, Section<'db'>> = {
-  message: async ({ user, db }) => ({
-    max_message_id: user ? await db.userMessages.maxMessageId(user.id) : -1,
+  // The message sections read up to messagesUpTo: later messages reach the queue as events.
+  message: async ({ user, db, messagesUpTo }) => ({
+    max_message_id: user ? await db.userMessages.maxMessageId(user.id, messagesUpTo) : -1,
   }),
 
-  update_message_flags: async ({ state, user, db, registration, fetchTypes }) => {
+  update_message_flags: async ({ state, user, db, registration, fetchTypes, messagesUpTo }) => {
     if (fetchTypes !== null && !fetchTypes.includes('message')) return {};
     if (!user) return {};
-    return { unread_msgs: await unreadMessages(db, state, user.id, registration.capabilities.empty_topic_name) };
+    return { unread_msgs: await unreadMessages(db, state, user.id, registration.capabilities.empty_topic_name, messagesUpTo) };
   },
 
-  recent_private_conversations: async ({ user, db }) => ({
-    recent_private_conversations: user ? await recentConversations(db, user.id) : [],
+  recent_private_conversations: async ({ user, db, messagesUpTo }) => ({
+    recent_private_conversations: user ? await recentConversations(db, user.id, messagesUpTo) : [],
   }),
 
   starred_messages: async ({ user, db }) => ({

@@ -24,6 +24,11 @@ export interface SnapshotRequest {
   /** Types the client fetches (fetch_event_types, else event_types); null for all. Sections that depend on a
    *  combination (unread_msgs needs message and update_message_flags) look here. */
   fetchTypes: string[] | null;
+  /**
+   * The newest message the snapshot shows: the client's queue, created first, receives every later one as an event
+   * (and the database may already hold some of those when the snapshot reads it).
+   */
+  messagesUpTo: number;
 }
 
 /** The request with the sources `K`. */

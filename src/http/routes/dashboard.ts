@@ -20,6 +20,9 @@ const BODY = `<link rel="stylesheet" href="/operators/dashboard.css">
 <div class="grid">
 <section class="card"><h2>Actors <span class="n" id="total-actors">0</span></h2><div id="kinds" class="grid"></div></section>
 </div>
+<section class="card" id="cluster" hidden><h2>Cluster <span class="n" id="node-count"></span></h2>
+<table><thead><tr><th>node</th><th>actors</th><th>realms owned</th><th>once-only work</th></tr></thead><tbody id="node-rows"></tbody></table>
+</section>
 <div class="grid">
 <section class="card"><h2>Requests</h2><svg class="chart" id="chart-requests" viewBox="0 0 300 80" preserveAspectRatio="none"></svg><div class="legend"></div></section>
 <section class="card"><h2>Latency</h2><svg class="chart" id="chart-latency" viewBox="0 0 300 80" preserveAspectRatio="none"></svg><div class="legend"></div></section>
@@ -30,7 +33,7 @@ const BODY = `<link rel="stylesheet" href="/operators/dashboard.css">
 <input id="f-q" type="search" placeholder="search id"><select id="f-kind"><option value="">all kinds</option></select>
 <input id="f-state" placeholder="state"><input id="f-realm" placeholder="realm id" inputmode="numeric">
 </div>
-<table><thead><tr><th>id</th><th>kind</th><th>state</th><th>realm</th><th>mailbox</th><th>in state</th><th>last transition</th><th>parent</th><th>children</th></tr></thead>
+<table id="actor-table"><thead><tr><th class="node">node</th><th>id</th><th>kind</th><th>state</th><th>realm</th><th>mailbox</th><th>in state</th><th>last transition</th><th>parent</th><th>children</th></tr></thead>
 <tbody id="actor-rows"></tbody></table>
 </section>
 </main>`;

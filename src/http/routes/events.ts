@@ -60,8 +60,11 @@ export const register = endpoint({
     const unknownCaps = Object.keys(p.client_capabilities ?? {}).filter((c) => !(CLIENT_CAPABILITIES as readonly string[]).includes(c));
     if (unknownCaps.length) throw errors.invalidParam(`Unknown client capabilities: ${unknownCaps.join(', ')}`);
 
-    // The queue is created before the snapshot is taken, so no event between the two is lost.
-    const queueId = user ? ctx.services.router.create(ctx.realm.id, user.id, registration) : null;
+    // The queue is created before the snapshot is taken, so no event between the two is lost. The snapshot shows the
+    // messages the working set had then (their events were routed before the queue existed); the database may
+    // already hold later ones, which reach the queue as events.
+    const messagesUpTo = user ? ctx.realm.state.messages.lastId : Number.MAX_SAFE_INTEGER;
+    const queueId = user ? ctx.services.router.create(ctx.realm.id, user.id, registration, messagesUpTo) : null;
     const fetchTypes = p.fetch_event_types ?? eventTypes;
     const snapshot = await buildSnapshot(
       {
@@ -73,6 +76,7 @@ export const register = endpoint({
         presence: { all: () => ctx.services.presence.all(ctx.realm), now: () => ctx.services.presence.now() },
         presenceHistoryLimitDays: p.presence_history_limit_days,
         fetchTypes,
+        messagesUpTo,
       },
       fetchTypes,
     );

@@ -1,5 +1,6 @@
 // The operator dashboard: connects to /operators/live with the operator token, then draws what the server pushes —
-// actor counts by kind and state, traffic charts and the filtered actor table. No build step, no libraries.
+// actor counts by kind and state, traffic charts and the filtered actor table; in a cluster, every node's actors and
+// which node owns which realm. No build step, no libraries.
 (() => {
   'use strict';
   const $ = (sel) => document.querySelector(sel);
@@ -93,7 +94,36 @@
       series = series.slice(-SERIES_SECONDS);
     }
     renderCharts();
+    renderCluster(m);
     renderTable(m.actors, m.matched);
+  }
+
+  /** Cluster mode (the update names `nodes`): one row per node, with the realms it owns. */
+  function renderCluster(m) {
+    const clustered = Array.isArray(m.nodes);
+    $('#cluster').hidden = !clustered;
+    $('#actor-table').classList.toggle('clustered', clustered);
+    if (!clustered) return;
+    const owned = new Map(m.nodes.map((n) => [n.node, []]));
+    for (const [realm, node] of Object.entries(m.realm_owners)) {
+      if (!owned.has(node)) owned.set(node, []);
+      owned.get(node).push(Number(realm));
+    }
+    $('#node-count').textContent = String(owned.size);
+    $('#node-rows').replaceChildren(
+      ...[...owned].map(([node, realms]) => {
+        const n = m.nodes.find((x) => x.node === node);
+        const sorted = realms.sort((a, b) => a - b);
+        return el(
+          'tr',
+          { 'data-node': node, 'data-realms': sorted.join(','), class: node === m.node ? 'here' : '' },
+          el('td', { class: 'id' }, node === m.node ? `${node} (this one)` : node),
+          el('td', {}, n ? String(n.actors) : '—'),
+          el('td', {}, sorted.join(', ')),
+          el('td', {}, node === m.once_only ? 'yes' : ''),
+        );
+      }),
+    );
   }
 
   function renderCounts(counts) {
@@ -173,7 +203,8 @@
         const t = a.last_transition;
         return el(
           'tr',
-          { 'data-id': a.id, 'data-kind': a.kind, 'data-state': a.state },
+          { 'data-id': a.id, 'data-kind': a.kind, 'data-state': a.state, 'data-node': a.node ?? '' },
+          el('td', { class: 'id node' }, a.node ?? ''),
           el('td', { class: 'id' }, a.id),
           el('td', {}, a.kind),
           el('td', {}, a.state),

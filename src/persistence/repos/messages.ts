@@ -216,6 +216,11 @@ export class MessagesRepository {
   }
 
   /** The ID of the direct conversation among these participants (sorted, distinct), created when new. */
+  /** The realm's newest message ID, or -1. */
+  lastIdInRealm(realmId: number): Promise<number> {
+    return this.db.one('SELECT max(id) AS id FROM messages WHERE realm_id = $1', [realmId], (r) => (r.id == null ? -1 : Number(r.id)));
+  }
+
   directConversationId(realmId: number, memberIds: number[]): Promise<number> {
     return this.db.one(
       `INSERT INTO direct_conversations (realm_id, member_ids) VALUES ($1, $2::int[])

@@ -99,14 +99,17 @@ export class UserMessagesRepository {
     ]);
   }
 
-  /** The user's newest `limit` unread messages, oldest first, with their conversations. */
-  async unread(userId: number, limit: number): Promise<UnreadRow[]> {
+  /**
+   * The user's newest `limit` unread messages up to ID `upTo` (register: later ones reach its queue as events),
+   * oldest first, with their conversations.
+   */
+  async unread(userId: number, limit: number, upTo: number = Number.MAX_SAFE_INTEGER): Promise<UnreadRow[]> {
     const rows = await this.db.any(
       `SELECT m.id, m.sender_id, m.recipient_kind, m.stream_id, m.topic, m.direct_recipients, um.flags
        FROM user_messages um JOIN messages m ON m.id = um.message_id
-       WHERE um.user_id = $1 AND (um.flags & 1) = 0
+       WHERE um.user_id = $1 AND (um.flags & 1) = 0 AND um.message_id <= $3
        ORDER BY um.message_id DESC LIMIT $2`,
-      [userId, limit],
+      [userId, limit, upTo],
     );
     return rows
       .map((r) => ({
@@ -121,21 +124,21 @@ export class UserMessagesRepository {
       .reverse();
   }
 
-  /** The user's direct conversations by newest message: participants (sorted, with the user) and that ID. */
-  recentDirectConversations(userId: number, limit: number): Promise<{ members: number[]; maxId: number }[]> {
+  /** The user's direct conversations by newest message up to ID `upTo`: participants (sorted, with the user) and that ID. */
+  recentDirectConversations(userId: number, limit: number, upTo: number = Number.MAX_SAFE_INTEGER): Promise<{ members: number[]; maxId: number }[]> {
     return this.db.map(
       `SELECT m.direct_recipients AS members, max(m.id) AS max_id
        FROM user_messages um JOIN messages m ON m.id = um.message_id
-       WHERE um.user_id = $1 AND (um.flags & 256) <> 0
+       WHERE um.user_id = $1 AND (um.flags & 256) <> 0 AND um.message_id <= $3
        GROUP BY m.direct_recipients ORDER BY max(m.id) DESC LIMIT $2`,
-      [userId, limit],
+      [userId, limit, upTo],
       (r) => ({ members: r.members ?? [], maxId: Number(r.max_id) }),
     );
   }
 
-  /** The newest message ID the user has, or -1. */
-  maxMessageId(userId: number): Promise<number> {
-    return this.db.one('SELECT max(message_id) AS id FROM user_messages WHERE user_id = $1', [userId], (r) =>
+  /** The newest message ID the user has up to `upTo`, or -1. */
+  maxMessageId(userId: number, upTo: number = Number.MAX_SAFE_INTEGER): Promise<number> {
+    return this.db.one('SELECT max(message_id) AS id FROM user_messages WHERE user_id = $1 AND message_id <= $2', [userId, upTo], (r) =>
       r.id == null ? -1 : Number(r.id),
     );
   }

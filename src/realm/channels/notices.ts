@@ -97,6 +97,7 @@ export async function postNotice(
 export function applyNotice(state: RealmState, n: Notice): void {
   if (n.createdBot) applyCreatedUser(state, { user: n.createdBot, groupIds: [] });
   state.channels.noteMessage(n.message.channelId!, n.message.id, n.message.dateSent);
+  state.messages.noteNew(n.message.id);
 }
 
 /** The bot's realm_user add (when new) and the message event to the notice's recipients. */

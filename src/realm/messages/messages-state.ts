@@ -12,12 +12,23 @@ export class MessagesState {
     readonly alertWords: Map<number, string[]> = new Map(),
     /** Direct conversation (sorted participant IDs joined by ',') → its ID, filled as messages are sent. */
     readonly directConversations: Map<string, number> = new Map(),
+    /**
+     * The realm's newest message in this working set: the newest in the database when it was loaded (-1: none),
+     * then each new message's as it is applied (with its events routed in the same step). register cuts its snapshot
+     * here: every later message reaches its queue as an event.
+     */
+    public lastId = -1,
   ) {}
+
+  /** A new message applied to the working set. */
+  noteNew(id: number): void {
+    if (id > this.lastId) this.lastId = id;
+  }
 
   static async load(db: Repos, realmId: number): Promise<MessagesState> {
     const linkifiers = await db.linkifiers.forRealm(realmId);
     const alertWords = await db.alertWords.forRealm(realmId);
-    return new MessagesState(linkifiers, alertWords);
+    return new MessagesState(linkifiers, alertWords, new Map(), await db.messages.lastIdInRealm(realmId));
   }
 
   wordsOf(userId: number): string[] {

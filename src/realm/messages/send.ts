@@ -304,6 +304,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
 
   apply(state, r) {
     const m = r.message;
+    state.messages.noteNew(m.id);
     if (m.kind === 'direct') state.messages.directConversations.set(m.directRecipients.join(','), conversationIdOf(m.recipientId));
     else state.channels.noteMessage(m.channelId!, m.id, m.dateSent);
   },

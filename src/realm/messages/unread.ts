@@ -18,8 +18,8 @@ function push<K>(map: Map<K, number[]>, key: K, id: number): void {
   list.push(id);
 }
 
-export async function unreadMessages(db: Repos, state: RealmState, userId: number, allowEmptyTopic: boolean): Promise<Record<string, unknown>> {
-  const rows = await db.userMessages.unread(userId, MAX_UNREAD_MESSAGES + 1);
+export async function unreadMessages(db: Repos, state: RealmState, userId: number, allowEmptyTopic: boolean, upTo?: number): Promise<Record<string, unknown>> {
+  const rows = await db.userMessages.unread(userId, MAX_UNREAD_MESSAGES + 1, upTo);
   const missing = rows.length > MAX_UNREAD_MESSAGES;
   const kept: UnreadRow[] = missing ? rows.slice(1) : rows;
   const policies = topicPolicies(await db.userTopics.forUser(userId));
@@ -83,7 +83,7 @@ export async function unreadDetails(
 }
 
 /** recent_private_conversations: the viewer's direct conversations, newest first, other participants only. */
-export async function recentConversations(db: Repos, userId: number): Promise<Record<string, unknown>[]> {
-  const rows = await db.userMessages.recentDirectConversations(userId, 1000);
+export async function recentConversations(db: Repos, userId: number, upTo?: number): Promise<Record<string, unknown>[]> {
+  const rows = await db.userMessages.recentDirectConversations(userId, 1000, upTo);
   return rows.map((r) => ({ max_message_id: r.maxId, user_ids: r.members.filter((id) => id !== userId) }));
 }
