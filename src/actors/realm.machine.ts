@@ -21,7 +21,8 @@
 // deadlock: a later batch may wait for an earlier one's commit, never the reverse).
 //
 // Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
-// and the later in-flight batches, independent of it, settle as they committed. A batch whose connection failed
+// and the later in-flight batches, independent of it, settle as they committed. A committed command whose apply,
+// events or answer throws fails its caller alone and marks memory stale (reloaded as below). A batch whose connection failed
 // may have committed unseen (uncertain): its callers get 503, no new batch is taken until the pipeline has drained,
 // and the next batch first reloads the working set from the database, alone, so memory agrees with the database
 // again before anything is checked against it.
@@ -165,12 +166,22 @@ function settle(context: RealmContext, b: InFlight): void {
       return;
     }
     const def = context.commands[cmd.kind]!;
-    if (def.apply) {
-      def.apply(state, outcome.value);
-      applied.push({ kind: cmd.kind, value: outcome.value });
+    let answer: unknown;
+    try {
+      if (def.apply) {
+        def.apply(state, outcome.value);
+        applied.push({ kind: cmd.kind, value: outcome.value });
+      }
+      if (def.events) events.push(...def.events(state, outcome.value));
+      answer = def.answer ? def.answer(outcome.value) : outcome.value;
+    } catch (err) {
+      // Committed, but memory may hold part of it: the caller gets the error (a 500), the others of the pipeline
+      // still settle, and the working set is reloaded before the next batch is checked (as after an uncertain commit).
+      cmd.reject(err);
+      context.stale = true;
+      return;
     }
-    if (def.events) events.push(...def.events(state, outcome.value));
-    cmd.resolve(def.answer ? def.answer(outcome.value) : outcome.value);
+    cmd.resolve(answer);
   });
   context.hub.publishEvents(context.realmId, events);
   // Cluster mode: batches settle in commit order, so the other processes receive them in that order too.
@@ -303,7 +314,8 @@ export const realmMachine = setup({
         writing: { always: { guard: ({ context }) => context.inFlight.length === 0, target: 'idle' } },
       },
       on: {
-        COMMAND: { actions: ['enqueue', 'pump'] },
+        // Once a stop is asked for, new commands are refused: the drain ends even while callers keep sending.
+        COMMAND: [{ guard: ({ context }) => context.stopRequested, actions: 'refuse' }, { actions: ['enqueue', 'pump'] }],
         'BATCH.WRITTEN': { actions: ['written', 'pump'] },
         'BATCH.DONE': { actions: ['settleInOrder', 'pump'] },
         // A stop lets the batches in flight finish and drains the mailbox first.

@@ -73,13 +73,17 @@ export class ActorSystem implements ActorHost, ActorJobs {
   create<L extends AnyActorLogic>(logic: L, options: CreateOptions<L>): Actor<L> {
     const { stopPhase, ...actorOptions } = options;
     if (this.stopping) throw errors.unavailable('The server is shutting down');
-    if (this.running.has(options.id)) throw new Error(`actor ${options.id} is already running`);
+    // An actor that ended is still listed until the end of the step that ended it (see `forget`); its id is free.
+    if (this.running.get(options.id)?.actor.getSnapshot().status === 'active') throw new Error(`actor ${options.id} is already running`);
     const actor = createActor(logic, actorOptions as ActorOptions<L>) as Actor<L>;
     const entry: Entry = { actor, phase: stopPhase ?? Number.POSITIVE_INFINITY };
     this.running.set(options.id, entry);
-    const forget = () => {
-      if (this.running.get(options.id) === entry) this.running.delete(options.id);
-    };
+    // XState tells `complete` and `error` observers before its inspection observers get the final snapshot: the
+    // actor is forgotten once that step is over, so whoever sees it end (operators) can still look it up.
+    const forget = () =>
+      queueMicrotask(() => {
+        if (this.running.get(options.id) === entry) this.running.delete(options.id);
+      });
     actor.subscribe({
       complete: forget,
       error: (err) => {

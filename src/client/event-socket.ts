@@ -87,9 +87,13 @@ export class EventSocket {
     });
   }
 
-  /** Acknowledges events up to `id` (default: every event received). */
+  /**
+   * Acknowledges events up to `id` (default: every event received). Acknowledgements only move forward: one at or
+   * below what was acknowledged already is not sent (the server prunes on each one, and refuses an id older than
+   * what it pruned with an error frame and a close).
+   */
   ack(id = this.lastEventId): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (id <= this.acked || this.ws.readyState !== WebSocket.OPEN) return;
     this.ws.send(JSON.stringify({ last_event_id: id }));
     this.acked = Math.max(this.acked, id);
   }

@@ -7,7 +7,7 @@
 // socket replaces this one (close 4409) as on the holder; the holder shutting down or not answering is close 1001.
 import { ApiError } from '../errors.js';
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
-import { eventsReplyJson } from '../events/reply-json.js';
+import { eventsFrames } from '../events/reply-json.js';
 import type { QueueSocket } from '../events/queue-sockets.js';
 
 interface Relayed {
@@ -83,9 +83,17 @@ export class SocketRelays {
       }
       const fresh = events.filter((e) => e.id > last);
       if (fresh.length === 0) continue;
-      if (!r.socket.send(eventsReplyJson({ result: 'success', msg: '', events: fresh, queue_id: r.queueId }))) {
-        this.end(handle, (x) => x.socket.close('slow'));
+      const revoked = r.socket.revoked();
+      if (revoked) {
+        this.end(handle, (x) => x.socket.fail(revoked));
         return;
+      }
+      // In frames of bounded size, as QueueSockets sends them.
+      for (const text of eventsFrames(fresh, r.queueId)) {
+        if (!r.socket.send(text)) {
+          this.end(handle, (x) => x.socket.close('slow'));
+          return;
+        }
       }
       last = fresh.at(-1)!.id;
     }

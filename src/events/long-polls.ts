@@ -2,6 +2,7 @@
 // each parked request when its queue delivers, rejects, or expires.
 import type { QueuedEvent } from '../actors/event-queue.machine.js';
 import { ApiError, errors } from '../errors.js';
+import { HandlesByQueue } from './by-queue.js';
 import type { QueueRegistry } from './queue-registry.js';
 
 interface Parked {
@@ -12,6 +13,7 @@ interface Parked {
 
 export class LongPolls {
   private readonly parked = new Map<number, Parked>();
+  readonly byQueue = new HandlesByQueue<number>();
   private nextHandle = 1;
   /** Set at shutdown: polls arriving on open connections are refused rather than parked again. */
   private closed = false;
@@ -20,9 +22,7 @@ export class LongPolls {
     queues.on('deliver', (e) => this.settle(e.handle as number, (p) => p.resolve(e.events as QueuedEvent[])));
     queues.on('rejected', (e) => this.settle(e.handle as number, (p) => p.reject(errors.badRequest(e.msg))));
     queues.on('expired', (e) => {
-      for (const [handle, p] of this.parked) {
-        if (p.queueId === e.queueId) this.settle(handle, (x) => x.reject(errors.badEventQueueId(e.queueId)));
-      }
+      for (const handle of this.byQueue.of(e.queueId)) this.settle(handle, (x) => x.reject(errors.badEventQueueId(e.queueId)));
     });
   }
 
@@ -49,13 +49,14 @@ export class LongPolls {
       const handle = this.nextHandle++;
       // Registered before the poll: an immediate answer is emitted inside queues.poll().
       this.parked.set(handle, { queueId, resolve, reject });
+      this.byQueue.add(queueId, handle);
       if (!this.queues.poll(queueId, userId, { handle, lastEventId, dontBlock })) {
-        this.parked.delete(handle);
+        this.forget(handle, queueId);
         reject(errors.badEventQueueId(queueId));
         return;
       }
       onAbort(() => {
-        if (this.parked.delete(handle)) this.queues.abort(queueId, handle);
+        if (this.forget(handle, queueId)) this.queues.abort(queueId, handle);
       });
     });
   }
@@ -64,7 +65,7 @@ export class LongPolls {
   releaseAll(): void {
     this.closed = true;
     for (const [handle, p] of [...this.parked]) {
-      this.parked.delete(handle);
+      this.forget(handle, p.queueId);
       this.queues.abort(p.queueId, handle);
       p.resolve([]);
     }
@@ -73,7 +74,13 @@ export class LongPolls {
   private settle(handle: number, f: (p: Parked) => void): void {
     const p = this.parked.get(handle);
     if (!p) return;
-    this.parked.delete(handle);
+    this.forget(handle, p.queueId);
     f(p);
+  }
+
+  /** Drops a parked poll from both maps; false when it was not parked. */
+  private forget(handle: number, queueId: string): boolean {
+    this.byQueue.delete(queueId, handle);
+    return this.parked.delete(handle);
   }
 }

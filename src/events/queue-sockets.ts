@@ -3,8 +3,9 @@
 // counts what went out. The transport (src/http/events-socket.ts) implements QueueSocket.
 import type { PollHandle, QueuedEvent } from '../actors/event-queue.machine.js';
 import { ApiError, errors } from '../errors.js';
+import { HandlesByQueue } from './by-queue.js';
 import type { QueueRegistry } from './queue-registry.js';
-import { eventsReplyJson } from './reply-json.js';
+import { eventsFrames } from './reply-json.js';
 
 /** Why a socket ended, as /metrics counts it. */
 export type SocketEnd = 'client' | 'replaced' | 'expired' | 'refused' | 'slow' | 'shutdown' | 'protocol';
@@ -17,6 +18,8 @@ export interface QueueSocket {
   fail(err: ApiError): void;
   /** Closes with the code that goes with `reason`, without an error frame. */
   close(reason: Extract<SocketEnd, 'replaced' | 'shutdown' | 'slow'>): void;
+  /** The error the credentials it opened with would get now (a regenerated key, a deactivation), or null. */
+  revoked(): ApiError | null;
 }
 
 interface Open {
@@ -33,6 +36,7 @@ export interface SocketCounters {
 
 export class QueueSockets {
   private readonly open = new Map<string, Open>();
+  readonly byQueue = new HandlesByQueue<string>();
   private nextHandle = 1;
   private closed = false;
   readonly counters: SocketCounters = {
@@ -49,9 +53,7 @@ export class QueueSockets {
     queues.on('rejected', (e) => this.end(e.handle, 'refused', (o) => o.socket.fail(errors.badRequest(e.msg))));
     queues.on('released', (e) => this.end(e.handle, 'replaced', (o) => o.socket.close('replaced')));
     queues.on('expired', (e) => {
-      for (const [handle, o] of this.open) {
-        if (o.queueId === e.queueId) this.end(handle, 'expired', (x) => x.socket.fail(errors.badEventQueueId(e.queueId)));
-      }
+      for (const handle of this.byQueue.of(e.queueId)) this.end(handle, 'expired', (x) => x.socket.fail(errors.badEventQueueId(e.queueId)));
     });
   }
 
@@ -73,6 +75,7 @@ export class QueueSockets {
     const handle = `s${this.nextHandle++}`;
     // Registered first: the backlog (or a refusal) is emitted inside attach().
     this.open.set(handle, { queueId, socket });
+    this.byQueue.add(queueId, handle);
     if (!this.queues.attach(queueId, userId, handle, lastEventId)) {
       this.end(handle, 'refused', (o) => o.socket.fail(errors.badEventQueueId(queueId)));
       return null;
@@ -96,6 +99,7 @@ export class QueueSockets {
     const o = this.open.get(handle);
     if (!o) return;
     this.open.delete(handle);
+    this.byQueue.delete(o.queueId, handle);
     this.counters.ended.client++;
     this.queues.detach(o.queueId, handle);
   }
@@ -110,15 +114,24 @@ export class QueueSockets {
     return typeof handle === 'string' ? this.open.get(handle) : undefined;
   }
 
+  /** Sends a delivery in frames of bounded size, so that a reconnect's backlog gets through a bounded socket. */
   private push(handle: string, o: Open, events: QueuedEvent[]): void {
-    const text = eventsReplyJson({ result: 'success', msg: '', events, queue_id: o.queueId });
-    if (!o.socket.send(text)) {
-      // Too slow: closed. The queue keeps the events until the client reconnects and acknowledges them.
-      this.end(handle, 'slow', (x) => x.socket.close('slow'));
+    // As a poll authenticates each time: nothing more for credentials that no longer hold (the queue keeps it).
+    const revoked = o.socket.revoked();
+    if (revoked) {
+      this.end(handle, 'refused', (x) => x.socket.fail(revoked));
       return;
     }
-    this.counters.frames++;
-    this.counters.bytes += Buffer.byteLength(text);
+    for (const text of eventsFrames(events, o.queueId)) {
+      if (!o.socket.send(text)) {
+        // Too slow: closed. The queue keeps the events until the client reconnects and acknowledges them; the
+        // frames sent before bring it further each time.
+        this.end(handle, 'slow', (x) => x.socket.close('slow'));
+        return;
+      }
+      this.counters.frames++;
+      this.counters.bytes += Buffer.byteLength(text);
+    }
   }
 
   /** Forgets the socket before calling `f`, which closes it: the transport reports that close (gone()) at once, and it
@@ -127,6 +140,7 @@ export class QueueSockets {
     const o = this.find(handle);
     if (!o) return;
     this.open.delete(handle as string);
+    this.byQueue.delete(o.queueId, handle as string);
     this.queues.detach(o.queueId, handle);
     this.counters.ended[reason]++;
     f(o);

@@ -52,3 +52,29 @@ export function eventsReplyJson(body: Record<string, unknown>): string {
     return out + ']';
   });
 }
+
+/** The most characters of one socket frame, unless a single event is longer (it then goes alone). */
+export const MAX_FRAME_CHARS = 64 * 1024;
+
+/**
+ * A delivery to an event socket as frames: each the text eventsReplyJson makes of `{result, msg, events, queue_id}`
+ * for the next events in order, at most `maxChars` long unless one event alone is longer. A backlog as large as the
+ * queue allows thus reaches a client whose socket lets only so many bytes wait.
+ */
+export function eventsFrames(events: readonly unknown[], queueId: string, maxChars = MAX_FRAME_CHARS): string[] {
+  const head = '{"result":"success","msg":"","events":[';
+  const tail = '],"queue_id":' + JSON.stringify(queueId) + '}';
+  const room = maxChars - head.length - tail.length;
+  const frames: string[] = [];
+  let body = '';
+  for (const event of events) {
+    const text = eventJson(event) ?? 'null';
+    if (body !== '' && body.length + 1 + text.length > room) {
+      frames.push(head + body + tail);
+      body = '';
+    }
+    body += (body === '' ? '' : ',') + text;
+  }
+  if (body !== '' || frames.length === 0) frames.push(head + body + tail);
+  return frames;
+}

@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RealmState } from '../realm/state.js';
 import type { User } from '../model/realm.js';
 import { BOT_TYPE } from '../realm/people/bots.js';
-import { errors } from '../errors.js';
+import { errors, type ApiError } from '../errors.js';
 
 export interface BasicCredentials {
   username: string;
@@ -87,6 +87,18 @@ export function authenticate(state: RealmState, header: string | undefined): Use
   if (state.realm.deactivated) throw errors.realmDeactivated();
   if (!user.isActive) throw errors.userDeactivated();
   return user;
+}
+
+/**
+ * For a connection that stays open after it authenticated (an event socket): the error it would get now, with the
+ * API key it authenticated with, or null while that still holds (a regenerated key, a deactivation end it).
+ */
+export function credentialsRevoked(state: RealmState, userId: number, apiKey: string): ApiError | null {
+  const user = state.usersById.get(userId);
+  if (!user || user.apiKey !== apiKey) return errors.invalidApiKey();
+  if (state.realm.deactivated) return errors.realmDeactivated();
+  if (!user.isActive) return errors.userDeactivated();
+  return null;
 }
 
 /** Incoming-webhook bots may only send messages; some endpoints are for people only (the reference's

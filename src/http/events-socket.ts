@@ -17,6 +17,9 @@ export const CLOSE = {
   shutdown: 1001,
   /** After an error frame BAD_REQUEST: a last_event_id the queue cannot honour, or a frame that is not an acknowledgement. */
   badRequest: 4400,
+  /** After an error frame INVALID_API_KEY, USER_DEACTIVATED or REALM_DEACTIVATED: the credentials the socket opened
+   *  with no longer hold (the key was regenerated, say). The queue is kept. */
+  unauthorized: 4401,
   /** After an error frame BAD_EVENT_QUEUE_ID: no such queue for this user, or it expired or was deleted. */
   badEventQueueId: 4404,
   /** A newer socket or a GET /events took the queue over. */
@@ -32,6 +35,8 @@ export interface SocketStart {
   lastEventId: number;
   /** Cluster mode: the queue is held by another process; the socket is relayed from it (src/cluster/socket-relay.ts). */
   relayed?: boolean;
+  /** The error the socket's credentials would get now (a regenerated key, a deactivation), or null while they hold. */
+  revoked?: () => ApiError | null;
 }
 
 /** Where a socket's queue side lives: this process's queues (QueueSockets), or a relay from the holder. */
@@ -51,18 +56,24 @@ class Socket implements QueueSocket {
   handle: string | null = null;
   target: SocketTarget | null = null;
   closing = false;
+  /** The last acknowledgement passed on: one repeating it changes nothing and is not (see `message`). */
+  lastAck: number;
 
   constructor(
     readonly start: SocketStart,
     private readonly maxBuffered: number,
     private readonly onUnexpected: (err: unknown) => void,
-  ) {}
+  ) {
+    this.lastAck = start.lastEventId;
+  }
 
   send(text: string): boolean {
     const ws = this.ws;
     if (!ws || this.closing) return false;
-    // Refused past the bound: QueueSockets then closes it as 'slow'.
-    if (!fitsBound(ws.getBufferedAmount(), text, this.maxBuffered)) return false;
+    // Refused past the bound: QueueSockets then closes it as 'slow'. A frame (64 KiB at most, see eventsFrames) into
+    // an empty buffer is always taken, so that a client can make progress even under a bound smaller than a frame.
+    const buffered = ws.getBufferedAmount();
+    if (buffered > 0 && !fitsBound(buffered, text, this.maxBuffered)) return false;
     ws.cork(() => ws.send(text, false));
     return true;
   }
@@ -72,7 +83,11 @@ class Socket implements QueueSocket {
     if (!ws || this.closing) return;
     const e = toErrorReply(err, this.onUnexpected);
     ws.cork(() => ws.send(JSON.stringify(e.body), false));
-    this.end(err.code === 'BAD_EVENT_QUEUE_ID' ? CLOSE.badEventQueueId : CLOSE.badRequest, err.code);
+    this.end(err.status === 401 ? CLOSE.unauthorized : err.code === 'BAD_EVENT_QUEUE_ID' ? CLOSE.badEventQueueId : CLOSE.badRequest, err.code);
+  }
+
+  revoked(): ApiError | null {
+    return this.start.revoked?.() ?? null;
   }
 
   close(reason: 'replaced' | 'shutdown' | 'slow'): void {
@@ -138,7 +153,12 @@ export function serveEventsSocket(app: TemplatedApp, handler: Handler, opts: Eve
       if (s.handle === null || s.closing) return;
       const lastEventId = isBinary ? undefined : ackOf(Buffer.from(message).toString('utf8'));
       if (lastEventId === undefined) s.target!.protocolError(s.handle, 'Expected a frame {"last_event_id": <integer>}');
-      else s.target!.ack(s.handle, lastEventId);
+      // A repeated acknowledgement is dropped here: the queue actor's work per socket is bounded by what it sent (a
+      // newer id prunes, an older one is refused and ends the socket), whatever the number of frames a client sends.
+      else if (lastEventId !== s.lastAck) {
+        s.lastAck = lastEventId;
+        s.target!.ack(s.handle, lastEventId);
+      }
     },
     close: (ws) => {
       const s = ws.getUserData().socket;

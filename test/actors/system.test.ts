@@ -3,6 +3,7 @@
 import test from 'ava';
 import { setup } from 'xstate';
 import { ActorSystem, STOP_PHASE } from '../../src/actors/system.js';
+import { ActorDirectory } from '../../src/operators/actor-directory.js';
 
 const idle = setup({ types: { events: {} as { type: 'FINISH' } } }).createMachine({
   id: 'idle',
@@ -18,7 +19,7 @@ const job = setup({ types: { input: {} as { n: number }, output: {} as { doubled
   output: ({ context }) => ({ doubled: context.n * 2 }),
 });
 
-test('actors are listed under unique ids until they stop or finish', (t) => {
+test('actors are listed under unique ids until they stop or finish', async (t) => {
   const system = new ActorSystem();
   const a = system.create(idle, { id: 'idle:1' }).start();
   const b = system.create(idle, { id: 'idle:2' }).start();
@@ -27,9 +28,39 @@ test('actors are listed under unique ids until they stop or finish', (t) => {
   t.throws(() => system.create(idle, { id: 'idle:1' }), { message: /already running/ });
   a.stop();
   b.send({ type: 'FINISH' });
+  await null;
   t.is(system.size, 0);
-  // The id is free again once its actor ended.
-  t.truthy(system.create(idle, { id: 'idle:1' }).start());
+  // The id is free again once its actor ended, even within the step that ended it.
+  const c = system.create(idle, { id: 'idle:2' }).start();
+  c.send({ type: 'FINISH' });
+  const d = system.create(idle, { id: 'idle:2' }).start();
+  await null;
+  t.is(system.get('idle:2'), d, 'the ended actor\'s late forget leaves its successor alone');
+  t.is(system.size, 1);
+});
+
+test('an actor that ends is still found while inspection observers get its final snapshot, and forgotten after', async (t) => {
+  const system = new ActorSystem();
+  const directory = new ActorDirectory(system);
+  const ended: { id: string; status: string; found: boolean; state: string | undefined }[] = [];
+  const unwatch = directory.watch((c) => {
+    if (c.type !== 'ended') return;
+    const found = directory.find(c.id);
+    ended.push({ id: c.id, status: c.status, found: system.get(c.id) !== undefined, state: found && directory.row(found).state });
+  });
+  const finishing = system.create(idle, { id: 'idle:done' }).start();
+  finishing.send({ type: 'FINISH' });
+  t.deepEqual(ended, [{ id: 'idle:done', status: 'done', found: true, state: 'finished' }]);
+  await null;
+  t.is(system.get('idle:done'), undefined);
+  t.is(system.size, 0);
+  // A job's end too: run() resolves, the operators saw it end with the actor still there.
+  const out = system.run(job, { id: 'job', input: { n: 2 } });
+  [...system.actors()][0]!.send({ type: 'FINISH' });
+  t.deepEqual(await out, { doubled: 4 });
+  t.like(ended[1], { status: 'done', found: true, state: 'finished' });
+  t.is(system.size, 0);
+  unwatch();
 });
 
 test('a job resolves with its output; ids get a sequence number', async (t) => {

@@ -134,6 +134,42 @@ test('an acknowledgement prunes as last_event_id does; a reconnect resumes after
   t.is((closed.error as unknown as { result: string }).result, 'error');
 });
 
+test('the client never sends an acknowledgement older than one it sent: a late ack(lower) keeps the socket open', async (t) => {
+  const bob = await addUser(s);
+  const queueId = await register(bob);
+  const socket = await connect(bob, queueId, { autoAck: false });
+  enqueue(bob, 10);
+  t.deepEqual(ids(await socket.take(10)), range(0, 9));
+  socket.ack(7);
+  await until(() => s.server.services.queues.get(queueId)!.getSnapshot().context.firstUnacked === 8, 'the acknowledgement');
+  // An older id (a consumer acknowledging the frames it finished, out of order): the server would refuse it.
+  socket.ack(5);
+  t.is(socket.acked, 7);
+  enqueue(bob, 1);
+  t.deepEqual(ids(await socket.take(1, 10_000)), [10], 'the socket stays open and streams');
+  t.is(socket.ws.readyState, socket.ws.OPEN);
+  t.is(s.server.services.queues.get(queueId)!.getSnapshot().context.firstUnacked, 8);
+  await socket.close();
+});
+
+test('repeated acknowledgements reach the queue once: its work is bounded by what it sent, not by the frames a client sends', async (t) => {
+  const bob = await addUser(s);
+  const queueId = await register(bob);
+  const socket = await connect(bob, queueId, { autoAck: false });
+  enqueue(bob, 3);
+  t.deepEqual(ids(await socket.take(3)), [0, 1, 2]);
+  const acks: number[] = [];
+  const inspection = s.server.services.queues.get(queueId)!.system.inspect((e) => {
+    if (e.type === '@xstate.event' && e.event.type === 'ACK') acks.push((e.event as unknown as { lastEventId: number }).lastEventId);
+  });
+  for (let i = 0; i < 200; i++) socket.ws.send('{"last_event_id": 2}');
+  // An older id after them: refused, the socket closed; by then every frame before it was handled.
+  socket.ws.send('{"last_event_id": 1}');
+  t.is((await socket.closed).code, CLOSE.badRequest);
+  inspection.unsubscribe();
+  t.deepEqual(acks, [2, 1]);
+});
+
 test('an acknowledgement of an event the queue never had is an error frame and a close', async (t) => {
   const bob = await addUser(s);
   const queueId = await register(bob);
@@ -245,6 +281,25 @@ test('the upgrade authenticates like GET /events: a wrong key or no credentials 
   t.is(plain.status, 400);
 });
 
+test('a socket ends when the API key it opened with is regenerated (error frame, close 4401); the queue is kept', async (t) => {
+  const bob = await addUser(s);
+  const queueId = await register(bob);
+  const socket = await connect(bob, queueId);
+  enqueue(bob, 1);
+  t.deepEqual(ids(await socket.take(1)), [0]);
+  const regenerated = await s.client.as(bob).post('/users/me/api_key/regenerate');
+  t.is(regenerated.status, 200);
+  enqueue(bob, 1);
+  const closed = await socket.closed;
+  t.is(closed.code, CLOSE.unauthorized);
+  t.is(closed.error?.code, 'INVALID_API_KEY');
+  t.is(socket.lastEventId, 0, 'nothing more reached it');
+  // The owner of the new key resumes the queue.
+  const again = await connect({ ...bob, apiKey: regenerated.json.api_key as string }, queueId, { lastEventId: 0 });
+  t.deepEqual(ids(await again.take(1)), [1]);
+  await again.close();
+});
+
 test('a ticket opens the socket once, for its queue only; the API key never enters the URL', async (t) => {
   const bob = await addUser(s);
   const queueId = await register(bob);
@@ -304,6 +359,24 @@ test('a client that does not read is disconnected past the bound of buffered byt
 // Counted in characters, frames would pass the bound until uWebSockets.js's own backstop (64 KiB above it) dropped
 // them and closed the socket as if the client had gone, not 4413.
 test('the bound counts bytes: a slow reader of multibyte frames is closed 4413 at the byte bound, its queue kept', (t) => slowReader(t, 64 * 1024, '€'));
+
+test('a backlog bigger than the bound of buffered bytes still reaches a reconnecting client, in frames that fit', async (t) => {
+  const bob = await addUser(s);
+  const queueId = await register(bob);
+  // 1.25 MiB waiting while no socket is open: five times the bound.
+  enqueue(bob, 40, 32 * 1024);
+  const seen: number[] = [];
+  let last = -1;
+  // A client may be closed as slow on the way (4413); each connection must bring it further.
+  for (let attempt = 0; attempt < 5 && last < 39; attempt++) {
+    const socket = await connect(bob, queueId, { lastEventId: last });
+    seen.push(...ids(await socket.take(39 - last, 10_000)));
+    t.true(socket.lastEventId > last, `connection ${attempt} brought events`);
+    last = socket.lastEventId;
+    await socket.close();
+  }
+  t.deepEqual(seen, range(0, 39));
+});
 
 test('quiet sockets get WebSocket pings (the heartbeat)', async (t) => {
   const bob = await addUser(s);

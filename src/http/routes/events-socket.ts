@@ -1,5 +1,6 @@
 // Event queues over WebSocket: GET /events/socket (the upgrade, by HTTP Basic or a ticket) and
 // POST /events/socket/ticket (a browser's way in: a one-use ticket for the upgrade's URL, never the API key).
+import { credentialsRevoked } from '../auth.js';
 import { TICKET_TTL_MS } from '../events-socket-tickets.js';
 import type { SocketStart } from '../events-socket.js';
 import { RawReply, endpoint } from '../endpoint.js';
@@ -20,19 +21,31 @@ export const eventsSocket = endpoint({
     ticket: optional(str({ maxLength: 100 })),
   },
   handle(ctx, p) {
-    let userId = ctx.user?.id;
-    if (userId === undefined) {
+    let user = ctx.user;
+    if (user === null) {
       if (p.ticket === undefined) throw errors.notLoggedIn();
       const ticketUser = ctx.services.socketTickets.redeem(p.ticket, ctx.realm.id, p.queue_id);
-      const user = ticketUser === null ? undefined : ctx.realm.state.usersById.get(ticketUser);
+      const found = ticketUser === null ? undefined : ctx.realm.state.usersById.get(ticketUser);
       // A user deactivated since the ticket was issued gets nothing.
-      if (!user?.isActive) throw errors.invalidApiKey();
-      userId = user.id;
+      if (!found?.isActive) throw errors.invalidApiKey();
+      user = found;
     }
     if (ctx.request.headers['sec-websocket-key'] === undefined) throw errors.badRequest('This endpoint takes a WebSocket upgrade');
     // Cluster mode: a queue another process holds is relayed from it (src/cluster/socket-relay.ts).
     const cluster = ctx.services.cluster;
-    const start: SocketStart = { queueId: p.queue_id, userId, lastEventId: p.last_event_id, relayed: cluster !== null && !cluster.isLocalQueue(p.queue_id) };
+    const { realms } = ctx.services;
+    const [realmId, userId, apiKey] = [ctx.realm.id, user.id, user.apiKey];
+    const start: SocketStart = {
+      queueId: p.queue_id,
+      userId,
+      lastEventId: p.last_event_id,
+      relayed: cluster !== null && !cluster.isLocalQueue(p.queue_id),
+      // A poll authenticates each time; the socket is checked before each delivery with the key it opened with.
+      revoked: () => {
+        const state = realms.stateIfLoaded(realmId);
+        return state ? credentialsRevoked(state, userId, apiKey) : null;
+      },
+    };
     return new RawReply({ status: 101, body: '', upgrade: start });
   },
 });
