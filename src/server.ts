@@ -107,7 +107,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const applied = await withOwnConnection(connection, migrate);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
-    const hub = new EventHub();
+    const hub = new EventHub(log);
     const rateLimiter = new RateLimiter(config.rateLimits);
     // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
     const cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
@@ -120,8 +120,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       operators.metrics.registry.setDefaultLabels({ node: cluster.node });
     }
     // Every realm's events, wherever its owner runs (the scheduled-delivery actor follows them all).
-    const allRealms = cluster ? new EventHub() : hub;
-    if (cluster) hub.subscribe((realmId, events) => allRealms.publishEvents(realmId, events));
+    const allRealms = cluster ? new EventHub(log) : hub;
+    if (cluster) hub.subscribe((realmId, events) => allRealms.publishEvents(realmId, events), 'every realm (cluster)');
     const root = system.create(rootMachine, {
       id: 'root',
       stopPhase: STOP_PHASE.realms,
