@@ -19,7 +19,7 @@ import { Leases } from './leases.js';
 import { Replica } from './replica.js';
 import type { RootInput } from '../actors/root.machine.js';
 import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
-import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer } from './wire.js';
+import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
 
 const SINGLETON = 'singleton';
 /** How long an operator's cluster-wide actor listing waits for the other processes' answers: at most
@@ -36,6 +36,8 @@ export interface LocalQueues {
   /** Events were missed (a gap in a realm's batches): that realm's queues here end, their clients register again. */
   dropRealm(realmId: number): void;
   poll(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<QueuedEvent[]>;
+  /** Why a blocking poll of the queue was answered with no events, unless a newer poll or socket took the queue. */
+  ended(queueId: string): PollAnswer['ended'];
   delete(queueId: string, userId: number): boolean;
 }
 
@@ -181,15 +183,15 @@ export class Cluster implements ClusterView {
   }
 
   /** GET /events for a queue another process holds; BAD_EVENT_QUEUE_ID when no process holds it. */
-  async pollElsewhere(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<QueuedEvent[]> {
-    return (await this.askHolder(queueId, { op: 'poll', queueId, userId, lastEventId, dontBlock })) as QueuedEvent[];
+  async pollElsewhere(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<PollAnswer> {
+    return (await this.askHolder(queueId, { op: 'poll', queueId, userId, lastEventId, dontBlock })) as PollAnswer;
   }
 
   async deleteElsewhere(queueId: string, userId: number): Promise<boolean> {
     return (await this.askHolder(queueId, { op: 'delete', queueId, userId })) as boolean;
   }
 
-  private async askHolder(queueId: string, request: Record<string, unknown>): Promise<unknown> {
+  private async askHolder(queueId: string, request: QueueRequest): Promise<unknown> {
     const holder = this.holderOf(queueId);
     if (!holder) throw errors.badEventQueueId(queueId);
     try {
@@ -203,14 +205,19 @@ export class Cluster implements ClusterView {
   }
 
   private async serveQueue(msg: { data: Uint8Array; respond(data: Uint8Array): boolean }): Promise<void> {
-    const r = decode<{ op: 'poll' | 'delete'; queueId: string; userId: number; lastEventId: number; dontBlock: boolean }>(msg.data);
+    const r = decode<QueueRequest>(msg.data);
     let answer: Answer;
     try {
-      answer = { ok: true, value: r.op === 'poll' ? await this.queues.poll(r.queueId, r.userId, r.lastEventId, r.dontBlock) : this.queues.delete(r.queueId, r.userId) };
+      answer = { ok: true, value: r.op === 'poll' ? await this.servePoll(r) : this.queues.delete(r.queueId, r.userId) };
     } catch (err) {
       answer = answerOf(err);
     }
     msg.respond(encode(answer));
+  }
+
+  private async servePoll(r: Extract<QueueRequest, { op: 'poll' }>): Promise<PollAnswer> {
+    const events = await this.queues.poll(r.queueId, r.userId, r.lastEventId, r.dontBlock);
+    return events.length > 0 || r.dontBlock ? { events } : { events, ended: this.queues.ended(r.queueId) };
   }
 
   /**
