@@ -178,7 +178,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
     const handler = createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]);
-    const relays = cluster ? new SocketRelays((queueId, userId, lastEventId) => cluster.pollElsewhere(queueId, userId, lastEventId, false)) : null;
+    const relays = cluster ? new SocketRelays((queueId, userId, lastEventId, onAbort) => cluster.pollElsewhere(queueId, userId, lastEventId, false, onAbort)) : null;
     serveEventsSocket(app, handler, { sockets, relays: relays ?? undefined, ...config.eventSockets, maxBodyBytes: config.maxBodyBytes, onUnexpected });
     serve(app, handler, { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
     const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
@@ -251,7 +251,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         dropRealm: (realmId) => {
           for (const q of router.liveQueues()) if (q.realmId === realmId) queues.delete(q.queueId);
         },
-        poll: (queueId, userId, lastEventId, dontBlock) => longPolls.poll(queueId, userId, lastEventId, dontBlock, () => undefined),
+        poll: (queueId, userId, lastEventId, dontBlock, onAbort) => longPolls.poll(queueId, userId, lastEventId, dontBlock, onAbort),
         // Parked polls are answered empty at shutdown (longPolls.releaseAll) and when their queue ends.
         ended: (queueId) => (stopping ? 'shutdown' : queues.get(queueId) ? undefined : 'gone'),
         delete: (queueId, userId) => queues.delete(queueId, userId),

@@ -16,10 +16,13 @@ interface Relayed {
   queueId: string;
   socket: QueueSocket;
   open: boolean;
+  /** Lets the forwarded poll under way go on the holder (the socket ended). */
+  abort?: () => void;
 }
 
-/** What the relay needs of the cluster: a blocking long-poll of the queue on its holder. */
-export type PollHolder = (queueId: string, userId: number, lastEventId: number) => Promise<PollAnswer>;
+/** What the relay needs of the cluster: a blocking long-poll of the queue on its holder; `onAbort` is the hook for a
+ *  socket that ends while the poll is held. */
+export type PollHolder = (queueId: string, userId: number, lastEventId: number, onAbort: (cb: () => void) => void) => Promise<PollAnswer>;
 
 export class SocketRelays {
   private readonly open = new Map<string, Relayed>();
@@ -53,9 +56,7 @@ export class SocketRelays {
   }
 
   gone(handle: string): void {
-    const r = this.open.get(handle);
-    if (r) r.open = false;
-    this.open.delete(handle);
+    this.end(handle, () => undefined);
   }
 
   closeAll(): void {
@@ -68,7 +69,7 @@ export class SocketRelays {
     while (r.open) {
       let answer: PollAnswer;
       try {
-        answer = await this.poll(r.queueId, userId, last);
+        answer = await this.poll(r.queueId, userId, last, (cb) => (r.abort = cb));
       } catch (err) {
         if (!r.open) return;
         if (err instanceof ApiError && err.code === 'BAD_EVENT_QUEUE_ID') this.end(handle, (x) => x.socket.fail(err));
@@ -109,6 +110,7 @@ export class SocketRelays {
     if (!r) return;
     r.open = false;
     this.open.delete(handle);
+    r.abort?.();
     f(r);
   }
 }

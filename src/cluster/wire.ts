@@ -30,10 +30,12 @@ export type Answer =
   | { ok: true; value: unknown }
   | { ok: false; moved?: boolean; error?: { code: string; msg: string; status: number; extra: Record<string, unknown>; headers: Record<string, string> }; message?: string };
 
-/** A request about an event queue, to the process holding it (Subjects.queues). */
+/** A request about an event queue, to the process holding it (Subjects.queues). A poll's `pollId` (unique in the
+ *  cluster) names it in an `abort`, published without a reply when the client behind the poll went away. */
 export type QueueRequest =
-  | { op: 'poll'; queueId: string; userId: number; lastEventId: number; dontBlock: boolean }
-  | { op: 'delete'; queueId: string; userId: number };
+  | { op: 'poll'; pollId: string; queueId: string; userId: number; lastEventId: number; dontBlock: boolean }
+  | { op: 'delete'; queueId: string; userId: number }
+  | { op: 'abort'; pollId: string };
 
 /** A forwarded poll's answer. A blocking poll answered empty says why when it was not for a newer poll or socket of
  *  the queue: `gone` (the queue was deleted or expired: BAD_EVENT_QUEUE_ID from now on) or `shutdown` (its holder is

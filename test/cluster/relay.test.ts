@@ -1,9 +1,11 @@
 // Cluster mode: polls and event sockets served on one process for a queue another process holds (forwarded polls
 // and relayed sockets, src/cluster/socket-relay.ts): how they end, and what the holder keeps of them.
 import test from 'ava';
+import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSocket } from '../../src/client/event-socket.js';
 import { OPERATOR_TOKEN, startCluster, type Node, type TestCluster } from '../helpers/cluster.js';
+import { basicAuth } from '../helpers/http.js';
 
 let cluster: TestCluster;
 
@@ -52,6 +54,33 @@ test.serial('a queue deleted on its holder while a relayed socket waits on it: t
   const closed = await socket.closed;
   t.is(closed.code, 4404);
   t.is(closed.error?.code, 'BAD_EVENT_QUEUE_ID');
+});
+
+test.serial('a forwarded GET /events whose client goes away no longer holds the queue on its holder', async (t) => {
+  const [a, b] = cluster.nodes;
+  const queueId = await queueOn(a!);
+  const req = http.get({
+    host: '127.0.0.1',
+    port: b!.port,
+    path: `/api/v1/events?queue_id=${encodeURIComponent(queueId)}&last_event_id=-1`,
+    headers: { authorization: basicAuth(cluster.owner.email, cluster.owner.apiKey) },
+  });
+  req.on('error', () => undefined);
+  t.is(await parkedReaches(a!, 1), 1, 'the forwarded poll is held by the holder');
+  req.destroy();
+  // Without the abort forwarded, the holder would keep it parked until its heartbeat (60 s).
+  t.is(await parkedReaches(a!, 0), 0, 'the holder let it go');
+  await a!.client.delete('/events', { auth: cluster.owner, form: { queue_id: queueId } });
+});
+
+test.serial('a relayed socket whose client closes no longer holds the queue on its holder', async (t) => {
+  const [a, b] = cluster.nodes;
+  const queueId = await queueOn(a!);
+  const socket = await EventSocket.connect({ base: `http://127.0.0.1:${b!.port}`, queueId, auth: cluster.owner });
+  t.is(await parkedReaches(a!, 1), 1);
+  await socket.close();
+  t.is(await parkedReaches(a!, 0), 0, 'the holder let it go');
+  await a!.client.delete('/events', { auth: cluster.owner, form: { queue_id: queueId } });
 });
 
 // Last: it stops the holder.
