@@ -21,13 +21,13 @@ export function configureRenderPool(next: RenderPoolOptions): void {
 }
 
 /**
- * Renders Markdown off the event loop, within the time limit (throws ApiError "Unable to render message"); lookups
- * in `batched` are answered asynchronously, once per round (see lookups.ts). Short plain text, which no rule
- * touches, is answered at once without a worker (markdown/plain.ts).
+ * Renders Markdown off the event loop, within the time limit (the promise rejects with ApiError "Unable to render
+ * message"); lookups in `batched` are answered asynchronously, once per round (see lookups.ts). Short plain text,
+ * which no rule touches, is answered at once, without a worker or a promise (markdown/plain.ts).
  */
-export function renderOffLoop(content: string, ctx: RenderContext, batched?: BatchedLookups): Promise<RenderResult> {
+export function renderOffLoop(content: string, ctx: RenderContext, batched?: BatchedLookups): RenderResult | Promise<RenderResult> {
   const plain = renderPlainText(content, ctx);
-  if (plain) return Promise.resolve(plain);
+  if (plain) return plain;
   pool ??= new RenderPool(options);
   return pool.render(content, ctx, batched);
 }

@@ -86,10 +86,12 @@ export function renderContent(state: RealmState, author: User | null, realmUrl: 
 
 /**
  * Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"); topic
- * links get their `/with/` permalinks from the database (topic-permalinks.ts).
+ * links get their `/with/` permalinks from the database (topic-permalinks.ts). Plain text is rendered at once (no
+ * promise).
  */
-export async function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Promise<Rendered> {
-  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author)));
+export function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Rendered | Promise<Rendered> {
+  const r = renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author));
+  return r instanceof Promise ? r.then((done) => withMe(content, done)) : withMe(content, r);
 }
 
 /** A rendering made before its command reached the realm actor (the command's prepare), with what it rendered. */
