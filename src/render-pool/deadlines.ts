@@ -28,9 +28,12 @@ export class Deadline {
 /** The sweep period for a limit: a tenth of it, between 1 ms and 100 ms. */
 export const sweepPeriodMs = (limitMs: number): number => Math.max(1, Math.min(100, Math.ceil(limitMs / 10)));
 
+/** A slot's value once its job has finished on the worker. */
+const DONE = -1n;
+
 /**
  * One slot per render in flight. A slot holds 0 while its job waits, then the worker's `process.hrtime.bigint()` at
- * its start (the monotonic clock every thread of the process shares).
+ * its start (the monotonic clock every thread of the process shares), then DONE.
  */
 export class Deadlines {
   /** Shared with the workers (their workerData); see `stampStart`. */
@@ -76,7 +79,7 @@ export class Deadlines {
   sweep(now: bigint = process.hrtime.bigint()): void {
     for (const d of this.inFlight) {
       const started = Atomics.load(this.starts, d.slot);
-      if (started !== 0n && now - started > this.limitNs) d.abort();
+      if (started > 0n && now - started > this.limitNs) d.abort();
     }
   }
 }
@@ -84,4 +87,9 @@ export class Deadlines {
 /** The worker's side: marks the job in `slot` started now. */
 export function stampStart(starts: BigInt64Array, slot: number): void {
   Atomics.store(starts, slot, process.hrtime.bigint());
+}
+
+/** The worker's side: marks the job in `slot` finished (its reply on its way: no sweep stops it any more). */
+export function stampDone(starts: BigInt64Array, slot: number): void {
+  Atomics.store(starts, slot, DONE);
 }

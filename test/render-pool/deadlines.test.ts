@@ -1,7 +1,7 @@
 // The render pool's time limits: a job is stopped once it has run past its limit on the shared clock, never while
 // it waits for a worker; slots bound the jobs in flight and come back when they settle.
 import test from 'ava';
-import { Deadlines, stampStart, sweepPeriodMs } from '../../src/render-pool/deadlines.js';
+import { Deadlines, stampDone, stampStart, sweepPeriodMs } from '../../src/render-pool/deadlines.js';
 
 const MS = 1_000_000n;
 
@@ -44,4 +44,14 @@ test('the sweep period is a tenth of the limit, between 1 and 100 ms', (t) => {
   t.is(sweepPeriodMs(1), 1);
   t.is(sweepPeriodMs(200), 20);
   t.is(sweepPeriodMs(5_000), 100);
+});
+
+test('a job its worker has finished is not aborted, whenever its reply is handled', (t) => {
+  const d = new Deadlines(1, 100);
+  t.teardown(() => d.close());
+  const job = d.take()!;
+  stampStart(d.starts, job.slot);
+  stampDone(d.starts, job.slot);
+  d.sweep(process.hrtime.bigint() + 10_000n * MS);
+  t.false(job.aborted);
 });
