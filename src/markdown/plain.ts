@@ -13,9 +13,12 @@ export const PLAIN_TEXT_MAX_LENGTH = 1_000;
 const PLAIN_CHARS = /^[A-Za-z][A-Za-z0-9 ,.?!'-]*$/;
 const NOT_PLAIN = / {2}| $|\.[^ ]/;
 
-/** The renderer's result for `content` when it is plain text (as above) and the realm has no linkifiers; else undefined. */
-export function renderPlainText(content: string, ctx: RenderContext): RenderResult | undefined {
-  if (content.length > PLAIN_TEXT_MAX_LENGTH || ctx.linkifiers.length > 0) return undefined;
+/**
+ * The renderer's result for `content` when it is plain text (as above) and the realm has no linkifiers (the
+ * context's `linkifiers`: all a plain text needs of it, so callers need not build the rest); else undefined.
+ */
+export function renderPlainText(content: string, linkifiers: RenderContext['linkifiers']): RenderResult | undefined {
+  if (content.length > PLAIN_TEXT_MAX_LENGTH || linkifiers.length > 0) return undefined;
   if (!PLAIN_CHARS.test(content) || NOT_PLAIN.test(content)) return undefined;
   return {
     html: `<p>${content}</p>`,

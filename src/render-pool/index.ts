@@ -26,7 +26,7 @@ export function configureRenderPool(next: RenderPoolOptions): void {
  * which no rule touches, is answered at once, without a worker or a promise (markdown/plain.ts).
  */
 export function renderOffLoop(content: string, ctx: RenderContext, batched?: BatchedLookups): RenderResult | Promise<RenderResult> {
-  const plain = renderPlainText(content, ctx);
+  const plain = renderPlainText(content, ctx.linkifiers);
   if (plain) return plain;
   pool ??= new RenderPool(options);
   return pool.render(content, ctx, batched);

@@ -2,6 +2,7 @@
 // write), /me detection, topic links and alert-word hits.
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
 import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type MentionableUser, type RenderContext, type RenderResult } from '../../markdown/index.js';
+import { renderPlainText } from '../../markdown/plain.js';
 import { renderOffLoop } from '../../render-pool/index.js';
 import { hasContentAccess } from '../access/channels.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
@@ -90,7 +91,8 @@ export function renderContent(state: RealmState, author: User | null, realmUrl: 
  * promise).
  */
 export function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Rendered | Promise<Rendered> {
-  const r = renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author));
+  // Plain text needs no lookups: answered before the context (and its closures) is made.
+  const r = renderPlainText(content, state.messages.linkifiers) ?? renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author));
   return r instanceof Promise ? r.then((done) => withMe(content, done)) : withMe(content, r);
 }
 
