@@ -1,6 +1,6 @@
 // Plain text that no Markdown rule touches: short words and sentence punctuation render as one paragraph of the
 // same text, so the renderer's answer is known without running it (cheap enough for the event loop).
-import type { RenderContext, RenderResult } from './types.js';
+import { resultOf, type RenderContext, type RenderResult } from './types.js';
 
 /** Longest content answered here; anything longer goes to the renderer. */
 export const PLAIN_TEXT_MAX_LENGTH = 1_000;
@@ -20,13 +20,5 @@ const NOT_PLAIN = / {2}| $|\.[^ ]/;
 export function renderPlainText(content: string, linkifiers: RenderContext['linkifiers']): RenderResult | undefined {
   if (content.length > PLAIN_TEXT_MAX_LENGTH || linkifiers.length > 0) return undefined;
   if (!PLAIN_CHARS.test(content) || NOT_PLAIN.test(content)) return undefined;
-  return {
-    html: `<p>${content}</p>`,
-    mentionedUserIds: [],
-    mentionedGroupIds: [],
-    wildcards: { stream: false, topic: false },
-    hasLink: false,
-    hasImage: false,
-    hasAttachment: false,
-  };
+  return resultOf(`<p>${content}</p>`);
 }
