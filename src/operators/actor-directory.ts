@@ -233,9 +233,10 @@ export class ActorDirectory {
     if (e.type !== '@xstate.snapshot' || !e.snapshot || machineId(e.actorRef) === undefined) return;
     const state = stateString(e.snapshot.value);
     const rec = this.records.get(e.actorRef);
+    const status = e.snapshot.status ?? 'active';
+    if (rec && rec.state === state && status === 'active') return; // the common case: nothing to record or tell
     const at = this.now();
     const eventType = e.event?.type ?? '';
-    const status = e.snapshot.status ?? 'active';
     const change = { id: e.actorRef.id, kind: machineId(e.actorRef)!, to: state, event: eventType, status };
     if (!rec) {
       const started = eventType === 'xstate.init';
