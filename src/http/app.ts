@@ -12,6 +12,7 @@ import { Router, type Match } from './router.js';
 import type { Services } from './services.js';
 
 const API_PREFIX = '/api/v1';
+const NO_BODY = Buffer.alloc(0);
 
 export function createHandler(services: Services, endpoints: Endpoint[]) {
   const api = new Router();
@@ -30,7 +31,7 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       reply = errorReply(err, () => (unexpected = true));
       observed.finish(reply.status, unexpected ? (err ?? new Error(String(err))) : undefined);
     }
-    return { ...reply, headers: { ...reply.headers, 'X-Request-Id': observed.id } };
+    return { ...reply, requestId: observed.id };
   };
 
   async function route(request: IncomingRequest, conn: Connection, observed: ObservedRequest): Promise<Reply> {
@@ -69,7 +70,8 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       guarded(address, '', () => requireOperatorToken(services.config.operatorToken, authorization), (e) => e.message === errors.invalidOperatorToken().message);
     }
     const forServer = endpoint.auth === 'operator' || endpoint.auth === 'public';
-    const realm = forServer ? null : await services.realms.forHost(request.headers.host);
+    const host = request.headers.host;
+    const realm = forServer ? null : (services.realms.loadedForHost(host) ?? (await services.realms.forHost(host)));
     observed.realmId = realm?.id ?? null;
     let user = null;
     if (realm && (endpoint.auth === 'user' || (endpoint.auth === 'optional' && authorization !== undefined))) {
@@ -85,9 +87,10 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
     const bodyLimit = endpoint.maxBodyBytes;
     if (bodyLimit !== undefined) request.body.limit(bodyLimit, () => errors.bodyTooLarge(bodyLimit));
-    const raw = endpoint.body === 'stream' ? Buffer.alloc(0) : await request.body.readAll();
-    const params = await readParams(request.query, request.headers['content-type'] ?? '', raw);
-    for (const [k, v] of Object.entries(pathParams)) params.fields.set(k, v);
+    const raw = endpoint.body === 'stream' || request.body.empty ? NO_BODY : await request.body.readAll();
+    const read = readParams(request.query, request.headers['content-type'] ?? '', raw);
+    const params = read instanceof Promise ? await read : read;
+    for (const k in pathParams) params.fields.set(k, pathParams[k]!);
     const parsed = endpoint.parse(params.fields);
     // Server endpoints' handlers are typed with a null realm (RequestContext<'operator' | 'public'>).
     const ctx: RequestContext = { realm: realm as RealmHandle, user, services, request, conn, files: params.files };

@@ -83,6 +83,11 @@ export class BodyStream implements AsyncIterable<Buffer> {
     return b;
   }
 
+  /** A request without a body (BodyStream.empty): nothing to read. */
+  get empty(): boolean {
+    return this.declaredLength === 0 && this.ended;
+  }
+
   /** True once the last byte has arrived (or there was no body). */
   get complete(): boolean {
     return this.ended;

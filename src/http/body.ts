@@ -18,13 +18,29 @@ export interface RequestParams {
 const MAX_FIELDS = 1000;
 
 
-function addSearchParams(into: Map<string, string>, text: string): void {
-  if (text === '') return;
-  const params = new URLSearchParams(text);
+/** Parameters of a query string or urlencoded body, as URLSearchParams reads them (empty pairs skipped, a pair
+ *  without `=` an empty value). Text without escapes (`%`, `+`: every long-poll's query) is split directly, without
+ *  URLSearchParams' copies. */
+export function addSearchParams(into: Map<string, string>, text: string): void {
   let n = 0;
-  for (const [k, v] of params) {
-    if (++n > MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
-    into.set(k, v);
+  if (text.includes('%') || text.includes('+')) {
+    for (const [k, v] of new URLSearchParams(text)) {
+      if (++n > MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
+      into.set(k, v);
+    }
+    return;
+  }
+  // URLSearchParams drops one leading '?'.
+  for (let at = text.startsWith('?') ? 1 : 0; at < text.length; ) {
+    let end = text.indexOf('&', at);
+    if (end < 0) end = text.length;
+    if (end > at) {
+      if (++n > MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
+      const eq = text.indexOf('=', at);
+      if (eq < 0 || eq > end) into.set(text.slice(at, end), '');
+      else into.set(text.slice(at, eq), text.slice(eq + 1, end));
+    }
+    at = end + 1;
   }
 }
 
@@ -56,16 +72,20 @@ function parseMultipart(body: Buffer, contentType: string, into: RequestParams):
   });
 }
 
-/** Collects the parameters of a request from its query string and body. */
-export async function readParams(query: string, contentType: string, body: Buffer): Promise<RequestParams> {
-  const params: RequestParams = { fields: new Map(), files: [] };
+/** The files of every request without any (frozen: shared). */
+const NO_FILES = Object.freeze([]) as unknown as UploadedFile[];
+
+/** Collects the parameters of a request from its query string and body; synchronously unless the body is multipart. */
+export function readParams(query: string, contentType: string, body: Buffer): RequestParams | Promise<RequestParams> {
+  const params: RequestParams = { fields: new Map(), files: NO_FILES };
   addSearchParams(params.fields, query);
   if (body.length === 0) return params;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (type === 'application/x-www-form-urlencoded' || type === '') {
     addSearchParams(params.fields, body.toString('utf8'));
   } else if (type === 'multipart/form-data') {
-    await parseMultipart(body, contentType, params);
+    params.files = [];
+    return parseMultipart(body, contentType, params).then(() => params);
   } else {
     throw errors.unsupportedMediaType(type);
   }
