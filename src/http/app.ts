@@ -9,6 +9,7 @@ import { requireOperatorToken } from './operator-auth.js';
 import { htmlErrorPage } from './pages.js';
 import { errorReply, type Connection, type IncomingRequest, type Reply } from './respond.js';
 import { Router, type Match } from './router.js';
+import type { RateDecision } from './rate-limit.js';
 import type { Services } from './services.js';
 
 const API_PREFIX = '/api/v1';
@@ -19,22 +20,27 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
   const root = new Router();
   for (const e of endpoints) (e.root ? root : api).add(e);
 
-  /** Every request: observed (request id, log line, metrics), routed, and any failure turned into the envelope. */
-  return async function handle(request: IncomingRequest, conn: Connection): Promise<Reply> {
+  /** Every request: observed (request id, log line, metrics), routed, and any failure turned into the envelope. Not an
+   *  async function: a parked request holds one promise reaction here rather than a suspended frame. */
+  return function handle(request: IncomingRequest, conn: Connection): Promise<Reply> {
     const observed = services.operators.requests.begin(request.method, request.url, request.headers, request.remoteAddress);
-    let reply: Reply;
+    let routed: Promise<Reply>;
     try {
-      reply = await route(request, conn, observed);
-      observed.finish(reply.status);
+      routed = route(request, conn, observed);
     } catch (err) {
-      let unexpected = false;
-      reply = errorReply(err, () => (unexpected = true));
-      observed.finish(reply.status, unexpected ? (err ?? new Error(String(err))) : undefined);
+      return Promise.resolve(failed(observed, err));
     }
-    return { ...reply, requestId: observed.id };
+    return routed.then(
+      (reply) => {
+        observed.finish(reply.status);
+        return { ...reply, requestId: observed.id };
+      },
+      (err) => failed(observed, err),
+    );
   };
 
-  async function route(request: IncomingRequest, conn: Connection, observed: ObservedRequest): Promise<Reply> {
+  /** Not itself async (a parked request holds one frame less): a route not found throws at once, inside handle's try. */
+  function route(request: IncomingRequest, conn: Connection, observed: ObservedRequest): Promise<Reply> {
     const url = request.url;
     const match = url.startsWith(API_PREFIX + '/') ? api.match(request.method, url.slice(API_PREFIX.length)) : root.match(request.method, url);
     observed.route = (match.endpoint.root ? '' : API_PREFIX) + match.endpoint.path;
@@ -94,10 +100,29 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
     const parsed = endpoint.parse(params.fields);
     // Server endpoints' handlers are typed with a null realm (RequestContext<'operator' | 'public'>).
     const ctx: RequestContext = { realm: realm as RealmHandle, user, services, request, conn, files: params.files };
-    const data = await endpoint.handle(ctx, parsed.values);
-    if (data instanceof RawReply) return limits ? { ...data.reply, headers: { ...limits.headers, ...data.reply.headers } } : data.reply;
-    const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
-    if (parsed.ignored.length > 0) body.ignored_parameters_unsupported = parsed.ignored;
-    return { status: 200, headers: limits?.headers, body: endpoint.serialize(body) };
+    const data = endpoint.handle(ctx, parsed.values);
+    // A handler that waits (a parked poll) is waited for in a small frame of its own, not in this one.
+    return data instanceof Promise ? settled(endpoint, data, limits, parsed.ignored) : envelope(endpoint, data, limits, parsed.ignored);
   }
+}
+
+async function settled(endpoint: Endpoint, data: Promise<Record<string, unknown> | RawReply>, limits: RateDecision | null, ignored: string[]): Promise<Reply> {
+  return envelope(endpoint, await data, limits, ignored);
+}
+
+/** A handler's answer as the reply: the success envelope (with the parameters it ignored), or its own raw reply; with
+ *  the rate-limit headers. */
+function envelope(endpoint: Endpoint, data: Record<string, unknown> | RawReply, limits: RateDecision | null, ignored: string[]): Reply {
+  if (data instanceof RawReply) return limits ? { ...data.reply, headers: { ...limits.headers, ...data.reply.headers } } : data.reply;
+  const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
+  if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+  return { status: 200, headers: limits?.headers, body: endpoint.serialize(body) };
+}
+
+/** The envelope of a request's failure, recorded (an unexpected one with its error). */
+function failed(observed: ObservedRequest, err: unknown): Reply {
+  let unexpected = false;
+  const reply = errorReply(err, () => (unexpected = true));
+  observed.finish(reply.status, unexpected ? (err ?? new Error(String(err))) : undefined);
+  return { ...reply, requestId: observed.id };
 }
