@@ -18,30 +18,43 @@ export interface RequestParams {
 const MAX_FIELDS = 1000;
 
 
-/** Parameters of a query string or urlencoded body, as URLSearchParams reads them (empty pairs skipped, a pair
- *  without `=` an empty value). Text without escapes (`%`, `+`: every long-poll's query) is split directly, without
- *  URLSearchParams' copies. */
+/** Parameters of a query string or urlencoded body, as URLSearchParams reads them (one leading `?` dropped, empty pairs
+ *  skipped, a pair without `=` an empty value, `+` a space, percent escapes as UTF-8), split directly without
+ *  URLSearchParams' copies; text whose escapes decodeURIComponent refuses (malformed, not UTF-8) goes to URLSearchParams,
+ *  which keeps them leniently. */
 export function addSearchParams(into: Map<string, string>, text: string): void {
-  let n = 0;
-  if (text.includes('%') || text.includes('+')) {
-    for (const [k, v] of new URLSearchParams(text)) {
-      if (++n > MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
-      into.set(k, v);
+  const pairs = splitSearchParams(text) ?? [...new URLSearchParams(text)].flat();
+  if (pairs.length > 2 * MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
+  for (let i = 0; i < pairs.length; i += 2) into.set(pairs[i]!, pairs[i + 1]!);
+}
+
+/** Keys and values, alternating; null when an escape does not decode. */
+function splitSearchParams(text: string): string[] | null {
+  const out: string[] = [];
+  const escaped = text.includes('%') || text.includes('+');
+  try {
+    for (let at = text.startsWith('?') ? 1 : 0; at < text.length; ) {
+      let end = text.indexOf('&', at);
+      if (end < 0) end = text.length;
+      if (end > at) {
+        if (out.length >= 2 * MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
+        const eq = text.indexOf('=', at);
+        const k = eq < 0 || eq > end ? text.slice(at, end) : text.slice(at, eq);
+        const v = eq < 0 || eq > end ? '' : text.slice(eq + 1, end);
+        out.push(escaped ? unescapeParam(k) : k, escaped ? unescapeParam(v) : v);
+      }
+      at = end + 1;
     }
-    return;
+  } catch (err) {
+    if (err instanceof URIError) return null;
+    throw err;
   }
-  // URLSearchParams drops one leading '?'.
-  for (let at = text.startsWith('?') ? 1 : 0; at < text.length; ) {
-    let end = text.indexOf('&', at);
-    if (end < 0) end = text.length;
-    if (end > at) {
-      if (++n > MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
-      const eq = text.indexOf('=', at);
-      if (eq < 0 || eq > end) into.set(text.slice(at, end), '');
-      else into.set(text.slice(at, eq), text.slice(eq + 1, end));
-    }
-    at = end + 1;
-  }
+  return out;
+}
+
+function unescapeParam(s: string): string {
+  if (!s.includes('%') && !s.includes('+')) return s;
+  return decodeURIComponent(s.includes('+') ? s.replaceAll('+', ' ') : s);
 }
 
 function parseMultipart(body: Buffer, contentType: string, into: RequestParams): Promise<void> {
