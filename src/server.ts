@@ -141,7 +141,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     root.start();
     const realms = new Realms(root, config.rootDomain, config.checkCommands, cluster?.owners);
     system.keep({ name: 'realms', phase: STOP_PHASE.realms, stop: (timeoutMs) => realms.stop(timeoutMs) });
-    const queues = new QueueRegistry(system, {
+    const queues = new QueueRegistry({
       sweepIntervalMs: config.queueSweepMs,
       defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },
       onListenerError: (err) => log.error({ err }, 'event queue listener failed'),
@@ -251,7 +251,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         dropRealm: (realmId) => {
           for (const q of router.liveQueues()) if (q.realmId === realmId) queues.delete(q.queueId);
         },
-        poll: (queueId, userId, lastEventId, dontBlock) => longPolls.poll(queueId, userId, lastEventId, dontBlock, () => undefined),
+        poll: async (queueId, userId, lastEventId, dontBlock) => (await longPolls.poll(queueId, userId, lastEventId, dontBlock, () => undefined)).toJSON(),
         delete: (queueId, userId) => queues.delete(queueId, userId),
       }, (held) => void onceOnly(held));
       operators.health.addCheck('cluster', () => c.readiness());

@@ -12,8 +12,8 @@ import type { EventRouter } from './router.js';
 export async function saveQueues(db: Db, queues: QueueRegistry, router: EventRouter): Promise<number> {
   const dumps = [];
   for (const q of router.liveQueues()) {
-    const actor = queues.get(q.queueId);
-    if (actor && actor.getSnapshot().status === 'active') dumps.push({ ...q, dump: dumpQueue(actor.getSnapshot()) });
+    const queue = queues.get(q.queueId);
+    if (queue && queue.status === 'active') dumps.push({ ...q, dump: dumpQueue(queue) });
   }
   await db.eventQueues.save(dumps);
   return dumps.length;
