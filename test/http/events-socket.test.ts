@@ -115,8 +115,8 @@ test('an acknowledgement prunes as last_event_id does; a reconnect resumes after
   enqueue(bob, 10);
   t.deepEqual(ids(await first.take(10)), range(0, 9));
   first.ack(5);
-  await until(() => s.server.services.queues.get(queueId)!.getSnapshot().context.firstUnacked === 6, 'the acknowledgement');
-  t.is(s.server.services.queues.get(queueId)!.getSnapshot().context.events.length, 4, 'events 0–5 pruned');
+  await until(() => s.server.services.queues.get(queueId)!.firstUnacked === 6, 'the acknowledgement');
+  t.is(s.server.services.queues.get(queueId)!.size, 4, 'events 0–5 pruned');
   await first.close();
 
   // Reconnecting from the acknowledged point: what was not acknowledged comes again, then what is new.
@@ -170,7 +170,7 @@ test('a client switches between the socket and polling on the same queue', async
   t.deepEqual(ids(polled.json.events), [2, 3]);
   // A parked poll is answered when a socket takes the queue over; the socket then gets the new events.
   const parked = poll(bob, queueId, 3, false);
-  await until(() => s.server.services.queues.get(queueId)!.getSnapshot().value === 'polling', 'the parked poll');
+  await until(() => s.server.services.queues.get(queueId)!.state === 'polling', 'the parked poll');
   const again = await connect(bob, queueId, { lastEventId: 3 });
   t.deepEqual((await parked).json.events, []);
   enqueue(bob, 1);
@@ -285,7 +285,7 @@ test('a client that does not read is disconnected past the bound of buffered byt
   t.true(sent <= 2000, 'disconnected');
   const queue = s.server.services.queues.get(queueId);
   t.truthy(queue, 'the queue is kept');
-  t.is(queue!.getSnapshot().value, 'waiting', 'no socket on it any more');
+  t.is(queue!.state, 'waiting', 'no socket on it any more');
   socket.ws.resume();
   const closed: Closed = await socket.closed;
   t.is(closed.code, CLOSE.slowReader);
