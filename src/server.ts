@@ -155,7 +155,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const longPolls = new LongPolls(queues);
     const sockets = new QueueSockets(queues);
     // A cluster's queues die with their process (clients register again); one process keeps them over a restart.
-    const restored = cluster ? { restored: 0, dropped: 0, kept: 0 } : await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
+    const restored = cluster ? { restored: 0, dropped: 0, kept: 0 } : await restoreQueues(db, realms, router, (queueId, realmId, err) =>
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
     );
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');

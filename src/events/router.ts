@@ -10,6 +10,7 @@ import { toWire } from './wire.js';
 import { compilePredicate, parseNarrow, resolveNarrow, type NarrowMessage, type NarrowResolver } from '../narrow/index.js';
 import type { EventHub } from '../bus/hub.js';
 import { recipientId, type ClientCapability, type MessageFacts, type RealmEvent, type WireEvent } from '../bus/events.js';
+import type { RestoredQueueInput } from './queue-dump.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { wantsType, type QueueRegistration } from './registration.js';
 
@@ -57,9 +58,21 @@ export class EventRouter {
     return queueId;
   }
 
-  /** Re-attaches queues restored from a dump (their registrations travel with them). */
-  restored(queueId: string, realmId: number, userId: number, registration: QueueRegistration): void {
-    this.track(queueId, realmId, userId, registration, this.compileNarrow(realmId, userId, registration));
+  /**
+   * Restores a dumped queue (its registration travels with it) and delivers to it; false when the dump does not
+   * decode or its queue is live already. A registration that no longer resolves throws before the queue exists.
+   */
+  restore(dump: Uint8Array): boolean {
+    let prepared: { input: RestoredQueueInput; narrow: LiveQueue['narrow'] } | null = null;
+    const r = this.queues.restore([dump], (input) => {
+      const reg = input.registration as unknown as QueueRegistration;
+      prepared = { input, narrow: this.compileNarrow(input.realmId, input.userId, reg) };
+      return undefined;
+    });
+    if (r.restored !== 1 || prepared === null) return false;
+    const { input, narrow } = prepared as { input: RestoredQueueInput; narrow: LiveQueue['narrow'] };
+    this.track(input.queueId, input.realmId, input.userId, input.registration as unknown as QueueRegistration, narrow);
+    return true;
   }
 
   /** Every queue the router delivers to. */

@@ -284,8 +284,14 @@ export class ActorDirectory {
     this.inspections.push({ unsubscribe: source.watch(this.observePlain) });
   }
 
+  /** As for an XState actor created while watched (attach()): started, with no time in state until it changes. */
   private readonly observePlain = (actor: PlainActor, from: string | null, event: string): void => {
-    this.record(actor, actor.kind, actor.state, actor.status, event, from === null);
+    if (from === null && !this.records.has(actor)) {
+      this.records.set(actor, { state: actor.state, since: null, last: null });
+      this.tell({ type: 'started', id: actor.id, kind: actor.kind, from: null, to: actor.state, event: '', status: actor.status });
+      return;
+    }
+    this.record(actor, actor.kind, actor.state, actor.status, event, false);
   };
 
   private readonly observe = (e: InspectionEvent): void => {
