@@ -3,14 +3,15 @@
 // closures of its own. What it has to say (deliver, rejected, released, expired) goes to its host, synchronously,
 // after its own state is updated, so a listener that calls back into the queue finds it consistent.
 //
-//                POLL (nothing newer)                     ATTACH
-//     ┌──────── waiting ─────────────────► polling ──────────────────┐
-//     │          ▲  ▲  ▲ ENQUEUE (answers it), heartbeat,          │
-//     │          │  │  └─ ABORT, dont_block POLL ─────────────────┘    ▼
-//     │          │  └───────────────── ATTACH ───────────────────► streaming
-//     │          └────────────── DETACH, POLL (releases the socket) ─┘
-//     │ idle sweep, overflow, DELETE (from any state)
-//     └─────────────────────────────► expired (final)
+//             POLL (nothing newer than its last_event_id)
+//   waiting ───────────────────────────────────────────────► polling
+//     │ ▲ ◄──── ENQUEUE (answers it), heartbeat, ABORT, ──────┘  │
+//     │ │       dont_block POLL                                  │ ATTACH (answers the poll)
+//     │ │ ATTACH                                                 ▼
+//     │ └┬───────────────────────────────────────────────────► streaming ─┐ ATTACH: a newer
+//     │  └◄────────── DETACH, POLL (releases the socket) ────────┘   ◄────┘ socket replaces it
+//     ▼
+//   expired (final), from any state: DELETE, overflow; from waiting: the idle sweep
 //
 // - waiting: no client. ENQUEUE buffers; a POLL with something newer than its last_event_id (or dont_block) is
 //   answered at once, otherwise parked (→ polling); an ATTACH opens a socket (→ streaming); the sweep expires the
@@ -110,7 +111,6 @@ export class EventQueue {
   /** The open WebSocket, if any (only in `streaming`). */
   socket: PollHandle | null = null;
   parkedAt = 0;
-  private reason: ExpiryReason | null = null;
   /** The unacknowledged events, un-numbered: the router's objects, shared with every queue that got the same form. */
   private buffer: ClientEvent[];
   private readonly filter: QueueFilter | null;
@@ -354,7 +354,6 @@ export class EventQueue {
    *  An open socket learns of it from 'expired' (an error frame, then a close). */
   private expire(reason: ExpiryReason, cause: QueueCause): void {
     const parked = this.state === 'polling' ? this.handle : null;
-    this.reason = reason;
     this.to('expired', cause);
     if (parked !== null) this.deliver(parked, this.snapshotFrom(this.firstUnacked));
     this.emit({ type: 'expired', queueId: this.queueId, userId: this.userId, realmId: this.realmId, reason });
@@ -362,7 +361,6 @@ export class EventQueue {
 
   /** The filter threw: the queue ends at once, announced as expired with reason 'error' (its client is told so). */
   private crash(): void {
-    this.reason = 'error';
     this.to('expired', 'ENQUEUE');
     this.emit({ type: 'expired', queueId: this.queueId, userId: this.userId, realmId: this.realmId, reason: 'error' });
   }
@@ -379,10 +377,5 @@ export class EventQueue {
 
   private emit(e: EventQueueEmitted): void {
     this.host.emit(e);
-  }
-
-  /** Why the queue ended (null while live). */
-  get expiryReason(): ExpiryReason | null {
-    return this.reason;
   }
 }
