@@ -141,7 +141,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     root.start();
     const realms = new Realms(root, config.rootDomain, config.checkCommands, cluster?.owners);
     system.keep({ name: 'realms', phase: STOP_PHASE.realms, stop: (timeoutMs) => realms.stop(timeoutMs) });
-    const queues = new QueueRegistry(system, {
+    const queues = new QueueRegistry({
       sweepIntervalMs: config.queueSweepMs,
       defaults: { heartbeatMs: config.heartbeatMs, idleTimeoutMs: config.queueIdleTimeoutMs },
       onListenerError: (err) => log.error({ err }, 'event queue listener failed'),
@@ -155,7 +155,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const longPolls = new LongPolls(queues);
     const sockets = new QueueSockets(queues);
     // A cluster's queues die with their process (clients register again); one process keeps them over a restart.
-    const restored = cluster ? { restored: 0, dropped: 0, kept: 0 } : await restoreQueues(db, realms, queues, router, (queueId, realmId, err) =>
+    const restored = cluster ? { restored: 0, dropped: 0, kept: 0 } : await restoreQueues(db, realms, router, (queueId, realmId, err) =>
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
     );
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
@@ -251,7 +251,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         dropRealm: (realmId) => {
           for (const q of router.liveQueues()) if (q.realmId === realmId) queues.delete(q.queueId);
         },
-        poll: (queueId, userId, lastEventId, dontBlock, onAbort) => longPolls.poll(queueId, userId, lastEventId, dontBlock, onAbort),
+        poll: async (queueId, userId, lastEventId, dontBlock, onAbort) => (await longPolls.poll(queueId, userId, lastEventId, dontBlock, onAbort)).toJSON(),
         // Parked polls are answered empty at shutdown (longPolls.releaseAll) and when their queue ends.
         ended: (queueId) => (stopping ? 'shutdown' : queues.get(queueId) ? undefined : 'gone'),
         delete: (queueId, userId) => queues.delete(queueId, userId),

@@ -115,6 +115,9 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
   }
 }
 
+/** Distinct Host headers remembered (entryForHost). */
+const HOST_CACHE_SIZE = 1000;
+
 export class Realms {
   private readonly lanes: Lanes = new Map();
 
@@ -128,12 +131,45 @@ export class Realms {
     return this.root.getSnapshot().context.directory;
   }
 
+  /** Host header → the realm string id it names; cleared whole when full, so made-up hosts cannot grow it. */
+  private readonly hostIds = new Map<string, string>();
+  /** The handle of each running realm actor, made once per actor rather than per request. */
+  private readonly handles = new WeakMap<RealmRef, RealmHandle>();
+
   /** The realm a Host header names: the root domain (or any other host) is the default realm, `<sub>.<root>` a subdomain. */
   entryForHost(hostHeader: string | undefined): RealmEntry | undefined {
-    const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-    const suffix = '.' + this.rootDomain;
-    const stringId = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
-    return this.directory.find((r) => r.stringId === stringId);
+    const header = hostHeader ?? '';
+    let stringId = this.hostIds.get(header);
+    if (stringId === undefined) {
+      const host = header.toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+      const suffix = '.' + this.rootDomain;
+      stringId = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
+      if (this.hostIds.size >= HOST_CACHE_SIZE) this.hostIds.clear();
+      this.hostIds.set(header, stringId);
+    }
+    for (const r of this.directory) if (r.stringId === stringId) return r;
+    return undefined;
+  }
+
+  /** The handle of the realm a Host header names when its actor is running and loaded and nothing is to be waited for
+   *  (cluster mode: this process owns it), synchronously; otherwise null, and forHost does the rest. Every request
+   *  comes here first. */
+  loadedForHost(hostHeader: string | undefined): RealmHandle | null {
+    const entry = this.entryForHost(hostHeader);
+    if (!entry || (this.owners && !this.owners.owns(entry.id))) return null;
+    const root = this.root.getSnapshot();
+    if (root.value !== 'running') return null;
+    const running = root.context.realms.get(entry.id);
+    if (!running) return null;
+    const snap = running.getSnapshot();
+    if (snap.status !== 'active' || snap.value === 'loading' || snap.value === 'failed') return null;
+    return this.handleOf(entry.id, running);
+  }
+
+  private handleOf(realmId: number, ref: RealmRef): RealmHandle {
+    let handle = this.handles.get(ref);
+    if (!handle) this.handles.set(ref, (handle = new RealmHandle(realmId, ref, this.lanes, this.checkCommands, this.owners)));
+    return handle;
   }
 
   /** A realm's working set if its actor is running and loaded, without starting one. */
@@ -151,9 +187,7 @@ export class Realms {
     const running = root.context.realms.get(realmId);
     if (running) {
       const snap = running.getSnapshot();
-      if (snap.status === 'active' && snap.value !== 'loading' && snap.value !== 'failed') {
-        return new RealmHandle(realmId, running, this.lanes, this.checkCommands, this.owners);
-      }
+      if (snap.status === 'active' && snap.value !== 'loading' && snap.value !== 'failed') return this.handleOf(realmId, running);
     }
     for (let attempt = 0; ; attempt++) {
       let ref = this.ref(realmId);
@@ -168,7 +202,7 @@ export class Realms {
         continue;
       }
       if (snap.value === 'failed' || snap.status === 'done') throw errors.unavailable('Realm could not be loaded');
-      return new RealmHandle(realmId, ref, this.lanes, this.checkCommands, this.owners);
+      return this.handleOf(realmId, ref);
     }
   }
 

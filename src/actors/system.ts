@@ -1,6 +1,7 @@
 // The actor system: every long-lived actor of this process is started, found and stopped here. Keepers (the realm
-// directory, event queues, presence sessions, scheduled delivery) start their actors through it and register how they
-// stop; one-off jobs (a topic deletion) run through it. Operators list its actors; shutdown stops them phase by phase.
+// directory, presence sessions, scheduled delivery) start their actors through it and register how they stop; the
+// event-queue registry, whose queues are plain records, registers its stop too. One-off jobs (a topic deletion) run
+// through it. Operators list its actors; shutdown stops them phase by phase.
 import { createActor, type Actor, type ActorOptions, type AnyActorLogic, type AnyActorRef, type OutputFrom } from 'xstate';
 import { errors } from '../errors.js';
 

@@ -8,7 +8,7 @@ import { connect, type NatsConnection, type Subscription } from '@nats-io/transp
 import type { Realms } from '../actors/realms.js';
 import type { Config } from '../config.js';
 import { errors } from '../errors.js';
-import type { QueuedEvent } from '../actors/event-queue.machine.js';
+import type { QueuedEvent } from '../events/event-queue.js';
 import type { RealmEvent } from '../bus/events.js';
 import type { Logger } from '../log.js';
 import type { ActorFilter, ActorRow, StateCount } from '../operators/actor-directory.js';

@@ -7,7 +7,7 @@
 // a relay of the same queue elsewhere, a poll or a direct socket replaces this one (close 4409) as on the holder; the
 // holder shutting down or not answering is close 1001.
 import { ApiError, errors } from '../errors.js';
-import type { QueuedEvent } from '../actors/event-queue.machine.js';
+import type { QueuedEvent } from '../events/event-queue.js';
 import { eventsFrames } from '../events/reply-json.js';
 import type { QueueSocket } from '../events/queue-sockets.js';
 import type { PollAnswer } from './wire.js';

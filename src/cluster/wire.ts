@@ -4,7 +4,7 @@
 // batch's write results are the realm's own values (applied to memory, never shown to a caller): they travel with
 // structured cloning (Maps, Sets, Dates and shared references survive). Answers are { ok, value } or the ApiError a
 // client is to get.
-import type { QueuedEvent } from '../actors/event-queue.machine.js';
+import type { QueuedEvent } from '../events/event-queue.js';
 import { ApiError, errors } from '../errors.js';
 import { Packr, pack, unpack } from '../msgpack.js';
 import type { CommandInput, CommandKind } from '../realm/registry.js';

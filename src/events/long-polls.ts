@@ -1,13 +1,16 @@
-// Parked GET /events requests, by handle: the queue actors never hold sockets; this map does, and answers
+// Parked GET /events requests, by handle: the queues never hold sockets; this map does, and answers
 // each parked request when its queue delivers, rejects, or expires.
-import type { QueuedEvent } from '../actors/event-queue.machine.js';
+import { EventBatch } from './event-batch.js';
 import { ApiError, errors } from '../errors.js';
 import { HandlesByQueue } from './by-queue.js';
 import type { QueueRegistry } from './queue-registry.js';
 
+/** The answer to a poll released at shutdown. */
+const NO_EVENTS = new EventBatch(0, []);
+
 interface Parked {
   queueId: string;
-  resolve(events: QueuedEvent[]): void;
+  resolve(events: EventBatch): void;
   reject(err: ApiError): void;
 }
 
@@ -19,7 +22,7 @@ export class LongPolls {
   private closed = false;
 
   constructor(private readonly queues: QueueRegistry) {
-    queues.on('deliver', (e) => this.settle(e.handle as number, (p) => p.resolve(e.events as QueuedEvent[])));
+    queues.on('deliver', (e) => this.settle(e.handle as number, (p) => p.resolve(e.batch)));
     queues.on('rejected', (e) => this.settle(e.handle as number, (p) => p.reject(errors.badRequest(e.msg))));
     queues.on('expired', (e) => {
       for (const handle of this.byQueue.of(e.queueId)) this.settle(handle, (x) => x.reject(errors.badEventQueueId(e.queueId)));
@@ -31,7 +34,7 @@ export class LongPolls {
   }
 
   /**
-   * Polls a queue: resolves with events (at once when some are waiting or dontBlock is set, else when one
+   * Polls a queue: resolves with its events (serialized with reply-json.ts; toJSON() numbers them) (at once when some are waiting or dontBlock is set, else when one
    * arrives or a heartbeat is due). `onAbort` is the connection's hook for a client that goes away.
    */
   poll(
@@ -40,7 +43,7 @@ export class LongPolls {
     lastEventId: number,
     dontBlock: boolean,
     onAbort: (cb: () => void) => void,
-  ): Promise<QueuedEvent[]> {
+  ): Promise<EventBatch> {
     return new Promise((resolve, reject) => {
       if (this.closed) {
         reject(errors.unavailable('The server is shutting down'));
@@ -67,7 +70,7 @@ export class LongPolls {
     for (const [handle, p] of [...this.parked]) {
       this.forget(handle, p.queueId);
       this.queues.abort(p.queueId, handle);
-      p.resolve([]);
+      p.resolve(NO_EVENTS);
     }
   }
 

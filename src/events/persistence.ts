@@ -6,14 +6,13 @@ import type { Db } from '../persistence/db.js';
 import { userByEmailFor } from '../realm/user-format.js';
 import { dumpQueue } from './queue-dump.js';
 import type { QueueRegistry } from './queue-registry.js';
-import type { QueueRegistration } from './registration.js';
 import type { EventRouter } from './router.js';
 
 export async function saveQueues(db: Db, queues: QueueRegistry, router: EventRouter): Promise<number> {
   const dumps = [];
   for (const q of router.liveQueues()) {
-    const actor = queues.get(q.queueId);
-    if (actor && actor.getSnapshot().status === 'active') dumps.push({ ...q, dump: dumpQueue(actor.getSnapshot()) });
+    const queue = queues.get(q.queueId);
+    if (queue && queue.status === 'active') dumps.push({ ...q, dump: dumpQueue(queue) });
   }
   await db.eventQueues.save(dumps);
   return dumps.length;
@@ -36,7 +35,6 @@ export interface RestoreOutcome {
 export async function restoreQueues(
   db: Db,
   realms: Realms,
-  queues: QueueRegistry,
   router: EventRouter,
   onDropped: (queueId: string, realmId: number, err: unknown) => void,
 ): Promise<RestoreOutcome> {
@@ -56,11 +54,7 @@ export async function restoreQueues(
     if (!loaded.has(row.realmId)) continue;
     done.push(row.queueId);
     try {
-      const r = queues.restore([row.dump], (input) => {
-        router.restored(input.queueId, input.realmId, input.userId, input.registration as unknown as QueueRegistration);
-        return undefined;
-      });
-      if (r.restored === 1) restored++;
+      if (router.restore(row.dump)) restored++;
       else onDropped(row.queueId, row.realmId, new Error('the dump does not decode, or its queue is already live'));
     } catch (err) {
       onDropped(row.queueId, row.realmId, err);

@@ -1,6 +1,6 @@
-// Event queues across a restart: one queue's state as a versioned msgpackr buffer, and back to actor input.
+// Event queues across a restart: one queue's state as a versioned msgpackr buffer, and back to a queue's input.
 import { Packr, Unpackr } from '../msgpack.js';
-import type { EventQueueInput, EventQueueSnapshot, QueuedEvent, RestoredState } from '../actors/event-queue.machine.js';
+import type { EventQueue, EventQueueInput, QueuedEvent, RestoredState } from './event-queue.js';
 
 /** Bump with every change of QueueDump's shape, and add the step from the previous version to `migrations`. */
 export const QUEUE_DUMP_VERSION = 1;
@@ -20,8 +20,8 @@ export interface QueueDump {
   events: QueuedEvent[];
 }
 
-/** What restoreQueue gives back: actor input less the clock and filter, which the restoring process supplies. */
-export type RestoredQueueInput = Omit<EventQueueInput, 'now' | 'filter'> & { restored: RestoredState };
+/** What restoreQueue gives back: a queue's input less the filter, which the restoring process supplies. */
+export type RestoredQueueInput = Omit<EventQueueInput, 'filter'> & { restored: RestoredState };
 
 /** migrations[n] turns a version-n dump into a version n+1 dump. */
 const migrations: Record<number, (dump: Record<string, unknown>) => Record<string, unknown>> = {};
@@ -61,27 +61,26 @@ function checkDump(d: Record<string, unknown>): QueueDump {
 
 /** One live queue as a buffer. A parked poll or an open socket does not survive (its connection will not), but counts
  *  as activity until now. */
-export function dumpQueue(snapshot: EventQueueSnapshot): Buffer {
-  if (snapshot.status !== 'active') throw new Error('Only a live queue can be dumped');
-  const c = snapshot.context;
+export function dumpQueue(q: EventQueue): Buffer {
+  if (q.status !== 'active') throw new Error('Only a live queue can be dumped');
   const dump: QueueDump = {
     version: QUEUE_DUMP_VERSION,
-    queueId: c.queueId,
-    userId: c.userId,
-    realmId: c.realmId,
-    maxEvents: c.maxEvents,
-    heartbeatMs: c.heartbeatMs,
-    idleTimeoutMs: c.idleTimeoutMs,
-    lastEventId: c.lastEventId,
-    firstUnacked: c.firstUnacked,
-    lastActivity: snapshot.value === 'waiting' ? c.lastActivity : c.now(),
-    events: c.events,
+    queueId: q.queueId,
+    userId: q.userId,
+    realmId: q.realmId,
+    maxEvents: q.maxEvents,
+    heartbeatMs: q.heartbeatMs,
+    idleTimeoutMs: q.idleTimeoutMs,
+    lastEventId: q.lastEventId,
+    firstUnacked: q.firstUnacked,
+    lastActivity: q.activeUntil(),
+    events: q.queued(),
   };
-  if (c.registration !== undefined) dump.registration = c.registration;
+  if (q.registration !== undefined) dump.registration = q.registration;
   return packr.pack(dump);
 }
 
-/** A dumped queue as input for a new actor (add `now`, and `filter` rebuilt from `registration`). Throws on a bad dump. */
+/** A dumped queue as input for a new queue (add `filter`, rebuilt from `registration`). Throws on a bad dump. */
 export function restoreQueue(buf: Uint8Array): RestoredQueueInput {
   const d = migrateDump(unpackr.unpack(buf));
   const input: RestoredQueueInput = {

@@ -16,8 +16,13 @@ function topicForQueue(topic: unknown, displayName: unknown, allowEmpty: boolean
 /** A message has at most eight forms (three yes/no choices, one bit each); each is built once and shared by the queues. */
 const messageForms = new WeakMap<object, (Record<string, unknown> | undefined)[]>();
 
+/** Which of the eight forms of an event a queue receives (eventForQueue depends on these three choices only). */
+export function formKey(reg: QueueRegistration): number {
+  return (reg.applyMarkdown ? 1 : 0) | (reg.clientGravatar ? 2 : 0) | (reg.capabilities.empty_topic_name ? 4 : 0);
+}
+
 function messageForm(reg: QueueRegistration, m: Record<string, unknown>): Record<string, unknown> {
-  const key = (reg.applyMarkdown ? 1 : 0) | (reg.clientGravatar ? 2 : 0) | (reg.capabilities.empty_topic_name ? 4 : 0);
+  const key = formKey(reg);
   let forms = messageForms.get(m);
   if (!forms) messageForms.set(m, (forms = []));
   const cached = forms[key];

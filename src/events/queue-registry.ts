@@ -1,32 +1,31 @@
-// This process's live event queues: creates queue actors, hands routed events to a user's queues, sweeps them for
-// heartbeats and expiry from one interval, forgets expired ones, and dumps/restores them across a restart.
+// This process's live event queues: creates them (plain records, event-queue.ts), hands routed events to a user's
+// queues, sweeps them for heartbeats and expiry from one interval, forgets expired ones, dumps/restores them across a
+// restart, and shows them to operators as actors of kind `eventQueue` (state changes reported only while watched).
 import { randomUUID } from 'node:crypto';
-import type { Actor } from 'xstate';
 import {
-  eventQueueMachine,
-  sweepDue,
+  EventQueue,
   type ClientEvent,
   type DeliverEmitted,
   type EventQueueEmitted,
   type EventQueueInput,
   type ExpiredEmitted,
   type PollHandle,
+  type QueueCause,
   type QueueFilter,
+  type QueueHost,
+  type QueueState,
   type RejectedEmitted,
   type ReleasedEmitted,
-} from '../actors/event-queue.machine.js';
-import { STOP_PHASE, type ActorHost } from '../actors/system.js';
+} from './event-queue.js';
 import { dumpQueue, restoreQueue, type RestoredQueueInput } from './queue-dump.js';
-
-export type QueueActor = Actor<typeof eventQueueMachine>;
 
 export type QueueOptions = Pick<
   EventQueueInput,
   'maxEvents' | 'heartbeatMs' | 'idleTimeoutMs' | 'filter' | 'registration' | 'lastEventId'
 >;
 
-/** What the registry announces: the machine's emissions, plus an expiry with reason 'error' when a queue actor crashed. */
-export type RegistryExpired = Omit<ExpiredEmitted, 'reason'> & { reason: ExpiredEmitted['reason'] | 'error' };
+/** What the registry announces: the queues' emissions (an expiry with reason 'error' when a queue's filter threw). */
+export type RegistryExpired = ExpiredEmitted;
 export interface RegistryEvents {
   deliver: DeliverEmitted;
   rejected: RejectedEmitted;
@@ -43,27 +42,32 @@ export interface RegistryOptions {
   sweepIntervalMs?: number;
   /** Defaults for every queue this registry creates. */
   defaults?: Pick<QueueOptions, 'maxEvents' | 'heartbeatMs' | 'idleTimeoutMs'>;
-  /** Where a throwing listener's error goes (listeners run inside the actor's step and must not break it). */
+  /** Where a throwing listener's error goes (listeners run inside a queue's step and must not break it). */
   onListenerError?: (error: unknown) => void;
 }
+
+/** A queue's state change as operators' watchers see it (`from` null: the queue was just made). */
+export type QueueWatcher = (queue: EventQueue, from: QueueState | null, cause: QueueCause | '') => void;
 
 export const SWEEP_INTERVAL_MS = 5_000;
 
 type Listeners = { [K in keyof RegistryEvents]: Set<(e: RegistryEvents[K]) => void> };
 
-export class QueueRegistry {
-  private readonly queues = new Map<string, QueueActor>();
-  private readonly users = new Map<number, Set<QueueActor>>();
+export class QueueRegistry implements QueueHost {
+  private readonly queues = new Map<string, EventQueue>();
+  private readonly users = new Map<number, Set<EventQueue>>();
   private readonly listeners: Listeners = { deliver: new Set(), rejected: new Set(), expired: new Set(), released: new Set() };
-  private readonly now: () => number;
+  private readonly watchers = new Set<QueueWatcher>();
+  private readonly clock: () => number;
   private readonly tag: string;
   private readonly options: RegistryOptions;
   private timer: NodeJS.Timeout | null = null;
+  /** Read by every queue on each state change (QueueHost). */
+  watched = false;
 
-  /** `actors` starts the queue actors (the server's actor system). */
-  constructor(private readonly actors: ActorHost, options: RegistryOptions = {}) {
+  constructor(options: RegistryOptions = {}) {
     this.options = options;
-    this.now = options.now ?? Date.now;
+    this.clock = options.now ?? Date.now;
     this.tag = options.processTag ?? '0';
   }
 
@@ -74,33 +78,32 @@ export class QueueRegistry {
   /** Registers a new queue for a user and returns its id. */
   create(userId: number, realmId: number, opts: QueueOptions = {}): string {
     const queueId = `${this.tag}:${randomUUID()}`;
-    this.spawn({ ...this.options.defaults, ...opts, queueId, userId, realmId, now: this.now });
+    this.add({ ...this.options.defaults, ...opts, queueId, userId, realmId });
     return queueId;
   }
 
-  /** The queue's actor; with `userId`, only if that user owns it (anything else is BAD_EVENT_QUEUE_ID to a client). */
-  get(queueId: string, userId?: number): QueueActor | undefined {
-    const actor = this.queues.get(queueId);
-    if (!actor || (userId !== undefined && actor.getSnapshot().context.userId !== userId)) return undefined;
-    return actor;
+  /** The queue; with `userId`, only if that user owns it (anything else is BAD_EVENT_QUEUE_ID to a client). */
+  get(queueId: string, userId?: number): EventQueue | undefined {
+    const queue = this.queues.get(queueId);
+    if (!queue || (userId !== undefined && queue.userId !== userId)) return undefined;
+    return queue;
   }
 
-  byUser(userId: number): QueueActor[] {
+  byUser(userId: number): EventQueue[] {
     return [...(this.users.get(userId) ?? [])];
   }
 
-  /** Hands events to every queue of these users, all in one send per queue; returns how many queues got them. */
+  /** Hands events to every queue of these users, all in one call per queue; returns how many queues got them. */
   enqueue(userIds: Iterable<number>, events: ClientEvent | readonly ClientEvent[]): number {
     const batch = Array.isArray(events) ? (events as readonly ClientEvent[]) : [events as ClientEvent];
     if (batch.length === 0) return 0;
-    const message = { type: 'ENQUEUE' as const, events: batch };
     let sent = 0;
     for (const userId of new Set(userIds)) {
       const queues = this.users.get(userId);
       if (!queues) continue;
       // A copy: a queue that overflows leaves the set while we walk it.
-      for (const actor of [...queues]) {
-        actor.send(message);
+      for (const queue of [...queues]) {
+        queue.enqueue(batch);
         sent++;
       }
     }
@@ -109,47 +112,47 @@ export class QueueRegistry {
 
   /** GET /events: false when the user has no such queue. The answer arrives as 'deliver' or 'rejected'. */
   poll(queueId: string, userId: number, poll: { handle: PollHandle; lastEventId: number; dontBlock: boolean }): boolean {
-    const actor = this.get(queueId, userId);
-    actor?.send({ type: 'POLL', ...poll });
-    return actor !== undefined;
+    const queue = this.get(queueId, userId);
+    queue?.poll(poll.handle, poll.lastEventId, poll.dontBlock);
+    return queue !== undefined;
   }
 
   /** The client behind a parked poll went away. */
   abort(queueId: string, handle: PollHandle): void {
-    this.queues.get(queueId)?.send({ type: 'ABORT', handle });
+    this.queues.get(queueId)?.abort(handle);
   }
 
   /** A WebSocket opens on the queue (see queue-sockets.ts): false when the user has no such queue. The events after
    *  lastEventId arrive as 'deliver' to `handle`, or a refused lastEventId as 'rejected'. */
   attach(queueId: string, userId: number, handle: PollHandle, lastEventId: number): boolean {
-    const actor = this.get(queueId, userId);
-    actor?.send({ type: 'ATTACH', handle, lastEventId });
-    return actor !== undefined;
+    const queue = this.get(queueId, userId);
+    queue?.attach(handle, lastEventId);
+    return queue !== undefined;
   }
 
   /** The socket's client acknowledged events up to lastEventId. */
   ack(queueId: string, handle: PollHandle, lastEventId: number): void {
-    this.queues.get(queueId)?.send({ type: 'ACK', handle, lastEventId });
+    this.queues.get(queueId)?.ack(handle, lastEventId);
   }
 
   /** The socket closed. */
   detach(queueId: string, handle: PollHandle): void {
-    this.queues.get(queueId)?.send({ type: 'DETACH', handle });
+    this.queues.get(queueId)?.detach(handle);
   }
 
   /** DELETE /events: false when the user has no such queue. */
   delete(queueId: string, userId?: number): boolean {
-    const actor = this.get(queueId, userId);
-    actor?.send({ type: 'DELETE' });
-    return actor !== undefined;
+    const queue = this.get(queueId, userId);
+    queue?.delete();
+    return queue !== undefined;
   }
 
-  /** Sends SWEEP to the queues it would change (heartbeat due, or idle too long); returns how many. */
-  sweep(now: number = this.now()): number {
+  /** Sweeps the queues it would change (heartbeat due, or idle too long); returns how many. */
+  sweep(now: number = this.clock()): number {
     let swept = 0;
-    for (const actor of [...this.queues.values()]) {
-      if (!sweepDue(actor.getSnapshot(), now)) continue;
-      actor.send({ type: 'SWEEP', now });
+    for (const queue of [...this.queues.values()]) {
+      if (!queue.sweepDue(now)) continue;
+      queue.sweep(now);
       swept++;
     }
     return swept;
@@ -162,14 +165,18 @@ export class QueueRegistry {
     this.timer.unref();
   }
 
-  /** Stops the sweep and every queue actor without expiring them (dump first to keep them). */
+  /** Stops the sweep and every queue without expiring them (dump first to keep them). */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    const actors = [...this.queues.values()];
+    const queues = [...this.queues.values()];
     this.queues.clear();
     this.users.clear();
-    for (const actor of actors) actor.stop();
+    for (const queue of queues) {
+      const from = queue.state;
+      queue.stop();
+      if (this.watched) this.changed(queue, from, '');
+    }
   }
 
   on<K extends keyof RegistryEvents>(type: K, listener: (e: RegistryEvents[K]) => void): () => void {
@@ -180,7 +187,7 @@ export class QueueRegistry {
 
   /** Every live queue, one buffer each (see queue-dump.ts). */
   dump(): Buffer[] {
-    return [...this.queues.values()].map((actor) => dumpQueue(actor.getSnapshot()));
+    return [...this.queues.values()].map((queue) => dumpQueue(queue));
   }
 
   /**
@@ -206,52 +213,81 @@ export class QueueRegistry {
         continue;
       }
       const filter = filterFor?.(input);
-      this.spawn({ ...input, now: this.now, ...(filter ? { filter } : {}) });
+      this.add({ ...input, ...(filter ? { filter } : {}) });
       restored++;
     }
     return { restored, failed };
   }
 
-  private spawn(input: EventQueueInput): void {
-    const actor = this.actors.create(eventQueueMachine, { id: `queue:${input.queueId}`, input, stopPhase: STOP_PHASE.queues });
-    actor.on('*', this.relay);
-    // A crashed queue (a throwing filter, say) must not hang its client or stay in the maps.
-    actor.subscribe({ error: () => this.crashed(input) });
-    this.queues.set(input.queueId, actor);
-    let set = this.users.get(input.userId);
-    if (!set) this.users.set(input.userId, (set = new Set()));
-    set.add(actor);
-    actor.start();
+  // Operators (src/operators/actor-directory.ts sees the registry as a source of plain actors).
+
+  /** Every live queue. */
+  all(): IterableIterator<EventQueue> {
+    return this.queues.values();
   }
 
-  private forget(queueId: string, userId: number): void {
-    const actor = this.queues.get(queueId);
-    if (!actor) return;
-    this.queues.delete(queueId);
-    const set = this.users.get(userId);
-    set?.delete(actor);
-    if (set?.size === 0) this.users.delete(userId);
+  /** A live queue by its operators' id, `queue:<queue id>`. */
+  find(id: string): EventQueue | undefined {
+    return id.startsWith('queue:') ? this.queues.get(id.slice('queue:'.length)) : undefined;
   }
 
-  private crashed(input: EventQueueInput): void {
-    if (!this.queues.has(input.queueId)) return;
-    this.forget(input.queueId, input.userId);
-    this.publish({ type: 'expired', queueId: input.queueId, userId: input.userId, realmId: input.realmId, reason: 'error' });
+  /** A queue's persisted form: what its dump restores. */
+  persisted(queue: EventQueue): unknown {
+    return restoreQueue(dumpQueue(queue));
   }
 
-  /** One function shared by every queue actor, so a queue costs no closure. */
-  private readonly relay = (e: EventQueueEmitted): void => {
-    if (e.type === 'expired') this.forget(e.queueId, e.userId);
-    this.publish(e);
-  };
+  /** Reports every state change (creation, transitions, the end) to `watcher` until the returned function is called. */
+  watch(watcher: QueueWatcher): () => void {
+    this.watchers.add(watcher);
+    this.watched = true;
+    return () => {
+      this.watchers.delete(watcher);
+      this.watched = this.watchers.size > 0;
+    };
+  }
 
-  private publish(e: EventQueueEmitted | RegistryExpired): void {
-    for (const listener of this.listeners[e.type] as Set<(e: EventQueueEmitted | RegistryExpired) => void>) {
+  /** QueueHost: the registry's clock. */
+  now(): number {
+    return this.clock();
+  }
+
+  /** QueueHost: a queue changed state while watched. */
+  changed(queue: EventQueue, from: QueueState | null, cause: QueueCause | ''): void {
+    for (const w of this.watchers) {
+      try {
+        w(queue, from, cause);
+      } catch (error) {
+        (this.options.onListenerError ?? console.error)(error);
+      }
+    }
+  }
+
+  /** QueueHost: what a queue emits; an expired queue is forgotten first. */
+  emit(e: EventQueueEmitted): void {
+    if (e.type === 'expired') this.forget(e.queueId);
+    for (const listener of this.listeners[e.type] as Set<(e: EventQueueEmitted) => void>) {
       try {
         listener(e);
       } catch (error) {
         (this.options.onListenerError ?? console.error)(error);
       }
     }
+  }
+
+  private add(input: EventQueueInput): void {
+    const queue = new EventQueue(this, input);
+    this.queues.set(input.queueId, queue);
+    let set = this.users.get(input.userId);
+    if (!set) this.users.set(input.userId, (set = new Set()));
+    set.add(queue);
+  }
+
+  private forget(queueId: string): void {
+    const queue = this.queues.get(queueId);
+    if (!queue) return;
+    this.queues.delete(queueId);
+    const set = this.users.get(queue.userId);
+    set?.delete(queue);
+    if (set?.size === 0) this.users.delete(queue.userId);
   }
 }

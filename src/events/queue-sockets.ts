@@ -1,7 +1,8 @@
-// Open WebSockets on event queues, by handle: the socket-side twin of long-polls.ts. The queue actors hold only a
+// Open WebSockets on event queues, by handle: the socket-side twin of long-polls.ts. The queues hold only a
 // handle; this map turns their emissions into frames (each the JSON of a GET /events answer) and error closes, and
 // counts what went out. The transport (src/http/events-socket.ts) implements QueueSocket.
-import type { PollHandle, QueuedEvent } from '../actors/event-queue.machine.js';
+import type { EventBatch } from './event-batch.js';
+import type { PollHandle } from './event-queue.js';
 import { ApiError, errors } from '../errors.js';
 import { HandlesByQueue } from './by-queue.js';
 import type { QueueRegistry } from './queue-registry.js';
@@ -48,7 +49,7 @@ export class QueueSockets {
   constructor(private readonly queues: QueueRegistry) {
     queues.on('deliver', (e) => {
       const o = this.find(e.handle);
-      if (o) this.push(e.handle as string, o, e.events as QueuedEvent[]);
+      if (o) this.push(e.handle as string, o, e.batch);
     });
     queues.on('rejected', (e) => this.end(e.handle, 'refused', (o) => o.socket.fail(errors.badRequest(e.msg))));
     queues.on('released', (e) => this.end(e.handle, 'replaced', (o) => o.socket.close('replaced')));
@@ -115,7 +116,7 @@ export class QueueSockets {
   }
 
   /** Sends a delivery in frames of bounded size, so that a reconnect's backlog gets through a bounded socket. */
-  private push(handle: string, o: Open, events: QueuedEvent[]): void {
+  private push(handle: string, o: Open, events: EventBatch): void {
     // As a poll authenticates each time: nothing more for credentials that no longer hold (the queue keeps it).
     const revoked = o.socket.revoked();
     if (revoked) {

@@ -1,7 +1,9 @@
-// The JSON of a GET /events answer. A message event reaches every queue of a channel with the same message form
-// (queue-form.ts builds at most eight per message), so each form is serialized once, on its first answer, and its
-// text spliced into every queue's reply; the rest of each event (flags, id, local_message_id) is the queue's own.
-// The text equals JSON.stringify of the same reply.
+// The JSON of a GET /events answer (and of each WebSocket frame). A message event reaches every queue of a channel
+// with the same message form (queue-form.ts builds at most eight per message), and the router hands one event object
+// to every queue with the same form and flags; each such object is serialized once, on its first answer, and its
+// text spliced into every queue's reply with the queue's own `"id":N` (a queue stores no numbered copies:
+// event-batch.ts). The text equals JSON.stringify of the same reply in content; a spliced id comes last.
+import { EventBatch } from './event-batch.js';
 
 /** Objects shared by many queues' events whose JSON is kept once made (null until the first reply needs it). */
 const sharedJson = new WeakMap<object, string | null>();
@@ -24,18 +26,45 @@ function valueJson(value: unknown): string | undefined {
   return JSON.stringify(value);
 }
 
-/** An object's JSON with its shared members spliced in; keys JSON.stringify would leave out are left out. */
-function objectJson(obj: Record<string, unknown>, splice: (value: unknown) => string | undefined): string {
+/** An object's JSON less its closing brace, with its shared members spliced in; keys JSON.stringify would leave out
+ *  are left out, and so is `skip`. */
+function objectHead(obj: Record<string, unknown>, splice: (value: unknown) => string | undefined, skip?: string): string {
   let out = '{';
   let first = true;
   for (const key in obj) {
-    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
+    if (!Object.prototype.hasOwnProperty.call(obj, key) || key === skip) continue;
     const text = splice(obj[key]);
     if (text === undefined) continue;
     out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
     first = false;
   }
-  return out + '}';
+  return out;
+}
+
+function objectJson(obj: Record<string, unknown>, splice: (value: unknown) => string | undefined): string {
+  return objectHead(obj, splice) + '}';
+}
+
+/** Routed events shared by many queues, with the head of their JSON (less `id` and the closing brace) once made. */
+const sharedHeads = new WeakMap<object, string | null>();
+
+/** Marks an event object as handed to many queues: its JSON is made once and each queue's id spliced in. */
+export function shareEvent(event: object): void {
+  if (!sharedHeads.has(event)) sharedHeads.set(event, null);
+}
+
+function eventHead(event: Record<string, unknown>): string {
+  const known = sharedHeads.get(event);
+  if (known) return known;
+  const head = objectHead(event, valueJson, 'id');
+  if (known === null) sharedHeads.set(event, head);
+  return head;
+}
+
+/** A queue's event with its id: the event's JSON with `"id":N` last. */
+function numberedJson(event: Record<string, unknown>, id: number): string {
+  const head = eventHead(event);
+  return head + (head.length > 1 ? ',"id":' : '"id":') + id + '}';
 }
 
 function eventJson(event: unknown): string | undefined {
@@ -46,6 +75,12 @@ function eventJson(event: unknown): string | undefined {
 /** The success body of GET /events (`events` spliced as above, every other member as JSON.stringify writes it). */
 export function eventsReplyJson(body: Record<string, unknown>): string {
   return objectJson(body, (value) => {
+    if (value instanceof EventBatch && value === body.events) {
+      let out = '[';
+      const { events, firstId } = value;
+      for (let i = 0; i < events.length; i++) out += (i === 0 ? '' : ',') + numberedJson(events[i]!, firstId + i);
+      return out + ']';
+    }
     if (!Array.isArray(value) || value !== body.events) return JSON.stringify(value);
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (eventJson(value[i]) ?? 'null');
@@ -61,14 +96,16 @@ export const MAX_FRAME_CHARS = 64 * 1024;
  * for the next events in order, at most `maxChars` long unless one event alone is longer. A backlog as large as the
  * queue allows thus reaches a client whose socket lets only so many bytes wait.
  */
-export function eventsFrames(events: readonly unknown[], queueId: string, maxChars = MAX_FRAME_CHARS): string[] {
+export function eventsFrames(events: EventBatch | readonly unknown[], queueId: string, maxChars = MAX_FRAME_CHARS): string[] {
   const head = '{"result":"success","msg":"","events":[';
   const tail = '],"queue_id":' + JSON.stringify(queueId) + '}';
   const room = maxChars - head.length - tail.length;
   const frames: string[] = [];
+  const batch = events instanceof EventBatch ? events : null;
+  const list = batch ? batch.events : (events as readonly unknown[]);
   let body = '';
-  for (const event of events) {
-    const text = eventJson(event) ?? 'null';
+  for (let i = 0; i < list.length; i++) {
+    const text = batch ? numberedJson(batch.events[i]!, batch.firstId + i) : (eventJson(list[i]) ?? 'null');
     if (body !== '' && body.length + 1 + text.length > room) {
       frames.push(head + body + tail);
       body = '';

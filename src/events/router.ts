@@ -1,11 +1,16 @@
 // The event router: takes what realm actors publish and delivers it to the live queues of its recipients,
-// applying each queue's event_types, narrow, all_public_streams and client capabilities, one ENQUEUE per queue.
-import type { ClientEvent } from '../actors/event-queue.machine.js';
-import { eventForQueue } from './queue-form.js';
+// applying each queue's event_types, narrow, all_public_streams and client capabilities, one enqueue per queue. Every
+// queue that gets the same form of an event (the same flags, the same formKey) gets the same object, made once per
+// published event: a delivery to a parked poll copies nothing per queue.
+import type { ClientEvent } from './event-batch.js';
+import type { EventQueue } from './event-queue.js';
+import { eventForQueue, formKey } from './queue-form.js';
+import { shareEvent } from './reply-json.js';
 import { toWire } from './wire.js';
 import { compilePredicate, parseNarrow, resolveNarrow, type NarrowMessage, type NarrowResolver } from '../narrow/index.js';
 import type { EventHub } from '../bus/hub.js';
 import { recipientId, type ClientCapability, type MessageFacts, type RealmEvent, type WireEvent } from '../bus/events.js';
+import type { RestoredQueueInput } from './queue-dump.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { wantsType, type QueueRegistration } from './registration.js';
 
@@ -18,6 +23,10 @@ interface LiveQueue {
   narrow: ((msg: NarrowMessage) => boolean) | null;
   /** Messages up to this ID are in the queue's register snapshot: their events are not delivered to it. */
   messagesUpTo: number;
+  /** The queue itself (the router forgets it when it expires). */
+  queue: EventQueue;
+  /** Which form of an event the queue receives (queue-form.ts). */
+  form: number;
 }
 
 /** Builds a narrow resolver for a realm and user, from the realm's working set. */
@@ -52,13 +61,25 @@ export class EventRouter {
   create(realmId: number, userId: number, registration: QueueRegistration, messagesUpTo = -1): string {
     const narrow = this.compileNarrow(realmId, userId, registration);
     const queueId = this.queues.create(userId, realmId, { registration: registration as never });
-    this.track({ queueId, realmId, userId, registration, narrow, messagesUpTo });
+    this.track(queueId, realmId, userId, registration, narrow, messagesUpTo);
     return queueId;
   }
 
-  /** Re-attaches queues restored from a dump (their registrations travel with them). */
-  restored(queueId: string, realmId: number, userId: number, registration: QueueRegistration): void {
-    this.track({ queueId, realmId, userId, registration, narrow: this.compileNarrow(realmId, userId, registration), messagesUpTo: -1 });
+  /**
+   * Restores a dumped queue (its registration travels with it) and delivers to it; false when the dump does not
+   * decode or its queue is live already. A registration that no longer resolves throws before the queue exists.
+   */
+  restore(dump: Uint8Array): boolean {
+    let prepared: { input: RestoredQueueInput; narrow: LiveQueue['narrow'] } | null = null;
+    const r = this.queues.restore([dump], (input) => {
+      const reg = input.registration as unknown as QueueRegistration;
+      prepared = { input, narrow: this.compileNarrow(input.realmId, input.userId, reg) };
+      return undefined;
+    });
+    if (r.restored !== 1 || prepared === null) return false;
+    const { input, narrow } = prepared as { input: RestoredQueueInput; narrow: LiveQueue['narrow'] };
+    this.track(input.queueId, input.realmId, input.userId, input.registration as unknown as QueueRegistration, narrow, -1);
+    return true;
   }
 
   /** Every queue the router delivers to. */
@@ -74,7 +95,17 @@ export class EventRouter {
     this.unsubscribe();
   }
 
-  private track(q: LiveQueue): void {
+  private track(
+    queueId: string,
+    realmId: number,
+    userId: number,
+    registration: QueueRegistration,
+    narrow: LiveQueue['narrow'],
+    messagesUpTo: number,
+  ): void {
+    const queue = this.queues.get(queueId);
+    if (!queue) throw new Error(`queue ${queueId} is not live`);
+    const q: LiveQueue = { queueId, realmId, userId, registration, narrow, messagesUpTo, queue, form: formKey(registration) };
     this.live.set(q.queueId, q);
     let set = this.byUser.get(q.userId);
     if (!set) this.byUser.set(q.userId, (set = new Set()));
@@ -106,55 +137,84 @@ export class EventRouter {
   }
 
   route(realmId: number, events: RealmEvent[]): void {
-    const batches = new Map<LiveQueue, ClientEvent[]>();
+    // One published event (the common case) goes to each queue at once; several are gathered, one enqueue per queue.
+    const batches = events.length > 1 ? new Map<LiveQueue, ClientEvent[]>() : null;
     for (const re of events) {
-      const p: Published = { re, wire: toWire(re.event) };
+      const p: Published = { re, wire: toWire(re.event), variants: new Map() };
       // Only an all_public_streams event needs to know who got it as a recipient.
       const seen = re.allPublicStreams ? new Set<LiveQueue>() : null;
       for (const r of re.users) {
         const queues = this.byUser.get(recipientId(r));
         if (!queues) continue;
         const flags = typeof r === 'number' ? undefined : r.flags;
-        const copy = flags ? { ...p.wire, flags } : p.wire;
+        const variant = this.variant(p, flags);
         for (const q of queues) {
           if (q.realmId !== realmId) continue;
           seen?.add(q);
-          this.add(batches, q, p, copy, flags);
+          this.add(batches, q, p, variant, flags);
         }
       }
       if (re.allPublicStreams) {
+        const variant = this.variant(p, NO_FLAGS);
         for (const q of this.allPublic.get(realmId) ?? []) {
           // A user demoted to guest since registering gets only what they receive as a recipient.
-          if (!seen!.has(q) && this.mayFollowAllPublic(realmId, q.userId)) this.add(batches, q, p, { ...p.wire, flags: [] }, []);
+          if (!seen!.has(q) && this.mayFollowAllPublic(realmId, q.userId)) this.add(batches, q, p, variant, NO_FLAGS);
         }
       }
     }
-    for (const [q, evs] of batches) {
-      const actor = this.queues.get(q.queueId);
-      if (!actor) continue;
-      actor.send({ type: 'ENQUEUE', events: evs });
-      this.delivered += evs.length;
-    }
+    if (batches) for (const [q, evs] of batches) this.enqueue(q, evs);
   }
 
-  private add(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, p: Published, event: ClientEvent, flags: string[] | undefined): void {
+  /** The event with one recipient's flags, shared by every recipient with the same flags. */
+  private variant(p: Published, flags: string[] | undefined): Variant {
+    const key = flags === undefined ? '' : ',' + flags.join(',');
+    let v = p.variants.get(key);
+    if (!v) p.variants.set(key, (v = { event: flags ? { ...p.wire, flags } : p.wire, forms: [] }));
+    return v;
+  }
+
+  private add(batches: Map<LiveQueue, ClientEvent[]> | null, q: LiveQueue, p: Published, v: Variant, flags: string[] | undefined): void {
     if (p.re.event.kind === 'message') {
       // Already in the queue's snapshot (cluster mode: a batch its process's load had read, arriving after it).
       if ((p.re.event.message.id as number) <= q.messagesUpTo) return;
       if (q.narrow && !q.narrow(narrowMessage(p.re.event.facts, flags))) return;
     }
     const { re } = p;
-    // The common case (no capability variants, not the sender's queue) without the adapt() array.
-    if (!re.skipWith && !re.legacy && re.senderQueue?.queueId !== q.queueId) this.addOne(batches, q, event);
-    else for (const e of this.adapt(q, p, event)) this.addOne(batches, q, e);
+    // The common case (no capability variants, not the sender's queue): the shared form, made once.
+    if (!re.skipWith && !re.legacy && re.senderQueue?.queueId !== q.queueId) {
+      if (!wantsType(q.registration, v.event.type)) return;
+      let shaped = v.forms[q.form];
+      if (!shaped) {
+        v.forms[q.form] = shaped = eventForQueue(q.registration, v.event);
+        shareEvent(shaped);
+      }
+      this.addTo(batches, q, shaped);
+      return;
+    }
+    const list: ClientEvent[] = [];
+    for (const e of this.adapt(q, p, v.event)) if (wantsType(q.registration, e.type)) list.push(eventForQueue(q.registration, e));
+    if (list.length === 0) return;
+    if (!batches) this.enqueue(q, list);
+    else for (const e of list) this.addTo(batches, q, e);
   }
 
-  private addOne(batches: Map<LiveQueue, ClientEvent[]>, q: LiveQueue, e: ClientEvent): void {
-    if (!wantsType(q.registration, e.type)) return;
-    const shaped = eventForQueue(q.registration, e);
+  private addTo(batches: Map<LiveQueue, ClientEvent[]> | null, q: LiveQueue, e: ClientEvent): void {
+    if (!batches) {
+      // The queue never keeps the array it is handed, so one serves every queue.
+      this.one[0] = e;
+      this.enqueue(q, this.one);
+      return;
+    }
     const list = batches.get(q);
-    if (list) list.push(shaped);
-    else batches.set(q, [shaped]);
+    if (list) list.push(e);
+    else batches.set(q, [e]);
+  }
+
+  private readonly one: ClientEvent[] = [];
+
+  private enqueue(q: LiveQueue, events: readonly ClientEvent[]): void {
+    q.queue.enqueue(events);
+    this.delivered += events.length;
   }
 
   /** The form of an event this queue receives, given its capabilities. */
@@ -183,7 +243,18 @@ interface Published {
   re: RealmEvent;
   wire: WireEvent;
   legacy?: Partial<Record<ClientCapability, WireEvent[]>>;
+  /** By the recipients' flags (joined; '' for an event without flags). */
+  variants: Map<string, Variant>;
 }
+
+/** The event with one list of flags, and its forms by form key (queue-form.ts), each made when first needed. */
+interface Variant {
+  event: ClientEvent;
+  forms: (ClientEvent | undefined)[];
+}
+
+/** all_public_streams: a channel message for a non-recipient carries no flags. */
+const NO_FLAGS = Object.freeze([]) as unknown as string[];
 
 /** A message event's message as the narrow predicate sees it, with one recipient's flags. */
 function narrowMessage(facts: MessageFacts, flags: string[] | undefined): NarrowMessage {

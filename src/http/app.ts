@@ -9,31 +9,38 @@ import { requireOperatorToken } from './operator-auth.js';
 import { htmlErrorPage } from './pages.js';
 import { errorReply, type Connection, type IncomingRequest, type Reply } from './respond.js';
 import { Router, type Match } from './router.js';
+import type { RateDecision } from './rate-limit.js';
 import type { Services } from './services.js';
 
 const API_PREFIX = '/api/v1';
+const NO_BODY = Buffer.alloc(0);
 
 export function createHandler(services: Services, endpoints: Endpoint[]) {
   const api = new Router();
   const root = new Router();
   for (const e of endpoints) (e.root ? root : api).add(e);
 
-  /** Every request: observed (request id, log line, metrics), routed, and any failure turned into the envelope. */
-  return async function handle(request: IncomingRequest, conn: Connection): Promise<Reply> {
+  /** Every request: observed (request id, log line, metrics), routed, and any failure turned into the envelope. Not an
+   *  async function: a parked request holds one promise reaction here rather than a suspended frame. */
+  return function handle(request: IncomingRequest, conn: Connection): Promise<Reply> {
     const observed = services.operators.requests.begin(request.method, request.url, request.headers, request.remoteAddress);
-    let reply: Reply;
+    let routed: Promise<Reply>;
     try {
-      reply = await route(request, conn, observed);
-      observed.finish(reply.status);
+      routed = route(request, conn, observed);
     } catch (err) {
-      let unexpected = false;
-      reply = errorReply(err, () => (unexpected = true));
-      observed.finish(reply.status, unexpected ? (err ?? new Error(String(err))) : undefined);
+      return Promise.resolve(failed(observed, err));
     }
-    return { ...reply, headers: { ...reply.headers, 'X-Request-Id': observed.id } };
+    return routed.then(
+      (reply) => {
+        observed.finish(reply.status);
+        return { ...reply, requestId: observed.id };
+      },
+      (err) => failed(observed, err),
+    );
   };
 
-  async function route(request: IncomingRequest, conn: Connection, observed: ObservedRequest): Promise<Reply> {
+  /** Not itself async (a parked request holds one frame less): a route not found throws at once, inside handle's try. */
+  function route(request: IncomingRequest, conn: Connection, observed: ObservedRequest): Promise<Reply> {
     const url = request.url;
     const match = url.startsWith(API_PREFIX + '/') ? api.match(request.method, url.slice(API_PREFIX.length)) : root.match(request.method, url);
     observed.route = (match.endpoint.root ? '' : API_PREFIX) + match.endpoint.path;
@@ -69,7 +76,8 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
       guarded(address, '', () => requireOperatorToken(services.config.operatorToken, authorization), (e) => e.message === errors.invalidOperatorToken().message);
     }
     const forServer = endpoint.auth === 'operator' || endpoint.auth === 'public';
-    const realm = forServer ? null : await services.realms.forHost(request.headers.host);
+    const host = request.headers.host;
+    const realm = forServer ? null : (services.realms.loadedForHost(host) ?? (await services.realms.forHost(host)));
     observed.realmId = realm?.id ?? null;
     let user = null;
     if (realm && (endpoint.auth === 'user' || (endpoint.auth === 'optional' && authorization !== undefined))) {
@@ -85,16 +93,36 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
     const limits = endpoint.rateLimited ? services.rateLimiter.request(user?.id ?? null, request.remoteAddress) : null;
     const bodyLimit = endpoint.maxBodyBytes;
     if (bodyLimit !== undefined) request.body.limit(bodyLimit, () => errors.bodyTooLarge(bodyLimit));
-    const raw = endpoint.body === 'stream' ? Buffer.alloc(0) : await request.body.readAll();
-    const params = await readParams(request.query, request.headers['content-type'] ?? '', raw);
-    for (const [k, v] of Object.entries(pathParams)) params.fields.set(k, v);
+    const raw = endpoint.body === 'stream' || request.body.empty ? NO_BODY : await request.body.readAll();
+    const read = readParams(request.query, request.headers['content-type'] ?? '', raw);
+    const params = read instanceof Promise ? await read : read;
+    for (const k in pathParams) params.fields.set(k, pathParams[k]!);
     const parsed = endpoint.parse(params.fields);
     // Server endpoints' handlers are typed with a null realm (RequestContext<'operator' | 'public'>).
     const ctx: RequestContext = { realm: realm as RealmHandle, user, services, request, conn, files: params.files };
-    const data = await endpoint.handle(ctx, parsed.values);
-    if (data instanceof RawReply) return limits ? { ...data.reply, headers: { ...limits.headers, ...data.reply.headers } } : data.reply;
-    const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
-    if (parsed.ignored.length > 0) body.ignored_parameters_unsupported = parsed.ignored;
-    return { status: 200, headers: limits?.headers, body: endpoint.serialize(body) };
+    const data = endpoint.handle(ctx, parsed.values);
+    // A handler that waits (a parked poll) is waited for in a small frame of its own, not in this one.
+    return data instanceof Promise ? settled(endpoint, data, limits, parsed.ignored) : envelope(endpoint, data, limits, parsed.ignored);
   }
+}
+
+async function settled(endpoint: Endpoint, data: Promise<Record<string, unknown> | RawReply>, limits: RateDecision | null, ignored: string[]): Promise<Reply> {
+  return envelope(endpoint, await data, limits, ignored);
+}
+
+/** A handler's answer as the reply: the success envelope (with the parameters it ignored), or its own raw reply; with
+ *  the rate-limit headers. */
+function envelope(endpoint: Endpoint, data: Record<string, unknown> | RawReply, limits: RateDecision | null, ignored: string[]): Reply {
+  if (data instanceof RawReply) return limits ? { ...data.reply, headers: { ...limits.headers, ...data.reply.headers } } : data.reply;
+  const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
+  if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+  return { status: 200, headers: limits?.headers, body: endpoint.serialize(body) };
+}
+
+/** The envelope of a request's failure, recorded (an unexpected one with its error). */
+function failed(observed: ObservedRequest, err: unknown): Reply {
+  let unexpected = false;
+  const reply = errorReply(err, () => (unexpected = true));
+  observed.finish(reply.status, unexpected ? (err ?? new Error(String(err))) : undefined);
+  return { ...reply, requestId: observed.id };
 }

@@ -30,13 +30,20 @@ function sha256(s: string): Buffer {
 
 /**
  * Every request (each long-poll among them) authenticates, so the work that does not depend on the realm's current
- * state is remembered: a header's decoded email and the SHA-256 of its secret, and each user record's SHA-256 of its
- * API key. What is decided stays per request: the user is looked up in the realm's working set and the two digests
- * compared in constant time every time, so a changed API key, a changed email or a deactivation counts at once.
+ * state is remembered: a header's decoded email (lower-cased) and the SHA-256 of its secret, each user record's SHA-256
+ * of its API key, and the user record and key a header last matched. What is decided stays per request: the user is
+ * looked up in the realm's working set every time, and unless it is the very record, with the very key, that this
+ * header matched before, the two digests are compared in constant time; so a changed API key, a changed email or a
+ * deactivation counts at once.
  */
 interface ParsedHeader {
+  /** The email as sent, and lower-cased (how accounts are looked up and rate-limited). */
   username: string;
+  account: string;
   secretHash: Buffer;
+  /** The user record and its API key that this header's secret last matched. */
+  matched: User | null;
+  matchedKey: string;
 }
 
 /** Headers seen lately; cleared whole when full, so headers with made-up secrets cannot grow it. */
@@ -53,7 +60,7 @@ function parsedHeader(header: string | undefined): ParsedHeader | null {
   if (known) return known;
   const creds = parseBasicAuth(header);
   if (!creds) return null;
-  const parsed = { username: creds.username, secretHash: sha256(creds.secret) };
+  const parsed: ParsedHeader = { username: creds.username, account: creds.username.toLowerCase(), secretHash: sha256(creds.secret), matched: null, matchedKey: '' };
   if (headers.size >= HEADER_CACHE_SIZE) headers.clear();
   headers.set(header, parsed);
   return parsed;
@@ -67,10 +74,10 @@ function keyHash(user: User): Buffer {
   return hash;
 }
 
-/** The email address a Basic Authorization header names, or null (absent or malformed). */
+/** The email address a Basic Authorization header names, lower-cased, or null (absent or malformed). */
 export function basicUsername(header: string | undefined): string | null {
   try {
-    return parsedHeader(header)?.username.toLowerCase() ?? null;
+    return parsedHeader(header)?.account ?? null;
   } catch {
     return null;
   }
@@ -80,10 +87,14 @@ export function basicUsername(header: string | undefined): string | null {
 export function authenticate(state: RealmState, header: string | undefined): User {
   const creds = parsedHeader(header);
   if (!creds) throw errors.notLoggedIn();
-  const user = state.userByEmail(creds.username);
-  // Compare even when the user is unknown, so timing does not tell which emails exist.
-  const keyMatches = timingSafeEqual(creds.secretHash, user ? keyHash(user) : NO_USER_HASH);
-  if (!user || !keyMatches) throw errors.invalidApiKey();
+  const user = state.userByEmail(creds.account);
+  if (!user || user !== creds.matched || user.apiKey !== creds.matchedKey) {
+    // Compare even when the user is unknown, so timing does not tell which emails exist.
+    const keyMatches = timingSafeEqual(creds.secretHash, user ? keyHash(user) : NO_USER_HASH);
+    if (!user || !keyMatches) throw errors.invalidApiKey();
+    creds.matched = user;
+    creds.matchedKey = user.apiKey;
+  }
   if (state.realm.deactivated) throw errors.realmDeactivated();
   if (!user.isActive) throw errors.userDeactivated();
   return user;

@@ -49,6 +49,9 @@ export interface BodyAccounting {
   stallMs: number;
 }
 
+/** The flow of a body that has nothing to pause (shared: every request without a body has one). */
+const NO_FLOW: BodyFlow = Object.freeze({ pause() {}, resume() {} });
+
 export class BodyStream implements AsyncIterable<Buffer> {
   private queue: Buffer[] = [];
   private queued = 0;
@@ -70,7 +73,7 @@ export class BodyStream implements AsyncIterable<Buffer> {
     /** Content-Length when the client declared one. */
     readonly declaredLength: number | undefined,
     private limitBy: BodyLimit,
-    private flow: BodyFlow = { pause() {}, resume() {} },
+    private flow: BodyFlow = NO_FLOW,
     private accounting: BodyAccounting | null = null,
   ) {
     this.armStallTimer();
@@ -81,6 +84,11 @@ export class BodyStream implements AsyncIterable<Buffer> {
     const b = new BodyStream(0, limit);
     b.ended = true;
     return b;
+  }
+
+  /** A request without a body (BodyStream.empty): nothing to read. */
+  get empty(): boolean {
+    return this.declaredLength === 0 && this.ended;
   }
 
   /** True once the last byte has arrived (or there was no body). */

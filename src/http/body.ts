@@ -18,14 +18,43 @@ export interface RequestParams {
 const MAX_FIELDS = 1000;
 
 
-function addSearchParams(into: Map<string, string>, text: string): void {
-  if (text === '') return;
-  const params = new URLSearchParams(text);
-  let n = 0;
-  for (const [k, v] of params) {
-    if (++n > MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
-    into.set(k, v);
+/** Parameters of a query string or urlencoded body, as URLSearchParams reads them (one leading `?` dropped, empty pairs
+ *  skipped, a pair without `=` an empty value, `+` a space, percent escapes as UTF-8), split directly without
+ *  URLSearchParams' copies; text whose escapes decodeURIComponent refuses (malformed, not UTF-8) goes to URLSearchParams,
+ *  which keeps them leniently. */
+export function addSearchParams(into: Map<string, string>, text: string): void {
+  const pairs = splitSearchParams(text) ?? [...new URLSearchParams(text)].flat();
+  if (pairs.length > 2 * MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
+  for (let i = 0; i < pairs.length; i += 2) into.set(pairs[i]!, pairs[i + 1]!);
+}
+
+/** Keys and values, alternating; null when an escape does not decode. */
+function splitSearchParams(text: string): string[] | null {
+  const out: string[] = [];
+  const escaped = text.includes('%') || text.includes('+');
+  try {
+    for (let at = text.startsWith('?') ? 1 : 0; at < text.length; ) {
+      let end = text.indexOf('&', at);
+      if (end < 0) end = text.length;
+      if (end > at) {
+        if (out.length >= 2 * MAX_FIELDS) throw errors.malformedBody(`more than ${MAX_FIELDS} parameters`);
+        const eq = text.indexOf('=', at);
+        const k = eq < 0 || eq > end ? text.slice(at, end) : text.slice(at, eq);
+        const v = eq < 0 || eq > end ? '' : text.slice(eq + 1, end);
+        out.push(escaped ? unescapeParam(k) : k, escaped ? unescapeParam(v) : v);
+      }
+      at = end + 1;
+    }
+  } catch (err) {
+    if (err instanceof URIError) return null;
+    throw err;
   }
+  return out;
+}
+
+function unescapeParam(s: string): string {
+  if (!s.includes('%') && !s.includes('+')) return s;
+  return decodeURIComponent(s.includes('+') ? s.replaceAll('+', ' ') : s);
 }
 
 function parseMultipart(body: Buffer, contentType: string, into: RequestParams): Promise<void> {
@@ -56,16 +85,20 @@ function parseMultipart(body: Buffer, contentType: string, into: RequestParams):
   });
 }
 
-/** Collects the parameters of a request from its query string and body. */
-export async function readParams(query: string, contentType: string, body: Buffer): Promise<RequestParams> {
-  const params: RequestParams = { fields: new Map(), files: [] };
+/** The files of every request without any (frozen: shared). */
+const NO_FILES = Object.freeze([]) as unknown as UploadedFile[];
+
+/** Collects the parameters of a request from its query string and body; synchronously unless the body is multipart. */
+export function readParams(query: string, contentType: string, body: Buffer): RequestParams | Promise<RequestParams> {
+  const params: RequestParams = { fields: new Map(), files: NO_FILES };
   addSearchParams(params.fields, query);
   if (body.length === 0) return params;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (type === 'application/x-www-form-urlencoded' || type === '') {
     addSearchParams(params.fields, body.toString('utf8'));
   } else if (type === 'multipart/form-data') {
-    await parseMultipart(body, contentType, params);
+    params.files = [];
+    return parseMultipart(body, contentType, params).then(() => params);
   } else {
     throw errors.unsupportedMediaType(type);
   }

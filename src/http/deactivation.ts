@@ -16,6 +16,6 @@ export async function deactivate(
     ...target,
   });
   const queues = ctx.services.queues;
-  for (const id of ids) for (const q of queues.byUser(id)) queues.delete(q.getSnapshot().context.queueId);
+  for (const id of ids) for (const q of queues.byUser(id)) queues.delete(q.queueId);
   return {};
 }

@@ -34,6 +34,8 @@ export interface StreamedBody {
 export interface Reply {
   status: number;
   headers?: Record<string, string>;
+  /** Written as the X-Request-Id header (kept apart from `headers` so that tagging a reply copies no header object). */
+  requestId?: string;
   contentType?: string;
   /** Parts (an array of buffers) are written one after the other, uncopied when the reply is large. */
   body: string | Buffer | readonly Buffer[] | StreamedBody;
@@ -56,19 +58,43 @@ function statusLine(status: number): string {
   return STATUS_TEXT[status] ?? `${status} Status`;
 }
 
+/** One request's connection: whether the client went away or was answered, and what its end gives back (its body's
+ *  budget, its place in flight). Held for as long as a request waits (a parked poll), so kept small: no listener list
+ *  until someone listens, no closures. */
 class ConnectionState implements Connection {
   aborted = false;
   done = false;
-  private listeners: (() => void)[] = [];
+  private listeners: (() => void) | (() => void)[] | null = null;
+  private left = false;
+  constructor(
+    private readonly body: BodyStream | null = null,
+    private readonly inFlight: InFlight | null = null,
+  ) {
+    inFlight?.enter();
+  }
   onAbort(cb: () => void): void {
     if (this.aborted) cb();
+    else if (this.listeners === null) this.listeners = cb;
+    else if (typeof this.listeners === 'function') this.listeners = [this.listeners, cb];
     else this.listeners.push(cb);
   }
   abort(): void {
     this.aborted = true;
     const ls = this.listeners;
-    this.listeners = [];
-    for (const l of ls) l();
+    this.listeners = null;
+    if (typeof ls === 'function') ls();
+    else if (ls) for (const l of ls) l();
+    if (this.body) {
+      this.body.fail(errors.clientClosedRequest());
+      this.leave();
+    }
+  }
+  /** The request is over (answered or gone): its body's budget given back, its place in flight left; once. */
+  leave(): void {
+    if (this.left) return;
+    this.left = true;
+    this.body?.release();
+    this.inFlight?.leave();
   }
 }
 
@@ -154,24 +180,39 @@ function heldBytes(body: HeldBody): number {
 }
 
 function writeHead(res: HttpResponse, reply: Reply): void {
-  res.writeStatus(statusLine(reply.status));
+  // uWS writes 200 OK itself when no status was written.
+  if (reply.status !== 200) res.writeStatus(statusLine(reply.status));
   res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+  const headers = reply.headers;
+  if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
+  if (reply.requestId !== undefined) res.writeHeader('X-Request-Id', reply.requestId);
 }
 
-/** Writes a reply held in memory; `head` answers a HEAD request (headers and length, no body). */
+/** What `corkedWrite` writes: set just before the synchronous res.cork call that runs it, so that a reply costs no
+ *  closure. */
+const pending: { res: HttpResponse | null; reply: Reply | null; close: boolean; head: boolean } = { res: null, reply: null, close: false, head: false };
+
+function corkedWrite(): void {
+  const { res, reply, close, head } = pending;
+  pending.res = pending.reply = null;
+  const held = reply!.body as HeldBody;
+  const body = Array.isArray(held) ? Buffer.concat(held) : (held as string | Buffer);
+  writeHead(res!, reply!);
+  // HEAD: the length is announced by hand and the argument-less endWithoutBody() used: in this uWS build
+  // endWithoutBody(length) breaks keep-alive, and any explicit argument writes a second Content-Length.
+  if (head) res!.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody();
+  else res!.end(body, close);
+}
+
+/** Writes a reply held in memory in one corked write; `head` answers a HEAD request (headers and length, no body). */
 function write(res: HttpResponse, conn: ConnectionState, reply: Reply, close = false, head = false): void {
   if (conn.aborted || conn.done) return;
   conn.done = true;
-  const held = reply.body as HeldBody;
-  const body = Array.isArray(held) ? Buffer.concat(held) : (held as string | Buffer);
-  res.cork(() => {
-    writeHead(res, reply);
-    // HEAD: the length is announced by hand and the argument-less endWithoutBody() used: in this uWS build
-    // endWithoutBody(length) breaks keep-alive, and any explicit argument writes a second Content-Length.
-    if (head) res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody();
-    else res.end(body, close);
-  });
+  pending.res = res;
+  pending.reply = reply;
+  pending.close = close;
+  pending.head = head;
+  res.cork(corkedWrite);
 }
 
 /** Where a streamed reply waits for the client: settled with false if the client goes away meanwhile. */
@@ -357,11 +398,44 @@ export function serveUpgrade(res: HttpResponse, req: HttpRequest, handler: Handl
     .catch((err) => opts.onUnexpected(err));
 }
 
+/** What every request of one `serve` shares. */
+interface Server {
+  handler: Handler;
+  opts: ServeOptions;
+  budget: ReplyBudget;
+}
+
+/** Runs the handler and writes its reply (or the envelope of its failure); then the request is over. One async function
+ *  rather than a chain of promise callbacks: a parked request holds one frame. */
+async function answer(res: HttpResponse, conn: ConnectionState, request: IncomingRequest, server: Server): Promise<void> {
+  const { opts } = server;
+  try {
+    let reply: Reply | null;
+    try {
+      reply = await server.handler(request, conn);
+    } catch (err) {
+      // A handler that failed because its client went away has no one to answer.
+      reply = conn.aborted ? null : errorReply(err, opts.onUnexpected);
+    }
+    if (!reply) return;
+    const { body, method } = request;
+    // A reply sent before the whole body arrived ends the connection: the rest of the body is not wanted.
+    const close = !body.complete;
+    if (isStreamed(reply.body)) await writeStreamed(res, conn, reply, reply.body, opts.writeStallMs ?? WRITE_STALL_MS);
+    else if (!close && method !== 'HEAD' && heldBytes(reply.body) >= LARGE_REPLY_BYTES) await writeLarge(res, conn, reply, server.budget, opts);
+    else write(res, conn, reply, close, method === 'HEAD');
+  } catch (err) {
+    opts.onUnexpected(err);
+  } finally {
+    conn.leave();
+  }
+}
+
 /** Routes every request on the app to `handler`; bodies are read through a BodyStream limited to maxBodyBytes
  *  unless the endpoint sets its own limit. */
 export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, inFlight: InFlight): void {
   const defaultLimit = { bytes: opts.maxBodyBytes, error: () => errors.bodyTooLarge(opts.maxBodyBytes) };
-  const budget = new ReplyBudget(opts.maxPendingReplyBytes ?? PENDING_REPLY_BYTES);
+  const server: Server = { handler, opts, budget: new ReplyBudget(opts.maxPendingReplyBytes ?? PENDING_REPLY_BYTES) };
   const bodies = opts.bodies;
   const bodyBudget = bodies ? new BodyBudget(bodies.bytesInFlight, bodies.anonymousBytesInFlight) : null;
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
@@ -369,13 +443,15 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
     const lengthHeader = headers['content-length'];
     const declared = lengthHeader === undefined || lengthHeader === '' ? undefined : Number(lengthHeader);
     const hasBody = (declared ?? 0) !== 0 || headers['transfer-encoding'] !== undefined;
-    const conn = new ConnectionState();
-    // Bodies of requests without credentials start on the unauthenticated budget; the pipeline moves a body there
-    // later when the credentials it carries are not checked (BodyStream.anonymous).
-    const accounting = bodyBudget && bodies ? { budget: bodyBudget, anonymous: headers.authorization === undefined, stallMs: bodies.stallMs } : null;
-    const body = hasBody
-      ? new BodyStream(declared, defaultLimit, { pause: () => res.pause(), resume: () => !conn.aborted && !conn.done && res.resume() }, accounting)
-      : BodyStream.empty(defaultLimit);
+    let body: BodyStream;
+    let conn: ConnectionState;
+    if (hasBody) {
+      // Bodies of requests without credentials start on the unauthenticated budget; the pipeline moves a body there
+      // later when the credentials it carries are not checked (BodyStream.anonymous).
+      const accounting = bodyBudget && bodies ? { budget: bodyBudget, anonymous: headers.authorization === undefined, stallMs: bodies.stallMs } : null;
+      body = new BodyStream(declared, defaultLimit, { pause: () => res.pause(), resume: () => !conn.aborted && !conn.done && res.resume() }, accounting);
+    } else body = BodyStream.empty(defaultLimit);
+    conn = new ConnectionState(body, inFlight);
     const request: IncomingRequest = {
       method,
       url,
@@ -384,43 +460,17 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
       remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
       body,
     };
-    inFlight.enter();
-    let left = false;
-    const leave = () => {
-      if (!left) {
-        left = true;
-        body.release();
-        inFlight.leave();
-      }
-    };
-    res.onAborted(() => {
-      conn.abort();
-      body.fail(errors.clientClosedRequest());
-      leave();
-    });
+    res.onAborted(() => conn.abort());
     const refusal =
       headError(url.length + query.length, headerBytes, hosts) ??
       (declared !== undefined && !Number.isFinite(declared) ? errors.bodyTooLarge(opts.maxBodyBytes) : null);
     if (refusal) {
       write(res, conn, errorReply(refusal, opts.onUnexpected), true);
-      leave();
+      conn.leave();
       return;
     }
     // Data may arrive as soon as this handler returns: take it now, whoever reads it later.
     if (hasBody) res.onData((chunk, isLast) => body.push(Buffer.from(chunk.slice(0)), isLast));
-
-    handler(request, conn)
-      // A handler that failed because its client went away has no one to answer.
-      .catch((err) => (conn.aborted ? null : errorReply(err, opts.onUnexpected)))
-      .then(async (reply) => {
-        if (!reply) return;
-        // A reply sent before the whole body arrived ends the connection: the rest of the body is not wanted.
-        const close = !body.complete;
-        if (isStreamed(reply.body)) await writeStreamed(res, conn, reply, reply.body, opts.writeStallMs ?? WRITE_STALL_MS);
-        else if (!close && method !== 'HEAD' && heldBytes(reply.body) >= LARGE_REPLY_BYTES) await writeLarge(res, conn, reply, budget, opts);
-        else write(res, conn, reply, close, method === 'HEAD');
-      })
-      .catch((err) => opts.onUnexpected(err))
-      .finally(leave);
+    void answer(res, conn, request, server);
   });
 }

@@ -12,8 +12,13 @@ export interface Match {
   pathParams: Record<string, string>;
 }
 
+/** The parameters of every path without any (frozen: shared). */
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 export class Router {
   private exact = new Map<string, Map<Method, Endpoint>>();
+  /** The match of each endpoint of an exact path, made once. */
+  private exactMatches = new Map<Endpoint, Match>();
   private patterns: Pattern[] = [];
 
   add(endpoint: Endpoint): void {
@@ -27,6 +32,7 @@ export class Router {
       const key = '/' + segments.join('/');
       if (!this.exact.has(key)) this.exact.set(key, new Map());
       byMethod = this.exact.get(key)!;
+      this.exactMatches.set(endpoint, { endpoint, pathParams: NO_PARAMS });
     }
     if (byMethod.has(endpoint.method)) throw new Error(`duplicate endpoint ${endpoint.method} ${endpoint.path}`);
     byMethod.set(endpoint.method, endpoint);
@@ -34,7 +40,10 @@ export class Router {
 
   match(method: string, path: string): Match {
     const exact = this.exact.get(path);
-    if (exact) return this.pick(exact, method, {});
+    if (exact) {
+      const endpoint = exact.get(method as Method);
+      return endpoint ? this.exactMatches.get(endpoint)! : this.pick(exact, method, NO_PARAMS);
+    }
     const parts = path.split('/').filter(Boolean);
     let found: { byMethod: Map<Method, Endpoint>; params: Record<string, string> } | undefined;
     for (const p of this.patterns) {

@@ -13,7 +13,7 @@ import { compileLinkifiers } from './linkifiers.js';
 import { linkPass, PREVIEW_TOKEN, renderLinkOpen, renderPreview } from './links.js';
 import { channelRule, HTML_TOKEN, mentionRule, settleMentions } from './mentions.js';
 import { textPass } from './text-pass.js';
-import type { RenderContext, RenderEnv, RenderResult } from './types.js';
+import { resultOf, type RenderContext, type RenderEnv, type RenderResult } from './types.js';
 import { escapeText, isSafeUrl } from './urls.js';
 
 export type { MentionableUser, RenderContext, RenderResult } from './types.js';
@@ -98,15 +98,7 @@ const md = buildParser();
 /** Renders a message's Markdown to Zulip-compatible HTML and reports mentions and content flags. */
 export function renderMarkdown(content: string, ctx: RenderContext): RenderResult {
   const { compiled, errors } = compileLinkifiers(ctx.linkifiers);
-  const result: RenderResult = {
-    html: '',
-    mentionedUserIds: [],
-    mentionedGroupIds: [],
-    wildcards: { stream: false, topic: false },
-    hasLink: false,
-    hasImage: false,
-    hasAttachment: false,
-  };
+  const result = resultOf('');
   if (errors.length > 0) result.linkifierErrors = errors;
   const env: RenderEnv = { ctx, result, linkifiers: compiled, previewed: new Set(), tex: texBudget() };
   const html = md.render(normalizeListIndent(content), env);

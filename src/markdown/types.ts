@@ -55,6 +55,11 @@ export interface RenderResult {
   linkifierErrors?: string[];
 }
 
+/** A result that found nothing (no mention, link or image): where every render starts. */
+export function resultOf(html: string): RenderResult {
+  return { html, mentionedUserIds: [], mentionedGroupIds: [], wildcards: { stream: false, topic: false }, hasLink: false, hasImage: false, hasAttachment: false };
+}
+
 /** A linkifier that passed validation and compiled. */
 export interface CompiledLinkifier {
   id: number;

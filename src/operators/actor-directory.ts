@@ -1,7 +1,8 @@
 // Every live actor, for operators: the top-level actors are the actor system's (src/actors/system.ts), children are
-// found through their parents' snapshots; one register() per actor kind says how its actors look. Transitions are
-// recorded through XState's inspection hooks only while somebody watches (system.inspect is attached then and detached
-// after), so the hot path pays nothing otherwise.
+// found through their parents' snapshots; one register() per actor kind says how its actors look. Records that are
+// actors to operators without being XState actors (event queues: src/events/queue-registry.ts) come from plain
+// sources beside. Transitions are recorded through XState's inspection hooks, and the plain sources' watch, only while
+// somebody watches (attached then and detached after), so the hot path pays nothing otherwise.
 import type { AnyActorRef } from 'xstate';
 import { machineId, stateString, toSafeJson } from './actor-view.js';
 
@@ -94,6 +95,34 @@ interface InspectionEvent {
 
 const MAX_DEPTH = 8;
 
+/** A record operators see as an actor though no XState actor (an event queue: src/events/event-queue.ts). */
+export interface PlainActor {
+  readonly id: string;
+  readonly kind: string;
+  readonly state: string;
+  readonly status: string;
+  readonly realmId: number;
+  /** Work waiting in it (an event queue's unacknowledged events). */
+  readonly size: number;
+}
+
+/** Where plain actors come from (the event-queue registry). */
+export interface PlainSource<A extends PlainActor = PlainActor> {
+  all(): Iterable<A>;
+  /** A live one by its operators' id. */
+  find(id: string): A | undefined;
+  persisted(actor: A): unknown;
+  /** Reports each state change (`from` null: just made; an ended one with its final status) until the returned call. */
+  watch(watcher: (actor: A, from: string | null, event: string) => void): () => void;
+}
+
+/** What operators look at: an XState actor or a plain one. */
+export type Viewed = AnyActorRef | PlainActor;
+
+function isPlain(v: Viewed): v is PlainActor {
+  return typeof (v as AnyActorRef).getSnapshot !== 'function';
+}
+
 /** Where the top-level actors come from: the actor system. */
 export interface ActorSource {
   actors(): Iterable<AnyActorRef>;
@@ -105,7 +134,8 @@ export interface ActorSource {
 export class ActorDirectory {
   private readonly kinds = new Map<string, ActorKind>();
   private readonly watchers = new Set<ActorWatcher>();
-  private records = new WeakMap<AnyActorRef, Record_>();
+  private readonly plain: PlainSource[] = [];
+  private records = new WeakMap<Viewed, Record_>();
   private attached = new WeakSet<object>();
   private inspections: { unsubscribe(): void }[] = [];
   private unlisten: (() => void) | null = null;
@@ -118,9 +148,16 @@ export class ActorDirectory {
     this.kinds.set(kind.kind, kind);
   }
 
-  /** Every live state-machine actor, parents before children. */
-  *all(): Generator<AnyActorRef> {
+  /** Adds a source of plain actors (the event queues); watched at once if somebody watches. */
+  addPlain<A extends PlainActor>(source: PlainSource<A>): void {
+    this.plain.push(source as unknown as PlainSource);
+    if (this.watchers.size > 0) this.attachPlain(source as unknown as PlainSource);
+  }
+
+  /** Every live actor: the state-machine ones, parents before children, then the plain ones. */
+  *all(): Generator<Viewed> {
     for (const actor of this.source.actors()) yield* this.walk(actor, 0);
+    for (const source of this.plain) yield* source.all();
   }
 
   list(filter: ActorFilter = {}): ActorRow[] {
@@ -133,9 +170,13 @@ export class ActorDirectory {
   }
 
   /** A live actor by id: a top-level one straight from the actor system, a child by walking the tree. */
-  find(id: string): AnyActorRef | undefined {
+  find(id: string): Viewed | undefined {
     const top = this.source.get(id);
     if (top && machineId(top) !== undefined && top.getSnapshot().status !== 'stopped') return top;
+    for (const source of this.plain) {
+      const found = source.find(id);
+      if (found) return found;
+    }
     for (const actor of this.all()) if (actor.id === id) return actor;
     return undefined;
   }
@@ -144,8 +185,9 @@ export class ActorDirectory {
   counts(filter: ActorFilter = {}): StateCount[] {
     const by = new Map<string, StateCount>();
     for (const actor of this.all()) {
-      const kind = machineId(actor)!;
-      const state = stateString(actor.getSnapshot().value);
+      const plain = isPlain(actor);
+      const kind = plain ? actor.kind : machineId(actor)!;
+      const state = plain ? actor.state : stateString(actor.getSnapshot().value);
       if (filter.kind !== undefined && kind !== filter.kind) continue;
       if (filter.realm !== undefined || filter.state !== undefined || filter.q !== undefined) {
         if (!matches(this.row(actor), filter)) continue;
@@ -158,7 +200,22 @@ export class ActorDirectory {
     return [...by.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.state.localeCompare(b.state));
   }
 
-  row(actor: AnyActorRef): ActorRow {
+  row(actor: Viewed): ActorRow {
+    if (isPlain(actor)) {
+      const rec = this.records.get(actor);
+      return {
+        id: actor.id,
+        kind: actor.kind,
+        state: actor.state,
+        status: actor.status,
+        parent: null,
+        children: [],
+        realm_id: actor.realmId,
+        mailbox: actor.size,
+        time_in_state_ms: rec && rec.state === actor.state && rec.since !== null ? this.now() - rec.since : null,
+        last_transition: rec?.last ?? null,
+      };
+    }
     const snap = actor.getSnapshot();
     const kind = machineId(actor) ?? 'actor';
     const desc = this.kinds.get(kind);
@@ -184,7 +241,11 @@ export class ActorDirectory {
    * `persisted`, it has getPersistedSnapshot()'s shape built from the live snapshot: XState's own walk recurses
    * without end through contexts that hold a database handle.
    */
-  persisted(actor: AnyActorRef): unknown {
+  persisted(actor: Viewed): unknown {
+    if (isPlain(actor)) {
+      const source = this.plain.find((s) => s.find(actor.id) === actor);
+      return toSafeJson(source ? source.persisted(actor) : null);
+    }
     const desc = this.kinds.get(machineId(actor) ?? '');
     if (desc?.persisted) return toSafeJson(desc.persisted(actor));
     const snap = actor.getSnapshot();
@@ -203,8 +264,12 @@ export class ActorDirectory {
   watch(onChange: ActorWatcher): () => void {
     this.watchers.add(onChange);
     if (this.watchers.size === 1) {
-      for (const actor of this.all()) this.attach(actor, false);
+      for (const actor of this.all()) {
+        if (isPlain(actor)) this.records.set(actor, { state: actor.state, since: null, last: null });
+        else this.attach(actor, false);
+      }
       this.unlisten = this.source.onCreate((actor) => this.attach(actor));
+      for (const source of this.plain) this.attachPlain(source);
     }
     return () => {
       if (!this.watchers.delete(onChange) || this.watchers.size > 0) return;
@@ -229,18 +294,36 @@ export class ActorDirectory {
     this.inspections.push(system.inspect(this.observe));
   }
 
+  private attachPlain(source: PlainSource): void {
+    this.inspections.push({ unsubscribe: source.watch(this.observePlain) });
+  }
+
+  /** As for an XState actor created while watched (attach()): started, with no time in state until it changes. */
+  private readonly observePlain = (actor: PlainActor, from: string | null, event: string): void => {
+    if (from === null && !this.records.has(actor)) {
+      this.records.set(actor, { state: actor.state, since: null, last: null });
+      this.tell({ type: 'started', id: actor.id, kind: actor.kind, from: null, to: actor.state, event: '', status: actor.status });
+      return;
+    }
+    this.record(actor, actor.kind, actor.state, actor.status, event, false);
+  };
+
   private readonly observe = (e: InspectionEvent): void => {
     if (e.type !== '@xstate.snapshot' || !e.snapshot || machineId(e.actorRef) === undefined) return;
-    const state = stateString(e.snapshot.value);
-    const rec = this.records.get(e.actorRef);
-    const at = this.now();
     const eventType = e.event?.type ?? '';
     const status = e.snapshot.status ?? 'active';
-    const change = { id: e.actorRef.id, kind: machineId(e.actorRef)!, to: state, event: eventType, status };
+    this.record(e.actorRef, machineId(e.actorRef)!, stateString(e.snapshot.value), status, eventType, eventType === 'xstate.init');
+  };
+
+  /** One observed state (of an XState actor or a plain one): recorded, and told to the watchers when it changed. */
+  private record(ref: Viewed, kind: string, state: string, status: string, eventType: string, started: boolean): void {
+    const rec = this.records.get(ref);
+    if (rec && rec.state === state && status === 'active') return; // the common case: nothing to record or tell
+    const at = this.now();
+    const change = { id: ref.id, kind, to: state, event: eventType, status };
     if (!rec) {
-      const started = eventType === 'xstate.init';
       const last = started ? { from: null, to: state, event: eventType, at: new Date(at).toISOString() } : null;
-      this.records.set(e.actorRef, { state, since: started ? at : null, last });
+      this.records.set(ref, { state, since: started ? at : null, last });
       this.tell({ ...change, type: started ? 'started' : 'transition', from: null });
     } else if (rec.state !== state) {
       const from = rec.state;
@@ -251,7 +334,7 @@ export class ActorDirectory {
     } else if (status !== 'active') {
       this.tell({ ...change, type: 'ended', from: state });
     }
-  };
+  }
 
   private tell(change: ActorChange): void {
     for (const w of this.watchers) w(change);

@@ -48,6 +48,7 @@ export class Operators {
 
   /** Once the server's parts exist. */
   connect(src: OperatorSources): void {
+    this.actors.addPlain(src.queues);
     this.metrics.connect({ ...src, actors: this.actors, throughput: this.throughput });
     this.health_ = new Health(src.db, this.actors);
     this.syncLifecycleLog();

@@ -152,10 +152,10 @@ export class ServerMetrics {
     gauge('palaver_db_pool_max_connections', 'Size limit of the database pool.', () => pool().options.max ?? 0);
     this.unsubscribe.push(
       src.queues.on('deliver', (e) => {
-        this.delivered.inc(e.events.length);
-        src.throughput.delivered(e.events.length);
+        this.delivered.inc(e.batch.length);
+        src.throughput.delivered(e.batch.length);
         const now = performance.now();
-        for (const ev of e.events) {
+        for (const ev of e.batch.events) {
           const id = ev.type === 'message' ? (ev as { message?: { id?: number } }).message?.id : undefined;
           if (typeof id === 'number') this.messageDelivery.observe((now - this.publishedAt(id, now)) / 1000);
         }

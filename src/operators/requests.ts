@@ -20,49 +20,58 @@ export interface ObservedRequest {
 /** A request id a client or proxy sent us is kept when it looks like one. */
 const INCOMING_ID = /^[\w.:-]{1,64}$/;
 
+/** One request's bookkeeping (a class rather than a closure: a parked poll holds one of these a long while). */
+class Observed implements ObservedRequest {
+  route = 'unmatched';
+  realmId: number | null = null;
+  userId: number | null = null;
+  private readonly started = performance.now();
+  constructor(
+    private readonly observer: RequestObserver,
+    readonly id: string,
+    private readonly method: string,
+    public path: string,
+    private readonly remoteAddress: string,
+  ) {}
+
+  finish(status: number, err?: unknown): void {
+    const ms = performance.now() - this.started;
+    const { log, metrics, throughput, logEach } = this.observer;
+    metrics.observeRequest(this.method, this.route, status, ms / 1000);
+    throughput.request(ms, status);
+    const unexpected = err !== undefined;
+    if (!unexpected && (!logEach || !log.isLevelEnabled('info'))) return;
+    const fields = {
+      reqId: this.id,
+      method: this.method,
+      path: this.path,
+      route: this.route,
+      status,
+      ms: Math.round(ms * 1000) / 1000,
+      userId: this.userId,
+      realmId: this.realmId,
+      ip: this.remoteAddress,
+    };
+    if (unexpected) log.error({ ...fields, err }, 'request failed');
+    else log.info(fields, 'request');
+  }
+}
+
 export class RequestObserver {
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
 
   constructor(
-    private readonly log: Logger,
-    private readonly metrics: ServerMetrics,
-    private readonly throughput: Throughput,
+    readonly log: Logger,
+    readonly metrics: ServerMetrics,
+    readonly throughput: Throughput,
     /** false: only unexpected failures are logged (LOG_REQUESTS=0). */
-    private readonly logEach = true,
+    readonly logEach = true,
   ) {}
 
   begin(method: string, path: string, headers: Record<string, string>, remoteAddress: string): ObservedRequest {
     const incoming = headers['x-request-id'];
     const id = incoming !== undefined && INCOMING_ID.test(incoming) ? incoming : `${this.prefix}-${(++this.counter).toString(36)}`;
-    const started = performance.now();
-    const { log, metrics, throughput, logEach } = this;
-    return {
-      id,
-      route: 'unmatched',
-      path,
-      realmId: null,
-      userId: null,
-      finish(status, err) {
-        const ms = performance.now() - started;
-        metrics.observeRequest(method, this.route, status, ms / 1000);
-        throughput.request(ms, status);
-        const unexpected = err !== undefined;
-        if (!unexpected && (!logEach || !log.isLevelEnabled('info'))) return;
-        const fields = {
-          reqId: id,
-          method,
-          path: this.path,
-          route: this.route,
-          status,
-          ms: Math.round(ms * 1000) / 1000,
-          userId: this.userId,
-          realmId: this.realmId,
-          ip: remoteAddress,
-        };
-        if (unexpected) log.error({ ...fields, err }, 'request failed');
-        else log.info(fields, 'request');
-      },
-    };
+    return new Observed(this, id, method, path, remoteAddress);
   }
 }

@@ -1,6 +1,7 @@
 // The process's render pool: one per process (worker threads are a process-wide resource, like libuv's pool),
 // started on first use with the options the server configured.
 import type { RenderContext, RenderResult } from '../markdown/index.js';
+import { renderPlainText } from '../markdown/plain.js';
 import type { BatchedLookups } from './lookups.js';
 import { DEFAULT_RENDER_POOL, RenderPool, type RenderPoolOptions } from './pool.js';
 
@@ -20,10 +21,13 @@ export function configureRenderPool(next: RenderPoolOptions): void {
 }
 
 /**
- * Renders Markdown off the event loop, within the time limit (throws ApiError "Unable to render message"); lookups
- * in `batched` are answered asynchronously, once per round (see lookups.ts).
+ * Renders Markdown off the event loop, within the time limit (the promise rejects with ApiError "Unable to render
+ * message"); lookups in `batched` are answered asynchronously, once per round (see lookups.ts). Short plain text,
+ * which no rule touches, is answered at once, without a worker or a promise (markdown/plain.ts).
  */
-export function renderOffLoop(content: string, ctx: RenderContext, batched?: BatchedLookups): Promise<RenderResult> {
+export function renderOffLoop(content: string, ctx: RenderContext, batched?: BatchedLookups): RenderResult | Promise<RenderResult> {
+  const plain = renderPlainText(content, ctx.linkifiers);
+  if (plain) return plain;
   pool ??= new RenderPool(options);
   return pool.render(content, ctx, batched);
 }

@@ -3,7 +3,9 @@
 import { Piscina } from 'piscina';
 import { errors } from '../errors.js';
 import type { RenderContext, RenderResult } from '../markdown/index.js';
-import { answerMissed, emptyTables, splitContext, type BatchedLookups, type RenderJob, type RenderReply } from './lookups.js';
+import { Deadlines } from './deadlines.js';
+import { linkifiersKey } from './linkifier-keys.js';
+import { answerMissed, splitContext, type BatchedLookups, type LookupTables, type RenderJob, type RenderReply } from './lookups.js';
 
 export interface RenderPoolOptions {
   /** Worker threads at most (RENDER_THREADS). */
@@ -23,71 +25,68 @@ export const DEFAULT_RENDER_POOL: RenderPoolOptions = { threads: 2, timeLimitMs:
  */
 const MAX_ROUNDS = 3;
 
-// Node 20 has Atomics.waitAsync; the ES2022 typings do not.
-type WaitAsync = (a: Int32Array, index: number, value: number) => { async: true; value: Promise<string> } | { async: false; value: string };
-const waitAsync: WaitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
-
 /** The heap a worker may use; a render that needs more fails like one past its time limit. */
 const WORKER_HEAP_MB = 256;
 
 export class RenderPool {
   private readonly pool: Piscina<RenderJob, RenderReply>;
-  /** Rounds submitted and not yet settled (running or waiting). */
-  private inFlight = 0;
+  /** One slot per round in flight (running or waiting): the queue limit, and each round's time limit. */
+  private readonly deadlines: Deadlines;
 
   constructor(private readonly options: RenderPoolOptions = DEFAULT_RENDER_POOL) {
+    this.deadlines = new Deadlines(options.threads + options.maxQueue, options.timeLimitMs);
     this.pool = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
       minThreads: 1,
       maxThreads: options.threads,
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      workerData: { starts: this.deadlines.starts.buffer },
     });
   }
 
   /** Renders on a worker, answering its lookups from `ctx` and `batched` between rounds (see lookups.ts). */
   async render(content: string, ctx: RenderContext, batched: BatchedLookups = {}): Promise<RenderResult> {
-    const { lookups, data } = splitContext(ctx);
-    const tables = emptyTables(lookups, batched);
-    for (let round = 1; ; round++) {
-      const reply = await this.run({ content, data, tables, final: round === MAX_ROUNDS, started: new SharedArrayBuffer(4) });
+    const { lookups, linkifiers, data } = splitContext(ctx);
+    const names = [...Object.keys(lookups), ...Object.keys(batched)];
+    const tables: LookupTables = {};
+    const key = linkifiersKey(linkifiers);
+    let sendList = key === 0;
+    for (let round = 1; ; ) {
+      const job: RenderJob = { content, data, linkifiers: sendList ? { key, list: linkifiers } : { key }, lookups: names, tables, final: round === MAX_ROUNDS, slot: -1 };
+      const reply = await this.run(job);
       if ('result' in reply) return reply.result;
+      if ('stale' in reply) {
+        if (sendList) throw new Error('a render worker refused the linkifiers sent with its job');
+        sendList = true; // the same round again, with the list
+        continue;
+      }
       await answerMissed(lookups, batched, tables, reply.missed);
+      round++;
     }
   }
 
   close(): Promise<void> {
+    this.deadlines.close();
     return this.pool.close({ force: true });
   }
 
   /** One round on a worker; its time limit starts when the worker starts it, not while it waits in the queue. */
   private async run(job: RenderJob): Promise<RenderReply> {
     // Counted here: piscina does not apply its own queue limit to tasks that carry an abort signal.
-    if (this.inFlight >= this.options.threads + this.options.maxQueue) throw errors.renderQueueFull();
-    this.inFlight++;
-    const started = new Int32Array(job.started);
-    const abort = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    let settled = false;
-    const waiting = waitAsync(started, 0, 0);
-    const startClock = () => {
-      if (!settled) timer = setTimeout(() => abort.abort(), this.options.timeLimitMs);
-    };
-    if (waiting.async) void waiting.value.then(startClock);
-    else startClock();
+    const deadline = this.deadlines.take();
+    if (!deadline) throw errors.renderQueueFull();
+    job.slot = deadline.slot;
     let reply: RenderReply;
     try {
-      reply = await this.pool.run(job, { signal: abort.signal });
+      reply = await this.pool.run(job, { signal: deadline });
     } catch {
       // Past the time limit, out of memory, or a bug in the renderer: Zulip answers all of these alike.
       throw errors.renderFailed();
     } finally {
-      settled = true;
-      this.inFlight--;
-      clearTimeout(timer);
-      Atomics.notify(started, 0); // wakes the waiter of a job that never started
+      this.deadlines.release(deadline);
     }
-    // Finished just as its time ran out, before the timer could stop it: past the limit all the same.
+    // Finished past its time, before a sweep could stop it: past the limit all the same.
     if (reply.ms > this.options.timeLimitMs) throw errors.renderFailed();
     return reply;
   }

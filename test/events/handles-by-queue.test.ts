@@ -1,7 +1,6 @@
 // Parked polls and open sockets are found by their queue (src/events/by-queue.ts): a queue's expiry ends only what is
 // on it, and nothing is left in the index once polls are answered or aborted and sockets end.
 import test from 'ava';
-import { ActorSystem } from '../../src/actors/system.js';
 import type { ApiError } from '../../src/errors.js';
 import { LongPolls } from '../../src/events/long-polls.js';
 import { QueueRegistry } from '../../src/events/queue-registry.js';
@@ -27,7 +26,7 @@ class RecordingSocket implements QueueSocket {
 }
 
 function setup() {
-  const queues = new QueueRegistry(new ActorSystem());
+  const queues = new QueueRegistry();
   return { queues, polls: new LongPolls(queues), sockets: new QueueSockets(queues) };
 }
 
@@ -62,7 +61,7 @@ test('parked polls leave the index when answered, aborted, or refused; a deleted
   abort();
   t.is(polls.byQueue.size, 1);
   queues.delete(b);
-  t.deepEqual(await onB, []);
+  t.is((await onB).length, 0);
   t.is(polls.byQueue.size, 0);
   await t.throwsAsync(polls.poll('no:such', 1, -1, false, () => undefined), { message: /Bad event queue ID/ });
   t.is(polls.byQueue.size, 0);

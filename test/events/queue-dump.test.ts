@@ -1,29 +1,24 @@
 // Queue dumps: a queue survives a restart with its events, its ids and its acknowledgements; bad dumps are refused.
 import test from 'ava';
 import { Packr } from '../../src/msgpack.js';
-import { createActor } from 'xstate';
-import { eventQueueMachine, type EventQueueEmitted } from '../../src/actors/event-queue.machine.js';
+import { drive } from '../helpers/queue-driver.js';
 import { dumpQueue, migrateDump, QUEUE_DUMP_VERSION, restoreQueue } from '../../src/events/queue-dump.js';
 
 const T0 = 1_700_000_000_000;
 const packr = new Packr({ useRecords: false });
 
 function live(now: () => number, extra: Record<string, unknown> = {}) {
-  const actor = createActor(eventQueueMachine, {
-    input: { queueId: 'p1:abc', userId: 7, realmId: 2, now, heartbeatMs: 30_000, maxEvents: 50, ...extra },
-  });
-  const emitted: EventQueueEmitted[] = [];
-  actor.on('*', (e) => emitted.push(e));
-  actor.start();
-  return { actor, emitted };
+  const { queue, send, emitted } = drive(now, { queueId: 'p1:abc', userId: 7, realmId: 2, heartbeatMs: 30_000, maxEvents: 50, ...extra });
+  const state = () => ({ value: queue.state, context: { ...queue, events: queue.queued() } });
+  return { queue, send, emitted, state };
 }
 
 test('a restored queue keeps its unacknowledged events, its ids and its acknowledgements', (t) => {
   let now = T0;
   const before = live(() => now);
-  before.actor.send({ type: 'ENQUEUE', events: ['a', 'b', 'c', 'd', 'e'].map((type) => ({ type, n: { deep: [1, 2] } })) });
-  before.actor.send({ type: 'POLL', handle: 1, lastEventId: 2, dontBlock: true });
-  const buf = dumpQueue(before.actor.getSnapshot());
+  before.send({ type: 'ENQUEUE', events: ['a', 'b', 'c', 'd', 'e'].map((type) => ({ type, n: { deep: [1, 2] } })) });
+  before.send({ type: 'POLL', handle: 1, lastEventId: 2, dontBlock: true });
+  const buf = dumpQueue(before.queue);
   t.true(Buffer.isBuffer(buf));
 
   now = T0 + 5000;
@@ -32,8 +27,8 @@ test('a restored queue keeps its unacknowledged events, its ids and its acknowle
   t.is(input.heartbeatMs, 30_000);
   t.is(input.maxEvents, 50);
   const after = live(() => now, input);
-  const c = after.actor.getSnapshot().context;
-  t.is(after.actor.getSnapshot().value, 'waiting');
+  const c = after.state().context;
+  t.is(after.state().value, 'waiting');
   t.is(c.lastEventId, 4);
   t.is(c.firstUnacked, 3);
   t.is(c.lastActivity, T0, 'idle time before the restart still counts');
@@ -43,45 +38,45 @@ test('a restored queue keeps its unacknowledged events, its ids and its acknowle
   ]);
 
   // The client carries on with its last_event_id; new events continue the numbering.
-  after.actor.send({ type: 'POLL', handle: 2, lastEventId: 3, dontBlock: false });
-  after.actor.send({ type: 'POLL', handle: 3, lastEventId: 4, dontBlock: false });
-  after.actor.send({ type: 'ENQUEUE', events: [{ type: 'f' }] });
+  after.send({ type: 'POLL', handle: 2, lastEventId: 3, dontBlock: false });
+  after.send({ type: 'POLL', handle: 3, lastEventId: 4, dontBlock: false });
+  after.send({ type: 'ENQUEUE', events: [{ type: 'f' }] });
   t.deepEqual(after.emitted, [
     { type: 'deliver', queueId: 'p1:abc', handle: 2, events: [{ type: 'e', n: { deep: [1, 2] }, id: 4 }] },
     { type: 'deliver', queueId: 'p1:abc', handle: 3, events: [{ type: 'f', id: 5 }] },
   ]);
-  after.actor.send({ type: 'POLL', handle: 4, lastEventId: 1, dontBlock: true });
+  after.send({ type: 'POLL', handle: 4, lastEventId: 1, dontBlock: true });
   t.is(after.emitted.at(-1)!.type, 'rejected', 'what was pruned before the restart stays pruned');
 });
 
 test('a queue dumped with a parked poll restores waiting, active as of the dump', (t) => {
   let now = T0;
   const before = live(() => now);
-  before.actor.send({ type: 'POLL', handle: 1, lastEventId: -1, dontBlock: false });
+  before.send({ type: 'POLL', handle: 1, lastEventId: -1, dontBlock: false });
   now = T0 + 9 * 60_000;
-  const input = restoreQueue(dumpQueue(before.actor.getSnapshot()));
+  const input = restoreQueue(dumpQueue(before.queue));
   t.is(input.restored.lastActivity, T0 + 9 * 60_000);
   const after = live(() => now, input);
-  t.is(after.actor.getSnapshot().value, 'waiting');
-  t.is(after.actor.getSnapshot().context.handle, null);
+  t.is(after.state().value, 'waiting');
+  t.is(after.state().context.handle, null);
 });
 
 test('the registration parameters travel with the dump; the filter does not', (t) => {
   const registration = { event_types: ['message'], narrow: [['is', 'dm']] };
   const before = live(() => T0, { registration, filter: () => true });
-  const input = restoreQueue(dumpQueue(before.actor.getSnapshot()));
+  const input = restoreQueue(dumpQueue(before.queue));
   t.deepEqual(input.registration, registration);
   t.false('filter' in input);
 });
 
 test('an expired queue cannot be dumped', (t) => {
   const q = live(() => T0);
-  q.actor.send({ type: 'DELETE' });
-  t.throws(() => dumpQueue(q.actor.getSnapshot()), { message: /live queue/ });
+  q.send({ type: 'DELETE' });
+  t.throws(() => dumpQueue(q.queue), { message: /live queue/ });
 });
 
 test('every dump carries the current version', (t) => {
-  const raw = packr.unpack(dumpQueue(live(() => T0).actor.getSnapshot()));
+  const raw = packr.unpack(dumpQueue(live(() => T0).queue));
   t.is(raw.version, QUEUE_DUMP_VERSION);
 });
 

@@ -1,31 +1,30 @@
 // The queue registry: creating, finding and routing to queues, the sweep, forgetting expired queues, dump and restore.
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliverEmitted } from '../../src/actors/event-queue.machine.js';
-import { ActorSystem } from '../../src/actors/system.js';
+import type { QueuedEvent } from '../../src/events/event-queue.js';
 import { QueueRegistry, type RegistryExpired } from '../../src/events/queue-registry.js';
 
 const T0 = 1_700_000_000_000;
 const MIN = 60_000;
 
-function registry(extra: ConstructorParameters<typeof QueueRegistry>[1] = {}) {
+function registry(extra: ConstructorParameters<typeof QueueRegistry>[0] = {}) {
   const clock = { t: T0 };
-  const reg = new QueueRegistry(new ActorSystem(), { now: () => clock.t, processTag: 'p7', ...extra });
-  const delivered: DeliverEmitted[] = [];
+  const reg = new QueueRegistry({ now: () => clock.t, processTag: 'p7', ...extra });
+  const delivered: { type: 'deliver'; queueId: string; handle: unknown; events: QueuedEvent[] }[] = [];
   const expired: RegistryExpired[] = [];
-  reg.on('deliver', (e) => delivered.push(e));
+  reg.on('deliver', (e) => delivered.push({ type: e.type, queueId: e.queueId, handle: e.handle, events: e.batch.toJSON() }));
   reg.on('expired', (e) => expired.push(e));
   return { reg, clock, delivered, expired };
 }
 
-test('create names the queue after the process and spawns an actor queue:<id>', (t) => {
+test('create names the queue after the process; operators see it as queue:<id>', (t) => {
   const { reg } = registry();
   const id = reg.create(7, 2);
   t.regex(id, /^p7:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-  const actor = reg.get(id)!;
-  t.is(actor.id, `queue:${id}`);
-  t.is(actor.getSnapshot().value, 'waiting');
-  t.like(actor.getSnapshot().context, { userId: 7, realmId: 2, lastActivity: T0 });
+  const queue = reg.get(id)!;
+  t.is(queue.id, `queue:${id}`);
+  t.is(queue.state, 'waiting');
+  t.like(queue, { userId: 7, realmId: 2, lastActivity: T0 });
   t.not(reg.create(7, 2), id);
   t.is(reg.size, 2);
 });
@@ -40,11 +39,11 @@ test("a queue is found for its owner and for nobody else", (t) => {
   t.true(reg.poll(id, 7, { handle: 1, lastEventId: -1, dontBlock: true }));
 });
 
-test('registry defaults and per-queue options reach the actor', (t) => {
+test('registry defaults and per-queue options reach the queue', (t) => {
   const { reg } = registry({ defaults: { heartbeatMs: 1000, maxEvents: 5 } });
-  const a = reg.get(reg.create(1, 1))!.getSnapshot().context;
+  const a = reg.get(reg.create(1, 1))!;
   t.like(a, { heartbeatMs: 1000, maxEvents: 5 });
-  const b = reg.get(reg.create(1, 1, { maxEvents: 9, lastEventId: 3 }))!.getSnapshot().context;
+  const b = reg.get(reg.create(1, 1, { maxEvents: 9, lastEventId: 3 }))!;
   t.like(b, { heartbeatMs: 1000, maxEvents: 9, lastEventId: 3 });
 });
 
@@ -54,8 +53,8 @@ test('enqueue hands events to every queue of the given users and to no one else'
   const a2 = reg.create(1, 1);
   const b = reg.create(2, 1);
   const c = reg.create(3, 1);
-  t.deepEqual(reg.byUser(1).map((q) => q.getSnapshot().context.queueId).sort(), [a1, a2].sort());
-  for (const id of [a1, a2, b, c]) reg.poll(id, reg.get(id)!.getSnapshot().context.userId, { handle: id, lastEventId: -1, dontBlock: false });
+  t.deepEqual(reg.byUser(1).map((q) => q.queueId).sort(), [a1, a2].sort());
+  for (const id of [a1, a2, b, c]) reg.poll(id, reg.get(id)!.userId, { handle: id, lastEventId: -1, dontBlock: false });
 
   const sent = reg.enqueue([1, 2, 2, 99], [{ type: 'message', content: 'hi' }, { type: 'typing' }]);
   t.is(sent, 3);
@@ -63,14 +62,14 @@ test('enqueue hands events to every queue of the given users and to no one else'
   for (const d of delivered) {
     t.deepEqual(d.events, [{ type: 'message', content: 'hi', id: 0 }, { type: 'typing', id: 1 }]);
   }
-  t.is(reg.get(c)!.getSnapshot().value, 'polling');
+  t.is(reg.get(c)!.state, 'polling');
 });
 
 test('enqueue takes a single event too', (t) => {
   const { reg } = registry();
   const id = reg.create(1, 1);
   reg.enqueue([1], { type: 'presence' });
-  t.deepEqual(reg.get(id)!.getSnapshot().context.events, [{ type: 'presence', id: 0 }]);
+  t.deepEqual(reg.get(id)!.queued(), [{ type: 'presence', id: 0 }]);
 });
 
 test('the sweep expires idle queues and forgets them; queues with a parked poll get heartbeats instead', (t) => {
@@ -92,7 +91,7 @@ test('the sweep expires idle queues and forgets them; queues with a parked poll 
   t.is(reg.sweep(T0 + 10 * MIN), 1, 'only the idle queue is due');
   t.deepEqual(expired, [{ type: 'expired', queueId: idle, userId: 1, realmId: 1, reason: 'idle' }]);
   t.is(reg.get(idle), undefined);
-  t.deepEqual(reg.byUser(1).map((q) => q.getSnapshot().context.queueId), [parked]);
+  t.deepEqual(reg.byUser(1).map((q) => q.queueId), [parked]);
   t.is(reg.size, 2);
 
   reg.sweep(T0 + 15 * MIN);
@@ -114,7 +113,7 @@ test('a deleted or overflowing queue leaves the registry', (t) => {
   t.false(reg.delete(a));
 });
 
-test('a queue whose actor crashes is forgotten and announced as expired', (t) => {
+test('a queue whose filter throws is forgotten and announced as expired', (t) => {
   const { reg, expired } = registry();
   const id = reg.create(1, 1, {
     filter: () => {
@@ -125,7 +124,7 @@ test('a queue whose actor crashes is forgotten and announced as expired', (t) =>
   reg.enqueue([1], { type: 'message' });
   t.deepEqual(expired, [{ type: 'expired', queueId: id, userId: 1, realmId: 1, reason: 'error' }]);
   t.is(reg.get(id), undefined);
-  t.deepEqual(reg.get(ok)!.getSnapshot().context.events, [{ type: 'message', id: 0 }]);
+  t.deepEqual(reg.get(ok)!.queued(), [{ type: 'message', id: 0 }]);
 });
 
 test('a throwing listener is reported and does not stop the others', (t) => {
@@ -148,7 +147,7 @@ test('ABORT through the registry unparks the poll', (t) => {
   const id = reg.create(1, 1);
   reg.poll(id, 1, { handle: 5, lastEventId: -1, dontBlock: false });
   reg.abort(id, 5);
-  t.is(reg.get(id)!.getSnapshot().value, 'waiting');
+  t.is(reg.get(id)!.state, 'waiting');
 });
 
 test('rejected polls are relayed', (t) => {
@@ -199,7 +198,7 @@ test('restore skips what does not decode and queues already live', (t) => {
 });
 
 test('start sweeps on an interval with the registry clock, and stop ends it', async (t) => {
-  const reg = new QueueRegistry(new ActorSystem(), { sweepIntervalMs: 5, defaults: { idleTimeoutMs: 0 } });
+  const reg = new QueueRegistry({ sweepIntervalMs: 5, defaults: { idleTimeoutMs: 0 } });
   const expired: string[] = [];
   reg.on('expired', (e) => expired.push(e.queueId));
   const id = reg.create(1, 1);

@@ -3,7 +3,8 @@
 import test from 'ava';
 import { eventForQueue } from '../../src/events/queue-form.js';
 import { capabilitiesFrom, type QueueRegistration } from '../../src/events/registration.js';
-import { eventsFrames, eventsReplyJson } from '../../src/events/reply-json.js';
+import { EventBatch } from '../../src/events/event-batch.js';
+import { eventsFrames, eventsReplyJson, shareEvent } from '../../src/events/reply-json.js';
 import { startTestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
 import { makeChannel } from '../messages/helpers.js';
@@ -124,4 +125,21 @@ test('eventsFrames splits a delivery into answers of bounded length, events in o
   }
   t.deepEqual(parsed.find((p) => p.events.some((e) => e.id === 20))!.events.map((e) => e.id), [20], 'the large event alone');
   t.deepEqual(eventsFrames(events.slice(0, 3), 'q:1'), [eventsReplyJson({ result: 'success', msg: '', events: events.slice(0, 3), queue_id: 'q:1' })]);
+});
+
+test("a queue's batch: shared events made once, each queue's ids spliced in; the same content as JSON.stringify", (t) => {
+  const shared = { type: 'message', message: { id: 42, content: 'a "b"' }, flags: ['read'], gone: undefined };
+  shareEvent(shared);
+  // An event with an `id` member of its own: the queue's id replaces it, as the numbered copy's does.
+  const withId = { type: 'custom', id: 'own', n: 1 };
+  for (const firstId of [0, 41, 41]) {
+    const body = { result: 'success', msg: '', events: new EventBatch(firstId, [shared, { type: 'heartbeat' }, withId]), queue_id: 'q' };
+    t.deepEqual(JSON.parse(eventsReplyJson(body)), JSON.parse(JSON.stringify(body)));
+  }
+  t.is(
+    eventsReplyJson({ events: new EventBatch(7, [shared, { type: 'heartbeat' }]) }),
+    '{"events":[{"type":"message","message":{"id":42,"content":"a \\"b\\""},"flags":["read"],"id":7},{"type":"heartbeat","id":8}]}',
+    'the id comes last',
+  );
+  t.is(eventsReplyJson({ events: new EventBatch(0, []) }), '{"events":[]}');
 });

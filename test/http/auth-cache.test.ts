@@ -83,3 +83,34 @@ test('over HTTP: a user whose polls succeeded is refused with USER_DEACTIVATED o
   t.is(r.status, 401);
   t.like(r.json, { result: 'error', code: 'USER_DEACTIVATED' });
 });
+
+test('over HTTP: after polls that succeeded, a regenerated API key refuses the old key on the next poll and accepts the new one', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const u = await addUser(s);
+  const reg = await s.client.as(u).post('/register', { form: { event_types: '["message"]' } });
+  t.is(reg.status, 200);
+  const poll = (apiKey: string) =>
+    s.client.as({ ...u, apiKey }).get('/events', { query: { queue_id: reg.json.queue_id, last_event_id: '-1', dont_block: 'true' } });
+  for (let i = 0; i < 2; i++) t.is((await poll(u.apiKey)).status, 200);
+  const regen = await s.client.as(u).post('/users/me/api_key/regenerate');
+  t.is(regen.status, 200, regen.text);
+  const fresh = regen.json.api_key as string;
+  t.not(fresh, u.apiKey);
+  const old = await poll(u.apiKey);
+  t.is(old.status, 401);
+  t.like(old.json, { result: 'error', code: 'INVALID_API_KEY' });
+  t.is((await poll(fresh)).status, 200);
+  t.is((await poll(fresh)).status, 200, 'and again, from what was remembered');
+  t.is((await poll(u.apiKey)).status, 401, 'the old key stays refused');
+});
+
+test('a header remembered as matching one realm\'s user is checked again against another realm\'s record', (t) => {
+  const a = realmState();
+  const b = realmState();
+  const header = basicAuth('ada@example.test', 'first-key');
+  t.is(authenticate(a, header).id, 7);
+  b.putUser({ ...b.usersById.get(7)!, apiKey: 'other-key' });
+  t.is(code(() => authenticate(b, header)), 'INVALID_API_KEY');
+  t.is(authenticate(a, header).id, 7);
+});

@@ -72,8 +72,8 @@ browserTest('a browser opens the socket with a ticket, receives a message frame 
     // The acknowledgement reached the queue: the event is pruned.
     const queue = s.server.services.queues.get(opened.queueId)!;
     const deadline = Date.now() + 20_000;
-    while (queue.getSnapshot().context.firstUnacked !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    t.is(queue.getSnapshot().context.firstUnacked, 1);
+    while (queue.firstUnacked !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    t.is(queue.firstUnacked, 1);
     t.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -81,3 +81,41 @@ test('renders beyond the queue limit are refused with 503', async (t) => {
   for (const e of refused) t.is(e.status, 503);
   t.true(outcomes.some((o) => o.status === 'fulfilled'));
 });
+
+test('a realm change (a new linkifier list, emoji or user) is seen by the next render', async (t) => {
+  const single = new RenderPool({ threads: 1, timeLimitMs: 5_000, maxQueue: 10 });
+  t.teardown(() => single.close());
+  const content = 'see #12 and PAL-7 :party_parrot: @**Newcomer**';
+  const before = makeContext();
+  t.deepEqual(await single.render(content, before), renderMarkdown(content, before));
+  // The realm replaces its linkifier list on a change; the emoji and the user are new answers of its lookups.
+  const after = makeContext({
+    linkifiers: [{ id: 3, pattern: 'PAL-(?P<n>[0-9]+)', urlTemplate: 'https://palaver.example/{n}' }],
+    emoji: (name) => (name === 'party_parrot' ? { code: '9', type: 'realm_emoji', url: '/e/9.png' } : before.emoji(name)),
+    userByName: (name) => (name === 'Newcomer' ? { id: 12, fullName: 'Newcomer' } : before.userByName(name)),
+  });
+  const r = await single.render(content, after);
+  t.deepEqual(r, renderMarkdown(content, after));
+  t.regex(r.html, /href="https:\/\/palaver\.example\/7"/);
+  t.notRegex(r.html, /github\.com/);
+  t.regex(r.html, /\/e\/9\.png/);
+  t.deepEqual(r.mentionedUserIds, [12]);
+});
+
+test('a worker that lacks a linkifier list (a replaced one) is sent the list again', async (t) => {
+  const strict = new RenderPool({ threads: 1, timeLimitMs: 2_000, maxQueue: 10 });
+  t.teardown(() => strict.close());
+  const ctx = makeContext();
+  t.deepEqual(await strict.render('see #12', ctx), renderMarkdown('see #12', ctx));
+  // Past its time limit: the worker that knew the list is terminated and replaced by one that never saw it.
+  await t.throwsAsync(strict.render('**a @**Iago** :smile: '.repeat(200_000), ctx), { instanceOf: ApiError });
+  t.deepEqual(await strict.render('see #13', ctx), renderMarkdown('see #13', ctx));
+  t.regex((await strict.render('see #13', ctx)).html, /issues\/13/);
+});
+
+test('many renders at once on two workers, with one linkifier list, all render as the renderer does', async (t) => {
+  const ctx = makeContext();
+  const contents = Array.from({ length: 40 }, (_, i) => `#${i} and ZUL-${i} **${i}** @**Iago**`);
+  const rendered = await Promise.all(contents.map((c) => pool.render(c, ctx)));
+  t.deepEqual(rendered, contents.map((c) => renderMarkdown(c, ctx)));
+});

@@ -1,6 +1,6 @@
 // Message rows: inserts (one multi-row statement per kind), reads by ID, edits, deletions and conversation IDs.
 import type { IDatabase } from 'pg-promise';
-import { ParameterizedQuery } from '../sql.js';
+import { ParameterizedQuery, scalarArray } from '../sql.js';
 import type { InsertedMessage, MessageChange, NewMessage, StoredMessage } from '../../model/messages.js';
 
 /** The columns every message read selects (alias `m`). */
@@ -69,6 +69,7 @@ export class MessagesRepository {
   insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
     if (messages.length === 0) return Promise.resolve([]);
     const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
+    const scalars = (f: (m: NewMessage) => number | boolean | null) => scalarArray(messages.map(f));
     const ords: number[] = [];
     const users: number[] = [];
     const flags: number[] = [];
@@ -80,24 +81,24 @@ export class MessagesRepository {
       }
     });
     const values = [
-      col((m) => m.realmId),
-      col((m) => m.senderId),
+      scalars((m) => m.realmId),
+      scalars((m) => m.senderId),
       col((m) => m.kind),
-      col((m) => m.channelId),
+      scalars((m) => m.channelId),
       col((m) => m.topic),
       col((m) => (m.kind === 'direct' ? `{${m.directRecipients.join(',')}}` : null)),
       col((m) => m.content),
       col((m) => m.renderedContent),
-      col((m) => m.dateSent),
-      col((m) => m.hasLink),
-      col((m) => m.hasAttachment),
-      col((m) => m.hasImage),
-      col((m) => m.recipientId),
+      scalars((m) => m.dateSent),
+      scalars((m) => m.hasLink),
+      scalars((m) => m.hasAttachment),
+      scalars((m) => m.hasImage),
+      scalars((m) => m.recipientId),
       col((m) => m.client),
-      col((m) => m.isMeMessage),
-      ords,
-      users,
-      flags,
+      scalars((m) => m.isMeMessage),
+      scalarArray(ords),
+      scalarArray(users),
+      scalarArray(flags),
     ];
     return this.db.map(new ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
       id: Number(r.id),

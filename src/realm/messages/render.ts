@@ -2,6 +2,7 @@
 // write), /me detection, topic links and alert-word hits.
 import { compileLinkifiers, findLinkifierMatch } from '../../markdown/linkifiers.js';
 import { defaultEmojiLookup, renderMarkdown, type ImageRenderData, type MentionableUser, type RenderContext, type RenderResult } from '../../markdown/index.js';
+import { renderPlainText } from '../../markdown/plain.js';
 import { renderOffLoop } from '../../render-pool/index.js';
 import { hasContentAccess } from '../access/channels.js';
 import { customEmojiByName, emojiImageUrl } from '../files/emoji.js';
@@ -86,10 +87,13 @@ export function renderContent(state: RealmState, author: User | null, realmUrl: 
 
 /**
  * Renders what a user wrote on the worker pool, within its time limit (ApiError "Unable to render message"); topic
- * links get their `/with/` permalinks from the database (topic-permalinks.ts).
+ * links get their `/with/` permalinks from the database (topic-permalinks.ts). Plain text is rendered at once (no
+ * promise).
  */
-export async function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Promise<Rendered> {
-  return withMe(content, await renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author)));
+export function renderAs(state: RealmState, author: User | null, realmUrl: string, content: string, images?: ImageRenderData): Rendered | Promise<Rendered> {
+  // Plain text needs no lookups: answered before the context (and its closures) is made.
+  const r = renderPlainText(content, state.messages.linkifiers) ?? renderOffLoop(content, renderContext(state, author, realmUrl, images), topicPermalinkLookups(state, author));
+  return r instanceof Promise ? r.then((done) => withMe(content, done)) : withMe(content, r);
 }
 
 /** A rendering made before its command reached the realm actor (the command's prepare), with what it rendered. */

@@ -93,8 +93,8 @@ export function normalizeContent(content: string): string {
 
 /**
  * A command's prepare step for message content: the content as it will be stored, rendered on the worker pool as
- * its author sees the realm, into `input.rendered`. The input itself, at once, when nothing is left to render: it
- * was rendered already, or the check will refuse the content.
+ * its author sees the realm, into `input.rendered`. At once (no promise) when nothing is left to render (it was
+ * rendered already, or the check will refuse the content) or the content is plain text (markdown/plain.ts).
  */
 export function prerender<I extends { rendered?: Prerendered; images?: ImageRenderData }>(
   state: RealmState,
@@ -111,7 +111,9 @@ export function prerender<I extends { rendered?: Prerendered; images?: ImageRend
   }
   if (input.rendered?.content === content) return input;
   const author = state.usersById.get(authorId) ?? null;
-  return renderAs(state, author, realmUrl, content, input.images).then((rendered) => ({ ...input, rendered: { content, rendered } }));
+  const rendered = renderAs(state, author, realmUrl, content, input.images);
+  if (!(rendered instanceof Promise)) return { ...input, rendered: { content, rendered } };
+  return rendered.then((done) => ({ ...input, rendered: { content, rendered: done } }));
 }
 
 

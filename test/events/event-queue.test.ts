@@ -1,33 +1,29 @@
-// The event-queue actor, driven with a controlled clock: every state change and what it emits.
+// The event queue, driven with a controlled clock: every state change and what it emits.
 import test from 'ava';
-import { createActor } from 'xstate';
-import {
-  eventQueueMachine,
-  HEARTBEAT_MS,
-  IDLE_TIMEOUT_MS,
-  sweepDue,
-  type EventQueueEmitted,
-  type EventQueueInput,
-} from '../../src/actors/event-queue.machine.js';
+import { HEARTBEAT_MS, IDLE_TIMEOUT_MS, type EventQueueInput, type QueuedEvent } from '../../src/events/event-queue.js';
+import { drive } from '../helpers/queue-driver.js';
 
 const T0 = 1_700_000_000_000;
 
 function start(input: Partial<EventQueueInput> = {}) {
   const clock = { t: T0 };
-  const actor = createActor(eventQueueMachine, {
-    input: { queueId: 'q1', userId: 7, realmId: 2, now: () => clock.t, ...input },
+  const { queue, send, emitted } = drive(() => clock.t, { queueId: 'q1', userId: 7, realmId: 2, ...input });
+  const poll = (handle: number, lastEventId: number, dontBlock = false) => send({ type: 'POLL', handle, lastEventId, dontBlock });
+  const enqueue = (...types: string[]) => send({ type: 'ENQUEUE', events: types.map((type) => ({ type })) });
+  const state = () => queue.state;
+  const ctx = () => ({
+    queueId: queue.queueId,
+    lastEventId: queue.lastEventId,
+    firstUnacked: queue.firstUnacked,
+    lastActivity: queue.lastActivity,
+    handle: queue.handle,
+    socket: queue.socket,
+    parkedAt: queue.parkedAt,
+    events: queue.queued(),
   });
-  const emitted: EventQueueEmitted[] = [];
-  actor.on('*', (e) => emitted.push(e));
-  actor.start();
-  const poll = (handle: number, lastEventId: number, dontBlock = false) =>
-    actor.send({ type: 'POLL', handle, lastEventId, dontBlock });
-  const enqueue = (...types: string[]) => actor.send({ type: 'ENQUEUE', events: types.map((type) => ({ type })) });
-  const state = () => actor.getSnapshot().value;
-  const ctx = () => actor.getSnapshot().context;
   /** The emissions since the last call. */
   const take = () => emitted.splice(0);
-  return { actor, clock, poll, enqueue, state, ctx, take };
+  return { queue, send, clock, poll, enqueue, state, ctx, take };
 }
 
 const deliver = (handle: number, events: object[]) => ({ type: 'deliver', queueId: 'q1', handle, events });
@@ -76,7 +72,7 @@ test('events enqueued while waiting are buffered and answer the next POLL immedi
 test('an enqueued event is copied, not mutated, so one object can go to many queues', (t) => {
   const q = start();
   const shared = { type: 'message', message: { id: 9 } };
-  q.actor.send({ type: 'ENQUEUE', events: [shared] });
+  q.send({ type: 'ENQUEUE', events: [shared] });
   t.deepEqual(shared, { type: 'message', message: { id: 9 } });
   t.deepEqual(q.ctx().events, [{ type: 'message', message: { id: 9 }, id: 0 }]);
 });
@@ -162,7 +158,7 @@ test('ABORT of the parked poll leaves a clean waiting queue that loses nothing',
   q.poll(2, 1);
   q.take();
   q.clock.t += 20_000;
-  q.actor.send({ type: 'ABORT', handle: 2 });
+  q.send({ type: 'ABORT', handle: 2 });
   t.is(q.state(), 'waiting');
   t.is(q.ctx().handle, null);
   t.is(q.ctx().lastActivity, T0 + 20_000, 'connected until it went away');
@@ -187,7 +183,7 @@ test('ABORT of a handle that is not parked changes nothing', (t) => {
   q.poll(1, -1);
   q.poll(2, -1);
   q.take();
-  q.actor.send({ type: 'ABORT', handle: 1 });
+  q.send({ type: 'ABORT', handle: 1 });
   t.is(q.state(), 'polling');
   t.is(q.ctx().handle, 2);
 });
@@ -195,12 +191,12 @@ test('ABORT of a handle that is not parked changes nothing', (t) => {
 test('a poll parked for the heartbeat interval gets a heartbeat event on the next SWEEP', (t) => {
   const q = start();
   q.poll(1, -1);
-  q.actor.send({ type: 'SWEEP', now: T0 + HEARTBEAT_MS - 1 });
+  q.send({ type: 'SWEEP', now: T0 + HEARTBEAT_MS - 1 });
   t.deepEqual(q.take(), []);
   t.is(q.state(), 'polling');
-  t.false(sweepDue(q.actor.getSnapshot(), T0 + HEARTBEAT_MS - 1));
-  t.true(sweepDue(q.actor.getSnapshot(), T0 + HEARTBEAT_MS));
-  q.actor.send({ type: 'SWEEP', now: T0 + HEARTBEAT_MS });
+  t.false(q.queue.sweepDue(T0 + HEARTBEAT_MS - 1));
+  t.true(q.queue.sweepDue(T0 + HEARTBEAT_MS));
+  q.send({ type: 'SWEEP', now: T0 + HEARTBEAT_MS });
   t.deepEqual(q.take(), [deliver(1, [{ type: 'heartbeat', id: 0 }])]);
   t.is(q.state(), 'waiting');
   t.is(q.ctx().lastActivity, T0 + HEARTBEAT_MS);
@@ -213,43 +209,43 @@ test('a poll parked for the heartbeat interval gets a heartbeat event on the nex
 test('the heartbeat interval comes from input', (t) => {
   const q = start({ heartbeatMs: 1000 });
   q.poll(1, -1);
-  q.actor.send({ type: 'SWEEP', now: T0 + 1000 });
+  q.send({ type: 'SWEEP', now: T0 + 1000 });
   t.deepEqual(q.take(), [deliver(1, [{ type: 'heartbeat', id: 0 }])]);
 });
 
 test('a queue without a client for 10 minutes expires on the SWEEP', (t) => {
   const q = start();
-  q.actor.send({ type: 'SWEEP', now: T0 + IDLE_TIMEOUT_MS - 1 });
+  q.send({ type: 'SWEEP', now: T0 + IDLE_TIMEOUT_MS - 1 });
   t.is(q.state(), 'waiting');
-  t.false(sweepDue(q.actor.getSnapshot(), T0 + IDLE_TIMEOUT_MS - 1));
-  q.actor.send({ type: 'SWEEP', now: T0 + IDLE_TIMEOUT_MS });
+  t.false(q.queue.sweepDue(T0 + IDLE_TIMEOUT_MS - 1));
+  q.send({ type: 'SWEEP', now: T0 + IDLE_TIMEOUT_MS });
   t.deepEqual(q.take(), [{ type: 'expired', queueId: 'q1', userId: 7, realmId: 2, reason: 'idle' }]);
   t.is(q.state(), 'expired');
-  t.is(q.actor.getSnapshot().status, 'done');
+  t.is(q.queue.status, 'done');
 });
 
 test('a POLL restarts the idle clock', (t) => {
   const q = start({ idleTimeoutMs: 1000 });
   q.clock.t = T0 + 900;
   q.poll(1, -1, true);
-  q.actor.send({ type: 'SWEEP', now: T0 + 1500 });
+  q.send({ type: 'SWEEP', now: T0 + 1500 });
   t.is(q.state(), 'waiting');
-  q.actor.send({ type: 'SWEEP', now: T0 + 1900 });
+  q.send({ type: 'SWEEP', now: T0 + 1900 });
   t.is(q.state(), 'expired');
 });
 
 test('a queue with a parked poll is never expired, however long it has been', (t) => {
   const q = start({ heartbeatMs: 60 * 60_000 });
   q.poll(1, -1);
-  q.actor.send({ type: 'SWEEP', now: T0 + 3 * IDLE_TIMEOUT_MS });
+  q.send({ type: 'SWEEP', now: T0 + 3 * IDLE_TIMEOUT_MS });
   t.is(q.state(), 'polling');
   t.deepEqual(q.take(), []);
   // Once the client goes, the 10 minutes count from its departure.
   q.clock.t = T0 + 3 * IDLE_TIMEOUT_MS;
-  q.actor.send({ type: 'ABORT', handle: 1 });
-  q.actor.send({ type: 'SWEEP', now: q.clock.t + IDLE_TIMEOUT_MS - 1 });
+  q.send({ type: 'ABORT', handle: 1 });
+  q.send({ type: 'SWEEP', now: q.clock.t + IDLE_TIMEOUT_MS - 1 });
   t.is(q.state(), 'waiting');
-  q.actor.send({ type: 'SWEEP', now: q.clock.t + IDLE_TIMEOUT_MS });
+  q.send({ type: 'SWEEP', now: q.clock.t + IDLE_TIMEOUT_MS });
   t.is(q.state(), 'expired');
 });
 
@@ -279,12 +275,12 @@ test('an overflow while polling answers the parked poll before the queue expires
   q.poll(1, -1);
   q.enqueue('a', 'b', 'c');
   t.deepEqual(q.take(), [deliver(1, []), { type: 'expired', queueId: 'q1', userId: 7, realmId: 2, reason: 'overflow' }]);
-  t.is(q.actor.getSnapshot().status, 'done');
+  t.is(q.queue.status, 'done');
 });
 
 test('DELETE expires a waiting queue', (t) => {
   const q = start();
-  q.actor.send({ type: 'DELETE' });
+  q.send({ type: 'DELETE' });
   t.deepEqual(q.take(), [{ type: 'expired', queueId: 'q1', userId: 7, realmId: 2, reason: 'deleted' }]);
   t.is(q.state(), 'expired');
 });
@@ -292,13 +288,13 @@ test('DELETE expires a waiting queue', (t) => {
 test('DELETE of a polling queue answers the parked poll first', (t) => {
   const q = start();
   q.poll(1, -1);
-  q.actor.send({ type: 'DELETE' });
+  q.send({ type: 'DELETE' });
   t.deepEqual(q.take(), [deliver(1, []), { type: 'expired', queueId: 'q1', userId: 7, realmId: 2, reason: 'deleted' }]);
 });
 
 test('an expired queue ignores everything', (t) => {
   const q = start();
-  q.actor.send({ type: 'DELETE' });
+  q.send({ type: 'DELETE' });
   q.take();
   q.enqueue('a');
   q.poll(1, -1, true);
@@ -351,10 +347,10 @@ test('under any sequence of sends, the buffer stays gap-free and a parked poll m
         let tried: number | null = null;
         if (o.k === 'enqueue') q.enqueue(...Array.from({ length: o.n }, () => 'x'));
         else if (o.k === 'poll') q.poll(++handle, (tried = q.ctx().lastEventId - o.back), o.dontBlock);
-        else if (o.k === 'abort') q.actor.send({ type: 'ABORT', handle });
+        else if (o.k === 'abort') q.send({ type: 'ABORT', handle });
         else {
           q.clock.t += o.dt;
-          q.actor.send({ type: 'SWEEP', now: q.clock.t });
+          q.send({ type: 'SWEEP', now: q.clock.t });
         }
         const c = q.ctx();
         if (!c.events.every((e, i) => e.id === c.firstUnacked + i)) return false;
@@ -364,7 +360,7 @@ test('under any sequence of sends, the buffer stays gap-free and a parked poll m
         const out = q.take();
         if (tried !== null && !out.some((e) => e.type === 'rejected')) ack = tried;
         for (const e of out) {
-          if (e.type !== 'deliver' || e.events.length === 0) continue;
+          if (e.type !== 'deliver' || !e.events || e.events.length === 0) continue;
           // A delivery is everything after the client's acknowledgement, up to the newest event, without gaps.
           if (!e.events.every((ev, i) => ev.id === ack + 1 + i)) return false;
           if (e.events.at(-1)!.id !== c.lastEventId) return false;
@@ -382,7 +378,7 @@ test('under any sequence of sends, the buffer stays gap-free and a parked poll m
 test('ATTACH pushes the backlog after its lastEventId, then each accepted batch at once; nothing twice', (t) => {
   const q = start();
   q.enqueue('a', 'b', 'c');
-  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: 0 });
+  q.send({ type: 'ATTACH', handle: 's1', lastEventId: 0 });
   t.is(q.state(), 'streaming');
   t.deepEqual(q.take(), [{ type: 'deliver', queueId: 'q1', handle: 's1', events: [{ type: 'b', id: 1 }, { type: 'c', id: 2 }] }]);
   t.is(q.ctx().firstUnacked, 1, 'the ATTACH acknowledged event 0');
@@ -393,49 +389,49 @@ test('ATTACH pushes the backlog after its lastEventId, then each accepted batch 
 
 test('ACK prunes like a POLL’s last_event_id; a bad one is rejected to the socket', (t) => {
   const q = start();
-  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
+  q.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
   q.enqueue('a', 'b', 'c');
   q.take();
   q.clock.t += 10;
-  q.actor.send({ type: 'ACK', handle: 's1', lastEventId: 1 });
+  q.send({ type: 'ACK', handle: 's1', lastEventId: 1 });
   t.deepEqual(q.ctx().events.map((e) => e.id), [2]);
   t.is(q.ctx().lastActivity, T0 + 10);
-  q.actor.send({ type: 'ACK', handle: 's1', lastEventId: 9 });
+  q.send({ type: 'ACK', handle: 's1', lastEventId: 9 });
   t.deepEqual(q.take(), [{ type: 'rejected', queueId: 'q1', handle: 's1', msg: 'Event 9 was not in this queue' }]);
   t.is(q.state(), 'streaming');
 });
 
 test('a streaming queue is never idle and gets no heartbeat events; after DETACH it idles from the close', (t) => {
   const q = start();
-  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
+  q.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
   q.clock.t += 5 * IDLE_TIMEOUT_MS;
-  t.false(sweepDue(q.actor.getSnapshot(), q.clock.t));
-  q.actor.send({ type: 'SWEEP', now: q.clock.t });
+  t.false(q.queue.sweepDue(q.clock.t));
+  q.send({ type: 'SWEEP', now: q.clock.t });
   t.is(q.state(), 'streaming');
   t.deepEqual(q.take(), []);
-  q.actor.send({ type: 'DETACH', handle: 's1' });
+  q.send({ type: 'DETACH', handle: 's1' });
   t.is(q.state(), 'waiting');
   const closedAt = q.clock.t;
   q.clock.t = closedAt + IDLE_TIMEOUT_MS - 1;
-  t.false(sweepDue(q.actor.getSnapshot(), q.clock.t));
+  t.false(q.queue.sweepDue(q.clock.t));
   q.clock.t = closedAt + IDLE_TIMEOUT_MS;
-  q.actor.send({ type: 'SWEEP', now: q.clock.t });
-  t.is(q.actor.getSnapshot().status, 'done');
+  q.send({ type: 'SWEEP', now: q.clock.t });
+  t.is(q.queue.status, 'done');
   t.like(q.take()[0], { type: 'expired', reason: 'idle' });
 });
 
 test('a newer ATTACH or a POLL replaces the socket (released); a stale DETACH or ACK is ignored', (t) => {
   const q = start();
-  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
+  q.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
   q.enqueue('a');
   q.take();
-  q.actor.send({ type: 'ATTACH', handle: 's2', lastEventId: -1 });
+  q.send({ type: 'ATTACH', handle: 's2', lastEventId: -1 });
   t.deepEqual(q.take(), [
     { type: 'released', queueId: 'q1', handle: 's1' },
     { type: 'deliver', queueId: 'q1', handle: 's2', events: [{ type: 'a', id: 0 }] },
   ]);
-  q.actor.send({ type: 'DETACH', handle: 's1' });
-  q.actor.send({ type: 'ACK', handle: 's1', lastEventId: 0 });
+  q.send({ type: 'DETACH', handle: 's1' });
+  q.send({ type: 'ACK', handle: 's1', lastEventId: 0 });
   t.is(q.state(), 'streaming');
   t.is(q.ctx().events.length, 1);
   q.poll(1, 0);
@@ -447,9 +443,9 @@ test('a newer ATTACH or a POLL replaces the socket (released); a stale DETACH or
 test('ATTACH while a poll is parked answers the poll; a DELETE while streaming expires the queue', (t) => {
   const q = start();
   q.poll(1, -1);
-  q.actor.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
+  q.send({ type: 'ATTACH', handle: 's1', lastEventId: -1 });
   t.deepEqual(q.take(), [deliver(1, [])]);
   t.is(q.ctx().handle, null);
-  q.actor.send({ type: 'DELETE' });
+  q.send({ type: 'DELETE' });
   t.like(q.take(), [{ type: 'expired', reason: 'deleted' }] as never);
 });
