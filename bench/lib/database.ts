@@ -29,8 +29,14 @@ export async function createScratchDatabase(baseUrl: string, prefix = 'palaver_b
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = pgp({ connectionString: baseUrl, application_name: name, max: 1 });
   admin.$pool.on('error', () => undefined);
-  await admin.none(opts.template ? 'CREATE DATABASE $1:name TEMPLATE $2:name' : 'CREATE DATABASE $1:name', [name, opts.template]);
-  for (const [setting, value] of Object.entries(opts.settings ?? {})) await admin.none('ALTER DATABASE $1:name SET $2:name = $3', [name, setting, value]);
+  try {
+    await admin.none(opts.template ? 'CREATE DATABASE $1:name TEMPLATE $2:name' : 'CREATE DATABASE $1:name', [name, opts.template]);
+    for (const [setting, value] of Object.entries(opts.settings ?? {})) await admin.none('ALTER DATABASE $1:name SET $2:name = $3', [name, setting, value]);
+  } catch (err) {
+    await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]).catch(() => undefined);
+    await admin.$pool.end();
+    throw err;
+  }
   const url = new URL(baseUrl);
   url.pathname = '/' + name;
   return {

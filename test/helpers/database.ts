@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createScratchDatabase, type ScratchDatabase } from '../../bench/lib/database.js';
-import { migratedTemplate } from './template-database.js';
+import { forgetTemplate, migratedTemplate } from './template-database.js';
 import { embeddedInUse, findRunningEmbedded, type EmbeddedConnection } from '../../src/persistence/embedded.js';
 
 export type TestDatabase = ScratchDatabase;
@@ -70,8 +70,15 @@ const SETTINGS = { synchronous_commit: 'off' };
  */
 export async function createTestDatabase(opts: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const url = await serverUrl();
-  const template = opts.migrated === false ? undefined : await migratedTemplate(url);
-  return createScratchDatabase(url, 'palaver_t', { template, settings: SETTINGS });
+  if (opts.migrated === false) return createScratchDatabase(url, 'palaver_t', { settings: SETTINGS });
+  try {
+    return await createScratchDatabase(url, 'palaver_t', { template: await migratedTemplate(url), settings: SETTINGS });
+  } catch (err) {
+    // The template was dropped meanwhile (CI drops every `palaver_t_%` database when its run ends): made again, once.
+    if ((err as { code?: string }).code !== '3D000') throw err;
+    forgetTemplate(url);
+    return createScratchDatabase(url, 'palaver_t', { template: await migratedTemplate(url), settings: SETTINGS });
+  }
 }
 
 /** Where a PostgreSQL URL's server listens: a unix socket (the host is a directory) or TCP. */

@@ -20,6 +20,11 @@ export function migratedTemplate(serverUrl: string): Promise<string> {
   return name;
 }
 
+/** Forgets the name made earlier (the database is gone): the next call checks the server again. */
+export function forgetTemplate(serverUrl: string): void {
+  made.delete(serverUrl);
+}
+
 async function ensureTemplate(serverUrl: string): Promise<string> {
   const migrations = loadMigrations();
   const hash = createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 12);
