@@ -16,12 +16,27 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database on the server of `baseUrl`, dropped afterwards: every run starts from an empty schema. */
-export async function createScratchDatabase(baseUrl: string, prefix = 'palaver_bench'): Promise<ScratchDatabase> {
+export interface ScratchOptions {
+  /** Copied from this database (CREATE DATABASE … TEMPLATE) instead of the server's empty template1. */
+  template?: string;
+  /** Settings every session on the new database starts with (ALTER DATABASE … SET). */
+  settings?: Record<string, string>;
+}
+
+/** A fresh database on the server of `baseUrl`, dropped afterwards: every run starts from an empty schema (or from
+ *  a copy of `opts.template`). */
+export async function createScratchDatabase(baseUrl: string, prefix = 'palaver_bench', opts: ScratchOptions = {}): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = pgp({ connectionString: baseUrl, application_name: name, max: 1 });
   admin.$pool.on('error', () => undefined);
-  await admin.none('CREATE DATABASE $1:name', [name]);
+  try {
+    await admin.none(opts.template ? 'CREATE DATABASE $1:name TEMPLATE $2:name' : 'CREATE DATABASE $1:name', [name, opts.template]);
+    for (const [setting, value] of Object.entries(opts.settings ?? {})) await admin.none('ALTER DATABASE $1:name SET $2:name = $3', [name, setting, value]);
+  } catch (err) {
+    await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]).catch(() => undefined);
+    await admin.$pool.end();
+    throw err;
+  }
   const url = new URL(baseUrl);
   url.pathname = '/' + name;
   return {

@@ -1,9 +1,12 @@
 // Validates success responses against the reference's OpenAPI document (../shared/spec/reference-openapi.yaml).
 // test/helpers/http.ts runs every 2xx JSON answer under /api/v1 through `checkResponse`; a mismatch fails the test.
 //
-// The document is parsed once (a JSON copy in the temporary directory serves the other test processes) and each
-// operation's schema compiled on first use (the generated code is kept under node_modules/.cache for the other
-// processes: a large schema takes seconds to compile). Before compiling, schemas are made plain JSON Schema:
+// Each test file runs in a process of its own, so what the check needs is made once and kept for the others: an index
+// of the documented operations and a JSON copy of the document in the temporary directory, and each operation's
+// validator, compiled on first use, as generated code with V8's code cache under node_modules/.cache (the validators
+// of /register and /events are a megabyte of code: compiling them again took each process a second or more). They
+// are named after the document and this module; most processes never parse the document. Before compiling, schemas
+// are made plain JSON Schema:
 // - `$ref`s are inlined and `allOf` branches merged into one object schema (properties and `required` joined,
 //   closed when any branch says `additionalProperties: false`), so a closed branch does not reject the base's fields;
 // - OpenAPI's `nullable: true` becomes "or null"; `oneOf` becomes `anyOf` (one documented shape must match);
@@ -15,8 +18,10 @@
 // line each) instead of failing, to survey the whole suite at once. Without the document (no ../shared, or
 // REFERENCE_OPENAPI pointing nowhere) the check is skipped.
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
@@ -61,23 +66,27 @@ type Json = any;
 
 export const referencePath = process.env.REFERENCE_OPENAPI ?? path.join(packageRoot, '..', 'shared', 'spec', 'reference-openapi.yaml');
 
+/** A documented operation, as the index of operations keeps it (the document itself is parsed only to compile a
+ *  validator or explain a mismatch). */
 interface Operation {
   id: string;
   method: string;
   template: string;
   pattern: RegExp;
   params: number;
-  responses: Record<string, Json>;
+  /** Its documented response statuses ("200", "2XX", …): true where the response has a JSON schema. */
+  responses: Record<string, boolean>;
 }
 
 let doc: Json | null | undefined;
-let operations: Operation[] = [];
+let operations: Operation[] | null | undefined;
 interface Validators {
   /** Stops at the first mismatch: the cheap check every answer gets. */
   fast: ValidateFunction;
   /** Every mismatch, compiled only when an answer fails, for the message. */
   full?: ValidateFunction;
-  schema: Json;
+  /** Saves the V8 code of `fast` once it has run (see loadValidator). */
+  saveCode?: () => void;
 }
 const compiled = new Map<string, Validators | null>();
 const ajvFast = new Ajv({ strict: false, allErrors: false, validateFormats: false, logger: false, code: { source: true } });
@@ -86,39 +95,63 @@ const ajvFull = new Ajv({ strict: false, allErrors: true, validateFormats: false
 /** Where compiled validators are kept between test processes (inside node_modules, so that the generated code's
  *  `require("ajv/dist/runtime/…")` resolves). */
 const validatorCache = path.join(packageRoot, 'node_modules', '.cache', 'palaver-openapi');
-const requireCached = createRequire(import.meta.url);
 
-/** Writes `text` to `file` whole or not at all (test processes share the file). */
-function writeWhole(file: string, text: string): void {
+/** Writes `data` to `file` whole or not at all (test processes share the file). */
+function writeWhole(file: string, data: string | Buffer): void {
   const partial = `${file}.${process.pid}`;
-  writeFileSync(partial, text);
+  writeFileSync(partial, data);
   renameSync(partial, file);
 }
 
-/** The fast validator of a schema: compiled once for all test processes (a large schema takes seconds), then
- *  loaded from its generated code. */
-function compileFast(schema: Json): ValidateFunction {
-  const key = createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 24);
-  const file = path.join(validatorCache, `${key}.cjs`);
+function hash(...parts: (string | Buffer)[]): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex').slice(0, 24);
+}
+
+/** Names what the cached files were made from: the document and this module (whose normalization they carry). */
+let sourceKey: string | undefined;
+function docKey(): string {
+  return (sourceKey ??= hash(readFileSync(referencePath), readFileSync(fileURLToPath(import.meta.url))));
+}
+
+/**
+ * A validator from its generated code. The code of the large schemas (/register, /events) is a megabyte: V8 takes
+ * about a second to compile it, in every test process. So it is run through vm.Script with V8's code cache, kept
+ * next to it once the validator has run (`saveCode`) and used by the later processes (V8 checks it belongs to this
+ * source and this V8, else compiles as usual).
+ */
+function loadValidator(file: string): { fast: ValidateFunction; saveCode?: () => void } {
+  const codeFile = `${file}.v8`;
+  const cachedData = existsSync(codeFile) ? readFileSync(codeFile) : undefined;
+  const script = new vm.Script(`(function (exports, require, module) {${readFileSync(file, 'utf8')}\n})`, { filename: file, cachedData });
+  const module = { exports: {} as Json };
+  script.runInThisContext()(module.exports, createRequire(file), module);
+  const fast = (module.exports.default ?? module.exports) as ValidateFunction;
+  const fresh = cachedData === undefined || script.cachedDataRejected === true;
+  return { fast, saveCode: fresh ? () => writeWhole(codeFile, script.createCachedData()) : undefined };
+}
+
+/** The fast validator of an operation's response: compiled once for all test processes, then loaded. */
+function fastValidator(op: Operation, status: string): { fast: ValidateFunction; saveCode?: () => void } {
+  const file = path.join(validatorCache, `${hash(docKey(), op.id, status)}.cjs`);
   if (existsSync(file)) {
     try {
-      return requireCached(file) as ValidateFunction;
+      return loadValidator(file);
     } catch {
       // An unreadable copy is compiled again below.
     }
   }
-  const validate = ajvFast.compile(schema);
+  const fast = ajvFast.compile(schemaOf(op, status));
   mkdirSync(validatorCache, { recursive: true });
-  writeWhole(file, standaloneCode(ajvFast, validate));
-  return validate;
+  writeWhole(file, standaloneCode(ajvFast, fast));
+  return { fast };
 }
 
 /** The YAML document parsed, through a JSON copy in the temporary directory shared by the test processes
  *  (parsing the YAML takes about a second; each test file runs in its own process). */
 function parseReference(): Json {
-  const st = statSync(referencePath);
-  const key = createHash('sha256').update(`${path.resolve(referencePath)} ${st.size} ${st.mtimeMs}`).digest('hex').slice(0, 16);
-  const cache = path.join(tmpdir(), `palaver-reference-openapi-${key}.json`);
+  const cache = path.join(tmpdir(), `palaver-reference-openapi-${docKey()}.json`);
   try {
     return JSON.parse(readFileSync(cache, 'utf8'));
   } catch {
@@ -128,45 +161,62 @@ function parseReference(): Json {
   }
 }
 
+function checking(): boolean {
+  return process.env.OPENAPI_VALIDATION !== 'off' && existsSync(referencePath);
+}
+
 /** The reference document, or null when it is not there. */
 export function referenceDocument(): Json | null {
-  if (doc !== undefined) return doc;
-  if (process.env.OPENAPI_VALIDATION === 'off' || !existsSync(referencePath)) return (doc = null);
-  doc = parseReference();
-  operations = [];
-  for (const [template, item] of Object.entries<Json>(doc.paths)) {
-    const names: string[] = [];
-    const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, n: string) => {
-      names.push(n);
-      return '([^/]+)';
-    });
+  if (doc === undefined) doc = checking() ? parseReference() : null;
+  return doc;
+}
+
+type IndexEntry = Omit<Operation, 'pattern'>;
+
+/** Every documented operation with its response statuses, from the document (an index of a few kilobytes, kept in
+ *  the temporary directory: most test processes need no more of the document). */
+function buildIndex(): IndexEntry[] {
+  const entries: IndexEntry[] = [];
+  for (const [template, item] of Object.entries<Json>(referenceDocument().paths)) {
+    const params = template.match(/\{[^}]+\}/g)?.length ?? 0;
     for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
       const op = item[method];
       if (!op) continue;
-      operations.push({
-        id: op.operationId ?? `${method} ${template}`,
-        method: method.toUpperCase(),
-        template,
-        pattern: new RegExp(`^${source}$`),
-        params: names.length,
-        responses: op.responses ?? {},
-      });
+      const responses = Object.fromEntries(Object.keys(op.responses ?? {}).map((status) => [status, documentedSchema(op.responses[status]) !== undefined]));
+      entries.push({ id: op.operationId ?? `${method} ${template}`, method: method.toUpperCase(), template, params, responses });
     }
   }
+  return entries;
+}
+
+function loadOperations(): Operation[] | null {
+  if (operations !== undefined) return operations;
+  if (!checking()) return (operations = null);
+  const cache = path.join(tmpdir(), `palaver-reference-operations-${docKey()}.json`);
+  let entries: IndexEntry[];
+  try {
+    entries = JSON.parse(readFileSync(cache, 'utf8'));
+  } catch {
+    entries = buildIndex();
+    writeWhole(cache, JSON.stringify(entries));
+  }
+  operations = entries.map((e) => {
+    const source = e.template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, '([^/]+)');
+    return { ...e, pattern: new RegExp(`^${source}$`) };
+  });
   // A literal segment wins over a parameter (/users/me before /users/{user_id}).
   operations.sort((a, b) => a.params - b.params);
-  return doc;
+  return operations;
 }
 
 /** Every documented operation: method, path template, operationId. */
 export function referenceOperations(): { method: string; template: string; id: string }[] {
-  return referenceDocument() ? operations.map(({ method, template, id }) => ({ method, template, id })) : [];
+  return (loadOperations() ?? []).map(({ method, template, id }) => ({ method, template, id }));
 }
 
 /** The operation a request path (below /api/v1) names, if the reference documents it. */
 export function findOperation(method: string, apiPath: string): Operation | undefined {
-  if (!referenceDocument()) return undefined;
-  return operations.find((o) => o.method === method && o.pattern.test(apiPath));
+  return loadOperations()?.find((o) => o.method === method && o.pattern.test(apiPath));
 }
 
 function resolveRef(ref: string): Json {
@@ -246,19 +296,30 @@ function byTypeConstant(schema: Json): Json {
   };
 }
 
-function responseSchema(op: Operation, status: number): Json | undefined {
-  let r = op.responses[String(status)] ?? op.responses['2XX'];
-  if (r?.$ref) r = resolveRef(r.$ref);
+/** A documented response's JSON schema, if it has one. */
+function documentedSchema(response: Json): Json | undefined {
+  const r = response?.$ref ? resolveRef(response.$ref) : response;
   return r?.content?.['application/json']?.schema;
 }
 
+/** The documented status an answer's status falls under ("200", else "2XX"). */
+function documentedStatus(op: Operation, status: number): string | undefined {
+  return String(status) in op.responses ? String(status) : '2XX' in op.responses ? '2XX' : undefined;
+}
+
+/** The plain JSON Schema of an operation's response (from the document). */
+function schemaOf(op: Operation, status: string): Json {
+  const raw = (referenceDocument().paths[op.template][op.method.toLowerCase()].responses ?? {})[status];
+  return normalize(documentedSchema(raw));
+}
+
 function validatorsFor(op: Operation, status: number): Validators | null {
-  const key = `${op.id} ${status}`;
+  const documented = documentedStatus(op, status);
+  if (documented === undefined || !op.responses[documented]) return null;
+  const key = `${op.id} ${documented}`;
   let v = compiled.get(key);
   if (v === undefined) {
-    const raw = responseSchema(op, status);
-    const schema = raw ? normalize(raw) : undefined;
-    v = schema ? { fast: compileFast(schema), schema } : null;
+    v = fastValidator(op, documented);
     compiled.set(key, v);
   }
   return v;
@@ -295,7 +356,6 @@ function describe(e: ErrorObject, body: Json): string {
 /** Checks one answer; throws (or reports, see the head of this file) when it is not what the reference documents. */
 export function checkResponse(method: string, fullPath: string, status: number, contentType: string | undefined, text: string): void {
   if (status < 200 || status >= 300 || !fullPath.startsWith('/api/v1/') || !/json/.test(contentType ?? '')) return;
-  if (!referenceDocument()) return;
   const apiPath = fullPath.slice('/api/v1'.length).split('?')[0]!;
   const op = findOperation(method, apiPath);
   if (!op) return;
@@ -307,8 +367,11 @@ export function checkResponse(method: string, fullPath: string, status: number, 
   } catch {
     return;
   }
-  if (validators.fast(body)) return;
-  validators.full ??= ajvFull.compile(validators.schema);
+  const valid = validators.fast(body);
+  validators.saveCode?.();
+  validators.saveCode = undefined;
+  if (valid) return;
+  validators.full ??= ajvFull.compile(schemaOf(op, documentedStatus(op, status)!));
   validators.full(body);
   const exceptions = SCHEMA_EXCEPTIONS.filter((x) => x.operation === op.id);
   const lines = (validators.full.errors ?? []).map((e) => describe(e, body)).filter((l) => !exceptions.some((x) => x.match.test(l)));

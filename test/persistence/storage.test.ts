@@ -29,7 +29,7 @@ test('restart keeps data: embedded PostgreSQL under DATA_DIR', (t) => restartKee
 test('restart keeps data: a PostgreSQL from DATABASE_URL', (t) => restartKeepsData(t, false));
 
 test('migrations apply once, concurrently started migrators do not race', async (t) => {
-  const testDatabase = await createTestDatabase();
+  const testDatabase = await createTestDatabase({ migrated: false });
   const a = createDatabase(testDatabase.url);
   const b = createDatabase(testDatabase.url);
   try {
