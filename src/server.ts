@@ -107,7 +107,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const applied = await withOwnConnection(connection, migrate);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const bootstrapped = await bootstrap(db, config);
-    const hub = new EventHub();
+    const hub = new EventHub(log);
     const rateLimiter = new RateLimiter(config.rateLimits);
     // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
     const cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
@@ -120,8 +120,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       operators.metrics.registry.setDefaultLabels({ node: cluster.node });
     }
     // Every realm's events, wherever its owner runs (the scheduled-delivery actor follows them all).
-    const allRealms = cluster ? new EventHub() : hub;
-    if (cluster) hub.subscribe((realmId, events) => allRealms.publishEvents(realmId, events));
+    const allRealms = cluster ? new EventHub(log) : hub;
+    if (cluster) hub.subscribe((realmId, events) => allRealms.publishEvents(realmId, events), 'every realm (cluster)');
     const root = system.create(rootMachine, {
       id: 'root',
       stopPhase: STOP_PHASE.realms,
@@ -178,7 +178,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const inFlight = new InFlight();
     const onUnexpected = (err: unknown) => log.error({ err }, 'unexpected error');
     const handler = createHandler(services, [...endpoints, ...(opts.extraEndpoints ?? [])]);
-    const relays = cluster ? new SocketRelays((queueId, userId, lastEventId, dontBlock) => cluster.pollElsewhere(queueId, userId, lastEventId, dontBlock)) : null;
+    const relays = cluster ? new SocketRelays((queueId, userId, lastEventId, onAbort) => cluster.pollElsewhere(queueId, userId, lastEventId, false, onAbort)) : null;
     serveEventsSocket(app, handler, { sockets, relays: relays ?? undefined, ...config.eventSockets, maxBodyBytes: config.maxBodyBytes, onUnexpected });
     serve(app, handler, { maxBodyBytes: config.maxBodyBytes, maxPendingReplyBytes: config.pendingReplyBytes, writeStallMs: config.writeStallMs, bodies: config.bodies, onUnexpected }, inFlight);
     const live = serveLive(app, { feed: operators.feed, operatorToken: config.operatorToken, log, rateLimiter });
@@ -251,7 +251,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         dropRealm: (realmId) => {
           for (const q of router.liveQueues()) if (q.realmId === realmId) queues.delete(q.queueId);
         },
-        poll: async (queueId, userId, lastEventId, dontBlock) => (await longPolls.poll(queueId, userId, lastEventId, dontBlock, () => undefined)).toJSON(),
+        poll: async (queueId, userId, lastEventId, dontBlock, onAbort) => (await longPolls.poll(queueId, userId, lastEventId, dontBlock, onAbort)).toJSON(),
+        // Parked polls are answered empty at shutdown (longPolls.releaseAll) and when their queue ends.
+        ended: (queueId) => (stopping ? 'shutdown' : queues.get(queueId) ? undefined : 'gone'),
         delete: (queueId, userId) => queues.delete(queueId, userId),
       }, (held) => void onceOnly(held));
       operators.health.addCheck('cluster', () => c.readiness());

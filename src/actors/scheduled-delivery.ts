@@ -68,7 +68,7 @@ export class ScheduledDelivery {
       },
     });
     // Subscribed before start: nothing created meanwhile is missed (the load adds what memory lacks).
-    this.unsubscribe = this.opts.hub.subscribe((realmId, events) => this.observe(realmId, events));
+    this.unsubscribe = this.opts.hub.subscribe((realmId, events) => this.observe(realmId, events), 'scheduled delivery');
     this.actor.start();
   }
 

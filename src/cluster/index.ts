@@ -19,7 +19,7 @@ import { Leases } from './leases.js';
 import { Replica } from './replica.js';
 import type { RootInput } from '../actors/root.machine.js';
 import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
-import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer } from './wire.js';
+import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
 
 const SINGLETON = 'singleton';
 /** How long an operator's cluster-wide actor listing waits for the other processes' answers: at most
@@ -35,7 +35,10 @@ export interface LocalQueues {
   deliver(realmId: number, events: RealmEvent[]): void;
   /** Events were missed (a gap in a realm's batches): that realm's queues here end, their clients register again. */
   dropRealm(realmId: number): void;
-  poll(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<QueuedEvent[]>;
+  /** As LongPolls.poll: `onAbort` is the hook for a client that goes away. */
+  poll(queueId: string, userId: number, lastEventId: number, dontBlock: boolean, onAbort: (cb: () => void) => void): Promise<QueuedEvent[]>;
+  /** Why a blocking poll of the queue was answered with no events, unless a newer poll or socket took the queue. */
+  ended(queueId: string): PollAnswer['ended'];
   delete(queueId: string, userId: number): boolean;
 }
 
@@ -74,6 +77,9 @@ export class Cluster implements ClusterView {
   private singleton = false;
   private onSingleton: (held: boolean) => void = () => undefined;
   private readonly pollTimeoutMs: number;
+  /** Forwarded polls (by pollId) whose client is still there, answered by an abort; and the next pollId's number. */
+  private readonly heldPolls = new Map<string, () => void>();
+  private nextPoll = 1;
   /** NATS connected now (false between a disconnect and the reconnect). */
   private connected = true;
   /** performance.now() of the last lease round that reached the database. */
@@ -181,15 +187,33 @@ export class Cluster implements ClusterView {
   }
 
   /** GET /events for a queue another process holds; BAD_EVENT_QUEUE_ID when no process holds it. */
-  async pollElsewhere(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<QueuedEvent[]> {
-    return (await this.askHolder(queueId, { op: 'poll', queueId, userId, lastEventId, dontBlock })) as QueuedEvent[];
+  async pollElsewhere(queueId: string, userId: number, lastEventId: number, dontBlock: boolean, onAbort: (cb: () => void) => void): Promise<PollAnswer> {
+    const pollId = `${this.node}.${this.nextPoll++}`;
+    // The request is published (synchronously) before any abort of it, so the holder receives them in that order.
+    const asked = this.askHolder(queueId, { op: 'poll', pollId, queueId, userId, lastEventId, dontBlock });
+    let answered = false;
+    // The client went away: the holder lets the poll go at once rather than at its next heartbeat.
+    onAbort(() => {
+      const holder = this.holderOf(queueId);
+      if (answered || !holder) return;
+      try {
+        this.nc.publish(this.subjects.queues(holder), encode({ op: 'abort', pollId } satisfies QueueRequest));
+      } catch {
+        // NATS closing: the holder answers the poll at its next heartbeat.
+      }
+    });
+    try {
+      return (await asked) as PollAnswer;
+    } finally {
+      answered = true;
+    }
   }
 
   async deleteElsewhere(queueId: string, userId: number): Promise<boolean> {
     return (await this.askHolder(queueId, { op: 'delete', queueId, userId })) as boolean;
   }
 
-  private async askHolder(queueId: string, request: Record<string, unknown>): Promise<unknown> {
+  private async askHolder(queueId: string, request: QueueRequest): Promise<unknown> {
     const holder = this.holderOf(queueId);
     if (!holder) throw errors.badEventQueueId(queueId);
     try {
@@ -203,14 +227,36 @@ export class Cluster implements ClusterView {
   }
 
   private async serveQueue(msg: { data: Uint8Array; respond(data: Uint8Array): boolean }): Promise<void> {
-    const r = decode<{ op: 'poll' | 'delete'; queueId: string; userId: number; lastEventId: number; dontBlock: boolean }>(msg.data);
+    const r = decode<QueueRequest>(msg.data);
+    if (r.op === 'abort') {
+      this.heldPolls.get(r.pollId)?.();
+      return;
+    }
     let answer: Answer;
     try {
-      answer = { ok: true, value: r.op === 'poll' ? await this.queues.poll(r.queueId, r.userId, r.lastEventId, r.dontBlock) : this.queues.delete(r.queueId, r.userId) };
+      answer = { ok: true, value: r.op === 'poll' ? await this.servePoll(r) : this.queues.delete(r.queueId, r.userId) };
     } catch (err) {
       answer = answerOf(err);
     }
     msg.respond(encode(answer));
+  }
+
+  /** A forwarded poll. Its abort lets it go on the queue and answers it (unread) at once. Requests from one process
+   *  arrive in the order it sent them, so an abort never comes before the poll it names is parked here. */
+  private async servePoll(r: Extract<QueueRequest, { op: 'poll' }>): Promise<PollAnswer> {
+    let letGo: (() => void) | undefined;
+    const aborted = new Promise<QueuedEvent[]>((resolve) =>
+      this.heldPolls.set(r.pollId, () => {
+        letGo?.();
+        resolve([]);
+      }),
+    );
+    try {
+      const events = await Promise.race([this.queues.poll(r.queueId, r.userId, r.lastEventId, r.dontBlock, (cb) => (letGo = cb)), aborted]);
+      return events.length > 0 || r.dontBlock ? { events } : { events, ended: this.queues.ended(r.queueId) };
+    } finally {
+      this.heldPolls.delete(r.pollId);
+    }
   }
 
   /**

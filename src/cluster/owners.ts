@@ -238,6 +238,12 @@ export class RealmOwnership implements RealmOwners {
       this.log.warn({ realmId, err }, 'batch not encodable; replicas reload');
       data = encodeBatch({ ...batch, applied: [[RELOAD, null]] });
     }
-    this.nc.publish(this.subjects.batches(realmId), data);
+    try {
+      this.nc.publish(this.subjects.batches(realmId), data);
+    } catch (err) {
+      // NATS closed or refusing (shutdown, a payload over its limit): never the realm actor's failure. The replicas
+      // see the gap with the next batch and reload the realm.
+      this.log.error({ realmId, seq: s.seq, err }, 'batch not published');
+    }
   }
 }

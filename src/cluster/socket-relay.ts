@@ -3,21 +3,26 @@
 // is served), so a client behind any balancer needs no route to the holder. Each forwarded poll names the last event
 // sent on the socket: through a relay an event counts as acknowledged once sent (as with GET /events), the client's
 // acknowledgement frames are accepted and need not be sent. The holder's refusals end the socket as a direct socket's
-// do (BAD_EVENT_QUEUE_ID: close 4404; BAD_REQUEST: 4400); a relay of the same queue elsewhere, a poll or a direct
-// socket replaces this one (close 4409) as on the holder; the holder shutting down or not answering is close 1001.
-import { ApiError } from '../errors.js';
+// do (BAD_EVENT_QUEUE_ID: close 4404; BAD_REQUEST: 4400); a queue deleted or expired while a poll is held is 4404 too;
+// a relay of the same queue elsewhere, a poll or a direct socket replaces this one (close 4409) as on the holder; the
+// holder shutting down or not answering is close 1001.
+import { ApiError, errors } from '../errors.js';
 import type { QueuedEvent } from '../events/event-queue.js';
 import { eventsFrames } from '../events/reply-json.js';
 import type { QueueSocket } from '../events/queue-sockets.js';
+import type { PollAnswer } from './wire.js';
 
 interface Relayed {
   queueId: string;
   socket: QueueSocket;
   open: boolean;
+  /** Lets the forwarded poll under way go on the holder (the socket ended). */
+  abort?: () => void;
 }
 
-/** What the relay needs of the cluster: a long-poll of the queue on its holder. */
-export type PollHolder = (queueId: string, userId: number, lastEventId: number, dontBlock: boolean) => Promise<QueuedEvent[]>;
+/** What the relay needs of the cluster: a blocking long-poll of the queue on its holder; `onAbort` is the hook for a
+ *  socket that ends while the poll is held. */
+export type PollHolder = (queueId: string, userId: number, lastEventId: number, onAbort: (cb: () => void) => void) => Promise<PollAnswer>;
 
 export class SocketRelays {
   private readonly open = new Map<string, Relayed>();
@@ -51,9 +56,7 @@ export class SocketRelays {
   }
 
   gone(handle: string): void {
-    const r = this.open.get(handle);
-    if (r) r.open = false;
-    this.open.delete(handle);
+    this.end(handle, () => undefined);
   }
 
   closeAll(): void {
@@ -64,9 +67,9 @@ export class SocketRelays {
   private async run(handle: string, r: Relayed, userId: number, lastEventId: number): Promise<void> {
     let last = lastEventId;
     while (r.open) {
-      let events: QueuedEvent[];
+      let answer: PollAnswer;
       try {
-        events = await this.poll(r.queueId, userId, last, false);
+        answer = await this.poll(r.queueId, userId, last, (cb) => (r.abort = cb));
       } catch (err) {
         if (!r.open) return;
         if (err instanceof ApiError && err.code === 'BAD_EVENT_QUEUE_ID') this.end(handle, (x) => x.socket.fail(err));
@@ -76,12 +79,15 @@ export class SocketRelays {
         return;
       }
       if (!r.open) return;
-      // A blocking poll answered empty: a newer poll or socket of this queue took it over on the holder.
-      if (events.length === 0) {
-        this.end(handle, (x) => x.socket.close('replaced'));
+      // A blocking poll answered empty: the queue ended, its holder is stopping, or a newer poll or socket of this
+      // queue took it over on the holder.
+      if (answer.events.length === 0) {
+        const ended = answer.ended;
+        if (ended === 'gone') this.end(handle, (x) => x.socket.fail(errors.badEventQueueId(x.queueId)));
+        else this.end(handle, (x) => x.socket.close(ended ?? 'replaced'));
         return;
       }
-      const fresh = events.filter((e) => e.id > last);
+      const fresh: QueuedEvent[] = answer.events.filter((e) => e.id > last);
       if (fresh.length === 0) continue;
       const revoked = r.socket.revoked();
       if (revoked) {
@@ -104,6 +110,7 @@ export class SocketRelays {
     if (!r) return;
     r.open = false;
     this.open.delete(handle);
+    r.abort?.();
     f(r);
   }
 }

@@ -4,6 +4,7 @@
 // batch's write results are the realm's own values (applied to memory, never shown to a caller): they travel with
 // structured cloning (Maps, Sets, Dates and shared references survive). Answers are { ok, value } or the ApiError a
 // client is to get.
+import type { QueuedEvent } from '../events/event-queue.js';
 import { ApiError, errors } from '../errors.js';
 import { Packr, pack, unpack } from '../msgpack.js';
 import type { CommandInput, CommandKind } from '../realm/registry.js';
@@ -28,6 +29,21 @@ export interface CommandMessage<K extends CommandKind = CommandKind> {
 export type Answer =
   | { ok: true; value: unknown }
   | { ok: false; moved?: boolean; error?: { code: string; msg: string; status: number; extra: Record<string, unknown>; headers: Record<string, string> }; message?: string };
+
+/** A request about an event queue, to the process holding it (Subjects.queues). A poll's `pollId` (unique in the
+ *  cluster) names it in an `abort`, published without a reply when the client behind the poll went away. */
+export type QueueRequest =
+  | { op: 'poll'; pollId: string; queueId: string; userId: number; lastEventId: number; dontBlock: boolean }
+  | { op: 'delete'; queueId: string; userId: number }
+  | { op: 'abort'; pollId: string };
+
+/** A forwarded poll's answer. A blocking poll answered empty says why when it was not for a newer poll or socket of
+ *  the queue: `gone` (the queue was deleted or expired: BAD_EVENT_QUEUE_ID from now on) or `shutdown` (its holder is
+ *  stopping). A relayed socket closes as a direct one would: 4404, 1001, else 4409. */
+export interface PollAnswer {
+  events: QueuedEvent[];
+  ended?: 'gone' | 'shutdown';
+}
 
 export function answerOf(err: unknown): Answer {
   if (err instanceof ApiError) return { ok: false, error: { code: err.code, msg: err.message, status: err.status, extra: err.extra, headers: err.headers } };

@@ -167,7 +167,7 @@ export class ServerMetrics {
         for (const re of events) {
           if (re.event.kind === 'message') this.publishedAt(re.event.facts.id, now);
         }
-      }),
+      }, 'metrics'),
     );
   }
 

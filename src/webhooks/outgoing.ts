@@ -131,7 +131,7 @@ export class OutgoingWebhooks {
   ) {
     this.tuning = { ...DEFAULTS, ...tuning };
     this.lookup = guardedLookup(deps.config.outgoingWebhooks.allowPrivate);
-    this.unsubscribe = deps.hub.subscribe((realmId, events) => this.onEvents(realmId, events));
+    this.unsubscribe = deps.hub.subscribe((realmId, events) => this.onEvents(realmId, events), 'outgoing webhooks');
   }
 
   /** Runs inside the realm actor's publish: only a cheap look at the realm's service bots, then queued. */

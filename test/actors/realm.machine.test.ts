@@ -15,6 +15,8 @@ import { createRealm } from '../../src/realm/provision.js';
 import type { RealmState } from '../../src/realm/state.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
+const quiet = { error: () => undefined };
+
 let database: Database;
 let testDb: TestDatabase | undefined;
 let realmId: number;
@@ -76,7 +78,7 @@ function tagCommands(log: { txids: string[]; applied: string[]; writes: string[]
   return { ...noteCommands(log), addTag };
 }
 
-function startRealm(commands: CommandRegistry, hub = new EventHub(), observer?: RealmBatchObserver) {
+function startRealm(commands: CommandRegistry, hub = new EventHub(quiet), observer?: RealmBatchObserver) {
   const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands, observer } });
   actor.start();
   const handle = new RealmHandle<CommandRegistry>(realmId, actor, new Map(), true);
@@ -181,7 +183,7 @@ test.serial('the observer sees each command wait in the mailbox and each batch s
   const waited: [string, number][] = [];
   const settled: [string, number][] = [];
   const observer: RealmBatchObserver = { waited: (k, sec) => waited.push([k, sec]), settled: (k, sec) => settled.push([k, sec]) };
-  const { actor, dispatch } = startRealm(tagCommands(log), new EventHub(), observer);
+  const { actor, dispatch } = startRealm(tagCommands(log), new EventHub(quiet), observer);
   await waitFor(actor, (s) => s.matches('ready'));
   await Promise.allSettled([dispatch('addNote', 'observed-1'), dispatch('addNote', 'observed-2'), dispatch('addTag', 'observed-3'), dispatch('addNote', 'refuse')]);
   t.deepEqual(waited.map(([k]) => k), ['addNote', 'addNote', 'addTag', 'addNote']);
@@ -195,7 +197,7 @@ test.serial('the observer sees each command wait in the mailbox and each batch s
 
 test.serial('events are published after the commit, once per committed command', async (t) => {
   const log = { txids: [] as string[], applied: [] as string[] };
-  const hub = new EventHub();
+  const hub = new EventHub(quiet);
   const seen: { body: unknown; committed: boolean }[] = [];
   hub.subscribe((_realm, events) => {
     for (const e of events) seen.push({ body: toWire(e.event).body, committed: false });
@@ -207,6 +209,27 @@ test.serial('events are published after the commit, once per committed command',
   // A second connection sees the rows by the time the events were published.
   const visible = await database.db.map("SELECT body FROM notes WHERE body LIKE 'ev-%'", [], (r) => r.body);
   t.deepEqual(visible.sort(), ['ev-1', 'ev-2']);
+  actor.stop();
+});
+
+test.serial('a listener that throws is logged by name; the others still get the events and the realm goes on writing', async (t) => {
+  const log = { txids: [] as string[], applied: [] as string[] };
+  const logged: { listener: string; realmId: number }[] = [];
+  const hub = new EventHub({ error: (obj: { listener: string; realmId: number }) => void logged.push(obj) });
+  hub.subscribe(() => {
+    throw new Error('a bug in a listener');
+  }, 'faulty');
+  const seen: unknown[] = [];
+  hub.subscribe((_realm, events) => {
+    for (const e of events) seen.push(toWire(e.event).body);
+  });
+  const { actor, dispatch } = startRealm(noteCommands(log), hub);
+  await waitFor(actor, (s) => s.matches('ready'));
+  t.is(((await dispatch('addNote', 'listener-1')) as { body: string }).body, 'listener-1');
+  t.is(((await dispatch('addNote', 'listener-2')) as { body: string }).body, 'listener-2');
+  t.deepEqual(seen, ['listener-1', 'listener-2']);
+  t.deepEqual(logged.map((l) => [l.listener, l.realmId]), [['faulty', realmId], ['faulty', realmId]]);
+  t.true(actor.getSnapshot().matches('ready'));
   actor.stop();
 });
 
@@ -296,7 +319,7 @@ test.serial('reload picks up rows written outside the actor', async (t) => {
 });
 
 test.serial('a realm that cannot load fails its commands with 503 instead of hanging', async (t) => {
-  const actor = createActor(realmMachine, { input: { realmId: 999_999, db: database.db, hub: new EventHub(), commands: coreCommands } });
+  const actor = createActor(realmMachine, { input: { realmId: 999_999, db: database.db, hub: new EventHub(quiet), commands: coreCommands } });
   actor.start();
   const r = await new Promise((resolve, reject) =>
     actor.send({ type: 'COMMAND', command: { kind: 'realm.reload', input: undefined, resolve, reject } }),

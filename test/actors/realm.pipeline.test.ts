@@ -17,6 +17,8 @@ import { coreCommands, type CommandDef, type CommandRegistry } from '../../src/r
 import { createRealm } from '../../src/realm/provision.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
+const quiet = { error: () => undefined };
+
 let database: Database;
 let testDb: TestDatabase | undefined;
 let realmId: number;
@@ -77,7 +79,7 @@ function noteCommands(log: Log): CommandRegistry {
 type RealmActor = Actor<typeof realmMachine>;
 
 async function startRealm(log: Log, pipelineDepth?: number) {
-  const hub = new EventHub();
+  const hub = new EventHub(quiet);
   const events: string[] = [];
   hub.subscribe((_realm, evs) => {
     for (const e of evs) events.push(toWire(e.event).body as string);

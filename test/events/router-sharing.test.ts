@@ -22,7 +22,7 @@ function registration(clientGravatar: boolean): QueueRegistration {
 }
 
 function setup() {
-  const hub = new EventHub();
+  const hub = new EventHub({ error: () => undefined });
   const queues = new QueueRegistry();
   const router = new EventRouter(hub, queues, () => ({ channelByNameOrId: () => undefined, userByEmailOrId: () => undefined }));
   /** What each queue holds, as the stored objects themselves (a dont_block poll's batch). */

@@ -109,7 +109,7 @@ export const getEvents = endpoint({
   async handle(ctx, p) {
     const cluster = ctx.services.cluster;
     if (cluster && !cluster.isLocalQueue(p.queue_id)) {
-      return { events: await cluster.pollElsewhere(p.queue_id, ctx.user.id, p.last_event_id, p.dont_block), queue_id: p.queue_id };
+      return { events: (await cluster.pollElsewhere(p.queue_id, ctx.user.id, p.last_event_id, p.dont_block, (cb) => ctx.conn.onAbort(cb))).events, queue_id: p.queue_id };
     }
     const events = await ctx.services.longPolls.poll(p.queue_id, ctx.user.id, p.last_event_id, p.dont_block, (cb) =>
       ctx.conn.onAbort(cb),
