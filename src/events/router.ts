@@ -48,7 +48,7 @@ export class EventRouter {
     private readonly resolverFor: ResolverFactory,
     private readonly mayFollowAllPublic: PublicAccessCheck = () => true,
   ) {
-    this.unsubscribe = hub.subscribe((realmId, events) => this.route(realmId, events));
+    this.unsubscribe = hub.subscribe((realmId, events) => this.route(realmId, events), 'event router');
     queues.on('expired', (e) => this.forget(e.queueId));
   }
 
