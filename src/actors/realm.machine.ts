@@ -29,13 +29,26 @@
 import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type { EventHub } from '../bus/hub.js';
 import type { RealmEvent } from '../bus/events.js';
-import { errors } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
 import type { CommandRegistry, PendingCommand, RealmBatchObserver } from '../realm/commands.js';
 import { RealmState } from '../realm/state.js';
 
 /** Most commands one transaction carries. */
+
+/** A command refused by a stopping realm actor before any of it ran: safe to send again (see isNotTaken). */
+export function notTaken(): ApiError {
+  const err = errors.unavailable('The server is shutting down');
+  (err as { notTaken?: boolean }).notTaken = true;
+  return err;
+}
+
+/** Whether a command's error says it never ran (refused by a stopping actor), so that sending it again cannot repeat it. */
+export function isNotTaken(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { notTaken?: boolean }).notTaken === true;
+}
+
 export const MAX_BATCH = 256;
 /** Default of how many batches may be in flight at once (each holds a connection until its COMMIT is answered). */
 export const PIPELINE_DEPTH = 4;
@@ -233,13 +246,13 @@ export const realmMachine = setup({
       context.pending.push(event.command);
     },
     refuse: ({ event }) => {
-      if (event.type === 'COMMAND') event.command.reject(errors.unavailable('The server is shutting down'));
+      if (event.type === 'COMMAND') event.command.reject(notTaken());
     },
     refuseLoadFailed: ({ event }) => {
       if (event.type === 'COMMAND') event.command.reject(errors.unavailable('Realm could not be loaded'));
     },
     rejectPending: ({ context }) => {
-      for (const c of context.pending.splice(0)) c.reject(errors.unavailable('The server is shutting down'));
+      for (const c of context.pending.splice(0)) c.reject(notTaken());
     },
     rejectPendingLoadFailed: ({ context }) => {
       for (const c of context.pending.splice(0)) c.reject(errors.unavailable('Realm could not be loaded'));

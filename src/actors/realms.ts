@@ -6,6 +6,7 @@ import type { CommandRegistry, InputOf, ResultOf } from '../realm/commands.js';
 import type { CommandInput, CommandKind, CommandResult, RealmCommands } from '../realm/registry.js';
 import type { RealmState } from '../realm/state.js';
 import type { RealmEntry } from '../model/realm.js';
+import { isNotTaken, notTaken } from './realm.machine.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
 
 /** Cluster mode (src/cluster/): a realm this process does not own is written through its owner, elsewhere. */
@@ -30,9 +31,18 @@ type InputArgs<C extends CommandRegistry, K extends keyof C> = undefined extends
 export class RealmHandle<C extends CommandRegistry = RealmCommands> {
   /**
    * `checkData`: every input and answer is checked to be plain data (./command-check.ts), at a cost per command.
-   * `owners` (cluster mode): a realm this process does not own is written through its owner.
+   * `owners` (cluster mode): a realm this process does not own is written through its owner. `successor`: the realm's
+   * next handle once this actor stopped while the server runs (a reload: ownership moved), null when it is shutting
+   * down; a command the stopping actor refused before any of it ran is sent there (or to the new owner).
    */
-  constructor(readonly id: number, private ref: RealmRef, private lanes: Lanes, private checkData = false, private owners?: RealmOwners) {}
+  constructor(
+    readonly id: number,
+    private ref: RealmRef,
+    private lanes: Lanes,
+    private checkData = false,
+    private owners?: RealmOwners,
+    private successor?: () => Promise<RealmHandle<C>> | null,
+  ) {}
 
   /** The realm's working set: read it synchronously, never mutate it. */
   get state(): RealmState {
@@ -45,13 +55,23 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
    * commands of its order key did.
    */
   dispatch<K extends keyof C & string>(kind: K, ...[input]: InputArgs<C, K>): Promise<ResultOf<C, K>> {
+    const sent = this.route(kind, input as InputOf<C, K>);
+    if (!this.successor) return sent;
+    return sent.catch((err: unknown) => {
+      const next = isNotTaken(err) ? this.successor!() : null;
+      if (!next) throw err;
+      return next.then((h) => (h.dispatch as (k: K, i: InputOf<C, K>) => Promise<ResultOf<C, K>>)(kind, input as InputOf<C, K>));
+    });
+  }
+
+  private route<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
     const owners = this.owners;
     // Cluster mode: a realm owned elsewhere is written by its owner.
     if (owners && !owners.owns(this.id)) {
       const remote = () => owners.dispatch(this.id, kind as CommandKind, input as never) as Promise<ResultOf<C, K>>;
       return this.checkData ? this.checked(kind, input as InputOf<C, K>, remote) : remote();
     }
-    return this.dispatchHere(kind, input as InputOf<C, K>);
+    return this.dispatchHere(kind, input);
   }
 
   /** dispatch into this process's realm actor, whoever owns the realm (cluster mode: what another process sent its owner). */
@@ -82,7 +102,7 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
 
   private enqueue<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
     // A stopped actor drops events silently; answer for it rather than leave the caller hanging.
-    if (this.ref.getSnapshot().status !== 'active') return Promise.reject(errors.unavailable('The server is shutting down'));
+    if (this.ref.getSnapshot().status !== 'active') return Promise.reject(notTaken());
     return new Promise<ResultOf<C, K>>((resolve, reject) => {
       this.ref.send({ type: 'COMMAND', command: { kind, input, resolve: resolve as (r: unknown) => void, reject } });
     });
@@ -168,7 +188,15 @@ export class Realms {
 
   private handleOf(realmId: number, ref: RealmRef): RealmHandle {
     let handle = this.handles.get(ref);
-    if (!handle) this.handles.set(ref, (handle = new RealmHandle(realmId, ref, this.lanes, this.checkCommands, this.owners)));
+    if (!handle) {
+      // Once, not per command: the realm's next handle (after this actor has stopped) while the server runs, none once
+      // it shuts down.
+      const successor = () =>
+        this.root.getSnapshot().value === 'running'
+          ? waitFor(ref, (s) => s.status !== 'active', { timeout: 30_000 }).then(() => this.get(realmId))
+          : null;
+      this.handles.set(ref, (handle = new RealmHandle(realmId, ref, this.lanes, this.checkCommands, this.owners, successor)));
+    }
     return handle;
   }
 
