@@ -129,7 +129,7 @@ export function sampleProcess(pid: number | null): ProcessSample | null {
  * `processes` Palaver processes in cluster mode on one scratch database and NATS (bench/lib/nats.ts), behind a
  * round-robin balancer (bench/lib/balancer.ts): the target's URL is the balancer's.
  */
-async function startCluster(processes: number, opts: { databaseUrl?: string; env?: Record<string, string> }): Promise<Target> {
+async function startCluster(processes: number, opts: { databaseUrl?: string; env?: Record<string, string>; cpuProfDir?: string }): Promise<Target> {
   if (!opts.databaseUrl) throw new Error('--processes needs an external PostgreSQL (--database-url or DATABASE_URL)');
   const nats = await ensureNats();
   const scratch = await createScratchDatabase(opts.databaseUrl);
@@ -138,8 +138,8 @@ async function startCluster(processes: number, opts: { databaseUrl?: string; env
   const targets: Target[] = [];
   try {
     // The first migrates and bootstraps the database; the others join it.
-    targets.push(await startTarget({ databaseUrl: undefined, env: { ...env, DATABASE_URL: scratch.url } }));
-    targets.push(...(await Promise.all(Array.from({ length: processes - 1 }, () => startTarget({ env: { ...env, DATABASE_URL: scratch.url } })))));
+    targets.push(await startTarget({ databaseUrl: undefined, env: { ...env, DATABASE_URL: scratch.url }, cpuProfDir: opts.cpuProfDir }));
+    targets.push(...(await Promise.all(Array.from({ length: processes - 1 }, () => startTarget({ env: { ...env, DATABASE_URL: scratch.url }, cpuProfDir: opts.cpuProfDir })))));
   } catch (err) {
     await Promise.all(targets.map((t) => t.stop()));
     await scratch.drop();
