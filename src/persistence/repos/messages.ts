@@ -216,12 +216,12 @@ export class MessagesRepository {
     return this.db.none('DELETE FROM messages WHERE id = ANY($1::bigint[])', [ids]);
   }
 
-  /** The ID of the direct conversation among these participants (sorted, distinct), created when new. */
   /** The realm's newest message ID, or -1. */
   lastIdInRealm(realmId: number): Promise<number> {
     return this.db.one('SELECT max(id) AS id FROM messages WHERE realm_id = $1', [realmId], (r) => (r.id == null ? -1 : Number(r.id)));
   }
 
+  /** The ID of the direct conversation among these participants (sorted, distinct), created when new. */
   directConversationId(realmId: number, memberIds: number[]): Promise<number> {
     return this.db.one(
       `INSERT INTO direct_conversations (realm_id, member_ids) VALUES ($1, $2::int[])
