@@ -35,8 +35,6 @@ import { failure, runBatch, type BatchResult } from '../realm/batch.js';
 import type { CommandRegistry, PendingCommand, RealmBatchObserver } from '../realm/commands.js';
 import { RealmState } from '../realm/state.js';
 
-/** Most commands one transaction carries. */
-
 /** A command refused by a stopping realm actor before any of it ran: safe to send again (see isNotTaken). */
 export function notTaken(): ApiError {
   const err = errors.unavailable('The server is shutting down');
@@ -49,6 +47,7 @@ export function isNotTaken(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { notTaken?: boolean }).notTaken === true;
 }
 
+/** Most commands one transaction carries. */
 export const MAX_BATCH = 256;
 /** Default of how many batches may be in flight at once (each holds a connection until its COMMIT is answered). */
 export const PIPELINE_DEPTH = 4;

@@ -177,13 +177,18 @@ export class Realms {
   loadedForHost(hostHeader: string | undefined): RealmHandle | null {
     const entry = this.entryForHost(hostHeader);
     if (!entry || (this.owners && !this.owners.owns(entry.id))) return null;
+    return this.loadedHandle(entry.id);
+  }
+
+  /** The handle of a realm whose actor is running and loaded, without a root transition or a waitFor; else null. */
+  private loadedHandle(realmId: number): RealmHandle | null {
     const root = this.root.getSnapshot();
     if (root.value !== 'running') return null;
-    const running = root.context.realms.get(entry.id);
+    const running = root.context.realms.get(realmId);
     if (!running) return null;
     const snap = running.getSnapshot();
     if (snap.status !== 'active' || snap.value === 'loading' || snap.value === 'failed') return null;
-    return this.handleOf(entry.id, running);
+    return this.handleOf(realmId, running);
   }
 
   private handleOf(realmId: number, ref: RealmRef): RealmHandle {
@@ -208,15 +213,11 @@ export class Realms {
 
   /** A ready realm actor, spawned if needed. */
   async get(realmId: number): Promise<RealmHandle> {
-    const root = this.root.getSnapshot();
-    if (root.value !== 'running') throw errors.unavailable('The server is shutting down');
+    if (this.root.getSnapshot().value !== 'running') throw errors.unavailable('The server is shutting down');
     // Every request comes here: a realm already running and loaded needs no root transition and no waitFor
     // (its subscription and timer), only the handle.
-    const running = root.context.realms.get(realmId);
-    if (running) {
-      const snap = running.getSnapshot();
-      if (snap.status === 'active' && snap.value !== 'loading' && snap.value !== 'failed') return this.handleOf(realmId, running);
-    }
+    const loaded = this.loadedHandle(realmId);
+    if (loaded) return loaded;
     for (let attempt = 0; ; attempt++) {
       let ref = this.ref(realmId);
       if (ref.getSnapshot().value === 'failed') {
