@@ -112,9 +112,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
     const cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
     if (cluster) {
-      const c = cluster;
       // After the realm actors stopped (their last writes committed and replicated): leases given up, NATS drained.
-      system.keep({ name: 'cluster', phase: STOP_PHASE.cluster, stop: () => c.stop() });
+      system.keep({ name: 'cluster', phase: STOP_PHASE.cluster, stop: () => cluster.stop() });
       log.info({ node: cluster.node }, 'cluster mode');
       // Every series names the process it comes from.
       operators.metrics.registry.setDefaultLabels({ node: cluster.node });
@@ -242,8 +241,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       },
     });
     if (cluster) {
-      const c = cluster;
-      c.start(realms, {
+      cluster.start(realms, {
         deliver: (realmId, events) => {
           router.route(realmId, events);
           allRealms.publishEvents(realmId, events);
@@ -256,9 +254,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         ended: (queueId) => (stopping ? 'shutdown' : queues.get(queueId) ? undefined : 'gone'),
         delete: (queueId, userId) => queues.delete(queueId, userId),
       }, (held) => void onceOnly(held));
-      operators.health.addCheck('cluster', () => c.readiness());
-      c.serveActors(operators.actors);
-      operators.feed.showCluster(c);
+      operators.health.addCheck('cluster', () => cluster.readiness());
+      cluster.serveActors(operators.actors);
+      operators.feed.showCluster(cluster);
     } else void onceOnly(true);
 
     let stopping: Promise<void> | null = null;

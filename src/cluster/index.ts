@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { Realms } from '../actors/realms.js';
 import type { Config } from '../config.js';
-import { errors } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import type { QueuedEvent } from '../events/event-queue.js';
 import type { RealmEvent } from '../bus/events.js';
 import type { Logger } from '../log.js';
@@ -18,8 +18,8 @@ import type { CommandRegistry } from '../realm/commands.js';
 import { Leases } from './leases.js';
 import { Replica } from './replica.js';
 import type { RootInput } from '../actors/root.machine.js';
-import { RealmOwnership, realmKey, type PublishedBatch } from './owners.js';
-import { answerOf, decode, decodeBatch, encode, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
+import { RealmOwnership, realmKey, realmOfKey, type PublishedBatch } from './owners.js';
+import { answerOf, decode, decodeBatch, encode, isNoResponders, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
 
 const SINGLETON = 'singleton';
 /** How long an operator's cluster-wide actor listing waits for the other processes' answers: at most
@@ -220,8 +220,8 @@ export class Cluster implements ClusterView {
       const reply = await this.nc.request(this.subjects.queues(holder), encode(request), { timeout: this.pollTimeoutMs });
       return valueOf(decode<Answer>(reply.data));
     } catch (err) {
-      if (err instanceof Error && err.name === 'ApiError') throw err;
-      if ((err as { isNoResponders?: () => boolean }).isNoResponders?.()) throw errors.badEventQueueId(queueId);
+      if (err instanceof ApiError) throw err;
+      if (isNoResponders(err)) throw errors.badEventQueueId(queueId);
       throw errors.unavailable('The server holding this event queue did not answer');
     }
   }
@@ -307,8 +307,9 @@ export class Cluster implements ClusterView {
       const lost = await this.leases.renew();
       this.lastRound = performance.now();
       for (const key of lost) {
-        if (key === SINGLETON) this.setSingleton(false);
-        else await this.owners.lose(Number(key.slice('realm:'.length)));
+        const realmId = realmOfKey(key);
+        if (realmId !== null) await this.owners.lose(realmId);
+        else if (key === SINGLETON) this.setSingleton(false);
       }
       // Served realms whose lease this process no longer trusts (renewals failing): stop writing them.
       for (const realmId of this.owners.owned()) if (!this.owners.owns(realmId)) await this.owners.lose(realmId);
@@ -372,7 +373,10 @@ export class Cluster implements ClusterView {
   async ownership(): Promise<{ realm_owners: Record<string, string>; once_only: string | null }> {
     const owners = await this.leases.owners();
     const realmOwners: Record<string, string> = {};
-    for (const [key, owner] of owners) if (key.startsWith('realm:')) realmOwners[key.slice('realm:'.length)] = owner;
+    for (const [key, owner] of owners) {
+      const realmId = realmOfKey(key);
+      if (realmId !== null) realmOwners[realmId] = owner;
+    }
     return { realm_owners: realmOwners, once_only: owners.get(SINGLETON) ?? null };
   }
 

@@ -9,12 +9,15 @@ import type { Db, Tx } from '../persistence/db.js';
 import { isRealmBatchTag } from '../realm/batch.js';
 import { fencedError, isFenced, type Leases } from './leases.js';
 import type { CommandInput, CommandKind, CommandResult } from '../realm/registry.js';
-import { answerOf, decode, encode, encodeBatch, noOwnerInTime, valueOf, type Answer, type CommandMessage, type Subjects } from './wire.js';
+import { answerOf, decode, encode, encodeBatch, isNoResponders, noOwnerInTime, valueOf, type Answer, type CommandMessage, type Subjects } from './wire.js';
 
 /** The command that replaces the working set: its result is not sent; a receiver reloads from the database. */
 const RELOAD: CommandKind = 'realm.reload';
 
-export const realmKey = (realmId: number): string => `realm:${realmId}`;
+const REALM_KEY = 'realm:';
+export const realmKey = (realmId: number): string => `${REALM_KEY}${realmId}`;
+/** The realm a lease key names (realmKey's inverse), or null for another lease (the singleton). */
+export const realmOfKey = (key: string): number | null => (key.startsWith(REALM_KEY) ? Number(key.slice(REALM_KEY.length)) : null);
 
 /** A committed batch as the owner publishes it: `seq` counts the owner's batches of the realm under `epoch`. */
 export interface PublishedBatch {
@@ -35,10 +38,6 @@ interface ServiceMessage {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function isNoResponders(err: unknown): boolean {
-  return typeof (err as { isNoResponders?: unknown })?.isNoResponders === 'function' && (err as { isNoResponders(): boolean }).isNoResponders();
-}
 
 export class RealmOwnership implements RealmOwners {
   /** Realms this process owns and serves (lease held, working set fresh, commands subscribed). */

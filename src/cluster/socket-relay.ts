@@ -72,8 +72,8 @@ export class SocketRelays {
         answer = await this.poll(r.queueId, userId, last, (cb) => (r.abort = cb));
       } catch (err) {
         if (!r.open) return;
-        if (err instanceof ApiError && err.code === 'BAD_EVENT_QUEUE_ID') this.end(handle, (x) => x.socket.fail(err));
-        else if (err instanceof ApiError && err.status === 400) this.end(handle, (x) => x.socket.fail(err));
+        // The holder's refusal (BAD_EVENT_QUEUE_ID, BAD_REQUEST: both 400) ends the socket as a direct one's would.
+        if (err instanceof ApiError && err.status === 400) this.end(handle, (x) => x.socket.fail(err));
         // The holder is shutting down or did not answer: the client reconnects (and registers again if it is gone).
         else this.end(handle, (x) => x.socket.close('shutdown'));
         return;

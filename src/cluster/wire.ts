@@ -60,6 +60,11 @@ export function valueOf(answer: Answer): unknown {
   throw new Error(`remote failure: ${answer.message ?? 'unknown'}`);
 }
 
+/** Whether a NATS request failed because nobody subscribes to its subject (so nothing was acted on). */
+export function isNoResponders(err: unknown): boolean {
+  return typeof (err as { isNoResponders?: unknown })?.isNoResponders === 'function' && (err as { isNoResponders(): boolean }).isNoResponders();
+}
+
 export function noOwnerInTime(): ApiError {
   return errors.unavailable('No server owning this realm answered in time; try again');
 }
