@@ -7,6 +7,9 @@ import type { Db, Tx } from '../persistence/db.js';
 import { CURRENT_XID_SQL } from '../persistence/snapshots.js';
 
 /** The error of a write refused because this process no longer holds the realm's lease: nothing was written. */
+/** Unowned realms one lease round looks at. */
+const UNOWNED_CANDIDATES = 32;
+
 export function fencedError(): ApiError {
   const err = errors.unavailable('This server no longer owns the realm; try again');
   (err as { fenced?: boolean }).fenced = true;
@@ -107,12 +110,14 @@ export class Leases {
     return row.xid;
   }
 
-  /** Realms with no live owner: no lease yet, or a lapsed one. */
+  /** Realms with no live owner (no lease yet, or a lapsed one), the first UNOWNED_CANDIDATES of them. */
   async unownedRealms(): Promise<number[]> {
+    // A lease round claims one realm (trying the next when another process was quicker): a few candidates do, however
+    // many realms there are.
     return this.db.map(
       `SELECT r.id FROM realms r LEFT JOIN cluster_leases l ON l.key = 'realm:' || r.id
-       WHERE l.key IS NULL OR l.expires_at < now() ORDER BY r.id`,
-      [],
+       WHERE l.key IS NULL OR l.expires_at < now() ORDER BY r.id LIMIT $1`,
+      [UNOWNED_CANDIDATES],
       (r: { id: number }) => r.id,
     );
   }
