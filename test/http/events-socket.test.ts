@@ -61,6 +61,16 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
+/** A user, a queue of theirs, a socket on it that acknowledges only when told, and `n` events (ids 0 to n − 1) taken through it. */
+async function socketWithEvents(t: import('ava').ExecutionContext, n: number): Promise<{ bob: TestUser; queueId: string; socket: EventSocket }> {
+  const bob = await addUser(s);
+  const queueId = await register(bob);
+  const socket = await connect(bob, queueId, { autoAck: false });
+  enqueue(bob, n);
+  t.deepEqual(ids(await socket.take(n)), range(0, n - 1));
+  return { bob, queueId, socket };
+}
+
 async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await cond())) {
@@ -109,11 +119,7 @@ test('events arrive in id order with no gaps or repeats, across many frames', as
 });
 
 test('an acknowledgement prunes as last_event_id does; a reconnect resumes after what was acknowledged', async (t) => {
-  const bob = await addUser(s);
-  const queueId = await register(bob);
-  const first = await connect(bob, queueId, { autoAck: false });
-  enqueue(bob, 10);
-  t.deepEqual(ids(await first.take(10)), range(0, 9));
+  const { bob, queueId, socket: first } = await socketWithEvents(t, 10);
   first.ack(5);
   await until(() => s.server.services.queues.get(queueId)!.firstUnacked === 6, 'the acknowledgement');
   t.is(s.server.services.queues.get(queueId)!.size, 4, 'events 0–5 pruned');
@@ -135,11 +141,7 @@ test('an acknowledgement prunes as last_event_id does; a reconnect resumes after
 });
 
 test('the client never sends an acknowledgement older than one it sent: a late ack(lower) keeps the socket open', async (t) => {
-  const bob = await addUser(s);
-  const queueId = await register(bob);
-  const socket = await connect(bob, queueId, { autoAck: false });
-  enqueue(bob, 10);
-  t.deepEqual(ids(await socket.take(10)), range(0, 9));
+  const { bob, queueId, socket } = await socketWithEvents(t, 10);
   socket.ack(7);
   await until(() => s.server.services.queues.get(queueId)!.firstUnacked === 8, 'the acknowledgement');
   // An older id (a consumer acknowledging the frames it finished, out of order): the server would refuse it.
@@ -153,11 +155,7 @@ test('the client never sends an acknowledgement older than one it sent: a late a
 });
 
 test('repeated acknowledgements reach the queue once: its work is bounded by what it sent, not by the frames a client sends', async (t) => {
-  const bob = await addUser(s);
-  const queueId = await register(bob);
-  const socket = await connect(bob, queueId, { autoAck: false });
-  enqueue(bob, 3);
-  t.deepEqual(ids(await socket.take(3)), [0, 1, 2]);
+  const { queueId, socket } = await socketWithEvents(t, 3);
   const acks: number[] = [];
   // Every acknowledgement that reaches the queue, counted on its way in.
   const queue = s.server.services.queues.get(queueId)!;
@@ -196,11 +194,7 @@ test('a frame that is not an acknowledgement is an error frame and a close', asy
 });
 
 test('a client switches between the socket and polling on the same queue', async (t) => {
-  const bob = await addUser(s);
-  const queueId = await register(bob);
-  const socket = await connect(bob, queueId, { autoAck: false });
-  enqueue(bob, 4);
-  t.deepEqual(ids(await socket.take(4)), range(0, 3));
+  const { bob, queueId, socket } = await socketWithEvents(t, 4);
   socket.ack(1);
   await socket.close();
   // The poll gets what the socket did not acknowledge.
@@ -412,9 +406,15 @@ test('operators see open sockets (dashboard counts, /metrics) and frames, bytes 
   t.true(value('palaver_event_socket_frames_total') >= 1);
   t.true(value('palaver_event_socket_bytes_total') > 100);
   t.regex(metrics, /palaver_event_socket_disconnects_total\{reason="replaced"\} \d+/);
+  // Other tests close sockets too: the client's close must raise the count from what it was while this one was open.
+  const clientCloses = async () => {
+    const m = /palaver_event_socket_disconnects_total\{reason="client"\} (\d+)/.exec(await s.server.services.operators.metrics.registry.metrics());
+    return Number(m?.[1] ?? 0);
+  };
+  const before = await clientCloses();
   await socket.close();
-  await until(async () => /palaver_event_socket_disconnects_total\{reason="client"\} [1-9]/.test(await s.server.services.operators.metrics.registry.metrics()), 'the count');
-  t.pass();
+  await until(async () => (await clientCloses()) > before, 'the client’s close counted');
+  t.true((await clientCloses()) > before);
 });
 
 test('shutdown closes open sockets with 1001; the queue survives the restart and the client resumes', async (t) => {
