@@ -197,8 +197,8 @@ test.serial('a non-pipelined command waits for the pipeline to drain and runs al
 test.serial('a COMMIT failing in the middle of a pipeline fails its batch alone; the later batches commit and memory agrees with the database', (t) =>
   scenario([HOLD_A, HOLD_B], async ({ actor, dispatch, events, answered, log, hold }) => {
     const outcomes: Promise<PromiseSettledResult<unknown>[]>[] = [];
-    // Batch 1 commits last (A); batch 2 fails at its COMMIT (a deferred trigger); batches 3 and 4 were taken,
-    // checked and written while 2 was in flight, and commit.
+    // Batch 1 commits last (A); batch 2 fails at its COMMIT (a deferred trigger); batch 3 was taken, checked and
+    // written while 2 was in flight, and commits.
     for (const body of ['a:1', 'b:fail-2', 'b:3']) {
       outcomes.push(Promise.allSettled([dispatch(body)]));
       await written(actor, body);

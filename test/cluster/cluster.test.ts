@@ -56,7 +56,7 @@ test.serial('a message sent through one process reaches queues held on the other
   const owner = cluster.owner;
   const u1 = await newUser(rr, owner, 'ursula');
   const u2 = await newUser(rr, owner, 'victor');
-  await channelWith(rr, owner, 'fanout', [owner.email === '' ? 0 : (await rr.get('/users/me', { auth: owner })).json.user_id, u1.id, u2.id]);
+  await channelWith(rr, owner, 'fanout', [(await rr.get('/users/me', { auth: owner })).json.user_id, u1.id, u2.id]);
   // Queues held by three different processes.
   const register = (client: Client, auth: Credentials) =>
     client.post('/register', { auth, form: { event_types: JSON.stringify(['message']), apply_markdown: 'false' } });
