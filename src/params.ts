@@ -234,13 +234,6 @@ export function withDefault<T>(type: ParamType<T>, value: T, aliases: readonly s
 }
 
 export type Schema = Record<string, Field<any>>;
-
-/** The parameters of `names` a request sent (those it left out stay out, rather than becoming undefined). */
-export function sentSettings(names: string[], p: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const n of names) if (p[n] !== undefined) out[n] = p[n];
-  return out;
-}
 export type ParamsOf<S extends Schema> = { [K in keyof S]: S[K] extends { required: true } ? S[K]['type'] extends ParamType<infer T> ? T : never : S[K] extends { default: infer D } ? D extends undefined ? (S[K]['type'] extends ParamType<infer T> ? T | undefined : never) : (S[K]['type'] extends ParamType<infer T> ? T : never) : never };
 
 export interface ParsedParams<P> {
@@ -286,3 +279,9 @@ export function compileSchema<S extends Schema>(schema: S): ParamParser<ParamsOf
   };
 }
 
+/** The parameters of `names` a request sent (those it left out stay out, rather than becoming undefined). */
+export function sentSettings(names: string[], p: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const n of names) if (p[n] !== undefined) out[n] = p[n];
+  return out;
+}

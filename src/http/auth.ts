@@ -95,9 +95,16 @@ export function authenticate(state: RealmState, header: string | undefined): Use
     creds.matched = user;
     creds.matchedKey = user.apiKey;
   }
-  if (state.realm.deactivated) throw errors.realmDeactivated();
-  if (!user.isActive) throw errors.userDeactivated();
+  const refused = accountRefusal(state, user);
+  if (refused) throw refused;
   return user;
+}
+
+/** The error of an account whose realm or self is deactivated, or null. */
+function accountRefusal(state: RealmState, user: User): ApiError | null {
+  if (state.realm.deactivated) return errors.realmDeactivated();
+  if (!user.isActive) return errors.userDeactivated();
+  return null;
 }
 
 /**
@@ -107,9 +114,7 @@ export function authenticate(state: RealmState, header: string | undefined): Use
 export function credentialsRevoked(state: RealmState, userId: number, apiKey: string): ApiError | null {
   const user = state.usersById.get(userId);
   if (!user || user.apiKey !== apiKey) return errors.invalidApiKey();
-  if (state.realm.deactivated) return errors.realmDeactivated();
-  if (!user.isActive) return errors.userDeactivated();
-  return null;
+  return accountRefusal(state, user);
 }
 
 /** Incoming-webhook bots may only send messages; some endpoints are for people only (the reference's

@@ -17,7 +17,6 @@ export interface RequestParams {
 
 const MAX_FIELDS = 1000;
 
-
 /** Parameters of a query string or urlencoded body, as URLSearchParams reads them (one leading `?` dropped, empty pairs
  *  skipped, a pair without `=` an empty value, `+` a space, percent escapes as UTF-8), split directly without
  *  URLSearchParams' copies; text whose escapes decodeURIComponent refuses (malformed, not UTF-8) goes to URLSearchParams,

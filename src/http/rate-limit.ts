@@ -175,7 +175,8 @@ export class RateLimiter {
 
   spentElsewhere(family: string, key: string, n: number): void {
     const buckets = family === 'user' ? this.user : family === 'ip' ? this.ip : family === 'password' ? this.password : this.mail[Number(family.slice(4))];
-    if (buckets && Number.isFinite(n)) buckets.spend(key, n);
+    // Only a positive count: a negative one would hand tokens back.
+    if (buckets && Number.isFinite(n) && n > 0) buckets.spend(key, n);
   }
 
   sweep(): void {

@@ -17,6 +17,15 @@ export interface NodeActors {
   counts: StateCount[];
 }
 
+/** Several nodes' answers as one: every row naming its node, the matches summed, the counts merged. */
+export function mergeNodes(nodes: NodeActors[]): { actors: (ActorRow & { node: string })[]; matched: number; counts: StateCount[] } {
+  return {
+    actors: nodes.flatMap((n) => n.actors.map((a) => ({ ...a, node: n.node }))),
+    matched: nodes.reduce((m, n) => m + n.matched, 0),
+    counts: nodes.length === 1 ? nodes[0]!.counts : mergeCounts(nodes.map((n) => n.counts)),
+  };
+}
+
 /** Cluster mode: what the other nodes hold, and who owns what (src/cluster/). */
 export interface ClusterView {
   node: string;
@@ -129,13 +138,14 @@ export class LiveFeed {
 
   private send(s: Session, here: NodeActors, others: NodeActors[], ownership: Awaited<ReturnType<ClusterView['ownership']>> | null): void {
     const nodes = [here, ...others];
-    const tagged = this.cluster ? nodes.flatMap((n) => n.actors.map((a) => ({ ...a, node: n.node }))) : here.actors;
+    // Rows name their node only in a cluster.
+    const all = this.cluster ? mergeNodes(nodes) : here;
     const message = {
       type: 'update',
       at: new Date().toISOString(),
-      counts: others.length ? mergeCounts(nodes.map((n) => n.counts)) : here.counts,
-      matched: nodes.reduce((m, n) => m + n.matched, 0),
-      actors: tagged.slice(0, MAX_ROWS),
+      counts: all.counts,
+      matched: all.matched,
+      actors: all.actors.slice(0, MAX_ROWS),
       series: this.throughput.series(s.first ? SERIES_SECONDS : TAIL_SECONDS),
       full_series: s.first,
       // Cluster mode: each node's actor total, and which node owns which realm.

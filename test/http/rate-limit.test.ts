@@ -69,3 +69,14 @@ test('RATE_LIMITS=off turns limiting off', (t) => {
   for (let i = 0; i < 5; i++) t.is(limiter.request(1, 'a'), null);
   limiter.stop();
 });
+
+test('tokens spent on other processes count here; a negative count hands none back', (t) => {
+  const now = 0;
+  const limiter = new RateLimiter({ enabled: true, user: { limit: 3, windowSeconds: 60 }, ip: { limit: 1, windowSeconds: 60 }, passwordAttempts: { limit: 1, windowSeconds: 60 } }, () => now);
+  limiter.request(1, 'a');
+  limiter.spentElsewhere('user', '1', 2);
+  t.throws(() => limiter.request(1, 'a'));
+  limiter.spentElsewhere('user', '1', -10);
+  t.throws(() => limiter.request(1, 'a'));
+  limiter.stop();
+});

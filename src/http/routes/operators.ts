@@ -1,6 +1,7 @@
 // The operator API (Bearer operator token, never a chat user's key): Prometheus metrics and actor inspection —
 // list with filters, counts by kind and state, one actor with its persisted snapshot.
-import { mergeCounts, type ActorFilter } from '../../operators/actor-directory.js';
+import type { ActorFilter } from '../../operators/actor-directory.js';
+import { mergeNodes } from '../../operators/live-feed.js';
 import { endpoint, RawReply } from '../endpoint.js';
 import { errors } from '../../errors.js';
 import { metricsReply } from '../metrics-listener.js';
@@ -46,12 +47,9 @@ export const listActors = endpoint({
     // Cluster mode, all_nodes: every process's rows, each row naming its node, and which node owns which realm.
     if (!cluster || !p.all_nodes) return reply;
     const [others, ownership] = await Promise.all([cluster.actorsElsewhere(filterOf(p), p.limit), cluster.ownership()]);
-    const tagged = [{ node: cluster.node, actors: reply.actors }, ...others].flatMap((n) => n.actors.map((a) => ({ ...a, node: n.node })));
     return {
       ...reply,
-      actors: tagged,
-      matched: rows.length + others.reduce((m, n) => m + n.matched, 0),
-      counts: mergeCounts([reply.counts, ...others.map((n) => n.counts)]),
+      ...mergeNodes([{ node: cluster.node, actors: reply.actors, matched: rows.length, counts: reply.counts }, ...others]),
       nodes: [cluster.node, ...others.map((n) => n.node)],
       ...ownership,
     };
