@@ -94,24 +94,25 @@ export const MAX_FRAME_CHARS = 64 * 1024;
 /**
  * A delivery to an event socket as frames: each the text eventsReplyJson makes of `{result, msg, events, queue_id}`
  * for the next events in order, at most `maxChars` long unless one event alone is longer. A backlog as large as the
- * queue allows thus reaches a client whose socket lets only so many bytes wait.
+ * queue allows thus reaches a client whose socket lets only so many bytes wait. Made one frame at a time, as the
+ * caller takes them: a sender that stops at a full socket serializes no more of the backlog.
  */
-export function eventsFrames(events: EventBatch | readonly unknown[], queueId: string, maxChars = MAX_FRAME_CHARS): string[] {
+export function* eventsFrames(events: EventBatch | readonly unknown[], queueId: string, maxChars = MAX_FRAME_CHARS): Generator<string, void, undefined> {
   const head = '{"result":"success","msg":"","events":[';
   const tail = '],"queue_id":' + JSON.stringify(queueId) + '}';
   const room = maxChars - head.length - tail.length;
-  const frames: string[] = [];
+  let sent = false;
   const batch = events instanceof EventBatch ? events : null;
   const list = batch ? batch.events : (events as readonly unknown[]);
   let body = '';
   for (let i = 0; i < list.length; i++) {
     const text = batch ? numberedJson(batch.events[i]!, batch.firstId + i) : (eventJson(list[i]) ?? 'null');
     if (body !== '' && body.length + 1 + text.length > room) {
-      frames.push(head + body + tail);
+      sent = true;
+      yield head + body + tail;
       body = '';
     }
     body += (body === '' ? '' : ',') + text;
   }
-  if (body !== '' || frames.length === 0) frames.push(head + body + tail);
-  return frames;
+  if (body !== '' || !sent) yield head + body + tail;
 }

@@ -192,6 +192,22 @@ test('user_avatar_url_field_optional: long-term idle users come without avatar_u
   t.is(find(withIt, idle.id).full_name, 'Long Gone');
 });
 
+test.serial('a register whose presence and realm_user sections both read presences asks for them once', async (t) => {
+  const viewer = await addUser(s);
+  const presence = s.server.services.presence;
+  const all = presence.all;
+  let calls = 0;
+  presence.all = (realm) => (calls++, all.call(presence, realm));
+  try {
+    const snap = await register(viewer, { user_avatar_url_field_optional: true }, { fetch_event_types: '["presence","realm_user"]' });
+    t.true(Array.isArray(snap.realm_users));
+    t.is(typeof snap.presences, 'object');
+    t.is(calls, 1);
+  } finally {
+    presence.all = all;
+  }
+});
+
 test.serial('user_list_incomplete: a guest who cannot access all users gets only accessible users, or "Unknown user"s', async (t) => {
   const guest = await addUser(s, { role: 600, fullName: 'Restricted Guest' });
   const mate = await addUser(s, { fullName: 'Channel Mate' });

@@ -113,7 +113,7 @@ test('over HTTP: one message reaches queues of every form, each reply parses to 
 
 test('eventsFrames splits a delivery into answers of bounded length, events in order, one event larger than the bound alone', (t) => {
   const events = Array.from({ length: 50 }, (_, id) => ({ type: 'realm', op: 'update', property: 'description', value: 'x'.repeat(id === 20 ? 3000 : 100), id }));
-  const frames = eventsFrames(events, 'q:1', 1000);
+  const frames = [...eventsFrames(events, 'q:1', 1000)];
   t.true(frames.length > 5);
   const parsed = frames.map((f) => JSON.parse(f) as { result: string; msg: string; events: { id: number }[]; queue_id: string });
   t.deepEqual(parsed.flatMap((p) => p.events), events, 'every event once, in order');
@@ -124,7 +124,20 @@ test('eventsFrames splits a delivery into answers of bounded length, events in o
     if (!parsed[i]!.events.some((e) => e.id === 20)) t.true(f.length <= 1000, `frame ${i} is ${f.length} long`);
   }
   t.deepEqual(parsed.find((p) => p.events.some((e) => e.id === 20))!.events.map((e) => e.id), [20], 'the large event alone');
-  t.deepEqual(eventsFrames(events.slice(0, 3), 'q:1'), [eventsReplyJson({ result: 'success', msg: '', events: events.slice(0, 3), queue_id: 'q:1' })]);
+  t.deepEqual([...eventsFrames(events.slice(0, 3), 'q:1')], [eventsReplyJson({ result: 'success', msg: '', events: events.slice(0, 3), queue_id: 'q:1' })]);
+});
+
+test('eventsFrames makes a frame only when it is taken: a sender that stops at a full socket serializes no more', (t) => {
+  let serialized = 0;
+  const events = Array.from({ length: 50 }, (_, id) => ({ id, value: { toJSON: () => (serialized++, 'x'.repeat(100)) } }));
+  const frames = eventsFrames(events, 'q:1', 1000);
+  t.is(serialized, 0, 'nothing before the first frame is asked for');
+  const first = frames.next();
+  t.false(first.done);
+  const inFirst = (JSON.parse(first.value as string) as { events: unknown[] }).events.length;
+  // The first frame's events, and the one that did not fit in it.
+  t.is(serialized, inFirst + 1);
+  t.true(serialized < events.length);
 });
 
 test("a queue's batch: shared events made once, each queue's ids spliced in; the same content as JSON.stringify", (t) => {

@@ -17,11 +17,6 @@ export class RawJson {
   }
 }
 
-/** A JSON array from serialized items. */
-export function rawArray(items: string[]): RawJson {
-  return new RawJson(`[${items.join(',')}]`);
-}
-
 const COMMA = Buffer.from(',');
 
 /** JSON.stringify for a response body whose top-level values may be RawJson (spliced in unchanged), as UTF-8 parts

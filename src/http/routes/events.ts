@@ -67,6 +67,9 @@ export const register = endpoint({
     const messagesUpTo = user ? ctx.realm.state.messages.lastId : Number.MAX_SAFE_INTEGER;
     const queueId = user ? ctx.services.router.create(ctx.realm.id, user.id, registration, messagesUpTo) : null;
     const fetchTypes = p.fetch_event_types ?? eventTypes;
+    // Asked once for the sections that read it (presence, and realm_user's idle users): a call to the realm's owner in
+    // cluster mode.
+    let presences: ReturnType<typeof ctx.services.presence.all> | undefined;
     const snapshot = await buildSnapshot(
       {
         state: ctx.realm.state,
@@ -74,7 +77,7 @@ export const register = endpoint({
         registration,
         db: batchedReads(ctx.services.db),
         config: ctx.services.config,
-        presence: { all: () => ctx.services.presence.all(ctx.realm), now: () => ctx.services.presence.now() },
+        presence: { all: () => (presences ??= ctx.services.presence.all(ctx.realm)), now: () => ctx.services.presence.now() },
         presenceHistoryLimitDays: p.presence_history_limit_days,
         fetchTypes,
         messagesUpTo,
