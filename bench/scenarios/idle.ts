@@ -95,19 +95,8 @@ export const idle: Scenario = async (ctx) => {
   const held = sampleProcess(ctx.target.pid);
   const timeline = await holdFor(ctx, holdMs, () => heartbeats, (s) => `holding ${queues} polls: ${s}s, ${heartbeats} heartbeats`);
   stopping = true;
-  // Deleting the queues answers the parked polls; 32 at a time, over connections the polls leave free (all at once they
-  // would open as many connections again, beyond the file-descriptor limit of 20,000).
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < queues) {
-        const id = ids[next++]!;
-        // Once more if the connection failed under it (a keep-alive connection the server had just closed).
-        const del = () => request(base, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } });
-        await del().catch(() => del().catch(() => null));
-      }
-    }),
-  );
+  // Deleting the queues answers the parked polls.
+  await deleteQueues(ctx, ids);
   await Promise.all(loops);
 
   const perQueue = before && held ? (held.rssBytes - before.rssBytes) / queues : NaN;
@@ -179,15 +168,7 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
   for (const h of holders) h.child.stdin!.end('stop\n');
   await Promise.all(holders.map((h) => h.exited));
   rmSync(dir, { recursive: true, force: true });
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < queues) {
-        const id = ids[next++]!;
-        await request(ctx.target.url, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } }).catch(() => null);
-      }
-    }),
-  );
+  await deleteQueues(ctx, ids);
   const perQueue = before && held ? (held.rssBytes - before.rssBytes) / queues : NaN;
   const perSocket = registered && held ? (held.rssBytes - registered.rssBytes) / queues : NaN;
   const mib = (b: number | undefined) => (b === undefined ? 'n/a' : +(b / 2 ** 20).toFixed(1));
@@ -217,6 +198,24 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
       met: open === queues && closedEarly === 0 && Number.isFinite(perQueue) && perQueue <= 4096,
     },
   };
+}
+
+/**
+ * Deletes the queues 32 at a time, over connections the polls leave free (all at once they would open as many
+ * connections again, beyond the file-descriptor limit of 20,000).
+ */
+async function deleteQueues(ctx: Parameters<Scenario>[0], ids: string[]): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < ids.length) {
+        const id = ids[next++]!;
+        // Once more if the connection failed under it (a keep-alive connection the server had just closed).
+        const del = () => request(ctx.target.url, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } });
+        await del().catch(() => del().catch(() => null));
+      }
+    }),
+  );
 }
 
 /** Waits holdMs, reporting progress each second; returns the running count read each second. */
