@@ -3,7 +3,7 @@
 // receipt of that message, and the server's CPU per delivery.
 import os from 'node:os';
 import { request, type Creds } from '../lib/client.js';
-import { sampleProcess } from '../lib/server.js';
+import { sampleAll } from '../lib/server.js';
 import type { PollInput, PollOutput } from '../lib/jobs.js';
 import { bucketPercentiles, counterDelta, histogram, scrape } from '../lib/metrics.js';
 import { summarize } from '../lib/stats.js';
@@ -90,7 +90,7 @@ async function deliverAll(
     label: transport,
     job: transport === 'socket' ? 'socketClients' : 'pollClients',
     base,
-    pid: ctx.target.pid,
+    pids: ctx.target.pids,
     clients: people.map((creds, i) => ({ creds, queue: queues[i]! })),
     messages,
     before: async () => void (metricsBefore = await scrape(ctx.target)),
@@ -128,7 +128,7 @@ async function socketFloor(ctx: Ctx, mode: 'send' | 'publish', { people, clients
       label: `floor ${mode}`,
       job: 'socketClients',
       base: floor.base,
-      pid: floor.pid,
+      pids: floor.pid === null ? [] : [floor.pid],
       clients: people.slice(0, clients).map((creds, i) => ({ creds, queue: `floor-${i}` })),
       messages,
       send: async (m) => {
@@ -145,8 +145,8 @@ interface DriveOptions {
   label: string;
   job: 'socketClients' | 'pollClients';
   base: string;
-  /** The server process whose CPU is measured. */
-  pid: number | null;
+  /** The server's processes (a cluster's every one), whose CPU is measured. */
+  pids: number[];
   clients: { creds: Creds; queue: string }[];
   messages: number;
   /** Sends message m; resolves with the message ID the clients will see, or null on failure. */
@@ -182,7 +182,7 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   for (let i = 0; o.job === 'socketClients' && opened < clients && i < 6000; i++) await new Promise((r) => setTimeout(r, 10));
   await new Promise((r) => setTimeout(r, 500));
   await o.before?.();
-  const cpuBefore = sampleProcess(o.pid);
+  const cpuBefore = sampleAll(o.pids);
   const perSecond: number[] = [];
   for (let m = 0; m < o.messages; m++) {
     const id = await o.send(m);
@@ -193,7 +193,7 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
     perSecond.push(received);
     ctx.progress(`fanout (${o.label}): message ${m + 1}/${o.messages}, ${received} deliveries`);
   }
-  const cpuAfter = sampleProcess(o.pid);
+  const cpuAfter = sampleAll(o.pids);
   await o.after?.();
   pool.broadcast({ type: 'stop' });
   await o.stopping?.();

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { agentFor, openFilesCap, request } from '../lib/client.js';
-import { sampleProcess } from '../lib/server.js';
+import { sampleAll } from '../lib/server.js';
 import { summarize } from '../lib/stats.js';
 import { num, type Scenario } from './types.js';
 
@@ -21,7 +21,7 @@ export const idle: Scenario = async (ctx) => {
   // server's 10 s idle timeout for connections that send nothing, and were closed: ECONNRESET.)
   const wave = num(ctx.options, 'connect-wave', 500);
   const base = ctx.target.url;
-  const before = sampleProcess(ctx.target.pid);
+  const before = sampleAll(ctx.target.pids);
 
   const ids: string[] = new Array(queues);
   let made = 0;
@@ -92,22 +92,11 @@ export const idle: Scenario = async (ctx) => {
   }
   const parkMs = performance.now() - pollsBegan;
   await new Promise((r) => setTimeout(r, Math.min(5000, holdMs)));
-  const held = sampleProcess(ctx.target.pid);
+  const held = sampleAll(ctx.target.pids);
   const timeline = await holdFor(ctx, holdMs, () => heartbeats, (s) => `holding ${queues} polls: ${s}s, ${heartbeats} heartbeats`);
   stopping = true;
-  // Deleting the queues answers the parked polls; 32 at a time, over connections the polls leave free (all at once they
-  // would open as many connections again, beyond the file-descriptor limit of 20,000).
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < queues) {
-        const id = ids[next++]!;
-        // Once more if the connection failed under it (a keep-alive connection the server had just closed).
-        const del = () => request(base, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } });
-        await del().catch(() => del().catch(() => null));
-      }
-    }),
-  );
+  // Deleting the queues answers the parked polls.
+  await deleteQueues(ctx, ids);
   await Promise.all(loops);
 
   const perQueue = before && held ? (held.rssBytes - before.rssBytes) / queues : NaN;
@@ -148,9 +137,9 @@ export const idle: Scenario = async (ctx) => {
 const SOCKETS_PER_HOLDER = 6000;
 
 /** idle --transport socket: every queue held by an event socket from a holder process for holdMs. */
-async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: ReturnType<typeof sampleProcess>, holdMs: number, registerErrors: number) {
+async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: ReturnType<typeof sampleAll>, holdMs: number, registerErrors: number) {
   const queues = ids.length;
-  const registered = sampleProcess(ctx.target.pid);
+  const registered = sampleAll(ctx.target.pids);
   const perHolder = Math.min(SOCKETS_PER_HOLDER, Math.max(1, openFilesCap() - 1000));
   const dir = mkdtempSync(path.join(tmpdir(), 'palaver-holders-'));
   const holders: { child: ReturnType<typeof spawn>; state: Record<'open' | 'errors' | 'pings' | 'closed', number> & { why: Record<string, number> }; exited: Promise<unknown> }[] = [];
@@ -171,23 +160,15 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
   }
   const openSeconds = (performance.now() - openedAt) / 1000;
   await new Promise((r) => setTimeout(r, Math.min(5000, holdMs)));
-  const held = sampleProcess(ctx.target.pid);
+  const held = sampleAll(ctx.target.pids);
   const timeline = await holdFor(ctx, holdMs, () => total('pings'), (s) => `holding ${total('open')} sockets: ${s}s, ${total('pings')} pings, ${total('closed')} closed`);
-  const heldAtEnd = sampleProcess(ctx.target.pid);
+  const heldAtEnd = sampleAll(ctx.target.pids);
   const open = total('open');
   const closedEarly = total('closed');
   for (const h of holders) h.child.stdin!.end('stop\n');
   await Promise.all(holders.map((h) => h.exited));
   rmSync(dir, { recursive: true, force: true });
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < queues) {
-        const id = ids[next++]!;
-        await request(ctx.target.url, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } }).catch(() => null);
-      }
-    }),
-  );
+  await deleteQueues(ctx, ids);
   const perQueue = before && held ? (held.rssBytes - before.rssBytes) / queues : NaN;
   const perSocket = registered && held ? (held.rssBytes - registered.rssBytes) / queues : NaN;
   const mib = (b: number | undefined) => (b === undefined ? 'n/a' : +(b / 2 ** 20).toFixed(1));
@@ -217,6 +198,24 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
       met: open === queues && closedEarly === 0 && Number.isFinite(perQueue) && perQueue <= 4096,
     },
   };
+}
+
+/**
+ * Deletes the queues 32 at a time, over connections the polls leave free (all at once they would open as many
+ * connections again, beyond the file-descriptor limit of 20,000).
+ */
+async function deleteQueues(ctx: Parameters<Scenario>[0], ids: string[]): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < ids.length) {
+        const id = ids[next++]!;
+        // Once more if the connection failed under it (a keep-alive connection the server had just closed).
+        const del = () => request(ctx.target.url, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } });
+        await del().catch(() => del().catch(() => null));
+      }
+    }),
+  );
 }
 
 /** Waits holdMs, reporting progress each second; returns the running count read each second. */

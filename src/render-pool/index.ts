@@ -1,7 +1,6 @@
 // The process's render pool: one per process (worker threads are a process-wide resource, like libuv's pool),
 // started on first use with the options the server configured.
 import type { RenderContext, RenderResult } from '../markdown/index.js';
-import { renderPlainText } from '../markdown/plain.js';
 import type { BatchedLookups } from './lookups.js';
 import { DEFAULT_RENDER_POOL, RenderPool, type RenderPoolOptions } from './pool.js';
 
@@ -22,12 +21,10 @@ export function configureRenderPool(next: RenderPoolOptions): void {
 
 /**
  * Renders Markdown off the event loop, within the time limit (the promise rejects with ApiError "Unable to render
- * message"); lookups in `batched` are answered asynchronously, once per round (see lookups.ts). Short plain text,
- * which no rule touches, is answered at once, without a worker or a promise (markdown/plain.ts).
+ * message"); lookups in `batched` are answered asynchronously, once per round (see lookups.ts). Short plain text
+ * needs no worker: a caller answers it first with markdown/plain.ts, before it builds the context.
  */
-export function renderOffLoop(content: string, ctx: RenderContext, batched?: BatchedLookups): RenderResult | Promise<RenderResult> {
-  const plain = renderPlainText(content, ctx.linkifiers);
-  if (plain) return plain;
+export function renderOffLoop(content: string, ctx: RenderContext, batched?: BatchedLookups): Promise<RenderResult> {
   pool ??= new RenderPool(options);
   return pool.render(content, ctx, batched);
 }
