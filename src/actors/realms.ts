@@ -153,6 +153,7 @@ export class Realms {
 
   /** Host header → the realm string id it names; cleared whole when full, so made-up hosts cannot grow it. */
   private readonly hostIds = new Map<string, string>();
+  private indexed: { of: RealmEntry[] | null; map: Map<string, RealmEntry> } = { of: null, map: new Map() };
   /** The handle of each running realm actor, made once per actor rather than per request. */
   private readonly handles = new WeakMap<RealmRef, RealmHandle>();
 
@@ -167,8 +168,14 @@ export class Realms {
       if (this.hostIds.size >= HOST_CACHE_SIZE) this.hostIds.clear();
       this.hostIds.set(header, stringId);
     }
-    for (const r of this.directory) if (r.stringId === stringId) return r;
-    return undefined;
+    return this.byStringId().get(stringId);
+  }
+
+  /** The directory by string id, made again only when the root replaces its directory (every request looks here). */
+  private byStringId(): Map<string, RealmEntry> {
+    const directory = this.directory;
+    if (this.indexed.of !== directory) this.indexed = { of: directory, map: new Map(directory.map((r) => [r.stringId, r])) };
+    return this.indexed.map;
   }
 
   /** The handle of the realm a Host header names when its actor is running and loaded and nothing is to be waited for
