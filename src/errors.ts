@@ -12,6 +12,23 @@ export class ApiError extends Error {
   }
 }
 
+/** Why a write never ran, so that it may be sent again without repeating it: `fenced`, refused by the fencing check
+ *  because this process no longer owns the realm; `refused`, turned away by a stopping realm actor. */
+export type NotRun = 'fenced' | 'refused';
+
+const notRunReasons = new WeakMap<ApiError, NotRun>();
+
+/** Marks `err` as the error of a write that never ran, for `why`. */
+export function notRun(why: NotRun, err: ApiError): ApiError {
+  notRunReasons.set(err, why);
+  return err;
+}
+
+/** Why the write that failed with `err` never ran, or undefined when it may have run (or is no such error). */
+export function notRunReason(err: unknown): NotRun | undefined {
+  return err instanceof ApiError ? notRunReasons.get(err) : undefined;
+}
+
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="palaver"' };
 const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="palaver-operator"' };
 
@@ -286,6 +303,7 @@ export const errors = {
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter }),
   unavailable: (msg = 'Service temporarily unavailable') => new ApiError('SERVICE_UNAVAILABLE', msg, 503),
+  shuttingDown: () => new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down', 503),
   /** Load shed: the server is too busy for this request now; the client may retry after the given seconds. */
   busy: (msg: string, retryAfterSeconds: number) =>
     new ApiError('SERVICE_UNAVAILABLE', msg, 503, {}, { 'Retry-After': String(retryAfterSeconds) }),

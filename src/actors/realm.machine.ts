@@ -29,22 +29,15 @@
 import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type { EventHub } from '../bus/hub.js';
 import type { RealmEvent } from '../bus/events.js';
-import { ApiError, errors } from '../errors.js';
+import { errors, notRun, type ApiError } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
 import type { CommandRegistry, PendingCommand, RealmBatchObserver } from '../realm/commands.js';
 import { RealmState } from '../realm/state.js';
 
-/** A command refused by a stopping realm actor before any of it ran: safe to send again (see isNotTaken). */
+/** A command refused by a stopping realm actor before any of it ran: safe to send again. */
 export function notTaken(): ApiError {
-  const err = errors.unavailable('The server is shutting down');
-  (err as { notTaken?: boolean }).notTaken = true;
-  return err;
-}
-
-/** Whether a command's error says it never ran (refused by a stopping actor), so that sending it again cannot repeat it. */
-export function isNotTaken(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { notTaken?: boolean }).notTaken === true;
+  return notRun('refused', errors.shuttingDown());
 }
 
 /** Most commands one transaction carries. */

@@ -1,12 +1,12 @@
 // How the rest of the server reaches realms: find one by host, wait for its actor, read its state, send it commands.
 import { waitFor, type Actor } from 'xstate';
-import { errors } from '../errors.js';
+import { errors, notRunReason } from '../errors.js';
 import { assertPlainData, type CommandPart } from '../realm/command-check.js';
 import type { CommandRegistry, InputOf, ResultOf } from '../realm/commands.js';
 import type { CommandInput, CommandKind, CommandResult, RealmCommands } from '../realm/registry.js';
 import type { RealmState } from '../realm/state.js';
 import type { RealmEntry } from '../model/realm.js';
-import { isNotTaken, notTaken } from './realm.machine.js';
+import { notTaken } from './realm.machine.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
 
 /** Cluster mode (src/cluster/): a realm this process does not own is written through its owner, elsewhere. */
@@ -58,7 +58,7 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
     const sent = this.route(kind, input as InputOf<C, K>);
     if (!this.successor) return sent;
     return sent.catch((err: unknown) => {
-      const next = isNotTaken(err) ? this.successor!() : null;
+      const next = notRunReason(err) === 'refused' ? this.successor!() : null;
       if (!next) throw err;
       return next.then((h) => (h.dispatch as (k: K, i: InputOf<C, K>) => Promise<ResultOf<C, K>>)(kind, input as InputOf<C, K>));
     });
@@ -220,7 +220,7 @@ export class Realms {
 
   /** A ready realm actor, spawned if needed. */
   async get(realmId: number): Promise<RealmHandle> {
-    if (this.root.getSnapshot().value !== 'running') throw errors.unavailable('The server is shutting down');
+    if (this.root.getSnapshot().value !== 'running') throw errors.shuttingDown();
     // Every request comes here: a realm already running and loaded needs no root transition and no waitFor
     // (its subscription and timer), only the handle.
     const loaded = this.loadedHandle(realmId);

@@ -73,7 +73,7 @@ export class ActorSystem implements ActorHost, ActorJobs {
 
   create<L extends AnyActorLogic>(logic: L, options: CreateOptions<L>): Actor<L> {
     const { stopPhase, ...actorOptions } = options;
-    if (this.stopping) throw errors.unavailable('The server is shutting down');
+    if (this.stopping) throw errors.shuttingDown();
     // An actor that ended is still listed until the end of the step that ended it (see `forget`); its id is free.
     if (this.running.get(options.id)?.actor.getSnapshot().status === 'active') throw new Error(`actor ${options.id} is already running`);
     const actor = createActor(logic, actorOptions as ActorOptions<L>) as Actor<L>;
@@ -103,7 +103,7 @@ export class ActorSystem implements ActorHost, ActorJobs {
       const settle = () => {
         const snap = actor.getSnapshot() as { status: string; output?: unknown };
         if (snap.status === 'done') resolve(snap.output as OutputFrom<L>);
-        else reject(errors.unavailable('The server is shutting down'));
+        else reject(errors.shuttingDown());
       };
       actor.subscribe({ complete: settle, error: reject });
       actor.start();

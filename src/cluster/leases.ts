@@ -2,22 +2,20 @@
 // which epoch. The owner renews its leases; a lapsed lease may be taken by another process, which raises the epoch.
 // Fencing: a realm's write transaction checks (FOR SHARE) that the row still names this process and epoch, so a
 // process that lost a lease cannot commit under it, and a takeover waits for such a transaction to end.
-import { errors, type ApiError } from '../errors.js';
+import { errors, notRun, notRunReason, type ApiError } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { CURRENT_XID_SQL } from '../persistence/snapshots.js';
 
-/** The error of a write refused because this process no longer holds the realm's lease: nothing was written. */
 /** Unowned realms one lease round looks at. */
 const UNOWNED_CANDIDATES = 32;
 
+/** The error of a write refused because this process no longer holds the realm's lease: nothing was written. */
 export function fencedError(): ApiError {
-  const err = errors.unavailable('This server no longer owns the realm; try again');
-  (err as { fenced?: boolean }).fenced = true;
-  return err;
+  return notRun('fenced', errors.unavailable('This server no longer owns the realm; try again'));
 }
 
 export function isFenced(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { fenced?: boolean }).fenced === true;
+  return notRunReason(err) === 'fenced';
 }
 
 interface Held {

@@ -46,7 +46,7 @@ export class LongPolls {
   ): Promise<EventBatch> {
     return new Promise((resolve, reject) => {
       if (this.closed) {
-        reject(errors.unavailable('The server is shutting down'));
+        reject(errors.shuttingDown());
         return;
       }
       const handle = this.nextHandle++;

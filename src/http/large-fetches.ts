@@ -47,7 +47,7 @@ export class Slots {
   }
 
   async acquire(key: string, conn: Connection): Promise<() => void> {
-    if (this.closed) throw errors.unavailable('The server is shutting down');
+    if (this.closed) throw errors.shuttingDown();
     const mine = this.byKey.get(key) ?? 0;
     if (mine >= this.limits.perUser) {
       throw errors.busy(`Too many large message fetches of yours at once (limit ${this.limits.perUser}); try again shortly`, RETRY_AFTER_S);
@@ -76,7 +76,7 @@ export class Slots {
         refuse: () => {
           released = true;
           this.leave(key);
-          reject(errors.unavailable('The server is shutting down'));
+          reject(errors.shuttingDown());
         },
       };
       this.waiting.push(waiter);
