@@ -25,10 +25,11 @@ async function parked(n: Node): Promise<number> {
   return Number(m[1]);
 }
 
-/** Waits (at most 10 s) until `n` holds `count` parked polls; returns the last count seen. */
+/** Waits (at most 30 s: a loaded CI machine runs three processes per cluster file) until `n` holds `count` parked
+ *  polls; returns the last count seen. */
 async function parkedReaches(n: Node, count: number): Promise<number> {
   let seen = await parked(n);
-  for (let i = 0; i < 100 && seen !== count; i++) {
+  for (let i = 0; i < 300 && seen !== count; i++) {
     await sleep(100);
     seen = await parked(n);
   }
