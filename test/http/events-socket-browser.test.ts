@@ -77,6 +77,9 @@ browserTest('a browser opens the socket with a ticket, receives a message frame 
     t.deepEqual(problems, []);
   } finally {
     await page.close();
+    // The page's socket ends on the server a moment after the page closes; the next test counts sockets.
+    const closed = Date.now() + 20_000;
+    while (s.server.services.sockets.count > 0 && Date.now() < closed) await new Promise((r) => setTimeout(r, 50));
   }
 });
 
