@@ -40,6 +40,8 @@ export interface LocalQueues {
   /** Why a blocking poll of the queue was answered with no events, unless a newer poll or socket took the queue. */
   ended(queueId: string): PollAnswer['ended'];
   delete(queueId: string, userId: number): boolean;
+  /** Whether this process holds the queue, for this user. */
+  holds(queueId: string, userId: number): boolean;
 }
 
 export interface ClusterOptions {
@@ -213,6 +215,11 @@ export class Cluster implements ClusterView {
     return (await this.askHolder(queueId, { op: 'delete', queueId, userId })) as boolean;
   }
 
+  /** Whether the queue's holder (another process) holds it for this user; BAD_EVENT_QUEUE_ID when no process does. */
+  async holdsElsewhere(queueId: string, userId: number): Promise<boolean> {
+    return (await this.askHolder(queueId, { op: 'holds', queueId, userId })) as boolean;
+  }
+
   private async askHolder(queueId: string, request: QueueRequest): Promise<unknown> {
     const holder = this.holderOf(queueId);
     if (!holder) throw errors.badEventQueueId(queueId);
@@ -234,7 +241,8 @@ export class Cluster implements ClusterView {
     }
     let answer: Answer;
     try {
-      answer = { ok: true, value: r.op === 'poll' ? await this.servePoll(r) : this.queues.delete(r.queueId, r.userId) };
+      const value = r.op === 'poll' ? await this.servePoll(r) : r.op === 'holds' ? this.queues.holds(r.queueId, r.userId) : this.queues.delete(r.queueId, r.userId);
+      answer = { ok: true, value };
     } catch (err) {
       answer = answerOf(err);
     }
