@@ -13,6 +13,7 @@ import { recipientId, type ClientCapability, type MessageFacts, type RealmEvent,
 import type { RestoredQueueInput } from './queue-dump.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { wantsType, type QueueRegistration } from './registration.js';
+import { ADD_FILTER_MS, addedKeys, cutSnapshot } from './snapshot-adds.js';
 
 interface LiveQueue {
   queueId: string;
@@ -40,6 +41,8 @@ export class EventRouter {
   private readonly byUser = new Map<number, Set<LiveQueue>>();
   private readonly allPublic = new Map<number, Set<LiveQueue>>();
   private readonly unsubscribe: () => void;
+  /** By queue ID, in expiry order: rows a register snapshot showed whose `add` event the queue drops (snapshot-adds.ts). */
+  private readonly snapshotAdds = new Map<string, { keys: Set<string>; until: number }>();
   delivered = 0;
 
   constructor(
@@ -63,6 +66,36 @@ export class EventRouter {
     const queueId = this.queues.create(userId, realmId, { registration: registration as never });
     this.track(queueId, realmId, userId, registration, narrow, messagesUpTo);
     return queueId;
+  }
+
+  /**
+   * After a register's snapshot was built (nothing awaited since): rows of its database-read sections whose `add`
+   * event the queue already holds leave the snapshot (in place); the queue drops the `add` of every other row it shows.
+   */
+  cutSnapshot(queueId: string, snapshot: Record<string, unknown>): void {
+    const queue = this.queues.get(queueId);
+    if (!queue) return;
+    const now = performance.now();
+    for (const [id, f] of this.snapshotAdds) {
+      if (f.until > now) break;
+      this.snapshotAdds.delete(id);
+    }
+    const keys = cutSnapshot(snapshot, queue.queued());
+    if (keys.size > 0) this.snapshotAdds.set(queueId, { keys, until: now + ADD_FILTER_MS });
+  }
+
+  /** An `add` of a row the queue's register snapshot showed: dropped, once per row. */
+  private inSnapshot(q: LiveQueue, event: ClientEvent): boolean {
+    const f = this.snapshotAdds.get(q.queueId);
+    if (!f) return false;
+    if (f.until <= performance.now()) {
+      this.snapshotAdds.delete(q.queueId);
+      return false;
+    }
+    const keys = addedKeys(event);
+    if (!keys?.length || !keys.every((k) => f.keys.has(k))) return false;
+    for (const k of keys) f.keys.delete(k);
+    return true;
   }
 
   /**
@@ -121,6 +154,7 @@ export class EventRouter {
     const q = this.live.get(queueId);
     if (!q) return;
     this.live.delete(queueId);
+    this.snapshotAdds.delete(queueId);
     const set = this.byUser.get(q.userId);
     set?.delete(q);
     if (set?.size === 0) this.byUser.delete(q.userId);
@@ -179,6 +213,8 @@ export class EventRouter {
       if ((p.re.event.message.id as number) <= q.messagesUpTo) return;
       if (q.narrow && !q.narrow(narrowMessage(p.re.event.facts, flags))) return;
     }
+    // A row its register snapshot already showed (only just after a register: the map is empty otherwise).
+    else if (this.snapshotAdds.size > 0 && this.inSnapshot(q, v.event)) return;
     const { re } = p;
     // The common case (no capability variants, not the sender's queue): the shared form, made once.
     if (!re.skipWith && !re.legacy && re.senderQueue?.queueId !== q.queueId) {

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { EventSocket } from '../../src/client/event-socket.js';
 import { haveChromium, launchChromium } from '../helpers/browser.js';
 import { OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
+import { registerDuringAdds } from '../helpers/register-race.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
 let cluster: TestCluster;
@@ -190,6 +191,12 @@ test.serial('register while messages are sent through another process: each mess
     t.true(events.every((id) => id > reg.maxId), 'events only after max_message_id');
     await reg.client.delete('/events', { auth: reader, form: { queue_id: reg.queueId } });
   }
+});
+
+test.serial('register while drafts, snippets and scheduled messages are added through another process: each row once, in the snapshot or as an add event', async (t) => {
+  const [a, b, c] = cluster.nodes;
+  const writer = await newUser(a!.client, cluster.owner, 'wanda');
+  await registerDuringAdds(t, { writer: a!.client, registrars: [b!.client, c!.client], auth: writer, userId: writer.id, registrations: 16 });
 });
 
 test.serial('a scheduled message is delivered exactly once across the processes', async (t) => {

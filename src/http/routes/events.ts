@@ -84,6 +84,8 @@ export const register = endpoint({
       },
       fetchTypes,
     );
+    // Rows read from the database that are also in an `add` event, queued or on its way: in one of the two only.
+    if (queueId !== null) ctx.services.router.cutSnapshot(queueId, snapshot);
     return {
       queue_id: queueId,
       last_event_id: -1,
