@@ -4,7 +4,7 @@
 // Transaction IDs and snapshots come from a real PostgreSQL (the tests share one table, so they run serially).
 import test from 'ava';
 import type { RealmEvent } from '../../src/bus/events.js';
-import { Replica, type ReplicaDeps } from '../../src/cluster/replica.js';
+import { RECENT_MS, Replica, type ReplicaDeps } from '../../src/cluster/replica.js';
 import type { PublishedBatch } from '../../src/cluster/owners.js';
 import { createLogger } from '../../src/log.js';
 import { createDatabase, type Db } from '../../src/persistence/db.js';
@@ -50,7 +50,7 @@ async function load(): Promise<Items> {
 
 const registry = { 'item.add': { check: () => undefined, apply: (state: RealmState, x: number) => (state as unknown as Items).items.push(x) } } as unknown as CommandRegistry;
 
-function replicaOf(state: () => Items | undefined) {
+function replicaOf(state: () => Items | undefined, now?: () => number) {
   const delivered: unknown[] = [];
   const reloads: number[] = [];
   const deps: ReplicaDeps = {
@@ -60,6 +60,7 @@ function replicaOf(state: () => Items | undefined) {
     reload: async (realmId) => void reloads.push(realmId),
     deliver: (_realmId, events) => delivered.push(...events),
     dropRealm: () => undefined,
+    now,
   };
   return { replica: new Replica(deps), delivered, reloads };
 }
@@ -148,4 +149,36 @@ test.serial('a gap in the batch numbers reloads the realm', async (t) => {
   replica.receive(5, batch(1, 40, await commitWrite(40)));
   t.is(replica.receive(5, batch(3, 42, await commitWrite(42))).outcome, 'reload');
   t.deepEqual(reloads, [5]);
+});
+
+test.serial("a quiet realm's kept batches are dropped once older than the window; a load that missed one loads again", async (t) => {
+  const clock = { ms: 1_000_000 };
+  let state: Items | undefined;
+  const { replica } = replicaOf(() => state, () => clock.ms);
+  // A load's snapshot is taken before the realm's last batches commit; the load is slow.
+  const slow = await load();
+  for (let seq = 1; seq <= 3; seq++) t.is(replica.receive(6, batch(seq, 50 + seq, await commitWrite(50 + seq))).outcome, 'held');
+  t.is(replica.kept(), 3);
+  clock.ms += RECENT_MS / 2;
+  replica.sweep();
+  t.is(replica.kept(), 3, 'kept within the window');
+  // No batch arrives for the realm any more: the timer drops them all the same.
+  clock.ms += RECENT_MS;
+  replica.sweep();
+  t.is(replica.kept(), 0, 'dropped past the window without a next batch');
+  t.false(replica.loaded(6, slow as unknown as RealmState), 'the slow load misses a dropped batch: it must load again');
+  const fresh = await load();
+  t.true(replica.loaded(6, fresh as unknown as RealmState), 'a load after them holds them');
+  t.deepEqual(fresh.items.filter((x) => x > 50 && x < 60), [51, 52, 53]);
+});
+
+test.serial('a load drops the kept batches older than the window before it reads them', async (t) => {
+  const clock = { ms: 5_000_000 };
+  const { replica } = replicaOf(() => undefined, () => clock.ms);
+  replica.receive(8, batch(1, 61, await commitWrite(61)));
+  clock.ms += RECENT_MS + 1;
+  replica.receive(9, batch(1, 62, await commitWrite(62)));
+  t.is(replica.kept(), 2, 'another realm\'s batch does not prune this one');
+  t.true(replica.loaded(8, (await load()) as unknown as RealmState));
+  t.is(replica.kept(), 1, "realm 8's old batch went on read");
 });
