@@ -242,8 +242,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     if (cluster) {
       cluster.start(realms, {
-        deliver: (realmId, events) => {
-          router.route(realmId, events);
+        deliver: (realmId, events, readBy) => {
+          router.route(realmId, events, readBy);
           allRealms.publishEvents(realmId, events);
         },
         dropRealm: (realmId) => {

@@ -31,8 +31,8 @@ const BARRIER_MS = 2000;
 
 /** What the cluster needs of the process's own event queues. */
 export interface LocalQueues {
-  /** Events of a realm owned elsewhere, for the queues this process holds. */
-  deliver(realmId: number, events: RealmEvent[]): void;
+  /** Events of a realm owned elsewhere, for the queues this process holds (`readBy`: Replica's). */
+  deliver(realmId: number, events: RealmEvent[], readBy?: string): void;
   /** Events were missed (a gap in a realm's batches): that realm's queues here end, their clients register again. */
   dropRealm(realmId: number): void;
   /** As LongPolls.poll: `onAbort` is the hook for a client that goes away. */
@@ -100,7 +100,7 @@ export class Cluster implements ClusterView {
       log: opts.log,
       stateIfLoaded: (realmId) => this.realms.stateIfLoaded(realmId),
       reload: (realmId) => this.realms.reload(realmId).then(() => this.realms.get(realmId)).then(() => undefined),
-      deliver: (realmId, events) => this.queues.deliver(realmId, events),
+      deliver: (realmId, events, readBy) => this.queues.deliver(realmId, events, readBy),
       dropRealm: (realmId) => this.queues.dropRealm(realmId),
     });
     this.pollTimeoutMs = config.heartbeatMs + 15_000;

@@ -29,8 +29,9 @@ export interface ReplicaDeps {
   stateIfLoaded(realmId: number): RealmState | undefined;
   /** Loads the realm again from the database (its copy here is not to be trusted). */
   reload(realmId: number): Promise<void>;
-  /** Events for this process's queues. */
-  deliver(realmId: number, events: RealmEvent[]): void;
+  /** Events for this process's queues; `readBy`: their commit, when the realm's working set here was loaded after it
+   *  (a queue registered on that working set shows them already). */
+  deliver(realmId: number, events: RealmEvent[], readBy?: string): void;
   /** Events were missed: the realm's queues here end. */
   dropRealm(realmId: number): void;
   /** The clock batches are kept by (ms); performance.now by default. */
@@ -89,7 +90,7 @@ export class Replica {
     if (last && b.epoch === last.epoch && b.seq <= last.seq) return { outcome: 'duplicate', ready };
     if (last && b.epoch < last.epoch) {
       // A former owner's batch arriving after its successor's: committed before the takeover, which reloaded.
-      this.deps.deliver(realmId, b.events);
+      this.deps.deliver(realmId, b.events, this.readBy(realmId, b));
       return { outcome: 'former-owner', ready };
     }
     let reload = last !== undefined && b.epoch > last.epoch;
@@ -102,7 +103,7 @@ export class Replica {
     this.remember(realmId, b);
     const state = this.deps.stateIfLoaded(realmId);
     if (state && !reload && !this.apply(realmId, state, b)) reload = true;
-    this.deps.deliver(realmId, b.events);
+    this.deps.deliver(realmId, b.events, this.readBy(realmId, b));
     if (!state) return { outcome: 'held', ready };
     if (!reload) return { outcome: 'applied', ready };
     return { outcome: 'reload', ready: this.deps.reload(realmId).catch(() => undefined) };
@@ -119,6 +120,12 @@ export class Replica {
     if (recent.evicted !== null && !committedBefore(recent.evicted, state.loadedAt)) return false;
     for (const { b } of recent.batches) if (!this.apply(realmId, state, b)) return false;
     return true;
+  }
+
+  /** The batch's commit when the working set here was loaded after it, else undefined. */
+  private readBy(realmId: number, b: PublishedBatch): string | undefined {
+    const loadedAt = this.deps.stateIfLoaded(realmId)?.loadedAt ?? null;
+    return b.commitId != null && loadedAt !== null && committedBefore(b.commitId, loadedAt) ? b.commitId : undefined;
   }
 
   /** Applies a batch's results unless the working set's snapshot already holds them; false when one cannot be. */

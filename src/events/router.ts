@@ -14,6 +14,7 @@ import type { RestoredQueueInput } from './queue-dump.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { wantsType, type QueueRegistration } from './registration.js';
 import { ADD_FILTER_MS, addedKeys, cutSnapshot } from './snapshot-adds.js';
+import { committedBefore } from '../persistence/snapshots.js';
 
 interface LiveQueue {
   queueId: string;
@@ -24,6 +25,8 @@ interface LiveQueue {
   narrow: ((msg: NarrowMessage) => boolean) | null;
   /** Messages up to this ID are in the queue's register snapshot: their events are not delivered to it. */
   messagesUpTo: number;
+  /** The database snapshot of the working set its register read (RealmState.loadedAt), null when unknown. */
+  loadedAt: string | null;
   /** The queue itself (the router forgets it when it expires). */
   queue: EventQueue;
   /** Which form of an event the queue receives (queue-form.ts). */
@@ -61,10 +64,10 @@ export class EventRouter {
    * message up to it is not delivered to the queue (cluster mode: a batch a process's load already read, arriving
    * after it, or a former owner's last batch).
    */
-  create(realmId: number, userId: number, registration: QueueRegistration, messagesUpTo = -1): string {
+  create(realmId: number, userId: number, registration: QueueRegistration, messagesUpTo = -1, loadedAt: string | null = null): string {
     const narrow = this.compileNarrow(realmId, userId, registration);
     const queueId = this.queues.create(userId, realmId, { registration: registration as never });
-    this.track(queueId, realmId, userId, registration, narrow, messagesUpTo);
+    this.track(queueId, realmId, userId, registration, narrow, messagesUpTo, loadedAt);
     return queueId;
   }
 
@@ -111,7 +114,7 @@ export class EventRouter {
     });
     if (r.restored !== 1 || prepared === null) return false;
     const { input, narrow } = prepared as { input: RestoredQueueInput; narrow: LiveQueue['narrow'] };
-    this.track(input.queueId, input.realmId, input.userId, input.registration as unknown as QueueRegistration, narrow, -1);
+    this.track(input.queueId, input.realmId, input.userId, input.registration as unknown as QueueRegistration, narrow, -1, null);
     return true;
   }
 
@@ -135,10 +138,11 @@ export class EventRouter {
     registration: QueueRegistration,
     narrow: LiveQueue['narrow'],
     messagesUpTo: number,
+    loadedAt: string | null,
   ): void {
     const queue = this.queues.get(queueId);
     if (!queue) throw new Error(`queue ${queueId} is not live`);
-    const q: LiveQueue = { queueId, realmId, userId, registration, narrow, messagesUpTo, queue, form: formKey(registration) };
+    const q: LiveQueue = { queueId, realmId, userId, registration, narrow, messagesUpTo, loadedAt, queue, form: formKey(registration) };
     this.live.set(q.queueId, q);
     let set = this.byUser.get(q.userId);
     if (!set) this.byUser.set(q.userId, (set = new Set()));
@@ -170,11 +174,17 @@ export class EventRouter {
     return compilePredicate(resolved, { id: userId });
   }
 
-  route(realmId: number, events: RealmEvent[]): void {
+  /**
+   * Delivers a realm's events to the queues of their recipients. `readBy`: the ID of the transaction that committed
+   * them, given when a working set of this process was loaded in a snapshot that already held it (cluster mode: a
+   * batch arriving after a load that read it): a queue whose register read such a working set shows it already, and
+   * does not get them.
+   */
+  route(realmId: number, events: RealmEvent[], readBy?: string): void {
     // One published event (the common case) goes to each queue at once; several are gathered, one enqueue per queue.
     const batches = events.length > 1 ? new Map<LiveQueue, ClientEvent[]>() : null;
     for (const re of events) {
-      const p: Published = { re, wire: toWire(re.event), variants: new Map() };
+      const p: Published = { re, wire: toWire(re.event), variants: new Map(), readBy };
       // Only an all_public_streams event needs to know who got it as a recipient.
       const seen = re.allPublicStreams ? new Set<LiveQueue>() : null;
       for (const r of re.users) {
@@ -208,6 +218,8 @@ export class EventRouter {
   }
 
   private add(batches: Map<LiveQueue, ClientEvent[]> | null, q: LiveQueue, p: Published, v: Variant, flags: string[] | undefined): void {
+    // In the queue's register snapshot already (its working set's load read the change).
+    if (p.readBy !== undefined && q.loadedAt !== null && committedBefore(p.readBy, q.loadedAt)) return;
     if (p.re.event.kind === 'message') {
       // Already in the queue's snapshot (cluster mode: a batch its process's load had read, arriving after it).
       if ((p.re.event.message.id as number) <= q.messagesUpTo) return;
@@ -278,6 +290,8 @@ export class EventRouter {
 interface Published {
   re: RealmEvent;
   wire: WireEvent;
+  /** route's readBy. */
+  readBy: string | undefined;
   legacy?: Partial<Record<ClientCapability, WireEvent[]>>;
   /** By the recipients' flags (joined; '' for an event without flags). */
   variants: Map<string, Variant>;

@@ -52,17 +52,22 @@ const registry = { 'item.add': { check: () => undefined, apply: (state: RealmSta
 
 function replicaOf(state: () => Items | undefined, now?: () => number) {
   const delivered: unknown[] = [];
+  /** Each delivery's readBy. */
+  const readBy: (string | undefined)[] = [];
   const reloads: number[] = [];
   const deps: ReplicaDeps = {
     commands: registry,
     log: createLogger('silent'),
     stateIfLoaded: () => state() as unknown as RealmState | undefined,
     reload: async (realmId) => void reloads.push(realmId),
-    deliver: (_realmId, events) => delivered.push(...events),
+    deliver: (_realmId, events, by) => {
+      delivered.push(...events);
+      readBy.push(by);
+    },
     dropRealm: () => undefined,
     now,
   };
-  return { replica: new Replica(deps), delivered, reloads };
+  return { replica: new Replica(deps), delivered, reloads, readBy };
 }
 
 function batch(seq: number, x: number, commitId: string | null): PublishedBatch {
@@ -112,12 +117,14 @@ test.serial('a batch the load already read is not applied again; one committed a
   const inLoad = batch(1, 20, await commitWrite(20));
   const state = await load();
   const afterLoad = batch(2, 21, await commitWrite(21));
-  const { replica, delivered } = replicaOf(() => state);
+  const { replica, delivered, readBy } = replicaOf(() => state);
   // The batch committed before the load arrives after it (NATS was slower than the database).
   t.is(replica.receive(3, inLoad).outcome, 'applied');
   t.is(replica.receive(3, afterLoad).outcome, 'applied');
   t.deepEqual(state.items.filter((x) => x >= 20 && x < 30), [20, 21], 'each once');
   t.is(delivered.length, 2);
+  // Queues registered on this working set show the first already: its delivery says which commit the load read.
+  t.deepEqual(readBy, [inLoad.commitId!, undefined]);
 });
 
 test.serial('batches that arrive while the realm loads are applied to the fresh working set unless its snapshot holds them', async (t) => {
