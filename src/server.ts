@@ -170,7 +170,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // An export being built when the server stopped will not finish: it is reported failed (the reference's too).
     await db.realmExports.failUnfinished();
     operators.connect({ db, hub, queues, longPolls, sockets, scheduled });
-    const socketTickets = new SocketTickets();
+    const socketTickets = new SocketTickets(db);
     const services: Services = { config, db, realms, hub, queues, router, longPolls, sockets, socketTickets, presence, log, rateLimiter, scheduled, files, jobs: system, operators, cluster };
 
     const app = uws.App();
@@ -242,8 +242,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     if (cluster) {
       cluster.start(realms, {
-        deliver: (realmId, events) => {
-          router.route(realmId, events);
+        deliver: (realmId, events, readBy) => {
+          router.route(realmId, events, readBy);
           allRealms.publishEvents(realmId, events);
         },
         dropRealm: (realmId) => {
@@ -253,6 +253,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         // Parked polls are answered empty at shutdown (longPolls.releaseAll) and when their queue ends.
         ended: (queueId) => (stopping ? 'shutdown' : queues.get(queueId) ? undefined : 'gone'),
         delete: (queueId, userId) => queues.delete(queueId, userId),
+        holds: (queueId, userId) => queues.get(queueId, userId) !== undefined,
       }, (held) => void onceOnly(held));
       operators.health.addCheck('cluster', () => cluster.readiness());
       cluster.serveActors(operators.actors);

@@ -31,8 +31,8 @@ const BARRIER_MS = 2000;
 
 /** What the cluster needs of the process's own event queues. */
 export interface LocalQueues {
-  /** Events of a realm owned elsewhere, for the queues this process holds. */
-  deliver(realmId: number, events: RealmEvent[]): void;
+  /** Events of a realm owned elsewhere, for the queues this process holds (`readBy`: Replica's). */
+  deliver(realmId: number, events: RealmEvent[], readBy?: string): void;
   /** Events were missed (a gap in a realm's batches): that realm's queues here end, their clients register again. */
   dropRealm(realmId: number): void;
   /** As LongPolls.poll: `onAbort` is the hook for a client that goes away. */
@@ -40,6 +40,8 @@ export interface LocalQueues {
   /** Why a blocking poll of the queue was answered with no events, unless a newer poll or socket took the queue. */
   ended(queueId: string): PollAnswer['ended'];
   delete(queueId: string, userId: number): boolean;
+  /** Whether this process holds the queue, for this user. */
+  holds(queueId: string, userId: number): boolean;
 }
 
 export interface ClusterOptions {
@@ -98,7 +100,7 @@ export class Cluster implements ClusterView {
       log: opts.log,
       stateIfLoaded: (realmId) => this.realms.stateIfLoaded(realmId),
       reload: (realmId) => this.realms.reload(realmId).then(() => this.realms.get(realmId)).then(() => undefined),
-      deliver: (realmId, events) => this.queues.deliver(realmId, events),
+      deliver: (realmId, events, readBy) => this.queues.deliver(realmId, events, readBy),
       dropRealm: (realmId) => this.queues.dropRealm(realmId),
     });
     this.pollTimeoutMs = config.heartbeatMs + 15_000;
@@ -213,6 +215,11 @@ export class Cluster implements ClusterView {
     return (await this.askHolder(queueId, { op: 'delete', queueId, userId })) as boolean;
   }
 
+  /** Whether the queue's holder (another process) holds it for this user; BAD_EVENT_QUEUE_ID when no process does. */
+  async holdsElsewhere(queueId: string, userId: number): Promise<boolean> {
+    return (await this.askHolder(queueId, { op: 'holds', queueId, userId })) as boolean;
+  }
+
   private async askHolder(queueId: string, request: QueueRequest): Promise<unknown> {
     const holder = this.holderOf(queueId);
     if (!holder) throw errors.badEventQueueId(queueId);
@@ -234,7 +241,8 @@ export class Cluster implements ClusterView {
     }
     let answer: Answer;
     try {
-      answer = { ok: true, value: r.op === 'poll' ? await this.servePoll(r) : this.queues.delete(r.queueId, r.userId) };
+      const value = r.op === 'poll' ? await this.servePoll(r) : r.op === 'holds' ? this.queues.holds(r.queueId, r.userId) : this.queues.delete(r.queueId, r.userId);
+      answer = { ok: true, value };
     } catch (err) {
       answer = answerOf(err);
     }
@@ -304,6 +312,8 @@ export class Cluster implements ClusterView {
     if (this.ticking) return;
     this.ticking = true;
     try {
+      // A quiet realm's last batches are not kept past the window either.
+      this.replica.sweep();
       const lost = await this.leases.renew();
       this.lastRound = performance.now();
       for (const key of lost) {

@@ -14,7 +14,7 @@ import type { PublishedBatch } from './owners.js';
  * load started earlier would have read the older ones), at most RECENT_BATCHES.
  */
 export const RECENT_BATCHES = 512;
-const RECENT_MS = 30_000;
+export const RECENT_MS = 30_000;
 
 /** Where a realm's batches are in this process: the owner's epoch and the last batch number taken. */
 export interface Position {
@@ -29,10 +29,13 @@ export interface ReplicaDeps {
   stateIfLoaded(realmId: number): RealmState | undefined;
   /** Loads the realm again from the database (its copy here is not to be trusted). */
   reload(realmId: number): Promise<void>;
-  /** Events for this process's queues. */
-  deliver(realmId: number, events: RealmEvent[]): void;
+  /** Events for this process's queues; `readBy`: their commit, when the realm's working set here was loaded after it
+   *  (a queue registered on that working set shows them already). */
+  deliver(realmId: number, events: RealmEvent[], readBy?: string): void;
   /** Events were missed: the realm's queues here end. */
   dropRealm(realmId: number): void;
+  /** The clock batches are kept by (ms); performance.now by default. */
+  now?: () => number;
 }
 
 /** What became of a batch. */
@@ -48,7 +51,24 @@ export class Replica {
   private readonly seen = new Map<number, Position>();
   private readonly recent = new Map<number, Recent>();
 
-  constructor(private readonly deps: ReplicaDeps) {}
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ReplicaDeps) {
+    this.now = deps.now ?? (() => performance.now());
+  }
+
+  /** Drops the kept batches older than the window, also of realms no batch arrived for since (called on a timer). */
+  sweep(): void {
+    const now = this.now();
+    for (const recent of this.recent.values()) prune(recent, now);
+  }
+
+  /** Batches kept for loads under way, over every realm. */
+  kept(): number {
+    let n = 0;
+    for (const recent of this.recent.values()) n += recent.batches.length;
+    return n;
+  }
 
   position(realmId: number): Position | undefined {
     return this.seen.get(realmId);
@@ -70,7 +90,7 @@ export class Replica {
     if (last && b.epoch === last.epoch && b.seq <= last.seq) return { outcome: 'duplicate', ready };
     if (last && b.epoch < last.epoch) {
       // A former owner's batch arriving after its successor's: committed before the takeover, which reloaded.
-      this.deps.deliver(realmId, b.events);
+      this.deps.deliver(realmId, b.events, this.readBy(realmId, b));
       return { outcome: 'former-owner', ready };
     }
     let reload = last !== undefined && b.epoch > last.epoch;
@@ -83,7 +103,7 @@ export class Replica {
     this.remember(realmId, b);
     const state = this.deps.stateIfLoaded(realmId);
     if (state && !reload && !this.apply(realmId, state, b)) reload = true;
-    this.deps.deliver(realmId, b.events);
+    this.deps.deliver(realmId, b.events, this.readBy(realmId, b));
     if (!state) return { outcome: 'held', ready };
     if (!reload) return { outcome: 'applied', ready };
     return { outcome: 'reload', ready: this.deps.reload(realmId).catch(() => undefined) };
@@ -96,9 +116,16 @@ export class Replica {
   loaded(realmId: number, state: RealmState): boolean {
     const recent = this.recent.get(realmId);
     if (!recent || state.loadedAt === null) return true;
+    prune(recent, this.now());
     if (recent.evicted !== null && !committedBefore(recent.evicted, state.loadedAt)) return false;
     for (const { b } of recent.batches) if (!this.apply(realmId, state, b)) return false;
     return true;
+  }
+
+  /** The batch's commit when the working set here was loaded after it, else undefined. */
+  private readBy(realmId: number, b: PublishedBatch): string | undefined {
+    const loadedAt = this.deps.stateIfLoaded(realmId)?.loadedAt ?? null;
+    return b.commitId != null && loadedAt !== null && committedBefore(b.commitId, loadedAt) ? b.commitId : undefined;
   }
 
   /** Applies a batch's results unless the working set's snapshot already holds them; false when one cannot be. */
@@ -122,8 +149,14 @@ export class Replica {
     let recent = this.recent.get(realmId);
     if (!recent) this.recent.set(realmId, (recent = { batches: [], evicted: null }));
     if (b.commitId == null) return;
-    const now = performance.now();
+    const now = this.now();
     recent.batches.push({ b, at: now });
-    while (recent.batches.length > RECENT_BATCHES || now - recent.batches[0]!.at > RECENT_MS) recent.evicted = recent.batches.shift()!.b.commitId;
+    prune(recent, now);
   }
+}
+
+/** Drops the batches past RECENT_BATCHES or older than RECENT_MS, remembering the newest dropped commit. */
+function prune(recent: Recent, now: number): void {
+  const { batches } = recent;
+  while (batches.length > RECENT_BATCHES || (batches.length > 0 && now - batches[0]!.at > RECENT_MS)) recent.evicted = batches.shift()!.b.commitId;
 }

@@ -35,6 +35,7 @@ export type Answer =
 export type QueueRequest =
   | { op: 'poll'; pollId: string; queueId: string; userId: number; lastEventId: number; dontBlock: boolean }
   | { op: 'delete'; queueId: string; userId: number }
+  | { op: 'holds'; queueId: string; userId: number }
   | { op: 'abort'; pollId: string };
 
 /** A forwarded poll's answer. A blocking poll answered empty says why when it was not for a newer poll or socket of

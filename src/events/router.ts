@@ -13,6 +13,8 @@ import { recipientId, type ClientCapability, type MessageFacts, type RealmEvent,
 import type { RestoredQueueInput } from './queue-dump.js';
 import type { QueueRegistry } from './queue-registry.js';
 import { wantsType, type QueueRegistration } from './registration.js';
+import { ADD_FILTER_MS, addedKeys, cutSnapshot } from './snapshot-adds.js';
+import { committedBefore } from '../persistence/snapshots.js';
 
 interface LiveQueue {
   queueId: string;
@@ -23,6 +25,8 @@ interface LiveQueue {
   narrow: ((msg: NarrowMessage) => boolean) | null;
   /** Messages up to this ID are in the queue's register snapshot: their events are not delivered to it. */
   messagesUpTo: number;
+  /** The database snapshot of the working set its register read (RealmState.loadedAt), null when unknown. */
+  loadedAt: string | null;
   /** The queue itself (the router forgets it when it expires). */
   queue: EventQueue;
   /** Which form of an event the queue receives (queue-form.ts). */
@@ -40,6 +44,8 @@ export class EventRouter {
   private readonly byUser = new Map<number, Set<LiveQueue>>();
   private readonly allPublic = new Map<number, Set<LiveQueue>>();
   private readonly unsubscribe: () => void;
+  /** By queue ID, in expiry order: rows a register snapshot showed whose `add` event the queue drops (snapshot-adds.ts). */
+  private readonly snapshotAdds = new Map<string, { keys: Set<string>; until: number }>();
   delivered = 0;
 
   constructor(
@@ -58,11 +64,41 @@ export class EventRouter {
    * message up to it is not delivered to the queue (cluster mode: a batch a process's load already read, arriving
    * after it, or a former owner's last batch).
    */
-  create(realmId: number, userId: number, registration: QueueRegistration, messagesUpTo = -1): string {
+  create(realmId: number, userId: number, registration: QueueRegistration, messagesUpTo = -1, loadedAt: string | null = null): string {
     const narrow = this.compileNarrow(realmId, userId, registration);
     const queueId = this.queues.create(userId, realmId, { registration: registration as never });
-    this.track(queueId, realmId, userId, registration, narrow, messagesUpTo);
+    this.track(queueId, realmId, userId, registration, narrow, messagesUpTo, loadedAt);
     return queueId;
+  }
+
+  /**
+   * After a register's snapshot was built (nothing awaited since): rows of its database-read sections whose `add`
+   * event the queue already holds leave the snapshot (in place); the queue drops the `add` of every other row it shows.
+   */
+  cutSnapshot(queueId: string, snapshot: Record<string, unknown>): void {
+    const queue = this.queues.get(queueId);
+    if (!queue) return;
+    const now = performance.now();
+    for (const [id, f] of this.snapshotAdds) {
+      if (f.until > now) break;
+      this.snapshotAdds.delete(id);
+    }
+    const keys = cutSnapshot(snapshot, queue.queued());
+    if (keys.size > 0) this.snapshotAdds.set(queueId, { keys, until: now + ADD_FILTER_MS });
+  }
+
+  /** An `add` of a row the queue's register snapshot showed: dropped, once per row. */
+  private inSnapshot(q: LiveQueue, event: ClientEvent): boolean {
+    const f = this.snapshotAdds.get(q.queueId);
+    if (!f) return false;
+    if (f.until <= performance.now()) {
+      this.snapshotAdds.delete(q.queueId);
+      return false;
+    }
+    const keys = addedKeys(event);
+    if (!keys?.length || !keys.every((k) => f.keys.has(k))) return false;
+    for (const k of keys) f.keys.delete(k);
+    return true;
   }
 
   /**
@@ -78,7 +114,7 @@ export class EventRouter {
     });
     if (r.restored !== 1 || prepared === null) return false;
     const { input, narrow } = prepared as { input: RestoredQueueInput; narrow: LiveQueue['narrow'] };
-    this.track(input.queueId, input.realmId, input.userId, input.registration as unknown as QueueRegistration, narrow, -1);
+    this.track(input.queueId, input.realmId, input.userId, input.registration as unknown as QueueRegistration, narrow, -1, null);
     return true;
   }
 
@@ -102,10 +138,11 @@ export class EventRouter {
     registration: QueueRegistration,
     narrow: LiveQueue['narrow'],
     messagesUpTo: number,
+    loadedAt: string | null,
   ): void {
     const queue = this.queues.get(queueId);
     if (!queue) throw new Error(`queue ${queueId} is not live`);
-    const q: LiveQueue = { queueId, realmId, userId, registration, narrow, messagesUpTo, queue, form: formKey(registration) };
+    const q: LiveQueue = { queueId, realmId, userId, registration, narrow, messagesUpTo, loadedAt, queue, form: formKey(registration) };
     this.live.set(q.queueId, q);
     let set = this.byUser.get(q.userId);
     if (!set) this.byUser.set(q.userId, (set = new Set()));
@@ -121,6 +158,7 @@ export class EventRouter {
     const q = this.live.get(queueId);
     if (!q) return;
     this.live.delete(queueId);
+    this.snapshotAdds.delete(queueId);
     const set = this.byUser.get(q.userId);
     set?.delete(q);
     if (set?.size === 0) this.byUser.delete(q.userId);
@@ -136,11 +174,17 @@ export class EventRouter {
     return compilePredicate(resolved, { id: userId });
   }
 
-  route(realmId: number, events: RealmEvent[]): void {
+  /**
+   * Delivers a realm's events to the queues of their recipients. `readBy`: the ID of the transaction that committed
+   * them, given when a working set of this process was loaded in a snapshot that already held it (cluster mode: a
+   * batch arriving after a load that read it): a queue whose register read such a working set shows it already, and
+   * does not get them.
+   */
+  route(realmId: number, events: RealmEvent[], readBy?: string): void {
     // One published event (the common case) goes to each queue at once; several are gathered, one enqueue per queue.
     const batches = events.length > 1 ? new Map<LiveQueue, ClientEvent[]>() : null;
     for (const re of events) {
-      const p: Published = { re, wire: toWire(re.event), variants: new Map() };
+      const p: Published = { re, wire: toWire(re.event), variants: new Map(), readBy };
       // Only an all_public_streams event needs to know who got it as a recipient.
       const seen = re.allPublicStreams ? new Set<LiveQueue>() : null;
       for (const r of re.users) {
@@ -174,11 +218,15 @@ export class EventRouter {
   }
 
   private add(batches: Map<LiveQueue, ClientEvent[]> | null, q: LiveQueue, p: Published, v: Variant, flags: string[] | undefined): void {
+    // In the queue's register snapshot already (its working set's load read the change).
+    if (p.readBy !== undefined && q.loadedAt !== null && committedBefore(p.readBy, q.loadedAt)) return;
     if (p.re.event.kind === 'message') {
       // Already in the queue's snapshot (cluster mode: a batch its process's load had read, arriving after it).
       if ((p.re.event.message.id as number) <= q.messagesUpTo) return;
       if (q.narrow && !q.narrow(narrowMessage(p.re.event.facts, flags))) return;
     }
+    // A row its register snapshot already showed (only just after a register: the map is empty otherwise).
+    else if (this.snapshotAdds.size > 0 && this.inSnapshot(q, v.event)) return;
     const { re } = p;
     // The common case (no capability variants, not the sender's queue): the shared form, made once.
     if (!re.skipWith && !re.legacy && re.senderQueue?.queueId !== q.queueId) {
@@ -242,6 +290,8 @@ export class EventRouter {
 interface Published {
   re: RealmEvent;
   wire: WireEvent;
+  /** route's readBy. */
+  readBy: string | undefined;
   legacy?: Partial<Record<ClientCapability, WireEvent[]>>;
   /** By the recipients' flags (joined; '' for an event without flags). */
   variants: Map<string, Variant>;

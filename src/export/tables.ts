@@ -37,7 +37,7 @@ export interface TableSpec {
 export const NOT_EXPORTED = [
   'external_changes', 'event_queue_dumps', 'email_outbox', 'server_secrets', 'user_presence', 'push_devices',
   'multiuse_invites', 'email_invites', 'invitation_sends', 'signup_confirmations', 'push_device_tokens', 'realm_exports', 'schema_migrations',
-  'cluster_leases',
+  'cluster_leases', 'event_socket_tickets',
 ];
 
 /** Which messages the export type includes: every message (full), public channels only (public), or also the

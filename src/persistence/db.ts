@@ -34,6 +34,7 @@ import { PlaygroundsRepository } from './repos/playgrounds.js';
 import { ProfileFieldsRepository } from './repos/profile-fields.js';
 import { PushTokensRepository } from './repos/push-tokens.js';
 import { RealmExportsRepository } from './repos/realm-exports.js';
+import { SocketTicketsRepository } from './repos/socket-tickets.js';
 
 export interface Repos {
   realms: RealmsRepository;
@@ -69,6 +70,7 @@ export interface Repos {
   botStorage: BotStorageRepository;
   pushTokens: PushTokensRepository;
   realmExports: RealmExportsRepository;
+  socketTickets: SocketTicketsRepository;
 }
 
 export type Db = IDatabase<Repos> & Repos;
@@ -141,6 +143,7 @@ export function attachRepos<T extends object>(obj: T): T & Repos {
   o.botStorage = new BotStorageRepository(q);
   o.pushTokens = new PushTokensRepository(q);
   o.realmExports = new RealmExportsRepository(q);
+  o.socketTickets = new SocketTicketsRepository(q);
   return o;
 }
 

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { EventSocket } from '../../src/client/event-socket.js';
 import { haveChromium, launchChromium } from '../helpers/browser.js';
 import { OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
+import { registerDuringAdds } from '../helpers/register-race.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
 let cluster: TestCluster;
@@ -192,6 +193,12 @@ test.serial('register while messages are sent through another process: each mess
   }
 });
 
+test.serial('register while drafts, snippets and scheduled messages are added through another process: each row once, in the snapshot or as an add event', async (t) => {
+  const [a, b, c] = cluster.nodes;
+  const writer = await newUser(a!.client, cluster.owner, 'wanda');
+  await registerDuringAdds(t, { writer: a!.client, registrars: [b!.client, c!.client], auth: writer, userId: writer.id, registrations: 16 });
+});
+
 test.serial('a scheduled message is delivered exactly once across the processes', async (t) => {
   const rr = cluster.roundRobin();
   const owner = cluster.owner;
@@ -363,6 +370,50 @@ test.serial('an event socket opened on a process that does not hold its queue is
   const closed = await gone.closed;
   t.is(closed.code, 4404);
   t.is(closed.error?.code, 'BAD_EVENT_QUEUE_ID');
+});
+
+test.serial('a browser ticket issued by any process opens the socket on any other, once across the cluster', async (t) => {
+  const nodes = cluster.nodes;
+  const owner = cluster.owner;
+  const me = (await nodes[0]!.client.get('/users/me', { auth: owner })).json.user_id as number;
+  await channelWith(nodes[0]!.client, owner, 'ticketed', [me]);
+  const queueId = (await nodes[0]!.client.post('/register', { auth: owner, form: { event_types: JSON.stringify(['message']), apply_markdown: 'false' } })).json.queue_id as string;
+  t.is(queueId.split(':')[0], nodes[0]!.node, 'the queue is held by the first process');
+  let lastEventId = -1;
+  for (let i = 0; i < nodes.length; i++) {
+    // Issued by process i (the holder, or one that asks it), the upgrade taken by the next one (as a round-robin
+    // balancer would send it).
+    const issuer = nodes[i]!;
+    const opener = nodes[(i + 1) % nodes.length]!;
+    const issued = await issuer.client.post('/events/socket/ticket', { auth: owner, form: { queue_id: queueId } });
+    t.is(issued.status, 200, `${issuer.node}: ${issued.text}`);
+    const ticket = issued.json.ticket as string;
+    t.false(ticket.includes(owner.apiKey));
+    const socket = await EventSocket.connect({ base: `http://127.0.0.1:${opener.port}`, queueId, ticket, lastEventId });
+    const sent = await nodes[2]!.client.post('/messages', { auth: owner, form: { type: 'stream', to: 'ticketed', topic: 't', content: `ticket ${i}` } });
+    t.is(sent.status, 200, sent.text);
+    let got: number | undefined;
+    while (got === undefined) {
+      const frame = await socket.next(30_000);
+      if (!frame) break;
+      for (const e of frame.events) if (e.type === 'message') got = (e.message as { id: number }).id;
+    }
+    t.is(got, sent.json.id, `the socket opened on ${opener.node} with ${issuer.node}'s ticket delivers`);
+    lastEventId = socket.lastEventId;
+    await socket.close();
+    // Spent: a replay is refused on every process, the one that took it included.
+    for (const n of nodes) {
+      const replay = await t.throwsAsync(EventSocket.connect({ base: `http://127.0.0.1:${n.port}`, queueId, ticket, lastEventId }));
+      t.is((replay as unknown as { status: number }).status, 401, `replay on ${n.node}`);
+    }
+  }
+  // Another user gets no ticket for this queue from any process.
+  const other = await newUser(nodes[1]!.client, owner, 'tina');
+  for (const n of nodes) {
+    const foreign = await n.client.post('/events/socket/ticket', { auth: other, form: { queue_id: queueId } });
+    t.is(foreign.json.code, 'BAD_EVENT_QUEUE_ID', `no ticket for another user's queue from ${n.node}`);
+  }
+  await nodes[0]!.client.delete('/events', { auth: owner, form: { queue_id: queueId } });
 });
 
 test.serial("the admin CLI's changes are seen by every process", async (t) => {

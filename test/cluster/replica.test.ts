@@ -4,7 +4,7 @@
 // Transaction IDs and snapshots come from a real PostgreSQL (the tests share one table, so they run serially).
 import test from 'ava';
 import type { RealmEvent } from '../../src/bus/events.js';
-import { Replica, type ReplicaDeps } from '../../src/cluster/replica.js';
+import { RECENT_MS, Replica, type ReplicaDeps } from '../../src/cluster/replica.js';
 import type { PublishedBatch } from '../../src/cluster/owners.js';
 import { createLogger } from '../../src/log.js';
 import { createDatabase, type Db } from '../../src/persistence/db.js';
@@ -50,18 +50,24 @@ async function load(): Promise<Items> {
 
 const registry = { 'item.add': { check: () => undefined, apply: (state: RealmState, x: number) => (state as unknown as Items).items.push(x) } } as unknown as CommandRegistry;
 
-function replicaOf(state: () => Items | undefined) {
+function replicaOf(state: () => Items | undefined, now?: () => number) {
   const delivered: unknown[] = [];
+  /** Each delivery's readBy. */
+  const readBy: (string | undefined)[] = [];
   const reloads: number[] = [];
   const deps: ReplicaDeps = {
     commands: registry,
     log: createLogger('silent'),
     stateIfLoaded: () => state() as unknown as RealmState | undefined,
     reload: async (realmId) => void reloads.push(realmId),
-    deliver: (_realmId, events) => delivered.push(...events),
+    deliver: (_realmId, events, by) => {
+      delivered.push(...events);
+      readBy.push(by);
+    },
     dropRealm: () => undefined,
+    now,
   };
-  return { replica: new Replica(deps), delivered, reloads };
+  return { replica: new Replica(deps), delivered, reloads, readBy };
 }
 
 function batch(seq: number, x: number, commitId: string | null): PublishedBatch {
@@ -111,12 +117,14 @@ test.serial('a batch the load already read is not applied again; one committed a
   const inLoad = batch(1, 20, await commitWrite(20));
   const state = await load();
   const afterLoad = batch(2, 21, await commitWrite(21));
-  const { replica, delivered } = replicaOf(() => state);
+  const { replica, delivered, readBy } = replicaOf(() => state);
   // The batch committed before the load arrives after it (NATS was slower than the database).
   t.is(replica.receive(3, inLoad).outcome, 'applied');
   t.is(replica.receive(3, afterLoad).outcome, 'applied');
   t.deepEqual(state.items.filter((x) => x >= 20 && x < 30), [20, 21], 'each once');
   t.is(delivered.length, 2);
+  // Queues registered on this working set show the first already: its delivery says which commit the load read.
+  t.deepEqual(readBy, [inLoad.commitId!, undefined]);
 });
 
 test.serial('batches that arrive while the realm loads are applied to the fresh working set unless its snapshot holds them', async (t) => {
@@ -148,4 +156,36 @@ test.serial('a gap in the batch numbers reloads the realm', async (t) => {
   replica.receive(5, batch(1, 40, await commitWrite(40)));
   t.is(replica.receive(5, batch(3, 42, await commitWrite(42))).outcome, 'reload');
   t.deepEqual(reloads, [5]);
+});
+
+test.serial("a quiet realm's kept batches are dropped once older than the window; a load that missed one loads again", async (t) => {
+  const clock = { ms: 1_000_000 };
+  let state: Items | undefined;
+  const { replica } = replicaOf(() => state, () => clock.ms);
+  // A load's snapshot is taken before the realm's last batches commit; the load is slow.
+  const slow = await load();
+  for (let seq = 1; seq <= 3; seq++) t.is(replica.receive(6, batch(seq, 50 + seq, await commitWrite(50 + seq))).outcome, 'held');
+  t.is(replica.kept(), 3);
+  clock.ms += RECENT_MS / 2;
+  replica.sweep();
+  t.is(replica.kept(), 3, 'kept within the window');
+  // No batch arrives for the realm any more: the timer drops them all the same.
+  clock.ms += RECENT_MS;
+  replica.sweep();
+  t.is(replica.kept(), 0, 'dropped past the window without a next batch');
+  t.false(replica.loaded(6, slow as unknown as RealmState), 'the slow load misses a dropped batch: it must load again');
+  const fresh = await load();
+  t.true(replica.loaded(6, fresh as unknown as RealmState), 'a load after them holds them');
+  t.deepEqual(fresh.items.filter((x) => x > 50 && x < 60), [51, 52, 53]);
+});
+
+test.serial('a load drops the kept batches older than the window before it reads them', async (t) => {
+  const clock = { ms: 5_000_000 };
+  const { replica } = replicaOf(() => undefined, () => clock.ms);
+  replica.receive(8, batch(1, 61, await commitWrite(61)));
+  clock.ms += RECENT_MS + 1;
+  replica.receive(9, batch(1, 62, await commitWrite(62)));
+  t.is(replica.kept(), 2, 'another realm\'s batch does not prune this one');
+  t.true(replica.loaded(8, (await load()) as unknown as RealmState));
+  t.is(replica.kept(), 1, "realm 8's old batch went on read");
 });

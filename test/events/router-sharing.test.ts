@@ -81,3 +81,21 @@ test('several published events at once: each queue gets them in one delivery, nu
   ]);
   t.deepEqual(got, [[{ type: 'custom_a', id: 0 }, { type: 'custom_b', id: 1 }]]);
 });
+
+test('events of a change the working set had read when a queue registered skip that queue only (cluster: a batch arriving after the load that read it)', (t) => {
+  const { router, held } = setup();
+  // Snapshots as pg_current_snapshot() gives them: transaction 99 committed before `after`, not before `before`.
+  const before = '90:95:';
+  const after = '100:110:105';
+  const registeredAfter = router.create(1, 10, registration(true), -1, after);
+  const registeredBefore = router.create(1, 10, registration(true), -1, before);
+  const unknown = router.create(1, 10, registration(true));
+  const event = { event: { type: 'subscription', op: 'add', subscriptions: [{ stream_id: 7 }] }, users: [10] };
+  router.route(1, [event], '99');
+  t.is(held(registeredAfter, 10).length, 0, 'its snapshot shows the change');
+  t.is(held(registeredBefore, 10).length, 1);
+  t.is(held(unknown, 10).length, 1);
+  // In progress when the snapshot was taken: not in it.
+  router.route(1, [event], '105');
+  t.is(held(registeredAfter, 10).length, 1);
+});

@@ -100,8 +100,10 @@ export async function startCluster(n: number, env: Record<string, string> = {}):
     ...env,
   };
   const nodes: Node[] = [];
+  let started = 0;
   const add = async () => {
-    const node = await startNode({ ...base, NODE_NAME: `n${nodes.length}` });
+    // Named before it starts: processes started together get distinct names.
+    const node = await startNode({ ...base, NODE_NAME: `n${started++}` });
     nodes.push(node);
     return node;
   };

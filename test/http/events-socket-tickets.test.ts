@@ -1,47 +1,62 @@
-// Event-socket tickets with a controlled clock: one use, one queue, one realm, within their lifetime, bounded in number.
+// Event-socket tickets in PostgreSQL: one use, one queue, one realm, within their lifetime (the database's clock);
+// only a digest is stored; expired ones are dropped as new ones are issued.
 import test from 'ava';
-import { MAX_TICKETS, SocketTickets, TICKET_TTL_MS } from '../../src/http/events-socket-tickets.js';
+import { SocketTickets, TICKET_TTL_MS } from '../../src/http/events-socket-tickets.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
-function tickets() {
-  const clock = { t: 1_000_000 };
-  return { clock, store: new SocketTickets(() => clock.t) };
+let s: TestServer;
+let store: SocketTickets;
+let realmId: number;
+let userId: number;
+
+test.before(async () => {
+  s = await startTestServer();
+  const { db } = s.server.services;
+  store = new SocketTickets(db);
+  ({ realmId, userId } = await db.one<{ realmId: number; userId: number }>('SELECT realm_id AS "realmId", id AS "userId" FROM users ORDER BY id LIMIT 1'));
+});
+test.after.always(async () => {
+  await s?.close();
+});
+
+/** Moves every stored ticket's expiry `ms` earlier (time passing, as the database sees it). */
+async function age(ms: number): Promise<void> {
+  await s.server.services.db.none("UPDATE event_socket_tickets SET expires_at = expires_at - $1 * interval '1 millisecond'", [ms]);
 }
 
-test('a ticket names its user for its realm and queue, once', (t) => {
-  const { store } = tickets();
-  const ticket = store.issue(1, 7, 'q');
-  t.is(store.redeem(ticket, 1, 'q'), 7);
-  t.is(store.redeem(ticket, 1, 'q'), null, 'spent');
+test.serial('a ticket names its user for its realm and queue, once; only its digest is stored', async (t) => {
+  const ticket = await store.issue(realmId, userId, 'q');
+  const rows = await s.server.services.db.any('SELECT encode(digest, $1) AS d FROM event_socket_tickets', ['base64']);
+  t.false(rows.some((r) => (r.d as string).includes(ticket)), 'the ticket itself is not in the database');
+  t.is(await store.redeem(ticket, realmId, 'q'), userId);
+  t.is(await store.redeem(ticket, realmId, 'q'), null, 'spent');
 });
 
-test('a ticket for another queue or realm is refused, and spent by the try', (t) => {
-  const { store } = tickets();
-  const a = store.issue(1, 7, 'q');
-  t.is(store.redeem(a, 1, 'other'), null);
-  t.is(store.redeem(a, 1, 'q'), null);
-  const b = store.issue(1, 7, 'q');
-  t.is(store.redeem(b, 2, 'q'), null);
-  t.is(store.redeem('made-up', 1, 'q'), null);
+test.serial('a ticket for another queue or realm is refused, and spent by the try', async (t) => {
+  const a = await store.issue(realmId, userId, 'q');
+  t.is(await store.redeem(a, realmId, 'other'), null);
+  t.is(await store.redeem(a, realmId, 'q'), null);
+  const b = await store.issue(realmId, userId, 'q');
+  t.is(await store.redeem(b, realmId + 1, 'q'), null);
+  t.is(await store.redeem(b, realmId, 'q'), null);
+  t.is(await store.redeem('made-up', realmId, 'q'), null);
 });
 
-test('a ticket expires after its lifetime; expired ones are dropped as new ones are issued', (t) => {
-  const { clock, store } = tickets();
-  const old = store.issue(1, 7, 'q');
-  clock.t += TICKET_TTL_MS;
-  t.is(store.redeem(old, 1, 'q'), null);
-  store.issue(1, 7, 'q');
-  clock.t += TICKET_TTL_MS + 1;
-  store.issue(1, 7, 'q');
-  t.is(store.size, 1);
+test.serial('a ticket expires after its lifetime; expired ones are dropped as new ones are issued', async (t) => {
+  const { db } = s.server.services;
+  await db.none('DELETE FROM event_socket_tickets');
+  const old = await store.issue(realmId, userId, 'q');
+  await age(TICKET_TTL_MS);
+  t.is(await store.redeem(old, realmId, 'q'), null);
+  await store.issue(realmId, userId, 'q');
+  await age(TICKET_TTL_MS + 1);
+  const fresh = await store.issue(realmId, userId, 'q');
+  t.is((await db.one<{ n: number }>('SELECT count(*)::int AS n FROM event_socket_tickets')).n, 1);
+  t.is(await store.redeem(fresh, realmId, 'q'), userId);
 });
 
-test('past MAX_TICKETS the oldest is dropped', (t) => {
-  const { store } = tickets();
-  const first = store.issue(1, 1, 'q');
-  for (let i = 1; i < MAX_TICKETS; i++) store.issue(1, 1, 'q');
-  t.is(store.size, MAX_TICKETS);
-  const last = store.issue(1, 1, 'q');
-  t.is(store.size, MAX_TICKETS);
-  t.is(store.redeem(first, 1, 'q'), null);
-  t.is(store.redeem(last, 1, 'q'), 1);
+test.serial('two tries of one ticket at the same time: exactly one gets the user', async (t) => {
+  const ticket = await store.issue(realmId, userId, 'q');
+  const got = await Promise.all(Array.from({ length: 8 }, () => store.redeem(ticket, realmId, 'q')));
+  t.deepEqual(got.filter((u) => u !== null), [userId]);
 });

@@ -20,11 +20,11 @@ export const eventsSocket = endpoint({
     last_event_id: withDefault(int({ min: -1 }), -1),
     ticket: optional(str({ maxLength: 100 })),
   },
-  handle(ctx, p) {
+  async handle(ctx, p) {
     let user = ctx.user;
     if (user === null) {
       if (p.ticket === undefined) throw errors.notLoggedIn();
-      const ticketUser = ctx.services.socketTickets.redeem(p.ticket, ctx.realm.id, p.queue_id);
+      const ticketUser = await ctx.services.socketTickets.redeem(p.ticket, ctx.realm.id, p.queue_id);
       const found = ticketUser === null ? undefined : ctx.realm.state.usersById.get(ticketUser);
       // A user deactivated since the ticket was issued gets nothing.
       if (!found?.isActive) throw errors.invalidApiKey();
@@ -55,9 +55,14 @@ export const eventsSocketTicket = endpoint({
   path: '/events/socket/ticket',
   auth: 'user',
   params: { queue_id: required(str({ maxLength: 200 })) },
-  handle(ctx, p) {
-    if (!ctx.services.queues.get(p.queue_id, ctx.user.id)) throw errors.badEventQueueId(p.queue_id);
-    const ticket = ctx.services.socketTickets.issue(ctx.realm.id, ctx.user.id, p.queue_id);
+  async handle(ctx, p) {
+    // In cluster mode the queue may be held by another process (it asks that one): the ticket is good on every process.
+    const { cluster, queues } = ctx.services;
+    const held = cluster !== null && !cluster.isLocalQueue(p.queue_id)
+      ? await cluster.holdsElsewhere(p.queue_id, ctx.user.id)
+      : queues.get(p.queue_id, ctx.user.id) !== undefined;
+    if (!held) throw errors.badEventQueueId(p.queue_id);
+    const ticket = await ctx.services.socketTickets.issue(ctx.realm.id, ctx.user.id, p.queue_id);
     return { ticket, expires_in_seconds: TICKET_TTL_MS / 1000 };
   },
 });

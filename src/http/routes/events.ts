@@ -65,7 +65,7 @@ export const register = endpoint({
     // messages the working set had then (their events were routed before the queue existed); the database may
     // already hold later ones, which reach the queue as events.
     const messagesUpTo = user ? ctx.realm.state.messages.lastId : Number.MAX_SAFE_INTEGER;
-    const queueId = user ? ctx.services.router.create(ctx.realm.id, user.id, registration, messagesUpTo) : null;
+    const queueId = user ? ctx.services.router.create(ctx.realm.id, user.id, registration, messagesUpTo, ctx.realm.state.loadedAt) : null;
     const fetchTypes = p.fetch_event_types ?? eventTypes;
     // Asked once for the sections that read it (presence, and realm_user's idle users): a call to the realm's owner in
     // cluster mode.
@@ -84,6 +84,8 @@ export const register = endpoint({
       },
       fetchTypes,
     );
+    // Rows read from the database that are also in an `add` event, queued or on its way: in one of the two only.
+    if (queueId !== null) ctx.services.router.cutSnapshot(queueId, snapshot);
     return {
       queue_id: queueId,
       last_event_id: -1,
