@@ -69,8 +69,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  const server = await startServer(ownerPasswordLater ? { ...config, ownerPassword: undefined } : config, { extraEndpoints: opts.endpoints, scheduledDelivery: opts.scheduledDelivery, outgoingWebhooks: opts.outgoingWebhooks, log: opts.log });
-  if (ownerPasswordLater && server.bootstrapped) await setOwnerPassword(server, config);
+  // One config object for the server and the test (tests change settings through s.config).
+  const ownerPassword = config.ownerPassword!;
+  if (ownerPasswordLater) config.ownerPassword = undefined;
+  const server = await startServer(config, { extraEndpoints: opts.endpoints, scheduledDelivery: opts.scheduledDelivery, outgoingWebhooks: opts.outgoingWebhooks, log: opts.log }).finally(() => {
+    config.ownerPassword = ownerPassword;
+  });
+  if (ownerPasswordLater && server.bootstrapped) await setOwnerPassword(server, ownerPassword);
   const client = new Client(server.port);
   const ownerEmail = config.ownerEmail!;
   const login = await client.post('/fetch_api_key', { form: { username: ownerEmail, password: config.ownerPassword! } });
@@ -100,11 +105,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
 }
 
 /** The owner the server just made with a generated password gets the configured one, as if it had been given. */
-async function setOwnerPassword(server: RunningServer, config: Config): Promise<void> {
-  const { db, realms } = server.services;
+async function setOwnerPassword(server: RunningServer, password: string): Promise<void> {
+  const { db, realms, config } = server.services;
   const realm = (await db.realms.byStringId(''))!;
   const owner = (await db.users.byEmail(realm.id, server.bootstrapped!.email))!;
-  await db.users.setPasswordHash(owner.id, await hashPassword(config.ownerPassword!, config.passwordHashCost));
+  await db.users.setPasswordHash(owner.id, await hashPassword(password, config.passwordHashCost));
   await (await realms.get(realm.id)).dispatch('realm.reload');
   rmSync(server.bootstrapped!.credentialsFile!, { force: true });
 }
