@@ -13,7 +13,11 @@ export const helpers = pgp.helpers;
 
 export interface ScratchDatabase {
   url: string;
+  /** The database's name on its server. */
+  name: string;
   drop(): Promise<void>;
+  /** Closes the connection kept for drop() and leaves the database on its server (someone else drops it). */
+  release(): Promise<void>;
 }
 
 export interface ScratchOptions {
@@ -41,8 +45,12 @@ export async function createScratchDatabase(baseUrl: string, prefix = 'palaver_b
   url.pathname = '/' + name;
   return {
     url: url.toString(),
+    name,
     async drop() {
       await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]);
+      await admin.$pool.end();
+    },
+    async release() {
       await admin.$pool.end();
     },
   };

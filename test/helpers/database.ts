@@ -11,10 +11,15 @@ import { createScratchDatabase, type ScratchDatabase } from '../../bench/lib/dat
 import { forgetTemplate, migratedTemplate } from './template-database.js';
 import { embeddedInUse, findRunningEmbedded, type EmbeddedConnection } from '../../src/persistence/embedded.js';
 
-export type TestDatabase = ScratchDatabase;
+export interface TestDatabase {
+  url: string;
+  /** Hands the database to a process of its own that drops it (drop-database.ts): answered at once. */
+  drop(): Promise<void>;
+}
 
 const PREFIX = 'palaver-testdb-';
 const KEEPER = new URL('./database-keeper.js', import.meta.url);
+const DROPPER = new URL('./drop-database.js', import.meta.url);
 let shared: Promise<EmbeddedConnection> | null = null;
 
 /** The URL of the server the test databases are made on. */
@@ -70,7 +75,18 @@ const SETTINGS = { synchronous_commit: 'off' };
  */
 export async function createTestDatabase(opts: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const url = await serverUrl();
-  if (opts.migrated === false) return createScratchDatabase(url, 'palaver_t', { settings: SETTINGS });
+  const scratch = await createScratch(url, opts.migrated !== false);
+  return {
+    url: scratch.url,
+    async drop() {
+      await scratch.release();
+      spawn(process.execPath, [DROPPER.pathname, url, scratch.name], { detached: true, stdio: 'ignore' }).unref();
+    },
+  };
+}
+
+async function createScratch(url: string, migrated: boolean): Promise<ScratchDatabase> {
+  if (!migrated) return createScratchDatabase(url, 'palaver_t', { settings: SETTINGS });
   try {
     return await createScratchDatabase(url, 'palaver_t', { template: await migratedTemplate(url), settings: SETTINGS });
   } catch (err) {
