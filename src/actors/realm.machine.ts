@@ -130,7 +130,7 @@ interface BatchInput {
   reload: boolean;
   /** Settles once the previous batch's writes are done or it ended (BatchPipe.after). */
   after: Promise<void>;
-  /** Settles `writes`: called by the batch itself, so a stopped actor leaves no batch waiting. */
+  /** Opens the next batch's gate (RealmContext.lastWrites); called by the batch itself, so a stopped actor leaves no batch waiting at it. */
   release: () => void;
 }
 
