@@ -9,6 +9,7 @@ import { closeDatabase, openDatabase, type BenchDb } from '../lib/database.js';
 import { scrape, sumCount, sumCountWhere } from '../lib/metrics.js';
 import { sampleAll } from '../lib/server.js';
 import { PerSecond, summarize } from '../lib/stats.js';
+import { PIPELINE_DEPTH } from '../../src/actors/realm.machine.js';
 import { databaseCeiling, type DbCeiling } from './db-ceiling.js';
 import { seedUsers } from './seed.js';
 import { num, type Scenario } from './types.js';
@@ -41,13 +42,15 @@ export const send: Scenario = async (ctx) => {
   // Where the time and CPU of the load go: the server's own histograms, and the CPU of the server, of the
   // database's backends and of this load generator (its worker threads included) over the load alone.
   const local = ctx.target.databaseUrl || ctx.target.dataDir ? openDatabase(ctx.target, 1) : null;
+  // Backends' CPU is read from this machine's /proc: only for a database on it.
+  const monitor = local && (ctx.target.dataDir || /^(localhost|127\.|\[::1\])/.test(new URL(ctx.target.databaseUrl!).hostname)) ? local : null;
   const metricsBefore = await scrape(ctx.target);
   const serverCpuBefore = sampleAll(ctx.target.pids);
-  const dbCpuBefore = local ? await backendCpu(local) : null;
+  const dbCpuBefore = monitor ? await backendCpu(monitor) : null;
   const benchCpuBefore = process.cpuUsage();
   const outs = await runJobs<SendInput, SendOutput>('sendLoops', jobs).done.finally(() => clearInterval(progress));
   const benchCpu = process.cpuUsage(benchCpuBefore);
-  const dbCpu = local && dbCpuBefore ? backendCpuSince(dbCpuBefore, await backendCpu(local)) : null;
+  const dbCpu = monitor && dbCpuBefore ? backendCpuSince(dbCpuBefore, await backendCpu(monitor)) : null;
   const serverCpuAfter = sampleAll(ctx.target.pids);
   const metricsAfter = await scrape(ctx.target);
   const samples = outs.flatMap((o) => o.samples);
@@ -58,9 +61,7 @@ export const send: Scenario = async (ctx) => {
   const elapsed = (nowAbs() - startAt) / 1000;
   const throughput = samples.length / elapsed;
   // The realm actor's write transactions during the load (group commit): how many, and writes per transaction.
-  const batchesAfter = sumCount(metricsAfter, 'palaver_realm_write_batch_size');
-  const batchesBefore = sumCount(metricsBefore, 'palaver_realm_write_batch_size');
-  const batches = batchesAfter && batchesBefore ? { count: batchesAfter.count - batchesBefore.count, writes: batchesAfter.sum - batchesBefore.sum } : null;
+  const batches = between(metricsBefore, metricsAfter, 'palaver_realm_write_batch_size');
   const mean = (name: string, labels?: RegExp) => meanBetween(metricsBefore, metricsAfter, name, labels);
   const perMessage = (seconds: number) => Math.round((seconds * 1e6) / Math.max(1, samples.length));
   const clientMean = samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length);
@@ -88,11 +89,11 @@ export const send: Scenario = async (ctx) => {
     const channelId = (await request(base, 'GET', '/get_stream_id', { auth: ctx.owner, query: { stream: channels[0]! } })).body.stream_id as number;
     const recipients = [...new Set(ids.slice(0, channelSize))];
     const where = { senderId: ids[0]!, channelId, recipients };
-    db = await ceilingWithCpu(local, ctx, where, { seconds: ceilingSeconds, clients: num(ctx.options, 'db-clients', 8), perTransaction: num(ctx.options, 'db-batch', 100) });
+    db = await ceilingWithCpu(monitor, ctx, where, { seconds: ceilingSeconds, clients: num(ctx.options, 'db-clients', 8), perTransaction: num(ctx.options, 'db-batch', 100) });
     if (batches && batches.count > 0 && ctx.options['db-matched'] !== 0) {
-      const perTransaction = Math.max(1, Math.round(batches.writes / batches.count));
-      const clients = num(ctx.options, 'db-matched-clients', Number(process.env.REALM_PIPELINE_DEPTH ?? 4));
-      matched = await ceilingWithCpu(local, ctx, where, { seconds: ceilingSeconds, clients, perTransaction });
+      const perTransaction = Math.max(1, Math.round(batches.sum / batches.count));
+      const clients = num(ctx.options, 'db-matched-clients', Number(process.env.REALM_PIPELINE_DEPTH ?? PIPELINE_DEPTH));
+      matched = await ceilingWithCpu(monitor, ctx, where, { seconds: ceilingSeconds, clients, perTransaction });
     }
   }
   if (local) await closeDatabase(local);
@@ -109,7 +110,7 @@ export const send: Scenario = async (ctx) => {
       channel_size: channelSize,
       seconds,
       messages: samples.length,
-      ...(batches && batches.count > 0 ? { write_transactions: batches.count, writes_per_transaction: +(batches.writes / batches.count).toFixed(1) } : {}),
+      ...(batches && batches.count > 0 ? { write_transactions: batches.count, writes_per_transaction: +(batches.sum / batches.count).toFixed(1) } : {}),
       ...(db
         ? {
             db_ceiling_messages_per_second: Math.round(db.messagesPerSecond),
@@ -161,12 +162,12 @@ function meanBetween(before: string | null, after: string | null, name: string, 
 
 /** The database ceiling, with the CPU its backends spent per message. */
 async function ceilingWithCpu(
-  local: BenchDb,
+  monitor: BenchDb | null,
   ctx: Parameters<Scenario>[0],
   where: { senderId: number; channelId: number; recipients: number[] },
   opts: { seconds: number; clients: number; perTransaction: number },
 ): Promise<DbCeiling & { cpuPerMessage: number | null }> {
-  const result = await databaseCeiling(ctx.target, where, { ...opts, monitor: local });
+  const result = await databaseCeiling(ctx.target, where, { ...opts, ...(monitor && { monitor }) });
   const messages = result.messagesPerSecond * result.seconds;
   return { ...result, cpuPerMessage: messages > 0 && result.databaseCpuSeconds !== null ? Math.round((result.databaseCpuSeconds * 1e6) / messages) : null };
 }
