@@ -65,3 +65,18 @@ export function counterDelta(before: string | null, after: string | null, name: 
   const b = read(after);
   return a === null || b === null ? null : b - a;
 }
+
+/** The `_sum` and `_count` of a labelled histogram, added over the series whose labels (`{…}` as written) match `labels`. */
+export function sumCountWhere(text: string | null, name: string, labels: RegExp): { sum: number; count: number } | null {
+  if (!text) return null;
+  let sum = 0;
+  let count = 0;
+  let seen = false;
+  for (const m of text.matchAll(new RegExp(`^${name}_(sum|count)(\\{[^}]*\\}) (\\S+)`, 'gm'))) {
+    if (!labels.test(m[2]!)) continue;
+    seen = true;
+    if (m[1] === 'sum') sum += Number(m[3]);
+    else count += Number(m[3]);
+  }
+  return seen ? { sum, count } : null;
+}

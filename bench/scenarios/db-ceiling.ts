@@ -4,7 +4,8 @@
 // connections do so in parallel for a while. It writes into the real tables of the run's own database (a
 // scratch database, or the embedded one of a throwaway data directory), so indexes, the generated search
 // vector and the foreign keys all cost what they cost the server.
-import { closeDatabase, helpers, openDatabase } from '../lib/database.js';
+import { backendCpu, backendCpuSince } from '../lib/backend-cpu.js';
+import { closeDatabase, helpers, openDatabase, type BenchDb } from '../lib/database.js';
 import type { Target } from '../lib/server.js';
 
 export interface DbCeiling {
@@ -14,6 +15,8 @@ export interface DbCeiling {
   perTransaction: number;
   recipients: number;
   seconds: number;
+  /** CPU seconds the database's backends spent on it (when a monitoring connection was given). */
+  databaseCpuSeconds: number | null;
 }
 
 const messageColumns = new helpers.ColumnSet(
@@ -25,11 +28,12 @@ const userMessageColumns = new helpers.ColumnSet(['user_id', 'message_id', 'flag
 export async function databaseCeiling(
   target: Target,
   where: { senderId: number; channelId: number; recipients: number[] },
-  opts: { seconds: number; clients: number; perTransaction: number },
+  opts: { seconds: number; clients: number; perTransaction: number; monitor?: BenchDb },
 ): Promise<DbCeiling> {
   const clients = opts.clients;
   const db = openDatabase(target, clients);
   try {
+    const cpuBefore = opts.monitor ? await backendCpu(opts.monitor) : null;
     const realmId = await db.one('SELECT realm_id FROM users WHERE id = $1', [where.senderId], (r) => r.realm_id as number);
     let messages = 0;
     const end = performance.now() + opts.seconds * 1000;
@@ -62,7 +66,10 @@ export async function databaseCeiling(
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    // Read while its connections are open (their backends end with them).
+    const databaseCpuSeconds = opts.monitor && cpuBefore ? backendCpuSince(cpuBefore, await backendCpu(opts.monitor)) : null;
     return {
+      databaseCpuSeconds,
       messagesPerSecond: messages / seconds,
       userMessagesPerSecond: (messages * where.recipients.length) / seconds,
       clients,

@@ -3,8 +3,10 @@
 // Pipelined group commit. Commands wait in the mailbox; a batch of them is checked against memory, written in one
 // transaction and committed; then, in the order the batches were taken, its commands are applied to memory,
 // answered and their events published. Up to `pipelineDepth` batches are in flight at once, each on its own
-// connection: as soon as a batch's writes are done (only its COMMIT, the wait for the WAL flush, is left) the next
-// batch is taken, checked and written while the earlier ones commit, and PostgreSQL flushes their commits together.
+// connection: as soon as a batch's writes start, the next batch is taken, checked and its transaction opened (BEGIN,
+// and in cluster mode the fencing query) while those writes run; its own writes start when the previous batch's are
+// done (only its COMMIT, the wait for the WAL flush, left), and PostgreSQL flushes their commits together. So the one
+// part of a batch that cannot overlap another's is its writes.
 //
 // What keeps this correct: a batch taken while others are in flight is checked against memory that lacks their
 // effects (memory changes only when a batch settles, after its commit), and its writes run in a transaction that
@@ -16,9 +18,12 @@
 // independence batchable commands already have inside one batch, where all are checked before any is applied. A
 // batch holding any other command waits until the pipeline has drained, and nothing is taken before it settles
 // (group commit as it was before the pipeline). Commands are taken from the head of the mailbox only, so none
-// overtakes another. Writes of consecutive batches never overlap (the next is taken when the last one's writes are
-// done), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's locks (no
-// deadlock: a later batch may wait for an earlier one's commit, never the reverse).
+// overtakes another. Writes of consecutive batches never overlap (a batch's first write waits for the previous
+// batch's writes to be done, or for it to end: BatchPipe.after, chained so that a batch that writes nothing passes its
+// predecessor's wait on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's
+// locks (no deadlock: a later batch may wait for an earlier one's writes or commit, never the reverse; what it holds
+// while it waits — an open transaction, in cluster mode a FOR SHARE lock on the lease row — blocks no write of an
+// earlier batch).
 //
 // Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
 // and the later in-flight batches, independent of it, settle as they committed. A committed command whose apply,
@@ -73,7 +78,9 @@ interface InFlight {
   startedAt: number;
   /** Every command in it is pipelined: later batches may be taken before it settles. */
   pipelined: boolean;
-  /** Its writes are done (or it ended): the next batch's writes may start. */
+  /** Its writes have started (or it ended): the next batch may be taken. */
+  writing: boolean;
+  /** Its writes are done (or it ended). */
   written: boolean;
   /** Its commit's answers, or what the run threw; null while it runs. */
   result: BatchResult | { error: unknown } | null;
@@ -91,6 +98,8 @@ export interface RealmContext extends RealmInput {
   pending: PendingCommand[];
   /** The batches in flight, in the order they were taken (and settle). Mutated in place. */
   inFlight: InFlight[];
+  /** Settles once the last batch taken has done its writes or ended (and every batch before it): the next one's gate. */
+  lastWrites: Promise<void>;
   nextBatchId: number;
   loadError: unknown;
   /** Batches settled. */
@@ -106,6 +115,7 @@ export interface RealmContext extends RealmInput {
 export type RealmMachineEvent =
   | { type: 'COMMAND'; command: PendingCommand }
   | { type: 'STOP' }
+  | { type: 'BATCH.WRITING'; id: number }
   | { type: 'BATCH.WRITTEN'; id: number }
   | { type: 'BATCH.DONE'; id: number; result: BatchResult | { error: unknown } };
 
@@ -118,6 +128,10 @@ interface BatchInput {
   batch: PendingCommand[];
   /** Reload the working set first (see RealmContext.stale). */
   reload: boolean;
+  /** Settles once the previous batch's writes are done or it ended (BatchPipe.after). */
+  after: Promise<void>;
+  /** Opens the next batch's gate (RealmContext.lastWrites); called by the batch itself, so a stopped actor leaves no batch waiting at it. */
+  release: () => void;
 }
 
 const isPipelined = (registry: CommandRegistry, cmd: PendingCommand) => {
@@ -139,7 +153,7 @@ function nextBatch(context: RealmContext): PendingCommand[] | null {
   }
   if (inFlight.length > 0) {
     if (context.stale || inFlight.length >= (context.pipelineDepth ?? PIPELINE_DEPTH)) return null;
-    if (!inFlight.at(-1)!.written || inFlight.some((b) => !b.pipelined)) return null;
+    if (!inFlight.at(-1)!.writing || inFlight.some((b) => !b.pipelined)) return null;
     for (let i = 0; i < n; i++) if (!isPipelined(registry, pending[i]!)) return null;
   }
   return pending.splice(0, n);
@@ -210,8 +224,9 @@ export const realmMachine = setup({
       input.loaded?.(input.realmId, state);
       return state;
     }),
-    /** Runs one batch (reloading the working set first when asked) and reports its writes done and its result. */
+    /** Runs one batch (reloading the working set first when asked) and reports its writes started and done, and its result. */
     batch: fromCallback<RealmMachineEvent, BatchInput>(({ sendBack, input }) => {
+      const { id, after, release } = input;
       const run = async (): Promise<BatchResult> => {
         if (input.reload) {
           try {
@@ -220,11 +235,26 @@ export const realmMachine = setup({
             return { outcomes: input.batch.map(() => failure(err)), uncertain: true };
           }
         }
-        return runBatch(input.db, input.state, input.commands, input.batch, () => sendBack({ type: 'BATCH.WRITTEN', id: input.id }));
+        return runBatch(input.db, input.state, input.commands, input.batch, {
+          after,
+          onWriting: () => sendBack({ type: 'BATCH.WRITING', id }),
+          onWritten: () => {
+            release();
+            sendBack({ type: 'BATCH.WRITTEN', id });
+          },
+        });
       };
+      // Whatever it did, the next batch's writes wait for the previous one's too (this one may have written nothing).
+      const ended = () => void after.then(release);
       run().then(
-        (result) => sendBack({ type: 'BATCH.DONE', id: input.id, result }),
-        (error: unknown) => sendBack({ type: 'BATCH.DONE', id: input.id, result: { error } }),
+        (result) => {
+          ended();
+          sendBack({ type: 'BATCH.DONE', id, result });
+        },
+        (error: unknown) => {
+          ended();
+          sendBack({ type: 'BATCH.DONE', id, result: { error } });
+        },
       );
     }),
   },
@@ -249,10 +279,15 @@ export const realmMachine = setup({
     rejectPendingLoadFailed: ({ context }) => {
       for (const c of context.pending.splice(0)) c.reject(errors.unavailable('Realm could not be loaded'));
     },
+    writing: ({ context, event }) => {
+      if (event.type !== 'BATCH.WRITING') return;
+      const b = context.inFlight.find((x) => x.id === event.id);
+      if (b) b.writing = true;
+    },
     written: ({ context, event }) => {
       if (event.type !== 'BATCH.WRITTEN') return;
       const b = context.inFlight.find((x) => x.id === event.id);
-      if (b) b.written = true;
+      if (b) b.writing = b.written = true;
     },
     /** Records a batch's result, then settles every batch at the head of the pipeline that has one, in order. */
     settleInOrder: enqueueActions(({ context, event, enqueue }) => {
@@ -260,7 +295,7 @@ export const realmMachine = setup({
       const done = context.inFlight.find((x) => x.id === event.id);
       if (!done) return;
       done.result = event.result;
-      done.written = true;
+      done.writing = done.written = true;
       while (context.inFlight[0]?.result) {
         const b = context.inFlight.shift()!;
         settle(context, b);
@@ -278,10 +313,13 @@ export const realmMachine = setup({
       context.stale = false;
       const id = context.nextBatchId++;
       const pipelined = !reload && batch.every((cmd) => isPipelined(context.commands, cmd));
-      context.inFlight.push({ id, batch, startedAt: now, pipelined, written: false, result: null });
+      const after = context.lastWrites;
+      let release!: () => void;
+      context.lastWrites = new Promise<void>((r) => (release = r));
+      context.inFlight.push({ id, batch, startedAt: now, pipelined, writing: false, written: false, result: null });
       enqueue.spawnChild('batch', {
         id: `batch:${id}`,
-        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload },
+        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, release },
       });
     }),
   },
@@ -292,6 +330,7 @@ export const realmMachine = setup({
     state: null,
     pending: [],
     inFlight: [],
+    lastWrites: Promise.resolve(),
     nextBatchId: 1,
     loadError: null,
     batches: 0,
@@ -321,6 +360,7 @@ export const realmMachine = setup({
       on: {
         // Once a stop is asked for, new commands are refused: the drain ends even while callers keep sending.
         COMMAND: [{ guard: ({ context }) => context.stopRequested, actions: 'refuse' }, { actions: ['enqueue', 'pump'] }],
+        'BATCH.WRITING': { actions: ['writing', 'pump'] },
         'BATCH.WRITTEN': { actions: ['written', 'pump'] },
         'BATCH.DONE': { actions: ['settleInOrder', 'pump'] },
         // A stop lets the batches in flight finish and drains the mailbox first.

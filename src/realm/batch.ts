@@ -41,17 +41,30 @@ interface Planned {
   plan: unknown;
 }
 
+/** How a batch fits in the realm actor's pipeline (see realm.machine.ts); every part is optional. */
+export interface BatchPipe {
+  /**
+   * Settles once the previous batch's writes are done (or it ended): this batch's transaction is opened (BEGIN, and
+   * in cluster mode its fencing query) meanwhile, and its first write waits for it, so message IDs keep the mailbox
+   * order.
+   */
+  after?: Promise<void>;
+  /** Called when the gate is passed and the writes start (the pipeline may then take the next batch). */
+  onWriting?: () => void;
+  /** Called once the last write is done, just before COMMIT is sent; not when nothing was written or every attempt failed. */
+  onWritten?: () => void;
+}
+
 /**
- * Checks the batch against memory, then writes and commits it. `onWritten` is called once the batch's last write is
- * done, just before its COMMIT is sent (the realm actor's pipeline then takes the next batch, whose writes come
- * after these, so message IDs keep the mailbox order); not at all when nothing was written or every attempt failed.
+ * Checks the batch against memory, then writes and commits it. In a pipeline (`pipe`), its writes start only after
+ * the previous batch's are done, and it tells when its own start and end (see BatchPipe).
  */
 export async function runBatch(
   db: Db,
   state: RealmState,
   registry: CommandRegistry,
   batch: PendingCommand[],
-  onWritten: () => void = () => {},
+  pipe: BatchPipe = {},
 ): Promise<BatchResult> {
   const outcomes: Outcome[] = new Array(batch.length);
   let uncertain = false;
@@ -143,10 +156,12 @@ export async function runBatch(
 
   const tag: RealmBatchTag = { name: 'realm-batch', writes: planned.length };
 
-  /** The transaction's body: the writes, then the signal that only the COMMIT is left. */
+  /** The transaction's body: the wait for the previous batch's writes, the writes, then the signal that only the COMMIT is left. */
   const thenWritten = (write: (t: Tx) => Promise<void>) => async (t: Tx) => {
+    await pipe.after;
+    pipe.onWriting?.();
     await write(t);
-    onWritten();
+    pipe.onWritten?.();
   };
 
   async function commit(write: (t: Tx) => Promise<void>): Promise<BatchResult> {

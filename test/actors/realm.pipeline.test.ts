@@ -26,6 +26,8 @@ let realmId: number;
 /** The advisory locks COMMITs wait on: bodies starting `a:` wait on HOLD_A, `b:` on HOLD_B. */
 const HOLD_A = 9101;
 const HOLD_B = 9102;
+/** The advisory lock a write itself waits on (before its insert): bodies starting `w:`. */
+const HOLD_W = 9103;
 
 test.before(async () => {
   testDb = await createTestDatabase();
@@ -66,6 +68,7 @@ function noteCommands(log: Log): CommandRegistry {
     },
     async write(t, body) {
       log.pids.set(body, await t.one('SELECT pg_backend_pid() AS p', [], (r) => r.p as number));
+      if (body.startsWith('w:')) await t.one('SELECT pg_advisory_xact_lock_shared($1)', [HOLD_W]);
       return { body, id: await t.one('INSERT INTO pnotes (body) VALUES ($1) RETURNING id', [body], (r) => r.id as number) };
     },
     apply(_state, r) {
@@ -109,6 +112,10 @@ async function startRealm(log: Log, pipelineDepth?: number) {
 async function written(actor: RealmActor, body: string): Promise<void> {
   await waitFor(actor, (s) => s.context.inFlight.some((b) => b.written && b.batch.some((c) => c.input === body)), { timeout: 30_000 });
 }
+
+/** Sessions of the test database in a transaction and doing nothing (`idle in transaction`). */
+const idleInTransaction = () =>
+  database.db.one("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'", [], (r) => r.n as number);
 
 /** A session of its own holding the advisory locks COMMITs wait on, until released. */
 async function holdCommits(...keys: number[]) {
@@ -266,3 +273,48 @@ test.serial('REALM_PIPELINE_DEPTH 1 commits one batch at a time', (t) =>
     await Promise.all([first, second]);
     t.deepEqual(log.applied, ['a:one', 'a:two']);
   }, 1));
+
+test.serial('the next batch opens its transaction while the previous one writes; its writes wait for those, so IDs keep the mailbox order', (t) =>
+  scenario([HOLD_W], async ({ actor, dispatch, answered, log, hold }) => {
+    // w:1's write waits on HOLD_W: its batch is writing, so the next batch is taken at once and opens its
+    // transaction, but does not write before w:1's writes are done.
+    const first = dispatch('w:1');
+    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    t.false(actor.getSnapshot().context.inFlight[0]!.written);
+    const second = dispatch('2');
+    await waitFor(actor, (s) => s.context.inFlight.length === 2, { timeout: 30_000 });
+    for (let i = 0; i < 600 && (await idleInTransaction()) < 1; i++) await sleep(50);
+    t.is(await idleInTransaction(), 1, 'the second batch holds an open transaction, waiting');
+    t.false(log.pids.has('2'), 'and has not written');
+    t.false(actor.getSnapshot().context.inFlight[1]!.writing);
+    // The second is not writing: a third waits in the mailbox (one batch gathers while the previous one writes).
+    const third = dispatch('3');
+    await sleep(100);
+    t.is(actor.getSnapshot().context.pending.length, 1, 'the third waits until the second writes');
+    await hold.release(HOLD_W);
+    await Promise.all([first, second, third]);
+    t.deepEqual(answered, ['w:1', '2', '3']);
+    t.deepEqual(log.applied, ['w:1', '2', '3']);
+    t.deepEqual(await rows(), ['w:1', '2', '3'], 'IDs drawn in mailbox order');
+    t.not(log.pids.get('w:1'), log.pids.get('2'), 'on two connections');
+  }));
+
+test.serial('a batch that writes nothing passes its wait on: the batch after it still writes after the one before it', (t) =>
+  scenario([HOLD_W], async ({ actor, dispatch, answered, log, hold }) => {
+    const first = dispatch('w:1');
+    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    // Refused by its check: its batch ends at once, without a transaction.
+    const refused = Promise.allSettled([dispatch('refuse-2')]);
+    await waitFor(actor, (s) => s.context.inFlight.length === 2 && s.context.inFlight[1]!.result !== null, { timeout: 30_000 });
+    const third = dispatch('3');
+    await waitFor(actor, (s) => s.context.inFlight.length === 3, { timeout: 30_000 });
+    await sleep(200);
+    t.false(log.pids.has('3'), 'the third waits for w:1’s writes, not only for the refused batch');
+    t.false(actor.getSnapshot().context.inFlight[2]!.writing);
+    await hold.release(HOLD_W);
+    await first;
+    await third;
+    t.is((await refused)[0]!.status, 'rejected');
+    t.deepEqual(answered, ['w:1', 'refuse-2!', '3']);
+    t.deepEqual(await rows(), ['w:1', '3']);
+  }));

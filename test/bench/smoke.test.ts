@@ -78,6 +78,13 @@ async function smoke(t: import('ava').ExecutionContext, database: 'external' | '
     const sendFigures = records.send.result.figures;
     t.true(sendFigures.db_ceiling_messages_per_second > 0);
     t.true(sendFigures.ratio_to_db_ceiling > 0);
+    // …again at the server's own transaction size, and where the round trip and the CPU went.
+    t.true(sendFigures.db_ceiling_matched_messages_per_second > 0);
+    t.true(sendFigures.db_ceiling_database_cpu_us_per_message > 0, 'the ceiling backends’ CPU from /proc');
+    t.true(sendFigures.mailbox_wait_mean_ms >= 0 && sendFigures.batch_mean_ms > 0 && sendFigures.server_request_mean_ms > 0, 'the round trip from /metrics');
+    t.true(sendFigures.batches_in_flight_mean > 0);
+    for (const party of ['server', 'database', 'load_generator']) t.true(sendFigures[`${party}_cpu_us_per_message`] > 0, `${party} CPU per message`);
+    t.true(sendFigures.cpu_bound_messages_per_second > 0);
     // history: the seeded history is there, and each narrow answered.
     const hist = records.history.result;
     t.is(hist.figures.messages, 10_000);
