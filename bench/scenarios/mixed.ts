@@ -5,6 +5,7 @@
 // --max-error-percent), like the ceiling tests of other chat servers. With --ramp it adds users step by step
 // and reports the last user count at which the thresholds held (the ceiling).
 import { agentFor, openFilesCap, request, type Creds, type Reply } from '../lib/client.js';
+import { LimitsProbe } from '../lib/probe.js';
 import { PerSecond, summarize, type Summary } from '../lib/stats.js';
 import { seedUsers } from './seed.js';
 import { num, type RampStep, type Scenario, type ScenarioContext, type ScenarioResult } from './types.js';
@@ -286,21 +287,27 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   const steps: RampStep[] = [];
   let stopReason = `--ramp-max ${max} reached`;
   if (max === socketBound) stopReason = `the load generator's open-files cap (${openFilesCap()}: 2 sockets per user)`;
+  const probe = new LimitsProbe(ctx.target);
   while (load.count < max) {
     await load.addUsers(Math.min(load.count === 0 ? first : step, max - load.count));
     if (steps.length === 0) load.total.started = performance.now();
     const w = (load.window = new Window());
+    await probe.start();
     ctx.progress(`mixed --ramp: ${load.count} users, measuring ${seconds} s`);
     await sleep(seconds * 1000);
+    const limits = await probe.finish();
     const s = w.summary();
+    const measured = (performance.now() - w.started) / 1000;
     const held = s.worstP99 <= o.p99Limit && s.errorPercent <= o.maxErrorPercent;
     steps.push({
       users: load.count,
       worst_p99_ms: +s.worstP99.toFixed(1),
       worst_op: s.worstOp,
       error_percent: +s.errorPercent.toFixed(3),
-      actions_per_second: +(s.actionSamples.length / ((performance.now() - w.started) / 1000)).toFixed(1),
+      actions_per_second: +(s.actionSamples.length / measured).toFixed(1),
+      polls_per_second: +(w.polls / measured).toFixed(1),
       held,
+      limits,
     });
     if (!held) {
       stopReason = s.errorPercent > o.maxErrorPercent ? `errors ${s.errorPercent.toFixed(3)} % > ${o.maxErrorPercent} %` : `${s.worstOp} p99 ${s.worstP99.toFixed(1)} ms > ${o.p99Limit} ms`;
@@ -308,6 +315,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
     }
   }
   load.window = load.total;
+  await probe.close();
   await load.stop();
   const ceiling = [...steps].reverse().find((s) => s.held)?.users ?? 0;
   const elapsed = (performance.now() - load.total.started) / 1000;
