@@ -10,6 +10,7 @@ import { sampleAll, type Target } from './server.js';
 
 export interface StepLimits {
   generator_cpu_percent: number;
+  /** The worst of the generator's threads (its main thread and its workers'). */
   generator_loop_lag_p99_ms: number;
   generator_loop_lag_max_ms: number;
   server_cpu_percent: number | null;
@@ -71,9 +72,29 @@ const RESOLUTION_MS = 10;
 /** A timer's delay (ms) as the lag beyond its interval. */
 const lagMs = (ms: number) => +Math.max(0, ms - RESOLUTION_MS).toFixed(1);
 
+/** This thread's event-loop lag (ms beyond the timer), p99 and max, window by window. */
+export class LoopLag {
+  private readonly h: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+
+  constructor() {
+    this.h.enable();
+  }
+
+  /** The lag since the last take (or since made), and a new window from now. */
+  take(): { p99: number; max: number } {
+    const out = { p99: lagMs(this.h.percentile(99) / 1e6), max: lagMs(this.h.max / 1e6) };
+    this.h.reset();
+    return out;
+  }
+
+  stop(): void {
+    this.h.disable();
+  }
+}
+
 /** Measures one window at a time: start() opens it, finish() closes it and says what each party spent. */
 export class LimitsProbe {
-  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  private readonly loop = new LoopLag();
   private readonly db: BenchDb | null;
   private started = 0;
   private cpu = process.cpuUsage();
@@ -84,7 +105,6 @@ export class LimitsProbe {
 
   constructor(private readonly target: Target) {
     this.db = target.databaseUrl && target.pid !== null ? openDatabase({ databaseUrl: target.databaseUrl, dataDir: null }, 1) : null;
-    this.loop.enable();
   }
 
   /** The server's database backends (its pool's connections, not this probe's). */
@@ -100,11 +120,13 @@ export class LimitsProbe {
     this.pg = new Map((await this.backends()).map((pid) => [pid, cpuSeconds(pid)]));
     this.server = sampleAll(this.target.pids)?.cpuSeconds ?? null;
     this.cpu = process.cpuUsage();
-    this.loop.reset();
+    this.loop.take();
     this.started = performance.now();
   }
 
-  async finish(): Promise<StepLimits> {
+  /** The window's figures; `workerLag` is the worst lag of the generator's worker threads over it, if it has any. */
+  async finish(workerLag?: { p99: number; max: number }): Promise<StepLimits> {
+    const lag = this.loop.take();
     const seconds = (performance.now() - this.started) / 1000;
     const cpu = process.cpuUsage(this.cpu);
     const server = sampleAll(this.target.pids)?.cpuSeconds ?? null;
@@ -114,17 +136,17 @@ export class LimitsProbe {
     for (const pid of new Set([...this.pg.keys(), ...backends])) pg += cpuSeconds(pid) - (this.pg.get(pid) ?? 0);
     const text = await scrape(this.target);
     const pct = (s: number) => +((100 * s) / seconds).toFixed(1);
-    const lag = (name: string) => {
+    const serverLag = (name: string) => {
       const v = gauge(text, name);
       return v === null ? null : lagMs(v * 1000);
     };
     return {
       generator_cpu_percent: pct((cpu.user + cpu.system) / 1e6),
-      generator_loop_lag_p99_ms: lagMs(this.loop.percentile(99) / 1e6),
-      generator_loop_lag_max_ms: lagMs(this.loop.max / 1e6),
+      generator_loop_lag_p99_ms: Math.max(lag.p99, workerLag?.p99 ?? 0),
+      generator_loop_lag_max_ms: Math.max(lag.max, workerLag?.max ?? 0),
       server_cpu_percent: server === null || this.server === null ? null : pct(server - this.server),
-      server_loop_lag_p99_ms: lag('nodejs_eventloop_lag_p99_seconds'),
-      server_loop_lag_max_ms: lag('nodejs_eventloop_lag_max_seconds'),
+      server_loop_lag_p99_ms: serverLag('nodejs_eventloop_lag_p99_seconds'),
+      server_loop_lag_max_ms: serverLag('nodejs_eventloop_lag_max_seconds'),
       postgres_cpu_percent: this.db ? pct(pg) : null,
       server_p99_ms: p99s(this.scraped, text, 'palaver_http_request_duration_seconds'),
       realm_wait_p99_ms: p99s(this.scraped, text, 'palaver_realm_command_wait_seconds'),
@@ -133,7 +155,7 @@ export class LimitsProbe {
   }
 
   async close(): Promise<void> {
-    this.loop.disable();
+    this.loop.stop();
     if (this.db) await closeDatabase(this.db);
   }
 }
