@@ -104,7 +104,8 @@ export class LimitsProbe {
   private pg = new Map<number, number>();
 
   constructor(private readonly target: Target) {
-    this.db = target.databaseUrl && target.pid !== null ? openDatabase({ databaseUrl: target.databaseUrl, dataDir: null }, 1) : null;
+    // Only a server started here: its database's backends are then local processes (external or embedded).
+    this.db = target.pid !== null && (target.databaseUrl || target.dataDir) ? openDatabase(target, 1) : null;
   }
 
   /** The server's database backends (its pool's connections, not this probe's). */

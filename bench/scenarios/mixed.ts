@@ -92,6 +92,11 @@ class MixedLoad {
     return this.count_;
   }
 
+  /** The worker threads the users run on. */
+  get workers(): number {
+    return this.pools.reduce((a, p) => a + p.workers, 0);
+  }
+
   private windows(): Window[] {
     return this.window === this.total ? [this.total] : [this.total, this.window];
   }
@@ -146,7 +151,7 @@ class MixedLoad {
   /** What every worker measured since the last collect, added to the current windows. */
   async collect(): Promise<void> {
     const id = ++this.asked;
-    const left = this.pools.reduce((a, p) => a + p.workers, 0);
+    const left = this.workers;
     if (left === 0) return;
     const data: WindowData[] = [];
     await new Promise<void>((done) => {
@@ -211,7 +216,7 @@ export const mixed: Scenario = async (ctx) => {
   }
   const elapsed = (performance.now() - load.total.started) / 1000;
   await load.stop();
-  const r = report(load.total, elapsed, { users, channel_size: channelSize, seconds, think_ms: thinkMs });
+  const r = report(load.total, elapsed, { users, channel_size: channelSize, seconds, think_ms: thinkMs, generator_workers: load.workers });
   return {
     ...r,
     target: {
@@ -237,38 +242,42 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   let stopReason = `--ramp-max ${max} reached`;
   if (max === socketBound) stopReason = `the load generator's open-files cap (${openFilesCap()}: 2 sockets per user)`;
   const probe = new LimitsProbe(ctx.target);
-  while (load.count < max) {
-    await load.addUsers(Math.min(load.count === 0 ? first : step, max - load.count));
-    if (steps.length === 0) load.total.started = performance.now();
-    // What was measured while the step's users were added counts in the total only.
-    await load.collect();
-    const w = (load.window = new Window());
-    await probe.start();
-    ctx.progress(`mixed --ramp: ${load.count} users, measuring ${seconds} s`);
-    await sleep(seconds * 1000);
-    await load.collect();
-    const limits = await probe.finish(w.workerLag);
-    const s = w.summary();
-    const measured = (performance.now() - w.started) / 1000;
-    const held = s.worstP99 <= o.p99Limit && s.errorPercent <= o.maxErrorPercent;
-    steps.push({
-      users: load.count,
-      worst_p99_ms: +s.worstP99.toFixed(1),
-      worst_op: s.worstOp,
-      error_percent: +s.errorPercent.toFixed(3),
-      actions_per_second: +(s.actionSamples.length / measured).toFixed(1),
-      polls_per_second: +(w.polls / measured).toFixed(1),
-      held,
-      limits,
-    });
-    if (!held) {
-      stopReason = s.errorPercent > o.maxErrorPercent ? `errors ${s.errorPercent.toFixed(3)} % > ${o.maxErrorPercent} %` : `${s.worstOp} p99 ${s.worstP99.toFixed(1)} ms > ${o.p99Limit} ms`;
-      break;
+  try {
+    while (load.count < max) {
+      await load.addUsers(Math.min(load.count === 0 ? first : step, max - load.count));
+      if (steps.length === 0) load.total.started = performance.now();
+      // What was measured while the step's users were added counts in the total only.
+      await load.collect();
+      const w = (load.window = new Window());
+      await probe.start();
+      ctx.progress(`mixed --ramp: ${load.count} users, measuring ${seconds} s`);
+      await sleep(seconds * 1000);
+      await load.collect();
+      const limits = await probe.finish(w.workerLag);
+      const s = w.summary();
+      const measured = (performance.now() - w.started) / 1000;
+      const held = s.worstP99 <= o.p99Limit && s.errorPercent <= o.maxErrorPercent;
+      steps.push({
+        users: load.count,
+        worst_p99_ms: +s.worstP99.toFixed(1),
+        worst_op: s.worstOp,
+        error_percent: +s.errorPercent.toFixed(3),
+        actions_per_second: +(s.actionSamples.length / measured).toFixed(1),
+        polls_per_second: +(w.polls / measured).toFixed(1),
+        held,
+        limits,
+      });
+      if (!held) {
+        stopReason = s.errorPercent > o.maxErrorPercent ? `errors ${s.errorPercent.toFixed(3)} % > ${o.maxErrorPercent} %` : `${s.worstOp} p99 ${s.worstP99.toFixed(1)} ms > ${o.p99Limit} ms`;
+        break;
+      }
     }
+  } finally {
+    load.window = load.total;
+    await probe.close();
+    // Also on a failure: the workers' users would otherwise keep acting (and this process running).
+    await load.stop();
   }
-  load.window = load.total;
-  await probe.close();
-  await load.stop();
   const ceiling = [...steps].reverse().find((s) => s.held)?.users ?? 0;
   const elapsed = (performance.now() - load.total.started) / 1000;
   const r = report(load.total, elapsed, {
@@ -277,6 +286,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
     ramp: `from ${first}, +${step} users per step, ${seconds} s per step`,
     channel_size: o.channelSize,
     think_ms: o.thinkMs,
+    generator_workers: load.workers,
   });
   return {
     ...r,
