@@ -2,11 +2,10 @@
 // and of the server, the CPU of the server's PostgreSQL backends, and the server's own view of each route's latency,
 // each over the same window. A client-side p99 far above the server's, with the generator's loop lagging, says the
 // generator is the limit; the server's loop lag or CPU near a core says the server is.
-import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { closeDatabase, openDatabase, type BenchDb } from './database.js';
 import { bucketPercentiles, scrape, type Buckets } from './metrics.js';
-import { sampleAll, type Target } from './server.js';
+import { sampleAll, sampleProcess, type Target } from './server.js';
 
 export interface StepLimits {
   generator_cpu_percent: number;
@@ -57,15 +56,7 @@ function gauge(text: string | null, name: string): number | null {
 }
 
 /** CPU seconds (user + system) of a local process since it started; 0 when gone or unreadable. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
+const cpuSeconds = (pid: number): number => sampleProcess(pid)?.cpuSeconds ?? 0;
 
 /** Timers of monitorEventLoopDelay fire every RESOLUTION_MS: its figures are that plus the lag. */
 const RESOLUTION_MS = 10;
