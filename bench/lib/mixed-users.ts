@@ -5,7 +5,7 @@
 // when the main thread asks (one window at a time) and when it stops.
 import { agentFor, request, type Creds, type Reply } from './client.js';
 import type { JobControl } from './jobs.js';
-import { LoopLag } from './probe.js';
+import { LoopLag } from './loop-lag.js';
 import { nowAbs } from './workers.js';
 
 const EMOJI = ['thumbs_up', 'heart', 'tada', 'smile', 'rocket', 'eyes'];

@@ -2,8 +2,8 @@
 // and of the server, the CPU of the server's PostgreSQL backends, and the server's own view of each route's latency,
 // each over the same window. A client-side p99 far above the server's, with the generator's loop lagging, says the
 // generator is the limit; the server's loop lag or CPU near a core says the server is.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { closeDatabase, openDatabase, type BenchDb } from './database.js';
+import { LoopLag, lagMs } from './loop-lag.js';
 import { bucketPercentiles, scrape, type Buckets } from './metrics.js';
 import { sampleAll, sampleProcess, type Target } from './server.js';
 
@@ -57,31 +57,6 @@ function gauge(text: string | null, name: string): number | null {
 
 /** CPU seconds (user + system) of a local process since it started; 0 when gone or unreadable. */
 const cpuSeconds = (pid: number): number => sampleProcess(pid)?.cpuSeconds ?? 0;
-
-/** Timers of monitorEventLoopDelay fire every RESOLUTION_MS: its figures are that plus the lag. */
-const RESOLUTION_MS = 10;
-/** A timer's delay (ms) as the lag beyond its interval. */
-const lagMs = (ms: number) => +Math.max(0, ms - RESOLUTION_MS).toFixed(1);
-
-/** This thread's event-loop lag (ms beyond the timer), p99 and max, window by window. */
-export class LoopLag {
-  private readonly h: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-
-  constructor() {
-    this.h.enable();
-  }
-
-  /** The lag since the last take (or since made), and a new window from now. */
-  take(): { p99: number; max: number } {
-    const out = { p99: lagMs(this.h.percentile(99) / 1e6), max: lagMs(this.h.max / 1e6) };
-    this.h.reset();
-    return out;
-  }
-
-  stop(): void {
-    this.h.disable();
-  }
-}
 
 /** Measures one window at a time: start() opens it, finish() closes it and says what each party spent. */
 export class LimitsProbe {

@@ -154,11 +154,18 @@ class MixedLoad {
     const left = this.workers;
     if (left === 0) return;
     const data: WindowData[] = [];
-    await new Promise<void>((done) => {
+    const answered = new Promise<void>((done) => {
       this.answers.set(id, { data, left, done });
       for (const p of this.pools) p.pool.broadcast({ type: 'window', id });
     });
-    this.answers.delete(id);
+    // A worker that failed (or ended) would never answer: its pool's failure ends the wait.
+    const ended = this.pools.map((p) =>
+      p.pool.done.then(() => {
+        throw new Error('a mixed worker ended before it was stopped');
+      }),
+    );
+    for (const e of ended) e.catch(() => undefined); // the race reports the first; these end when the pools stop
+    await Promise.race([answered, ...ended]).finally(() => this.answers.delete(id));
     for (const d of data) this.merge(d);
   }
 
