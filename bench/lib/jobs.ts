@@ -1,6 +1,7 @@
-// The load a bench worker thread generates: send loops (send) and long-polling clients (fanout).
+// The load a bench worker thread generates: send loops (send), long-polling clients (fanout) and users (mixed).
 import type { EventSocket } from '../../src/client/event-socket.js';
 import { agentFor, request, type Creds } from './client.js';
+import { mixedUsers } from './mixed-users.js';
 import { nowAbs } from './workers.js';
 
 export interface JobControl {
@@ -165,5 +166,5 @@ async function getLoops(input: GetInput): Promise<number> {
   return done;
 }
 
-export const JOBS = { sendLoops, pollClients, socketClients, getLoops } satisfies Record<string, (input: never, control: JobControl) => Promise<unknown>>;
+export const JOBS = { sendLoops, pollClients, socketClients, getLoops, mixedUsers } satisfies Record<string, (input: never, control: JobControl) => Promise<unknown>>;
 export type JobName = keyof typeof JOBS;

@@ -34,7 +34,16 @@ export function table(name: string, r: ScenarioResult, ceiling?: { name: string;
     rows.push(['latency p50 / p95 / p99 / max (ms)', `${fmt(l.p50)} / ${fmt(l.p95)} / ${fmt(l.p99)} / ${fmt(l.max)}`]);
   }
   rows.push(['errors', String(r.errors)]);
-  for (const s of r.ramp ?? []) rows.push([`ramp ${s.users} users`, `worst p99 ${s.worst_p99_ms} ms (${s.worst_op}), errors ${s.error_percent} %, ${s.actions_per_second} actions/s: ${s.held ? 'held' : 'BROKE'}`]);
+  for (const s of r.ramp ?? []) {
+    rows.push([`ramp ${s.users} users`, `worst p99 ${s.worst_p99_ms} ms (${s.worst_op}), errors ${s.error_percent} %, ${s.actions_per_second} actions/s: ${s.held ? 'held' : 'BROKE'}`]);
+    const l = s.limits;
+    if (!l) continue;
+    const route = Object.entries(l.server_p99_ms).sort((a, b) => b[1] - a[1])[0];
+    rows.push([
+      `  ${s.users}: CPU %, loop lag p99 / max ms`,
+      `generator ${l.generator_cpu_percent} %, ${l.generator_loop_lag_p99_ms} / ${l.generator_loop_lag_max_ms}; server ${l.server_cpu_percent ?? '-'} %, ${l.server_loop_lag_p99_ms ?? '-'} / ${l.server_loop_lag_max_ms ?? '-'}; PostgreSQL ${l.postgres_cpu_percent ?? '-'} %; server's worst p99 ≤ ${route ? `${route[1]} ms (${route[0]})` : '-'}`,
+    ]);
+  }
   for (const [k, v] of Object.entries(r.figures)) rows.push([k, String(v)]);
   if (r.target) rows.push(['target', `${r.target.met ? 'MET' : 'MISSED'}: ${r.target.description}`]);
   const width = Math.max(...rows.map(([k]) => k.length));

@@ -4,32 +4,15 @@
 // per operation and whether the thresholds held (every operation's p99 under --p99-ms, errors under
 // --max-error-percent), like the ceiling tests of other chat servers. With --ramp it adds users step by step
 // and reports the last user count at which the thresholds held (the ceiling).
-import { agentFor, openFilesCap, request, type Creds, type Reply } from '../lib/client.js';
+import { openFilesCap, request } from '../lib/client.js';
+import { ACTION_NAMES, type Action, type MixedInput, type MixedUser, type WindowData } from '../lib/mixed-users.js';
+import { LimitsProbe } from '../lib/probe.js';
 import { PerSecond, summarize, type Summary } from '../lib/stats.js';
+import { runJobs, slices, type WorkerPool } from '../lib/workers.js';
 import { seedUsers } from './seed.js';
 import { num, type RampStep, type Scenario, type ScenarioContext, type ScenarioResult } from './types.js';
 
-const EMOJI = ['thumbs_up', 'heart', 'tada', 'smile', 'rocket', 'eyes'];
-/** Relative weights of the actions between think times. */
-const ACTIONS: [name: Op, weight: number][] = [
-  ['fetch', 30],
-  ['presence', 25],
-  ['read', 20],
-  ['send', 15],
-  ['react', 10],
-];
-type Op = 'register' | 'fetch' | 'presence' | 'read' | 'send' | 'react';
-const TOTAL_WEIGHT = ACTIONS.reduce((a, [, w]) => a + w, 0);
-
-interface UserState {
-  creds: Creds;
-  channel: string;
-  queue: string;
-  lastEventId: number;
-  /** Message IDs received and not yet marked read, and those not yet reacted to. */
-  unread: number[];
-  reactable: number[];
-}
+type Op = 'register' | Action;
 
 /** What happened during one measuring window (the whole run, or one ramp step). */
 class Window {
@@ -44,10 +27,24 @@ class Window {
     this.bySecond.start = at;
   }
 
-  readonly samples = new Map<Op, number[]>(['register', ...ACTIONS.map(([a]) => a)].map((o) => [o as Op, []]));
+  readonly samples = new Map<Op, number[]>((['register', ...ACTION_NAMES] as Op[]).map((o) => [o, []]));
   readonly errors = new Map<Op | 'poll', number>();
   polls = 0;
   events = 0;
+  /** The worst event-loop lag of the workers (ms beyond the timer). */
+  readonly workerLag = { p99: 0, max: 0 };
+
+  /** Adds what a worker measured. */
+  merge(d: WindowData): void {
+    for (const [op, xs] of Object.entries(d.samples) as [Action, number[]][]) for (const x of xs) this.samples.get(op)!.push(x);
+    const origin = performance.timeOrigin + this.started;
+    for (let i = 0; i < d.finished.length; i += 2) this.bySecond.add(d.finished[i]!, Math.floor((d.finished[i + 1]! - origin) / 1000));
+    for (const [op, n] of Object.entries(d.errors) as [Action | 'poll', number][]) this.errors.set(op, (this.errors.get(op) ?? 0) + n);
+    this.polls += d.polls;
+    this.events += d.events;
+    this.workerLag.p99 = Math.max(this.workerLag.p99, d.lag.p99);
+    this.workerLag.max = Math.max(this.workerLag.max, d.lag.max);
+  }
 
   /** Per-operation percentiles, the worst action p99 and the error rate over every request. */
   summary() {
@@ -69,13 +66,17 @@ class Window {
   }
 }
 
-/** The user model, running: users are added in batches and act until stop(). */
+/**
+ * The user model, running: users are added in batches, each batch's users acting on worker threads of at most
+ * --users-per-worker users each (bench/lib/mixed-users.ts), until stop(). What the workers measure is collected
+ * when asked (collect()) and when they stop.
+ */
 class MixedLoad {
-  private readonly users: UserState[] = [];
-  private readonly loops: Promise<void>[] = [];
-  private readonly pollLoops: Promise<void>[] = [];
-  private stopping = false;
+  private readonly pools: { pool: WorkerPool<WindowData>; workers: number }[] = [];
+  private count_ = 0;
   private batch = 0;
+  private asked = 0;
+  private readonly answers = new Map<number, { data: WindowData[]; left: number; done: () => void }>();
   /** Every request is counted in `total` and in the current window. */
   readonly total = new Window();
   window = this.total;
@@ -84,29 +85,24 @@ class MixedLoad {
     private readonly ctx: ScenarioContext,
     private readonly channelSize: number,
     private readonly thinkMs: number,
+    private readonly usersPerWorker: number,
   ) {}
 
   get count(): number {
-    return this.users.length;
+    return this.count_;
+  }
+
+  /** The worker threads the users run on. */
+  get workers(): number {
+    return this.pools.reduce((a, p) => a + p.workers, 0);
   }
 
   private windows(): Window[] {
     return this.window === this.total ? [this.total] : [this.total, this.window];
   }
 
-  private record(op: Op | 'poll', r: Reply | null): boolean {
-    const windows = this.windows();
-    if (!r || r.status !== 200) {
-      if (op !== 'poll' || !this.stopping) for (const w of windows) w.errors.set(op, (w.errors.get(op) ?? 0) + 1);
-      return false;
-    }
-    if (op === 'poll') return true;
-    for (const w of windows) {
-      w.samples.get(op)!.push(r.ms);
-      if (op === 'register') continue;
-      w.bySecond.add(r.ms);
-    }
-    return true;
+  private merge(d: WindowData): void {
+    for (const w of this.windows()) w.merge(d);
   }
 
   /** Creates n users in channels of channelSize, registers their queues (16 at a time) and starts them. */
@@ -124,94 +120,59 @@ class MixedLoad {
       if (r.status !== 200) throw new Error(`channel: ${JSON.stringify(r.body)}`);
       channels.push(name);
     }
-    const added: UserState[] = new Array(n);
+    const added: MixedUser[] = new Array(n);
     await Promise.all(
       Array.from({ length: 16 }, async (_, w) => {
         for (let i = w; i < n; i += 16) {
           const r = await request(base, 'POST', '/register', { auth: people[i]!, form: { apply_markdown: 'true' } }).catch(() => null);
-          if (!this.record('register', r)) throw new Error(`register: ${JSON.stringify(r?.body)}`);
-          added[i] = { creds: people[i]!, channel: channels[Math.floor(i / this.channelSize)]!, queue: r!.body.queue_id, lastEventId: r!.body.last_event_id, unread: [], reactable: [] };
+          if (!r || r.status !== 200) {
+            for (const win of this.windows()) win.errors.set('register', (win.errors.get('register') ?? 0) + 1);
+            throw new Error(`register: ${JSON.stringify(r?.body)}`);
+          }
+          for (const win of this.windows()) win.samples.get('register')!.push(r.ms);
+          added[i] = { creds: people[i]!, channel: channels[Math.floor(i / this.channelSize)]!, queue: r.body.queue_id, lastEventId: r.body.last_event_id };
         }
       }),
     );
-    for (const u of added) {
-      const index = this.users.push(u);
-      this.pollLoops.push(this.pollLoop(u, index));
-      this.loops.push(this.actLoop(u, index));
-    }
+    // Each user's index among all users of the run numbers its messages and picks its poll's agent.
+    const first = this.count_ + 1;
+    const inputs = slices(added, Math.ceil(n / this.usersPerWorker)).map((part): MixedInput => ({ base, thinkMs: this.thinkMs, users: part.map(({ index, item }) => ({ index: first + index, item })) }));
+    const pool = runJobs<MixedInput, WindowData>('mixedUsers', inputs, (m: { kind: string; id: number; data: WindowData }) => {
+      if (m.kind !== 'window') return;
+      const a = this.answers.get(m.id);
+      if (!a) return;
+      a.data.push(m.data);
+      if (--a.left === 0) a.done();
+    });
+    this.pools.push({ pool, workers: inputs.length });
+    this.count_ += n;
   }
 
-  /** Stops acting, waits for the actions in flight, deletes the queues and waits for the polls to end. */
+  /** What every worker measured since the last collect, added to the current windows. */
+  async collect(): Promise<void> {
+    const id = ++this.asked;
+    const left = this.workers;
+    if (left === 0) return;
+    const data: WindowData[] = [];
+    const answered = new Promise<void>((done) => {
+      this.answers.set(id, { data, left, done });
+      for (const p of this.pools) p.pool.broadcast({ type: 'window', id });
+    });
+    // A worker that failed (or ended) would never answer: its pool's failure ends the wait.
+    const ended = this.pools.map((p) =>
+      p.pool.done.then(() => {
+        throw new Error('a mixed worker ended before it was stopped');
+      }),
+    );
+    for (const e of ended) e.catch(() => undefined); // the race reports the first; these end when the pools stop
+    await Promise.race([answered, ...ended]).finally(() => this.answers.delete(id));
+    for (const d of data) this.merge(d);
+  }
+
+  /** Stops every worker's users (each waits for its actions in flight, deletes its queues and waits for its polls) and adds what they measured last. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    await Promise.all(this.loops);
-    await Promise.all(this.users.map((u) => request(this.ctx.target.url, 'DELETE', '/events', { auth: u.creds, form: { queue_id: u.queue } }).catch(() => null)));
-    await Promise.all(this.pollLoops);
-  }
-
-  private async pollLoop(u: UserState, n: number): Promise<void> {
-    const agent = agentFor(n);
-    while (!this.stopping) {
-      const r = await request(this.ctx.target.url, 'GET', '/events', { auth: u.creds, agent, query: { queue_id: u.queue, last_event_id: String(u.lastEventId) } }).catch(() => null);
-      if (!this.record('poll', r)) return;
-      for (const w of this.windows()) w.polls++;
-      for (const e of r!.body.events) {
-        u.lastEventId = Math.max(u.lastEventId, e.id);
-        for (const w of this.windows()) w.events++;
-        if (e.type === 'message') {
-          u.unread.push(e.message.id);
-          u.reactable.push(e.message.id);
-          if (u.reactable.length > 50) u.reactable.shift();
-        }
-      }
-    }
-  }
-
-  private async act(u: UserState, op: Op, n: number): Promise<void> {
-    const base = this.ctx.target.url;
-    const auth = u.creds;
-    switch (op) {
-      case 'fetch': {
-        const narrow = JSON.stringify([{ operator: 'channel', operand: u.channel }]);
-        this.record(op, await request(base, 'GET', '/messages', { auth, query: { anchor: 'newest', num_before: '20', num_after: '0', narrow } }).catch(() => null));
-        return;
-      }
-      case 'presence':
-        this.record(op, await request(base, 'POST', '/users/me/presence', { auth, form: { status: 'active', ping_only: 'true', new_user_input: 'true' } }).catch(() => null));
-        return;
-      case 'read': {
-        if (u.unread.length === 0) return this.act(u, 'fetch', n);
-        const messages = u.unread.splice(0);
-        this.record(op, await request(base, 'POST', '/messages/flags', { auth, form: { messages: JSON.stringify(messages), op: 'add', flag: 'read' } }).catch(() => null));
-        return;
-      }
-      case 'send':
-        this.record(op, await request(base, 'POST', '/messages', { auth, form: { type: 'stream', to: u.channel, topic: `topic ${n % 10}`, content: `mixed load message ${n}` } }).catch(() => null));
-        return;
-      case 'react': {
-        const id = u.reactable.pop();
-        if (id === undefined) return this.act(u, 'send', n);
-        const emoji = EMOJI[n % EMOJI.length]!;
-        this.record(op, await request(base, 'POST', `/messages/${id}/reactions`, { auth, form: { emoji_name: emoji } }).catch(() => null));
-        return;
-      }
-    }
-  }
-
-  private async actLoop(u: UserState, i: number): Promise<void> {
-    const pick = (): Op => {
-      let x = Math.random() * TOTAL_WEIGHT;
-      for (const [op, w] of ACTIONS) if ((x -= w) < 0) return op;
-      return 'fetch';
-    };
-    // Think times are exponential around the mean, so the users' actions do not fall into step.
-    const think = () => new Promise((r) => setTimeout(r, Math.min(this.thinkMs * 5, -this.thinkMs * Math.log(1 - Math.random()))));
-    let n = 0;
-    await new Promise((r) => setTimeout(r, Math.random() * this.thinkMs));
-    while (!this.stopping) {
-      await this.act(u, pick(), i * 1_000_000 + n++);
-      await think();
-    }
+    for (const p of this.pools) p.pool.broadcast({ type: 'stop' });
+    for (const p of this.pools) for (const d of await p.pool.done) this.merge(d);
   }
 }
 
@@ -246,22 +207,23 @@ export const mixed: Scenario = async (ctx) => {
   const thinkMs = num(ctx.options, 'think-ms', ctx.quick ? 200 : 2000);
   const p99Limit = num(ctx.options, 'p99-ms', 200);
   const maxErrorPercent = num(ctx.options, 'max-error-percent', 0.1);
-  const load = new MixedLoad(ctx, channelSize, thinkMs);
+  const load = new MixedLoad(ctx, channelSize, thinkMs, num(ctx.options, 'users-per-worker', 250));
   if (ctx.options.ramp === true) return ramp(ctx, load, { channelSize, thinkMs, p99Limit, maxErrorPercent });
 
   const users = num(ctx.options, 'users', ctx.quick ? 10 : 200);
   const seconds = num(ctx.options, 'duration', ctx.quick ? 4 : 60);
   await load.addUsers(users);
   load.total.started = performance.now();
-  const progress = setInterval(() => {
+  const end = load.total.started + seconds * 1000;
+  for (let now = performance.now(); now < end; now = performance.now()) {
+    await sleep(Math.min(1000, end - now));
+    await load.collect();
     const ops = [...load.total.samples.values()].reduce((a, s) => a + s.length, 0);
     ctx.progress(`mixed: ${users} users, ${Math.round((performance.now() - load.total.started) / 1000)}/${seconds} s, ${ops} operations, ${load.total.events} events`);
-  }, 1000);
-  await sleep(seconds * 1000);
-  clearInterval(progress);
+  }
   const elapsed = (performance.now() - load.total.started) / 1000;
   await load.stop();
-  const r = report(load.total, elapsed, { users, channel_size: channelSize, seconds, think_ms: thinkMs });
+  const r = report(load.total, elapsed, { users, channel_size: channelSize, seconds, think_ms: thinkMs, generator_workers: load.workers });
   return {
     ...r,
     target: {
@@ -286,29 +248,43 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   const steps: RampStep[] = [];
   let stopReason = `--ramp-max ${max} reached`;
   if (max === socketBound) stopReason = `the load generator's open-files cap (${openFilesCap()}: 2 sockets per user)`;
-  while (load.count < max) {
-    await load.addUsers(Math.min(load.count === 0 ? first : step, max - load.count));
-    if (steps.length === 0) load.total.started = performance.now();
-    const w = (load.window = new Window());
-    ctx.progress(`mixed --ramp: ${load.count} users, measuring ${seconds} s`);
-    await sleep(seconds * 1000);
-    const s = w.summary();
-    const held = s.worstP99 <= o.p99Limit && s.errorPercent <= o.maxErrorPercent;
-    steps.push({
-      users: load.count,
-      worst_p99_ms: +s.worstP99.toFixed(1),
-      worst_op: s.worstOp,
-      error_percent: +s.errorPercent.toFixed(3),
-      actions_per_second: +(s.actionSamples.length / ((performance.now() - w.started) / 1000)).toFixed(1),
-      held,
-    });
-    if (!held) {
-      stopReason = s.errorPercent > o.maxErrorPercent ? `errors ${s.errorPercent.toFixed(3)} % > ${o.maxErrorPercent} %` : `${s.worstOp} p99 ${s.worstP99.toFixed(1)} ms > ${o.p99Limit} ms`;
-      break;
+  const probe = new LimitsProbe(ctx.target);
+  try {
+    while (load.count < max) {
+      await load.addUsers(Math.min(load.count === 0 ? first : step, max - load.count));
+      if (steps.length === 0) load.total.started = performance.now();
+      // What was measured while the step's users were added counts in the total only.
+      await load.collect();
+      const w = (load.window = new Window());
+      await probe.start();
+      ctx.progress(`mixed --ramp: ${load.count} users, measuring ${seconds} s`);
+      await sleep(seconds * 1000);
+      await load.collect();
+      const limits = await probe.finish(w.workerLag);
+      const s = w.summary();
+      const measured = (performance.now() - w.started) / 1000;
+      const held = s.worstP99 <= o.p99Limit && s.errorPercent <= o.maxErrorPercent;
+      steps.push({
+        users: load.count,
+        worst_p99_ms: +s.worstP99.toFixed(1),
+        worst_op: s.worstOp,
+        error_percent: +s.errorPercent.toFixed(3),
+        actions_per_second: +(s.actionSamples.length / measured).toFixed(1),
+        polls_per_second: +(w.polls / measured).toFixed(1),
+        held,
+        limits,
+      });
+      if (!held) {
+        stopReason = s.errorPercent > o.maxErrorPercent ? `errors ${s.errorPercent.toFixed(3)} % > ${o.maxErrorPercent} %` : `${s.worstOp} p99 ${s.worstP99.toFixed(1)} ms > ${o.p99Limit} ms`;
+        break;
+      }
     }
+  } finally {
+    load.window = load.total;
+    await probe.close();
+    // Also on a failure: the workers' users would otherwise keep acting (and this process running).
+    await load.stop();
   }
-  load.window = load.total;
-  await load.stop();
   const ceiling = [...steps].reverse().find((s) => s.held)?.users ?? 0;
   const elapsed = (performance.now() - load.total.started) / 1000;
   const r = report(load.total, elapsed, {
@@ -317,6 +293,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
     ramp: `from ${first}, +${step} users per step, ${seconds} s per step`,
     channel_size: o.channelSize,
     think_ms: o.thinkMs,
+    generator_workers: load.workers,
   });
   return {
     ...r,

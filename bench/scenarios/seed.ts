@@ -2,6 +2,10 @@
 import { login, request, type Creds } from '../lib/client.js';
 import type { ScenarioContext } from './types.js';
 
+function createUser(ctx: ScenarioContext, email: string, password: string, i: number) {
+  return request(ctx.target.url, 'POST', '/users', { auth: ctx.owner, form: { email, password, full_name: `Bench User ${i}` } });
+}
+
 export async function seedUsers(ctx: ScenarioContext, count: number, prefix = 'bench'): Promise<Creds[]> {
   const out: Creds[] = new Array(count);
   const run = `${prefix}${Date.now().toString(36)}`;
@@ -11,10 +15,13 @@ export async function seedUsers(ctx: ScenarioContext, count: number, prefix = 'b
       for (let i = w; i < count; i += 16) {
         const email = `${run}-${i}@bench.test`;
         const password = `pw-${run}-${i}`;
-        const r = await request(ctx.target.url, 'POST', '/users', {
-          auth: ctx.owner,
-          form: { email, password, full_name: `Bench User ${i}` },
-        });
+        let r = await createUser(ctx, email, password, i);
+        // 503 "The password could not be checked in time; try again": the server's password-strength check timed
+        // out (a loaded machine) before anything was written; the bench tries again, as the message says.
+        for (let attempt = 1; r.status === 503 && attempt <= 5; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+          r = await createUser(ctx, email, password, i);
+        }
         if (r.status !== 200) throw new Error(`POST /users failed: ${JSON.stringify(r.body)}`);
         out[i] = await login(ctx.target.url, email, password);
         if (++done % 100 === 0) ctx.progress(`created ${done}/${count} users`);

@@ -1,5 +1,6 @@
 // What a scenario gets and what it reports.
 import type { Creds } from '../lib/client.js';
+import type { StepLimits } from '../lib/probe.js';
 import type { Summary } from '../lib/stats.js';
 import type { Target } from '../lib/server.js';
 
@@ -42,7 +43,11 @@ export interface RampStep {
   worst_op: string;
   error_percent: number;
   actions_per_second: number;
+  /** GET /events answers per second (parked polls answered with events or heartbeats). */
+  polls_per_second?: number;
   held: boolean;
+  /** What each party spent over the step: generator, server and database CPU, event-loop lags, the server's p99s. */
+  limits?: StepLimits;
 }
 
 export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult>;

@@ -75,9 +75,9 @@ async function quickRamp(t: import('ava').ExecutionContext, knobs: string[]): Pr
   }
 }
 
-test('mixed --ramp adds users step by step and reports the last count that held', async (t) => {
-  // A limit no loaded machine misses, so the ramp runs to --ramp-max: 5, 10, 15 users.
-  const { stdout, record } = await quickRamp(t, ['--p99-ms', '60000']);
+test('mixed --ramp adds users step by step and reports the last count that held, and what each step spent', async (t) => {
+  // A limit no loaded machine misses, so the ramp runs to --ramp-max: 5, 10, 15 users; 2 users per worker thread.
+  const { stdout, record } = await quickRamp(t, ['--p99-ms', '60000', '--users-per-worker', '2']);
   const { ramp, figures } = record.result;
   t.deepEqual(
     ramp.map((s: { users: number }) => s.users),
@@ -85,9 +85,20 @@ test('mixed --ramp adds users step by step and reports the last count that held'
   );
   for (const s of ramp) {
     t.true(s.held);
-    t.true(s.actions_per_second > 0 && s.worst_p99_ms > 0);
+    t.true(s.actions_per_second > 0 && s.worst_p99_ms > 0 && s.polls_per_second > 0);
     t.is(s.error_percent, 0);
+    // Each party's CPU and event-loop lag over the step, and the server's own view of its latency.
+    const l = s.limits;
+    t.true(l.generator_cpu_percent > 0 && l.server_cpu_percent > 0, JSON.stringify(l));
+    // The database backends' CPU (clock ticks of 10 ms: a quick step's may round to 0).
+    t.true(l.postgres_cpu_percent >= 0, JSON.stringify(l));
+    for (const k of ['generator_loop_lag_p99_ms', 'generator_loop_lag_max_ms', 'server_loop_lag_p99_ms', 'server_loop_lag_max_ms']) t.true(l[k] >= 0, k);
+    t.true(l.server_p99_ms['GET /api/v1/messages'] > 0 || l.server_p99_ms['POST /api/v1/users/me/presence'] > 0, JSON.stringify(l.server_p99_ms));
+    t.true(Object.keys(l.realm_wait_p99_ms).length > 0 && Object.keys(l.realm_batch_p99_ms).length > 0);
   }
+  // Each step's 5 users on 3 workers (2, 2 and 1).
+  t.is(figures.generator_workers, 9);
+  t.regex(stdout, /^ {4}15: CPU %, loop lag p99 \/ max ms +generator [\d.]+ %/m);
   t.is(figures.ceiling_users, 15);
   t.is(figures.ramp_stopped_by, '--ramp-max 15 reached');
   t.regex(stdout, /^ {2}ramp 15 users +worst p99 [\d.]+ ms \(\w+\), errors 0 %, [\d.]+ actions\/s: held$/m);
