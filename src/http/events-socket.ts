@@ -1,8 +1,8 @@
 // Event queues over WebSocket, the transport: every uWebSockets.js lifetime rule for these sockets in one place. The
 // upgrade request goes through the request pipeline (authentication, parameters, the request log) by respond.ts's
-// serveUpgrade; nothing is written to a socket once it is closing; writes are corked; a client that lets more than
-// maxBufferedBytes wait is closed (its queue kept); pings keep quiet sockets alive. Frames and acknowledgements are
-// src/events/queue-sockets.ts's.
+// serveUpgrade; nothing is written to a socket once it is closing; frames go out as UTF-8 bytes (uWS corks each send
+// itself); a client that lets more than maxBufferedBytes wait is closed (its queue kept); pings keep quiet sockets
+// alive. Frames and acknowledgements are src/events/queue-sockets.ts's (the frames' bytes: socket-frames.ts).
 import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { ApiError } from '../errors.js';
 import type { QueueSocket, QueueSockets } from '../events/queue-sockets.js';
