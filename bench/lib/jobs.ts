@@ -55,9 +55,9 @@ async function sendLoops(input: SendInput, control: JobControl): Promise<SendOut
 
 /**
  * Message receipts on their way to the main thread, as [message ID, absolute time] pairs: each timed when its answer or
- * frame was read, posted together once per turn of the worker's event loop. One post per frame (1,000 a message) kept
- * the main thread busy reading them while the send's answer waited behind them, which made its time late and every
- * latency short; it also cost the workers a structured clone per frame.
+ * frame was read, posted together once per turn of the worker's event loop. One post per frame (1,000 a message) cost
+ * the workers a structured clone per frame, and gave the main thread, which times each send's answer, a message per
+ * frame to read meanwhile.
  */
 class Receipts {
   private ids: number[] = [];
