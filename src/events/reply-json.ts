@@ -1,9 +1,8 @@
-// The JSON of a GET /events answer (and, as bytes, of each WebSocket frame: socket-frames.ts). A message event
-// reaches every queue of a channel with the same message form (queue-form.ts builds at most eight per message), and
-// the router hands one event object to every queue with the same form and flags; each such object is serialized
-// once, on its first answer, and its text spliced into every queue's reply with the queue's own `"id":N` (a queue
-// stores no numbered copies: event-batch.ts). The text equals JSON.stringify of the same reply in content; a spliced
-// id comes last.
+// The JSON of a GET /events answer (and of each WebSocket frame). A message event reaches every queue of a channel
+// with the same message form (queue-form.ts builds at most eight per message), and the router hands one event object
+// to every queue with the same form and flags; each such object is serialized once, on its first answer, and its
+// text spliced into every queue's reply with the queue's own `"id":N` (a queue stores no numbered copies:
+// event-batch.ts). The text equals JSON.stringify of the same reply in content; a spliced id comes last.
 import { EventBatch } from './event-batch.js';
 
 /** Objects shared by many queues' events whose JSON is kept once made (null until the first reply needs it). */
