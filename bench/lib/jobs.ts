@@ -54,6 +54,33 @@ async function sendLoops(input: SendInput, control: JobControl): Promise<SendOut
   return { samples, seconds, errors };
 }
 
+/**
+ * Message receipts on their way to the main thread, as [message ID, absolute time] pairs: each timed when its answer or
+ * frame was read, posted together once per turn of the worker's event loop. One post per frame (1,000 a message) cost
+ * the workers a structured clone per frame, and gave the main thread, which times each send's answer, a message per
+ * frame to read meanwhile.
+ */
+class Receipts {
+  private ids: number[] = [];
+  private ats: number[] = [];
+  private flushing = false;
+
+  constructor(private readonly control: JobControl) {}
+
+  add(id: number, at: number): void {
+    this.ids.push(id);
+    this.ats.push(at);
+    if (this.flushing) return;
+    this.flushing = true;
+    setImmediate(() => {
+      this.flushing = false;
+      this.control.post({ kind: 'receipts', ids: this.ids, ats: this.ats });
+      this.ids = [];
+      this.ats = [];
+    });
+  }
+}
+
 export interface PollInput {
   base: string;
   clients: { index: number; item: { creds: Creds; queue: string } }[];
@@ -66,12 +93,13 @@ export interface PollOutput {
 
 /**
  * Each client long-polls its queue until the main thread says stop (and deletes the queues, which answers
- * the parked polls). Message receipts go to the main thread as [message ID, absolute time] pairs, one post per answer.
+ * the parked polls). Message receipts go to the main thread as Receipts.
  */
 async function pollClients(input: PollInput, control: JobControl): Promise<PollOutput> {
   let stopping = false;
   let errors = 0;
   let received = 0;
+  const receipts = new Receipts(control);
   control.onMessage((m) => {
     if (m?.type === 'stop') stopping = true;
   });
@@ -86,14 +114,12 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
           if (!stopping) errors++;
           return;
         }
-        const receipts: number[] = [];
         for (const e of r.body.events) {
           last = Math.max(last, e.id);
           if (e.type !== 'message') continue;
-          receipts.push(e.message.id);
+          receipts.add(e.message.id, at);
           received++;
         }
-        if (receipts.length) control.post({ kind: 'receipts', ids: receipts, at });
       }
     }),
   );
@@ -102,13 +128,14 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
 
 /**
  * Each client holds a WebSocket on its queue (src/client/event-socket.ts), acknowledging each frame, until the main
- * thread says stop. Receipts go to the main thread as pollClients' do, one post per frame.
+ * thread says stop. Receipts go to the main thread as pollClients' do.
  */
 async function socketClients(input: PollInput, control: JobControl): Promise<PollOutput> {
   // Loaded here, not with the module: the other jobs' workers (the HTTP ceiling's among them) start without it.
   const { EventSocket } = await import('../../src/client/event-socket.js');
   let errors = 0;
   let received = 0;
+  const receipts = new Receipts(control);
   const open: EventSocket[] = [];
   let stop!: () => void;
   const stopped = new Promise<void>((r) => (stop = r));
@@ -123,13 +150,11 @@ async function socketClients(input: PollInput, control: JobControl): Promise<Pol
         auth: { email: item.creds.email, apiKey: item.creds.apiKey },
         onEvents: (events) => {
           const at = nowAbs();
-          const receipts: number[] = [];
           for (const e of events) {
             if (e.type !== 'message') continue;
-            receipts.push((e.message as { id: number }).id);
+            receipts.add((e.message as { id: number }).id, at);
             received++;
           }
-          if (receipts.length) control.post({ kind: 'receipts', ids: receipts, at });
         },
       }).catch(() => null);
       if (!socket) errors++;

@@ -163,18 +163,20 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   const workers = num(ctx.options, 'workers', Math.min(4, os.cpus().length));
   const clients = o.clients.length;
   const sentAt = new Map<number, number>();
+  /** When each send's request went out: receipt minus this needs no answer, and is never negative. */
+  const requestedAt = new Map<number, number>();
   const receivedAt = new Map<number, number[]>();
   let received = 0;
   let errors = 0;
   let opened = 0;
   const jobs = slices(o.clients, workers).map((part): PollInput => ({ base: o.base, clients: part }));
-  const pool = runJobs<PollInput, PollOutput>(o.job, jobs, (m: { kind: string; ids: number[]; at: number; count: number }) => {
+  const pool = runJobs<PollInput, PollOutput>(o.job, jobs, (m: { kind: string; ids: number[]; ats: number[]; count: number }) => {
     if (m.kind === 'open') opened += m.count;
     if (m.kind !== 'receipts') return;
-    for (const id of m.ids) {
+    for (const [i, id] of m.ids.entries()) {
       let list = receivedAt.get(id);
       if (!list) receivedAt.set(id, (list = []));
-      list.push(m.at);
+      list.push(m.ats[i]!);
       received++;
     }
   });
@@ -185,9 +187,13 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   const cpuBefore = sampleAll(o.pids);
   const perSecond: number[] = [];
   for (let m = 0; m < o.messages; m++) {
+    const requested = nowAbs();
     const id = await o.send(m);
     if (id === null) errors++;
-    else sentAt.set(id, nowAbs());
+    else {
+      sentAt.set(id, nowAbs());
+      requestedAt.set(id, requested);
+    }
     const target = (m + 1) * clients;
     for (let i = 0; i < 200 && received < target; i++) await new Promise((res) => setTimeout(res, 10));
     perSecond.push(received);
@@ -201,16 +207,20 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   errors += outs.reduce((a, out) => a + out.errors, 0);
   // A receipt can come before the sender has its own response: counted, as 0 ms.
   const samples: number[] = [];
+  const fromRequest: number[] = [];
   let beforeResponse = 0;
   for (const [id, times] of receivedAt) {
     const at = sentAt.get(id);
     if (at === undefined) continue;
+    const requested = requestedAt.get(id)!;
     for (const t of times) {
       if (t < at) beforeResponse++;
       samples.push(Math.max(0, t - at));
+      fromRequest.push(t - requested);
     }
   }
   const latency = summarize(samples);
+  const endToEnd = summarize(fromRequest);
   const deliveries = samples.length;
   const perDelivery = (k: 'cpuSeconds' | 'systemSeconds') => (cpuBefore && cpuAfter && deliveries ? ((cpuAfter[k] - cpuBefore[k]) * 1e6) / deliveries : NaN);
   const cpuUsPerDelivery = perDelivery('cpuSeconds');
@@ -224,6 +234,8 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
     figures: {
       deliveries,
       'client p50/p95/p99 ms': [latency.p50, latency.p95, latency.p99].map((v) => v.toFixed(1)).join(' / '),
+      // From the send's request instead of its answer: the commit included, no receipt before its start.
+      'client from send request p50/p95/p99 ms': [endToEnd.p50, endToEnd.p95, endToEnd.p99].map((v) => v.toFixed(1)).join(' / '),
       // Whole server process CPU while the messages were sent and delivered (the sends' own work included) / deliveries.
       server_cpu_us_per_delivery: Number.isFinite(cpuUsPerDelivery) ? +cpuUsPerDelivery.toFixed(2) : 'n/a',
       // Its kernel part (system time: socket writes, and on loopback the receiving side's TCP work too).

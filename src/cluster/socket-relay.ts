@@ -8,7 +8,7 @@
 // holder shutting down or not answering is close 1001.
 import { ApiError, errors } from '../errors.js';
 import type { QueuedEvent } from '../events/event-queue.js';
-import { eventsFrames } from '../events/reply-json.js';
+import { FrameWriter, frameTail } from '../events/socket-frames.js';
 import type { QueueSocket } from '../events/queue-sockets.js';
 import type { PollAnswer } from './wire.js';
 
@@ -28,6 +28,7 @@ export class SocketRelays {
   private readonly open = new Map<string, Relayed>();
   private nextHandle = 1;
   private closed = false;
+  private readonly frames = new FrameWriter();
 
   constructor(private readonly poll: PollHolder) {}
 
@@ -95,8 +96,10 @@ export class SocketRelays {
         return;
       }
       // In frames of bounded size, as QueueSockets sends them.
-      for (const text of eventsFrames(fresh, r.queueId)) {
-        if (!r.socket.send(text)) {
+      const tail = frameTail(r.queueId);
+      for (let next = 0; next < fresh.length; ) {
+        next = this.frames.write(fresh, next, tail);
+        if (!r.socket.send(this.frames.frame)) {
           this.end(handle, (x) => x.socket.close('slow'));
           return;
         }

@@ -6,15 +6,16 @@ import type { PollHandle } from './event-queue.js';
 import { ApiError, errors } from '../errors.js';
 import { HandlesByQueue } from './by-queue.js';
 import type { QueueRegistry } from './queue-registry.js';
-import { eventsFrames } from './reply-json.js';
+import { FrameWriter, frameTail } from './socket-frames.js';
 
 /** Why a socket ended, as /metrics counts it. */
 export type SocketEnd = 'client' | 'replaced' | 'expired' | 'refused' | 'slow' | 'shutdown' | 'protocol';
 
 /** One open socket as the transport exposes it. */
 export interface QueueSocket {
-  /** Sends one text frame; false when the client lets too much wait already (the frame is not sent; close it 'slow'). */
-  send(text: string): boolean;
+  /** Sends one text frame (its UTF-8 bytes, copied before it returns); false when the client lets too much wait
+   *  already (the frame is not sent; close it 'slow'). */
+  send(frame: Uint8Array): boolean;
   /** Sends an error frame (the envelope of `err`) and closes with the close code that goes with its error code. */
   fail(err: ApiError): void;
   /** Closes with the code that goes with `reason`, without an error frame. */
@@ -26,6 +27,8 @@ export interface QueueSocket {
 interface Open {
   queueId: string;
   socket: QueueSocket;
+  /** Its frames' ending, `],"queue_id":"Q"}`, encoded once. */
+  tail: Buffer;
 }
 
 export interface SocketCounters {
@@ -40,6 +43,7 @@ export class QueueSockets {
   readonly byQueue = new HandlesByQueue<string>();
   private nextHandle = 1;
   private closed = false;
+  private readonly frames = new FrameWriter();
   readonly counters: SocketCounters = {
     frames: 0,
     bytes: 0,
@@ -75,7 +79,7 @@ export class QueueSockets {
     }
     const handle = `s${this.nextHandle++}`;
     // Registered first: the backlog (or a refusal) is emitted inside attach().
-    this.open.set(handle, { queueId, socket });
+    this.open.set(handle, { queueId, socket, tail: frameTail(queueId) });
     this.byQueue.add(queueId, handle);
     if (!this.queues.attach(queueId, userId, handle, lastEventId)) {
       this.end(handle, 'refused', (o) => o.socket.fail(errors.badEventQueueId(queueId)));
@@ -123,16 +127,19 @@ export class QueueSockets {
       this.end(handle, 'refused', (x) => x.socket.fail(revoked));
       return;
     }
-    for (const text of eventsFrames(events, o.queueId)) {
-      if (!o.socket.send(text)) {
+    let next = 0;
+    do {
+      next = this.frames.write(events, next, o.tail);
+      const frame = this.frames.frame;
+      if (!o.socket.send(frame)) {
         // Too slow: closed. The queue keeps the events until the client reconnects and acknowledges them; the
         // frames sent before bring it further each time.
         this.end(handle, 'slow', (x) => x.socket.close('slow'));
         return;
       }
       this.counters.frames++;
-      this.counters.bytes += Buffer.byteLength(text);
-    }
+      this.counters.bytes += frame.length;
+    } while (next < events.length);
   }
 
   /** Forgets the socket before calling `f`, which closes it: the transport reports that close (gone()) at once, and it

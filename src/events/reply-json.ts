@@ -53,7 +53,9 @@ export function shareEvent(event: object): void {
   if (!sharedHeads.has(event)) sharedHeads.set(event, null);
 }
 
-function eventHead(event: Record<string, unknown>): string {
+/** An event's JSON less its `id` member and its closing brace (made once for a shared event); event sockets splice
+ *  their ids into it as replies do (socket-frames.ts). */
+export function eventHeadJson(event: Record<string, unknown>): string {
   const known = sharedHeads.get(event);
   if (known) return known;
   const head = objectHead(event, valueJson, 'id');
@@ -63,7 +65,7 @@ function eventHead(event: Record<string, unknown>): string {
 
 /** A queue's event with its id: the event's JSON with `"id":N` last. */
 function numberedJson(event: Record<string, unknown>, id: number): string {
-  const head = eventHead(event);
+  const head = eventHeadJson(event);
   return head + (head.length > 1 ? ',"id":' : '"id":') + id + '}';
 }
 
@@ -86,33 +88,4 @@ export function eventsReplyJson(body: Record<string, unknown>): string {
     for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (eventJson(value[i]) ?? 'null');
     return out + ']';
   });
-}
-
-/** The most characters of one socket frame, unless a single event is longer (it then goes alone). */
-export const MAX_FRAME_CHARS = 64 * 1024;
-
-/**
- * A delivery to an event socket as frames: each the text eventsReplyJson makes of `{result, msg, events, queue_id}`
- * for the next events in order, at most `maxChars` long unless one event alone is longer. A backlog as large as the
- * queue allows thus reaches a client whose socket lets only so many bytes wait. Made one frame at a time, as the
- * caller takes them: a sender that stops at a full socket serializes no more of the backlog.
- */
-export function* eventsFrames(events: EventBatch | readonly unknown[], queueId: string, maxChars = MAX_FRAME_CHARS): Generator<string, void, undefined> {
-  const head = '{"result":"success","msg":"","events":[';
-  const tail = '],"queue_id":' + JSON.stringify(queueId) + '}';
-  const room = maxChars - head.length - tail.length;
-  let sent = false;
-  const batch = events instanceof EventBatch ? events : null;
-  const list = batch ? batch.events : (events as readonly unknown[]);
-  let body = '';
-  for (let i = 0; i < list.length; i++) {
-    const text = batch ? numberedJson(batch.events[i]!, batch.firstId + i) : (eventJson(list[i]) ?? 'null');
-    if (body !== '' && body.length + 1 + text.length > room) {
-      sent = true;
-      yield head + body + tail;
-      body = '';
-    }
-    body += (body === '' ? '' : ',') + text;
-  }
-  if (body !== '' || !sent) yield head + body + tail;
 }

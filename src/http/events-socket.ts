@@ -1,8 +1,8 @@
 // Event queues over WebSocket, the transport: every uWebSockets.js lifetime rule for these sockets in one place. The
 // upgrade request goes through the request pipeline (authentication, parameters, the request log) by respond.ts's
-// serveUpgrade; nothing is written to a socket once it is closing; writes are corked; a client that lets more than
-// maxBufferedBytes wait is closed (its queue kept); pings keep quiet sockets alive. Frames and acknowledgements are
-// src/events/queue-sockets.ts's.
+// serveUpgrade; nothing is written to a socket once it is closing; frames go out as UTF-8 bytes (uWS corks each send
+// itself); a client that lets more than maxBufferedBytes wait is closed (its queue kept); pings keep quiet sockets
+// alive. Frames and acknowledgements are src/events/queue-sockets.ts's (the frames' bytes: socket-frames.ts).
 import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { ApiError } from '../errors.js';
 import type { QueueSocket, QueueSockets } from '../events/queue-sockets.js';
@@ -49,6 +49,8 @@ export interface SocketTarget {
 
 /** An acknowledgement frame is `{"last_event_id": N}`; anything longer is not one. */
 const MAX_CLIENT_FRAME = 256;
+/** What uWS's send answers when the frame went out whole (0: some of it waits; 2: dropped past maxBackpressure). */
+const SENT = 1;
 
 /** One open socket: its uWS handle and the queue-side handle. */
 class Socket implements QueueSocket {
@@ -58,6 +60,8 @@ class Socket implements QueueSocket {
   closing = false;
   /** The last acknowledgement passed on: one repeating it changes nothing and is not (see `message`). */
   lastAck: number;
+  /** The last send left bytes waiting (uWS's send answered other than SENT). */
+  private pressed = false;
 
   constructor(
     readonly start: SocketStart,
@@ -67,14 +71,18 @@ class Socket implements QueueSocket {
     this.lastAck = start.lastEventId;
   }
 
-  send(text: string): boolean {
+  send(frame: Uint8Array): boolean {
     const ws = this.ws;
     if (!ws || this.closing) return false;
-    // Refused past the bound: QueueSockets then closes it as 'slow'. A frame (64 KiB at most, see eventsFrames) into
-    // an empty buffer is always taken, so that a client can make progress even under a bound smaller than a frame.
-    const buffered = ws.getBufferedAmount();
-    if (buffered > 0 && !fitsBound(buffered, text, this.maxBuffered)) return false;
-    ws.cork(() => ws.send(text, false));
+    // Refused past the bound: QueueSockets then closes it as 'slow'. A frame (64 KiB at most unless one event is
+    // larger, see socket-frames.ts) into an empty buffer is always taken, so that a client can make progress even under
+    // a bound smaller than a frame. The buffered amount is asked only after a send left bytes waiting.
+    if (this.pressed) {
+      const buffered = ws.getBufferedAmount();
+      if (buffered > 0 && buffered + frame.length > this.maxBuffered) return false;
+    }
+    // Not corked by hand: uWS corks a send itself when no other socket is corked, and writes at once otherwise.
+    this.pressed = ws.send(frame, false) !== SENT;
     return true;
   }
 
@@ -100,17 +108,6 @@ class Socket implements QueueSocket {
     this.closing = true;
     this.ws.end(code, reason);
   }
-}
-
-/**
- * Whether `text`, sent as UTF-8, keeps `buffered` bytes within `max`. A UTF-16 code unit is 1 to 3 UTF-8 bytes: the
- * bytes are counted (a pass over the string) only when the answer depends on them, near the bound.
- */
-export function fitsBound(buffered: number, text: string, max: number): boolean {
-  const room = max - buffered;
-  if (text.length * 3 <= room) return true;
-  if (text.length > room) return false;
-  return Buffer.byteLength(text, 'utf8') <= room;
 }
 
 /** uWS copies the user data's own properties (not its prototype): the Socket travels as one of them. */
@@ -151,7 +148,7 @@ export function serveEventsSocket(app: TemplatedApp, handler: Handler, opts: Eve
     message: (ws, message, isBinary) => {
       const s = ws.getUserData().socket;
       if (s.handle === null || s.closing) return;
-      const lastEventId = isBinary ? undefined : ackOf(Buffer.from(message).toString('utf8'));
+      const lastEventId = isBinary ? undefined : ackOf(message);
       if (lastEventId === undefined) s.target!.protocolError(s.handle, 'Expected a frame {"last_event_id": <integer>}');
       // A repeated acknowledgement is dropped here: the queue actor's work per socket is bounded by what it sent (a
       // newer id prunes, an older one is refused and ends the socket), whatever the number of frames a client sends.
@@ -169,11 +166,31 @@ export function serveEventsSocket(app: TemplatedApp, handler: Handler, opts: Eve
   });
 }
 
-/** The last_event_id of an acknowledgement frame, or undefined when the frame is not one. */
-function ackOf(text: string): number | undefined {
+const ACK_START = Buffer.from('{"last_event_id":');
+
+/**
+ * The last_event_id of an acknowledgement frame, or undefined when the frame is not one. The frame clients send,
+ * `{"last_event_id":N}` (spaces allowed around N), is read from its bytes; any other JSON is parsed.
+ */
+export function ackOf(message: ArrayBuffer): number | undefined {
+  const bytes = new Uint8Array(message);
+  const n = bytes.length;
+  let i = ACK_START.length;
+  let plain = n > i;
+  for (let k = 0; plain && k < i; k++) plain = bytes[k] === ACK_START[k];
+  if (plain) {
+    while (bytes[i] === SPACE) i++;
+    const first = i;
+    let id = 0;
+    for (; i < n && bytes[i]! >= DIGIT_0 && bytes[i]! <= DIGIT_9; i++) id = id * 10 + bytes[i]! - DIGIT_0;
+    const digits = i - first;
+    while (bytes[i] === SPACE) i++;
+    // 1 to 15 digits, no leading zero: a safe integer as JSON writes it; anything else goes through JSON.parse.
+    if (digits > 0 && digits <= 15 && (digits === 1 || bytes[first] !== DIGIT_0) && i === n - 1 && bytes[i] === CLOSE_BRACE) return id;
+  }
   let m: unknown;
   try {
-    m = JSON.parse(text);
+    m = JSON.parse(Buffer.from(message).toString('utf8'));
   } catch {
     return undefined;
   }
@@ -181,3 +198,5 @@ function ackOf(text: string): number | undefined {
   const id = (m as Record<string, unknown>).last_event_id;
   return Number.isSafeInteger(id) && (id as number) >= -1 ? (id as number) : undefined;
 }
+
+const [SPACE, DIGIT_0, DIGIT_9, CLOSE_BRACE] = [0x20, 0x30, 0x39, 0x7d];

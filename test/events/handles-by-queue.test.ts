@@ -10,8 +10,8 @@ import { QueueSockets, type QueueSocket } from '../../src/events/queue-sockets.j
 class RecordingSocket implements QueueSocket {
   frames: string[] = [];
   ended: string | null = null;
-  send(text: string): boolean {
-    this.frames.push(text);
+  send(frame: Uint8Array): boolean {
+    this.frames.push(Buffer.from(frame).toString('utf8'));
     return true;
   }
   fail(err: ApiError): void {

@@ -4,7 +4,7 @@ import test from 'ava';
 import { eventForQueue } from '../../src/events/queue-form.js';
 import { capabilitiesFrom, type QueueRegistration } from '../../src/events/registration.js';
 import { EventBatch } from '../../src/events/event-batch.js';
-import { eventsFrames, eventsReplyJson, shareEvent } from '../../src/events/reply-json.js';
+import { eventsReplyJson, shareEvent } from '../../src/events/reply-json.js';
 import { startTestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
 import { makeChannel } from '../messages/helpers.js';
@@ -109,35 +109,6 @@ test('over HTTP: one message reaches queues of every form, each reply parses to 
     t.deepEqual(ev.flags, flagsOf.get(x.who) ?? (flagsOf.set(x.who, ev.flags), ev.flags), 'a user flags, the same in each form');
     t.is(ev.local_message_id, i === 0 ? '5.5' : undefined, 'local_id only on the sender queue');
   });
-});
-
-test('eventsFrames splits a delivery into answers of bounded length, events in order, one event larger than the bound alone', (t) => {
-  const events = Array.from({ length: 50 }, (_, id) => ({ type: 'realm', op: 'update', property: 'description', value: 'x'.repeat(id === 20 ? 3000 : 100), id }));
-  const frames = [...eventsFrames(events, 'q:1', 1000)];
-  t.true(frames.length > 5);
-  const parsed = frames.map((f) => JSON.parse(f) as { result: string; msg: string; events: { id: number }[]; queue_id: string });
-  t.deepEqual(parsed.flatMap((p) => p.events), events, 'every event once, in order');
-  for (const [i, f] of frames.entries()) {
-    t.like(parsed[i], { result: 'success', msg: '', queue_id: 'q:1' });
-    // Each frame is the answer eventsReplyJson makes of its events.
-    t.is(f, eventsReplyJson({ result: 'success', msg: '', events: parsed[i]!.events, queue_id: 'q:1' }));
-    if (!parsed[i]!.events.some((e) => e.id === 20)) t.true(f.length <= 1000, `frame ${i} is ${f.length} long`);
-  }
-  t.deepEqual(parsed.find((p) => p.events.some((e) => e.id === 20))!.events.map((e) => e.id), [20], 'the large event alone');
-  t.deepEqual([...eventsFrames(events.slice(0, 3), 'q:1')], [eventsReplyJson({ result: 'success', msg: '', events: events.slice(0, 3), queue_id: 'q:1' })]);
-});
-
-test('eventsFrames makes a frame only when it is taken: a sender that stops at a full socket serializes no more', (t) => {
-  let serialized = 0;
-  const events = Array.from({ length: 50 }, (_, id) => ({ id, value: { toJSON: () => (serialized++, 'x'.repeat(100)) } }));
-  const frames = eventsFrames(events, 'q:1', 1000);
-  t.is(serialized, 0, 'nothing before the first frame is asked for');
-  const first = frames.next();
-  t.false(first.done);
-  const inFirst = (JSON.parse(first.value as string) as { events: unknown[] }).events.length;
-  // The first frame's events, and the one that did not fit in it.
-  t.is(serialized, inFirst + 1);
-  t.true(serialized < events.length);
 });
 
 test("a queue's batch: shared events made once, each queue's ids spliced in; the same content as JSON.stringify", (t) => {
