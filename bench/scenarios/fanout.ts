@@ -33,6 +33,14 @@ export const fanout: Scenario = async (ctx) => {
   // `deliveries`: the run the latency and the target are about (the socket run when there is one).
   const figures: Record<string, number | string> = { clients, messages, deliveries: main.samples.length, expected_deliveries: clients * messages, ...prefixed('poll_', poll.figures) };
   let floorErrors = 0;
+  // The long-poll floor: the same clients on a bare uWebSockets.js server answering parked polls with bodies of the
+  // poll run's mean answer size (and the same headers).
+  const answerBytes = Math.round(poll.answerBytes ?? 600);
+  figures.floor_poll_answer_bytes = answerBytes;
+  const pollFloor = await pollFloorRun(ctx, { people, clients, messages, answerBytes });
+  floorErrors += pollFloor.errors;
+  Object.assign(figures, prefixed('floor_poll_', pollFloor.figures));
+  figures.poll_cpu_ratio_to_floor = ratio(poll.cpuUsPerDelivery, pollFloor.cpuUsPerDelivery);
   if (socket) {
     Object.assign(figures, prefixed('socket_', socket.figures));
     // The floor: the same clients on a bare uWebSockets.js server, frames of the socket run's mean size.
@@ -42,7 +50,7 @@ export const fanout: Scenario = async (ctx) => {
       const floor = await socketFloor(ctx, mode, { people, clients, messages, frameBytes });
       floorErrors += floor.errors;
       Object.assign(figures, prefixed(`floor_${mode}_`, floor.figures));
-      figures[`socket_cpu_ratio_to_floor_${mode}`] = Number.isFinite(socket.cpuUsPerDelivery / floor.cpuUsPerDelivery) ? +(socket.cpuUsPerDelivery / floor.cpuUsPerDelivery).toFixed(2) : 'n/a';
+      figures[`socket_cpu_ratio_to_floor_${mode}`] = ratio(socket.cpuUsPerDelivery, floor.cpuUsPerDelivery);
     }
   }
   const socketMet = socket ? latency.p99 < 20 && socket.cpuUsPerDelivery < 5 : true;
@@ -58,6 +66,10 @@ export const fanout: Scenario = async (ctx) => {
   };
 };
 
+function ratio(a: number, b: number): number | string {
+  return Number.isFinite(a / b) ? +(a / b).toFixed(2) : 'n/a';
+}
+
 function prefixed(prefix: string, o: Record<string, number | string>): Record<string, number | string> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [prefix + k, v]));
 }
@@ -71,6 +83,8 @@ interface Run {
   figures: Record<string, number | string>;
   /** The socket run: the mean frame size (bytes) the server sent, from its /metrics. */
   frameBytes?: number | null;
+  /** A polling run: the mean body size (bytes) of the answers that carried events, as the clients read them. */
+  answerBytes?: number | null;
 }
 
 /** One run on Palaver: a fresh queue per client, the clients polling or holding sockets. */
@@ -141,6 +155,30 @@ async function socketFloor(ctx: Ctx, mode: 'send' | 'publish', { people, clients
   }
 }
 
+/** The same clients (the poll job, on the same worker threads) on the long-poll floor (bench/poll-floor-server.ts):
+ *  every parked poll answered with a body of `answerBytes` per message; the floor's CPU per delivery. */
+async function pollFloorRun(ctx: Ctx, { people, clients, messages, answerBytes }: { people: Creds[]; clients: number; messages: number; answerBytes: number }): Promise<Run> {
+  const floor = await startChild('dist/bench/poll-floor-server.js', 'pollfloor');
+  try {
+    return await drive(ctx, {
+      label: 'floor poll',
+      job: 'pollClients',
+      base: floor.base,
+      pids: floor.pid === null ? [] : [floor.pid],
+      clients: people.slice(0, clients).map((creds, i) => ({ creds, queue: `floor-${i}` })),
+      messages,
+      send: async (m) => {
+        const r = await request(floor.base, 'POST', '/push', { query: { id: String(m + 1), bytes: String(answerBytes) } }).catch(() => null);
+        return r && r.status === 200 ? m + 1 : null;
+      },
+      // Answers the parked polls and refuses later ones: the clients stop.
+      stopping: () => request(floor.base, 'POST', '/release').catch(() => null),
+    });
+  } finally {
+    floor.stop();
+  }
+}
+
 interface DriveOptions {
   label: string;
   job: 'socketClients' | 'pollClients';
@@ -167,7 +205,8 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   let received = 0;
   let errors = 0;
   let opened = 0;
-  const jobs = slices(o.clients, workers).map((part): PollInput => ({ base: o.base, clients: part }));
+  const repollAtOnce = ctx.options.repoll === 'at-once';
+  const jobs = slices(o.clients, workers).map((part): PollInput => ({ base: o.base, clients: part, repollAtOnce }));
   const pool = runJobs<PollInput, PollOutput>(o.job, jobs, (m: { kind: string; ids: number[]; at: number; count: number }) => {
     if (m.kind === 'open') opened += m.count;
     if (m.kind !== 'receipts') return;
@@ -199,6 +238,8 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   await o.stopping?.();
   const outs = await pool.done;
   errors += outs.reduce((a, out) => a + out.errors, 0);
+  const answers = outs.reduce((a, out) => a + (out.answers ?? 0), 0);
+  const answerBytes = answers ? outs.reduce((a, out) => a + (out.answerBytes ?? 0), 0) / answers : null;
   // A receipt can come before the sender has its own response: counted, as 0 ms.
   const samples: number[] = [];
   let beforeResponse = 0;
@@ -219,6 +260,7 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
     latency,
     samples,
     errors,
+    answerBytes,
     cpuUsPerDelivery,
     timeline: perSecond.map((v, i) => v - (perSecond[i - 1] ?? 0)),
     figures: {
