@@ -128,7 +128,9 @@ async function deliverAll(
       // The server's share: message event published (after commit) → poll answered or frame sent, from its /metrics.
       'server publish→answer p50/p95/p99 ms (≤ bucket)': server && server.count ? `${server.p50} / ${server.p95} / ${server.p99}` : 'n/a',
       server_deliveries_timed: server?.count ?? 'n/a',
-      ...(transport === 'socket' ? { mean_frame_bytes: frameBytes === null ? 'n/a' : Math.round(frameBytes) } : {}),
+      ...(transport === 'socket'
+        ? { mean_frame_bytes: frameBytes === null ? 'n/a' : Math.round(frameBytes) }
+        : { mean_answer_bytes: run.answerBytes == null ? 'n/a' : Math.round(run.answerBytes) }),
     },
   };
 }
