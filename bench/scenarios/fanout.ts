@@ -135,50 +135,54 @@ async function deliverAll(
   };
 }
 
-/** The same clients (the socket job, on the same worker threads) on the WebSocket floor (bench/socket-floor-server.ts):
- *  one frame of `frameBytes` per socket per message, by per-socket send or by topic publish; the floor's CPU per delivery. */
-async function socketFloor(ctx: Ctx, mode: 'send' | 'publish', { people, clients, messages, frameBytes }: { people: Creds[]; clients: number; messages: number; frameBytes: number }): Promise<Run> {
-  const floor = await startChild('dist/bench/socket-floor-server.js', 'floor');
+interface FloorOptions {
+  /** The floor server's script and the word it prints before "listening on PORT". */
+  script: string;
+  what: string;
+  label: string;
+  job: DriveOptions['job'];
+  /** The push's query besides the message's id. */
+  query: Record<string, string>;
+  people: Creds[];
+  clients: number;
+  messages: number;
+  /** POST /release at the end: the floor answers its parked polls and every later one with no events until the clients stop. */
+  release?: boolean;
+}
+
+/** The same clients (the same job, on the same worker threads) on a floor: a bare uWebSockets.js server that delivers
+ *  each message to every client on a `POST /push`; the floor's CPU per delivery. */
+async function floorRun(ctx: Ctx, o: FloorOptions): Promise<Run> {
+  const floor = await startChild(o.script, o.what);
   try {
     return await drive(ctx, {
-      label: `floor ${mode}`,
-      job: 'socketClients',
+      label: o.label,
+      job: o.job,
       base: floor.base,
       pids: floor.pid === null ? [] : [floor.pid],
-      clients: people.slice(0, clients).map((creds, i) => ({ creds, queue: `floor-${i}` })),
-      messages,
+      clients: o.people.slice(0, o.clients).map((creds, i) => ({ creds, queue: `floor-${i}` })),
+      messages: o.messages,
       send: async (m) => {
-        const r = await request(floor.base, 'POST', '/push', { query: { mode, id: String(m + 1), bytes: String(frameBytes) } }).catch(() => null);
+        const r = await request(floor.base, 'POST', '/push', { query: { ...o.query, id: String(m + 1) } }).catch(() => null);
         return r && r.status === 200 ? m + 1 : null;
       },
+      stopping: o.release ? () => request(floor.base, 'POST', '/release').catch(() => null) : undefined,
     });
   } finally {
     floor.stop();
   }
 }
 
-/** The same clients (the poll job, on the same worker threads) on the long-poll floor (bench/poll-floor-server.ts):
- *  every parked poll answered with a body of `answerBytes` per message; the floor's CPU per delivery. */
-async function pollFloorRun(ctx: Ctx, { people, clients, messages, answerBytes }: { people: Creds[]; clients: number; messages: number; answerBytes: number }): Promise<Run> {
-  const floor = await startChild('dist/bench/poll-floor-server.js', 'pollfloor');
-  try {
-    return await drive(ctx, {
-      label: 'floor poll',
-      job: 'pollClients',
-      base: floor.base,
-      pids: floor.pid === null ? [] : [floor.pid],
-      clients: people.slice(0, clients).map((creds, i) => ({ creds, queue: `floor-${i}` })),
-      messages,
-      send: async (m) => {
-        const r = await request(floor.base, 'POST', '/push', { query: { id: String(m + 1), bytes: String(answerBytes) } }).catch(() => null);
-        return r && r.status === 200 ? m + 1 : null;
-      },
-      // Answers the parked polls and refuses later ones: the clients stop.
-      stopping: () => request(floor.base, 'POST', '/release').catch(() => null),
-    });
-  } finally {
-    floor.stop();
-  }
+/** The WebSocket floor (bench/socket-floor-server.ts): one frame of `frameBytes` per socket per message, by per-socket
+ *  send or by topic publish. */
+function socketFloor(ctx: Ctx, mode: 'send' | 'publish', { people, clients, messages, frameBytes }: { people: Creds[]; clients: number; messages: number; frameBytes: number }): Promise<Run> {
+  return floorRun(ctx, { script: 'dist/bench/socket-floor-server.js', what: 'floor', label: `floor ${mode}`, job: 'socketClients', query: { mode, bytes: String(frameBytes) }, people, clients, messages });
+}
+
+/** The long-poll floor (bench/poll-floor-server.ts): every parked poll answered with a body of `answerBytes` per
+ *  message. */
+function pollFloorRun(ctx: Ctx, { people, clients, messages, answerBytes }: { people: Creds[]; clients: number; messages: number; answerBytes: number }): Promise<Run> {
+  return floorRun(ctx, { script: 'dist/bench/poll-floor-server.js', what: 'pollfloor', label: 'floor poll', job: 'pollClients', query: { bytes: String(answerBytes) }, people, clients, messages, release: true });
 }
 
 interface DriveOptions {
