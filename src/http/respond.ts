@@ -221,7 +221,7 @@ function corkedWrite(): void {
  * Which response's uWS callback the code may be running in. uWS corks a connection while it hands that connection's
  * request (or body chunk) to JavaScript, microtasks included, and while one connection is corked no other can be:
  * `res.cork` on another response then runs its writes uncorked, and each part of the reply (status line, every header
- * name, ": ", value and line end, the body) becomes a system call of its own, 17 for a poll answer instead of one
+ * name, ": ", value and line end, the body) becomes a system call of its own, 23 for a poll answer instead of one
  * (seen with strace: a parked poll answered by another request, such as a typing notification or a queue deletion).
  * Such a reply waits for the end of the turn (setImmediate: after the poll phase's callbacks, outside every uWS
  * callback) and is then written corked. The turn is over-approximated: any uWS callback in this loop iteration counts,

@@ -1,7 +1,7 @@
 // A reply goes out in one write even when another connection's request causes it. uWebSockets.js corks the connection
 // whose request it is handing over (microtasks included) and no other can be corked meanwhile: a parked poll answered
 // by another request (a queue deletion, a poll replacing it) was written part by part, one TCP segment for the status
-// line, for each header name, ": ", value and line end, and for the body (17 for a small answer). Counted here by
+// line, for each header name, ": ", value and line end, and for the body (23 for a small answer). Counted here by
 // the kernel: the client socket's `data_segs_in` from `ss -ti` (iproute2), before and after the answer.
 import test from 'ava';
 import { execFile } from 'node:child_process';
