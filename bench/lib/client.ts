@@ -12,6 +12,8 @@ export interface Reply {
   status: number;
   body: any;
   ms: number;
+  /** The body's length in bytes. */
+  bytes: number;
 }
 
 const agents: http.Agent[] = [];
@@ -66,14 +68,15 @@ export function request(
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
+        const raw = Buffer.concat(chunks);
+        const text = raw.toString();
         let parsed: unknown = text;
         try {
           parsed = JSON.parse(text);
         } catch {
           // not JSON: keep the text
         }
-        resolve({ status: res.statusCode ?? 0, body: parsed, ms: performance.now() - started });
+        resolve({ status: res.statusCode ?? 0, body: parsed, ms: performance.now() - started, bytes: raw.length });
       });
     });
     req.on('error', reject);

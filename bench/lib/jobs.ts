@@ -84,22 +84,35 @@ class Receipts {
 export interface PollInput {
   base: string;
   clients: { index: number; item: { creds: Creds; queue: string } }[];
+  /** pollClients: poll again as soon as an answer is read (true), not once the answers read with it are timed. */
+  repollAtOnce?: boolean;
 }
 
 export interface PollOutput {
   errors: number;
   received: number;
+  /** Answers with events, and their bodies' bytes (pollClients only). */
+  answers?: number;
+  answerBytes?: number;
 }
 
 /**
  * Each client long-polls its queue until the main thread says stop (and deletes the queues, which answers
  * the parked polls). Message receipts go to the main thread as Receipts.
+ *
+ * One thread plays hundreds of clients, so what one client does after its answer delays the receipt time of the
+ * answers read after it. A client polls again only once the answers that arrived together have all been read and
+ * timed (setImmediate: after the event loop's I/O callbacks), so a receipt's time holds the reading of the answers
+ * before it, not their next requests too (each a request object, a write system call and, on loopback, the server's
+ * receive path in that call).
  */
 async function pollClients(input: PollInput, control: JobControl): Promise<PollOutput> {
   let stopping = false;
   let errors = 0;
   let received = 0;
   const receipts = new Receipts(control);
+  let answers = 0;
+  let answerBytes = 0;
   control.onMessage((m) => {
     if (m?.type === 'stop') stopping = true;
   });
@@ -114,16 +127,21 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
           if (!stopping) errors++;
           return;
         }
+        if (r.body.events.length > 0) {
+          answers++;
+          answerBytes += r.bytes;
+        }
         for (const e of r.body.events) {
           last = Math.max(last, e.id);
           if (e.type !== 'message') continue;
           receipts.add(e.message.id, at);
           received++;
         }
+        if (!input.repollAtOnce) await new Promise((r) => setImmediate(r));
       }
     }),
   );
-  return { errors, received };
+  return { errors, received, answers, answerBytes };
 }
 
 /**

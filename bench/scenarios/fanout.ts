@@ -33,6 +33,14 @@ export const fanout: Scenario = async (ctx) => {
   // `deliveries`: the run the latency and the target are about (the socket run when there is one).
   const figures: Record<string, number | string> = { clients, messages, deliveries: main.samples.length, expected_deliveries: clients * messages, ...prefixed('poll_', poll.figures) };
   let floorErrors = 0;
+  // The long-poll floor: the same clients on a bare uWebSockets.js server answering parked polls with bodies of the
+  // poll run's mean answer size (and the same headers).
+  const answerBytes = Math.round(poll.answerBytes ?? 600);
+  figures.floor_poll_answer_bytes = answerBytes;
+  const pollFloor = await pollFloorRun(ctx, { people, clients, messages, answerBytes });
+  floorErrors += pollFloor.errors;
+  Object.assign(figures, prefixed('floor_poll_', pollFloor.figures));
+  figures.poll_cpu_ratio_to_floor = ratio(poll.cpuUsPerDelivery, pollFloor.cpuUsPerDelivery);
   if (socket) {
     Object.assign(figures, prefixed('socket_', socket.figures));
     // The floor: the same clients on a bare uWebSockets.js server, frames of the socket run's mean size.
@@ -42,7 +50,7 @@ export const fanout: Scenario = async (ctx) => {
       const floor = await socketFloor(ctx, mode, { people, clients, messages, frameBytes });
       floorErrors += floor.errors;
       Object.assign(figures, prefixed(`floor_${mode}_`, floor.figures));
-      figures[`socket_cpu_ratio_to_floor_${mode}`] = Number.isFinite(socket.cpuUsPerDelivery / floor.cpuUsPerDelivery) ? +(socket.cpuUsPerDelivery / floor.cpuUsPerDelivery).toFixed(2) : 'n/a';
+      figures[`socket_cpu_ratio_to_floor_${mode}`] = ratio(socket.cpuUsPerDelivery, floor.cpuUsPerDelivery);
     }
   }
   const socketMet = socket ? latency.p99 < 20 && socket.cpuUsPerDelivery < 5 : true;
@@ -58,6 +66,10 @@ export const fanout: Scenario = async (ctx) => {
   };
 };
 
+function ratio(a: number, b: number): number | string {
+  return Number.isFinite(a / b) ? +(a / b).toFixed(2) : 'n/a';
+}
+
 function prefixed(prefix: string, o: Record<string, number | string>): Record<string, number | string> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [prefix + k, v]));
 }
@@ -71,6 +83,8 @@ interface Run {
   figures: Record<string, number | string>;
   /** The socket run: the mean frame size (bytes) the server sent, from its /metrics. */
   frameBytes?: number | null;
+  /** A polling run: the mean body size (bytes) of the answers that carried events, as the clients read them. */
+  answerBytes?: number | null;
 }
 
 /** One run on Palaver: a fresh queue per client, the clients polling or holding sockets. */
@@ -114,31 +128,61 @@ async function deliverAll(
       // The server's share: message event published (after commit) → poll answered or frame sent, from its /metrics.
       'server publish→answer p50/p95/p99 ms (≤ bucket)': server && server.count ? `${server.p50} / ${server.p95} / ${server.p99}` : 'n/a',
       server_deliveries_timed: server?.count ?? 'n/a',
-      ...(transport === 'socket' ? { mean_frame_bytes: frameBytes === null ? 'n/a' : Math.round(frameBytes) } : {}),
+      ...(transport === 'socket'
+        ? { mean_frame_bytes: frameBytes === null ? 'n/a' : Math.round(frameBytes) }
+        : { mean_answer_bytes: run.answerBytes == null ? 'n/a' : Math.round(run.answerBytes) }),
     },
   };
 }
 
-/** The same clients (the socket job, on the same worker threads) on the WebSocket floor (bench/socket-floor-server.ts):
- *  one frame of `frameBytes` per socket per message, by per-socket send or by topic publish; the floor's CPU per delivery. */
-async function socketFloor(ctx: Ctx, mode: 'send' | 'publish', { people, clients, messages, frameBytes }: { people: Creds[]; clients: number; messages: number; frameBytes: number }): Promise<Run> {
-  const floor = await startChild('dist/bench/socket-floor-server.js', 'floor');
+interface FloorOptions {
+  /** The floor server's script and the word it prints before "listening on PORT". */
+  script: string;
+  what: string;
+  label: string;
+  job: DriveOptions['job'];
+  /** The push's query besides the message's id. */
+  query: Record<string, string>;
+  people: Creds[];
+  clients: number;
+  messages: number;
+  /** POST /release at the end: the floor answers its parked polls and every later one with no events until the clients stop. */
+  release?: boolean;
+}
+
+/** The same clients (the same job, on the same worker threads) on a floor: a bare uWebSockets.js server that delivers
+ *  each message to every client on a `POST /push`; the floor's CPU per delivery. */
+async function floorRun(ctx: Ctx, o: FloorOptions): Promise<Run> {
+  const floor = await startChild(o.script, o.what);
   try {
     return await drive(ctx, {
-      label: `floor ${mode}`,
-      job: 'socketClients',
+      label: o.label,
+      job: o.job,
       base: floor.base,
       pids: floor.pid === null ? [] : [floor.pid],
-      clients: people.slice(0, clients).map((creds, i) => ({ creds, queue: `floor-${i}` })),
-      messages,
+      clients: o.people.slice(0, o.clients).map((creds, i) => ({ creds, queue: `floor-${i}` })),
+      messages: o.messages,
       send: async (m) => {
-        const r = await request(floor.base, 'POST', '/push', { query: { mode, id: String(m + 1), bytes: String(frameBytes) } }).catch(() => null);
+        const r = await request(floor.base, 'POST', '/push', { query: { ...o.query, id: String(m + 1) } }).catch(() => null);
         return r && r.status === 200 ? m + 1 : null;
       },
+      stopping: o.release ? () => request(floor.base, 'POST', '/release').catch(() => null) : undefined,
     });
   } finally {
     floor.stop();
   }
+}
+
+/** The WebSocket floor (bench/socket-floor-server.ts): one frame of `frameBytes` per socket per message, by per-socket
+ *  send or by topic publish. */
+function socketFloor(ctx: Ctx, mode: 'send' | 'publish', { people, clients, messages, frameBytes }: { people: Creds[]; clients: number; messages: number; frameBytes: number }): Promise<Run> {
+  return floorRun(ctx, { script: 'dist/bench/socket-floor-server.js', what: 'floor', label: `floor ${mode}`, job: 'socketClients', query: { mode, bytes: String(frameBytes) }, people, clients, messages });
+}
+
+/** The long-poll floor (bench/poll-floor-server.ts): every parked poll answered with a body of `answerBytes` per
+ *  message. */
+function pollFloorRun(ctx: Ctx, { people, clients, messages, answerBytes }: { people: Creds[]; clients: number; messages: number; answerBytes: number }): Promise<Run> {
+  return floorRun(ctx, { script: 'dist/bench/poll-floor-server.js', what: 'pollfloor', label: 'floor poll', job: 'pollClients', query: { bytes: String(answerBytes) }, people, clients, messages, release: true });
 }
 
 interface DriveOptions {
@@ -169,7 +213,8 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   let received = 0;
   let errors = 0;
   let opened = 0;
-  const jobs = slices(o.clients, workers).map((part): PollInput => ({ base: o.base, clients: part }));
+  const repollAtOnce = ctx.options.repoll === 'at-once';
+  const jobs = slices(o.clients, workers).map((part): PollInput => ({ base: o.base, clients: part, repollAtOnce }));
   const pool = runJobs<PollInput, PollOutput>(o.job, jobs, (m: { kind: string; ids: number[]; ats: number[]; count: number }) => {
     if (m.kind === 'open') opened += m.count;
     if (m.kind !== 'receipts') return;
@@ -205,6 +250,8 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   await o.stopping?.();
   const outs = await pool.done;
   errors += outs.reduce((a, out) => a + out.errors, 0);
+  const answers = outs.reduce((a, out) => a + (out.answers ?? 0), 0);
+  const answerBytes = answers ? outs.reduce((a, out) => a + (out.answerBytes ?? 0), 0) / answers : null;
   // A receipt can come before the sender has its own response: counted, as 0 ms.
   const samples: number[] = [];
   const fromRequest: number[] = [];
@@ -229,6 +276,7 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
     latency,
     samples,
     errors,
+    answerBytes,
     cpuUsPerDelivery,
     timeline: perSecond.map((v, i) => v - (perSecond[i - 1] ?? 0)),
     figures: {

@@ -33,7 +33,10 @@ export function createHandler(services: Services, endpoints: Endpoint[]) {
     return routed.then(
       (reply) => {
         observed.finish(reply.status);
-        return { ...reply, requestId: observed.id };
+        // Every reply route() gives is this request's own object (envelope copies a handler's raw reply): tagged in
+        // place, not copied (a copy per poll answer showed in profiles).
+        reply.requestId = observed.id;
+        return reply;
       },
       (err) => failed(observed, err),
     );
@@ -113,7 +116,8 @@ async function settled(endpoint: Endpoint, data: Promise<Record<string, unknown>
 /** A handler's answer as the reply: the success envelope (with the parameters it ignored), or its own raw reply; with
  *  the rate-limit headers. */
 function envelope(endpoint: Endpoint, data: Record<string, unknown> | RawReply, limits: RateDecision | null, ignored: string[]): Reply {
-  if (data instanceof RawReply) return limits ? { ...data.reply, headers: { ...limits.headers, ...data.reply.headers } } : data.reply;
+  // A raw reply may be a constant (a page): copied, since the pipeline tags the reply it returns with its request id.
+  if (data instanceof RawReply) return limits ? { ...data.reply, headers: { ...limits.headers, ...data.reply.headers } } : { ...data.reply };
   const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
   return { status: 200, headers: limits?.headers, body: endpoint.serialize(body) };

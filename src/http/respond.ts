@@ -179,13 +179,26 @@ function heldBytes(body: HeldBody): number {
   return Array.isArray(body) ? body.reduce((n, b) => n + b.length, 0) : Buffer.byteLength(body as string | Buffer);
 }
 
+/** Whether a reply held in memory is written with backpressure: a string of n UTF-16 units is at most 3n bytes, so one
+ *  clearly short of LARGE_REPLY_BYTES is not counted (counting is a pass over every answer to a poll). */
+function isLarge(body: HeldBody): boolean {
+  if (typeof body === 'string' && body.length * 3 < LARGE_REPLY_BYTES) return false;
+  return heldBytes(body) >= LARGE_REPLY_BYTES;
+}
+
+/** The constant header names and the default type as bytes: uWS copies a string argument (to UTF-8, in a buffer of
+ *  its own) on every call and reads a Buffer in place. */
+const CONTENT_TYPE = Buffer.from('Content-Type');
+const JSON_TYPE = Buffer.from('application/json');
+const REQUEST_ID = Buffer.from('X-Request-Id');
+
 function writeHead(res: HttpResponse, reply: Reply): void {
   // uWS writes 200 OK itself when no status was written.
   if (reply.status !== 200) res.writeStatus(statusLine(reply.status));
-  res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
+  res.writeHeader(CONTENT_TYPE, reply.contentType ?? JSON_TYPE);
   const headers = reply.headers;
   if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
-  if (reply.requestId !== undefined) res.writeHeader('X-Request-Id', reply.requestId);
+  if (reply.requestId !== undefined) res.writeHeader(REQUEST_ID, reply.requestId);
 }
 
 /** What `corkedWrite` writes: set just before the synchronous res.cork call that runs it, so that a reply costs no
@@ -204,15 +217,59 @@ function corkedWrite(): void {
   else res!.end(body, close);
 }
 
-/** Writes a reply held in memory in one corked write; `head` answers a HEAD request (headers and length, no body). */
-function write(res: HttpResponse, conn: ConnectionState, reply: Reply, close = false, head = false): void {
-  if (conn.aborted || conn.done) return;
-  conn.done = true;
+/**
+ * Which response's uWS callback the code may be running in. uWS corks a connection while it hands that connection's
+ * request (or body chunk) to JavaScript, microtasks included, and while one connection is corked no other can be:
+ * `res.cork` on another response then runs its writes uncorked, and each part of the reply (status line, every header
+ * name, ": ", value and line end, the body) becomes a system call of its own, 23 for a poll answer instead of one
+ * (seen with strace: a parked poll answered by another request, such as a typing notification or a queue deletion).
+ * Such a reply waits for the end of the turn (setImmediate: after the poll phase's callbacks, outside every uWS
+ * callback) and is then written corked. The turn is over-approximated: any uWS callback in this loop iteration counts,
+ * so a reply from a database callback in the same iteration waits too (for microseconds, and is still one write).
+ */
+class CorkTurn {
+  private current: HttpResponse | null = null;
+  private waiting: { res: HttpResponse; conn: ConnectionState; reply: Reply; close: boolean; head: boolean }[] = [];
+  private scheduled = false;
+  private readonly end = () => {
+    this.scheduled = false;
+    this.current = null;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) if (!w.conn.aborted) writeCorked(w.res, w.reply, w.close, w.head);
+  };
+
+  /** A uWS callback of `res` begins (its request, a chunk of its body). */
+  enter(res: HttpResponse): void {
+    this.current = res;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.end);
+    }
+  }
+
+  /** Writes now if `res` can be corked here, else at the end of the turn. */
+  write(res: HttpResponse, conn: ConnectionState, reply: Reply, close: boolean, head: boolean): void {
+    if (!this.scheduled || res === this.current) writeCorked(res, reply, close, head);
+    else this.waiting.push({ res, conn, reply, close, head });
+  }
+}
+
+const turn = new CorkTurn();
+
+function writeCorked(res: HttpResponse, reply: Reply, close: boolean, head: boolean): void {
   pending.res = res;
   pending.reply = reply;
   pending.close = close;
   pending.head = head;
   res.cork(corkedWrite);
+}
+
+/** Writes a reply held in memory in one corked write; `head` answers a HEAD request (headers and length, no body). */
+function write(res: HttpResponse, conn: ConnectionState, reply: Reply, close = false, head = false): void {
+  if (conn.aborted || conn.done) return;
+  conn.done = true;
+  turn.write(res, conn, reply, close, head);
 }
 
 /** Where a streamed reply waits for the client: settled with false if the client goes away meanwhile. */
@@ -372,6 +429,7 @@ export type Upgrader = (res: HttpResponse, data: object, handshake: { key: strin
  * case `upgrade` is called. Upgrade requests have no body.
  */
 export function serveUpgrade(res: HttpResponse, req: HttpRequest, handler: Handler, opts: Pick<ServeOptions, 'onUnexpected' | 'maxBodyBytes'>, upgrade: Upgrader): void {
+  turn.enter(res);
   const { headers, headerBytes, hosts, method, url, query } = readHead(req);
   const conn = new ConnectionState();
   res.onAborted(() => conn.abort());
@@ -422,7 +480,7 @@ async function answer(res: HttpResponse, conn: ConnectionState, request: Incomin
     // A reply sent before the whole body arrived ends the connection: the rest of the body is not wanted.
     const close = !body.complete;
     if (isStreamed(reply.body)) await writeStreamed(res, conn, reply, reply.body, opts.writeStallMs ?? WRITE_STALL_MS);
-    else if (!close && method !== 'HEAD' && heldBytes(reply.body) >= LARGE_REPLY_BYTES) await writeLarge(res, conn, reply, server.budget, opts);
+    else if (!close && method !== 'HEAD' && isLarge(reply.body)) await writeLarge(res, conn, reply, server.budget, opts);
     else write(res, conn, reply, close, method === 'HEAD');
   } catch (err) {
     opts.onUnexpected(err);
@@ -439,6 +497,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
   const bodies = opts.bodies;
   const bodyBudget = bodies ? new BodyBudget(bodies.bytesInFlight, bodies.anonymousBytesInFlight) : null;
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    turn.enter(res);
     const { headers, headerBytes, hosts, method, url, query } = readHead(req);
     const lengthHeader = headers['content-length'];
     const declared = lengthHeader === undefined || lengthHeader === '' ? undefined : Number(lengthHeader);
@@ -470,7 +529,11 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
       return;
     }
     // Data may arrive as soon as this handler returns: take it now, whoever reads it later.
-    if (hasBody) res.onData((chunk, isLast) => body.push(Buffer.from(chunk.slice(0)), isLast));
+    if (hasBody)
+      res.onData((chunk, isLast) => {
+        turn.enter(res);
+        body.push(Buffer.from(chunk.slice(0)), isLast);
+      });
     void answer(res, conn, request, server);
   });
 }

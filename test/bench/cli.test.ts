@@ -1,5 +1,5 @@
 // The bench runner's command line: --help, arguments it does not know, `compare` of two recorded result files,
-// a short `mixed --ramp` and a short `fanout --transport socket` with its WebSocket floor (a real server and load: on
+// a short `mixed --ramp` and a short `fanout --transport socket` with its long-poll and WebSocket floors (a real server and load: on
 // DATABASE_URL's PostgreSQL when set, else embedded).
 import test from 'ava';
 import { execFile } from 'node:child_process';
@@ -115,7 +115,7 @@ test('mixed --ramp stops at the first step that breaks the threshold, with no us
   t.regex(stdout, /^ {2}ramp 5 users +worst p99 .*: BROKE$/m);
 });
 
-test('fanout --transport socket measures the WebSocket floor in the same run: per-socket send and topic publish, every frame delivered', async (t) => {
+test('fanout --transport socket measures the long-poll floor and the WebSocket floor in the same run: per-socket send and topic publish, every message delivered', async (t) => {
   t.timeout(180_000);
   const out = mkdtempSync(path.join(tmpdir(), 'palaver-bench-fanout-'));
   try {
@@ -133,6 +133,15 @@ test('fanout --transport socket measures the WebSocket floor in the same run: pe
       t.true(`socket_cpu_ratio_to_floor_${mode}` in f);
     }
     t.regex(r.stdout, /^ {2}floor_publish_server_cpu_us_per_delivery +[\d.]+$/m);
+    // The long-poll floor, after the polling run: the same clients polling a bare uWS server answering with bodies of
+    // the polling run's mean answer size.
+    t.true(f.poll_mean_answer_bytes > 100, 'the polling run’s mean answer size, as the clients read it');
+    t.is(f.floor_poll_answer_bytes, f.poll_mean_answer_bytes, 'the poll floor answers with bodies of that size');
+    t.is(f.floor_poll_deliveries, f.expected_deliveries, 'poll floor: every client got every message');
+    t.is(typeof f.floor_poll_server_cpu_us_per_delivery, 'number');
+    t.true(f.floor_poll_server_system_cpu_us_per_delivery <= f.floor_poll_server_cpu_us_per_delivery);
+    t.true('poll_cpu_ratio_to_floor' in f);
+    t.regex(r.stdout, /^ {2}floor_poll_server_cpu_us_per_delivery +[\d.]+$/m);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
