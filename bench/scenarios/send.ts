@@ -5,6 +5,7 @@ import { request } from '../lib/client.js';
 import type { SendInput, SendOutput } from '../lib/jobs.js';
 import { nowAbs, runJobs, slices } from '../lib/workers.js';
 import { scrape, sumCount } from '../lib/metrics.js';
+import { sampleAll } from '../lib/server.js';
 import { PerSecond, summarize } from '../lib/stats.js';
 import { databaseCeiling, type DbCeiling } from './db-ceiling.js';
 import { seedUsers } from './seed.js';
@@ -37,7 +38,10 @@ export const send: Scenario = async (ctx) => {
   const progress = setInterval(() => ctx.progress(`send: ${Math.max(0, Math.round((nowAbs() - startAt) / 1000))}/${seconds} s on ${jobs.length} worker threads`), 1000);
   const BATCH_SIZE = 'palaver_realm_write_batch_size';
   const batchesBefore = sumCount(await scrape(ctx.target), BATCH_SIZE);
+  // Server CPU over the load alone (not the seeding or the ceiling after it), every process of the target summed.
+  const cpuBefore = sampleAll(ctx.target.pids);
   const outs = await runJobs<SendInput, SendOutput>('sendLoops', jobs).done.finally(() => clearInterval(progress));
+  const cpuAfter = sampleAll(ctx.target.pids);
   const samples = outs.flatMap((o) => o.samples);
   const errors = outs.reduce((a, o) => a + o.errors, 0);
   const perSecond = new PerSecond();
@@ -74,6 +78,12 @@ export const send: Scenario = async (ctx) => {
       channel_size: channelSize,
       seconds,
       messages: samples.length,
+      ...(cpuBefore && cpuAfter && samples.length > 0
+        ? {
+            server_cpu_us_per_message: +((1e6 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / samples.length).toFixed(1),
+            server_kernel_us_per_message: +((1e6 * (cpuAfter.systemSeconds - cpuBefore.systemSeconds)) / samples.length).toFixed(1),
+          }
+        : {}),
       ...(batches && batches.count > 0 ? { write_transactions: batches.count, writes_per_transaction: +(batches.writes / batches.count).toFixed(1) } : {}),
       ...(db
         ? {
