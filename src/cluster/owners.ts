@@ -37,12 +37,18 @@ interface ServiceMessage {
   input: unknown;
 }
 
+/** Most bytes of batches sent in one NATS message (its server's max_payload is 1 MiB unless set otherwise). */
+const UNSENT_BYTES = 256 * 1024;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class RealmOwnership implements RealmOwners {
   /** Realms this process owns and serves (lease held, working set fresh, commands subscribed). */
   private readonly served = new Map<number, { subs: Subscription[]; seq: number; epoch: number }>();
   private readonly claims = new Map<number, Promise<boolean>>();
+  /** Batches encoded and not yet published, by realm (publish, flush). */
+  private readonly unsent = new Map<number, { batches: Uint8Array[]; bytes: number }>();
+  private flushing: NodeJS.Immediate | null = null;
   realms!: Realms;
   /**
    * Work other than realm commands that belongs on a realm's owner (presence sessions): by name, called on the
@@ -93,7 +99,10 @@ export class RealmOwnership implements RealmOwners {
       queue: 'owner',
       callback: (err, msg) => {
         const s = this.served.get(realmId);
-        if (!err && s && this.owns(realmId)) msg.respond(encode({ epoch: s.epoch, seq: s.seq }));
+        if (!err && s && this.owns(realmId)) {
+          this.flush();
+          msg.respond(encode({ epoch: s.epoch, seq: s.seq }));
+        }
       },
     });
     this.served.set(realmId, { subs: [commands, position], seq: 0, epoch });
@@ -114,6 +123,7 @@ export class RealmOwnership implements RealmOwners {
 
   /** Graceful stop: the owned realms' writers have stopped; their leases lapse now for another process to take. */
   async releaseAll(): Promise<void> {
+    this.flush();
     for (const s of this.served.values()) for (const sub of s.subs) sub.unsubscribe();
     this.served.clear();
     await this.leases.releaseAll();
@@ -130,6 +140,8 @@ export class RealmOwnership implements RealmOwners {
         answer = isFenced(err) ? { ok: false, moved: true } : answerOf(err);
       }
     }
+    // The batch that holds the command goes out before its answer.
+    this.flush();
     msg.respond(encode(answer));
   }
 
@@ -199,7 +211,7 @@ export class RealmOwnership implements RealmOwners {
   /** Set by the cluster: resolves once this process applied the owner's batches up to the position it reported. */
   caughtUp: (realmId: number) => Promise<void> = async () => undefined;
 
-  /** The database a realm actor writes through: every transaction first checks the realm's lease (fencing). */
+  /** The database a realm actor writes through: every transaction checks the realm's lease before it commits (fencing). */
   fencedDb(db: Db, realmId: number): Db {
     const key = realmKey(realmId);
     const tx = (...args: unknown[]) => {
@@ -207,7 +219,12 @@ export class RealmOwnership implements RealmOwners {
       const tag = (args[0] as { tag?: unknown } | undefined)?.tag;
       const epoch = this.leases.epochOf(key);
       if (epoch === undefined || !this.served.has(realmId)) return Promise.reject(fencedError());
+      // The fence comes after the transaction's work, just before its COMMIT: from there to the end the lease row is
+      // locked FOR SHARE, so a takeover before the check makes it fail (nothing commits) and one after it waits for
+      // the COMMIT, as with the check first. After the work, its round trip is off the realm actor's path: a batch's
+      // writes signal the pipeline's next batch (runBatch's onWritten) before the fence is asked.
       const fenced = async (t: Tx) => {
+        const result = await cb(t);
         try {
           const commitId = await this.leases.fence(t, key, epoch);
           // A realm batch's transaction: its ID travels with the batch (replica.ts).
@@ -216,14 +233,17 @@ export class RealmOwnership implements RealmOwners {
           if (isFenced(err)) void this.lose(realmId);
           throw err;
         }
-        return cb(t);
+        return result;
       };
       return args.length > 0 ? (db.tx as (o: unknown, cb: unknown) => Promise<unknown>)(args[0], fenced) : db.tx(fenced);
     };
     return Object.create(db, { tx: { value: tx } }) as Db;
   }
 
-  /** The owner's side of replication: each committed batch, once, on the realm's subject. */
+  /**
+   * The owner's side of replication: each committed batch, once, on the realm's subject. It is encoded now (what it
+   * holds may change with the next batch) and sent with the others of this turn (flush), after the answers.
+   */
   publish(from: string, realmId: number, applied: { kind: string; value: unknown }[], events: PublishedBatch['events'], commitId: string | null): void {
     const s = this.served.get(realmId);
     if (!s) return;
@@ -237,12 +257,36 @@ export class RealmOwnership implements RealmOwners {
       this.log.warn({ realmId, err }, 'batch not encodable; replicas reload');
       data = encodeBatch({ ...batch, applied: [[RELOAD, null]] });
     }
+    let unsent = this.unsent.get(realmId);
+    if (unsent && unsent.bytes + data.length > UNSENT_BYTES) {
+      this.send(realmId, unsent.batches);
+      unsent = undefined;
+    }
+    if (!unsent) this.unsent.set(realmId, (unsent = { batches: [], bytes: 0 }));
+    unsent.batches.push(data);
+    unsent.bytes += data.length;
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  /**
+   * Publishes the batches encoded since the last flush: one NATS message per realm, its batches back to back in
+   * commit order (wire.decodeBatches). Called once the turn's I/O is done, and before anything this process says
+   * that a receiver may act on after those batches (a command's answer, a position).
+   */
+  flush(): void {
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flushing = null;
+    for (const [realmId, unsent] of this.unsent) this.send(realmId, unsent.batches);
+    this.unsent.clear();
+  }
+
+  private send(realmId: number, batches: Uint8Array[]): void {
     try {
-      this.nc.publish(this.subjects.batches(realmId), data);
+      this.nc.publish(this.subjects.batches(realmId), batches.length === 1 ? batches[0]! : Buffer.concat(batches));
     } catch (err) {
       // NATS closed or refusing (shutdown, a payload over its limit): never the realm actor's failure. The replicas
       // see the gap with the next batch and reload the realm.
-      this.log.error({ realmId, seq: s.seq, err }, 'batch not published');
+      this.log.error({ realmId, batches: batches.length, err }, 'batches not published');
     }
   }
 }
