@@ -19,7 +19,7 @@ import { Leases } from './leases.js';
 import { Replica } from './replica.js';
 import type { RootInput } from '../actors/root.machine.js';
 import { RealmOwnership, realmKey, realmOfKey, type PublishedBatch } from './owners.js';
-import { answerOf, decode, decodeBatches, encode, isNoResponders, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
+import { answerOf, decode, decodeBatch, encode, isNoResponders, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
 
 const SINGLETON = 'singleton';
 /** How long an operator's cluster-wide actor listing waits for the other processes' answers: at most
@@ -277,27 +277,23 @@ export class Cluster implements ClusterView {
     set.delete(waiter);
   }
 
-  /** Batches another process committed (one message holds a turn's): applied to this process's copy of the realm,
-   *  their events delivered here, in order. */
+  /** A batch another process committed: applied to this process's copy of the realm, its events delivered here. */
   private received(realmId: number, data: Uint8Array): void {
-    let batches: PublishedBatch[];
+    let b: PublishedBatch;
     try {
-      batches = decodeBatches<PublishedBatch>(data);
+      b = decodeBatch<PublishedBatch>(data);
     } catch (err) {
-      // Nothing of it is taken: the realm's next batch shows the gap, and this process reloads it.
-      this.opts.log.error({ realmId, err }, 'undecodable realm batches');
+      this.opts.log.error({ realmId, err }, 'undecodable realm batch');
       return;
     }
-    for (const b of batches) {
-      if (b.from === this.node || this.owners.owns(realmId)) return;
-      const { ready } = this.replica.receive(realmId, b);
-      const waiting = this.waiting.get(realmId);
-      if (waiting) {
-        for (const w of waiting) {
-          if (this.replica.reached(realmId, w)) {
-            waiting.delete(w);
-            void ready.then(w.done);
-          }
+    if (b.from === this.node || this.owners.owns(realmId)) return;
+    const { ready } = this.replica.receive(realmId, b);
+    const waiting = this.waiting.get(realmId);
+    if (waiting) {
+      for (const w of waiting) {
+        if (this.replica.reached(realmId, w)) {
+          waiting.delete(w);
+          void ready.then(w.done);
         }
       }
     }

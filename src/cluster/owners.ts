@@ -37,18 +37,12 @@ interface ServiceMessage {
   input: unknown;
 }
 
-/** Most bytes of batches sent in one NATS message (its server's max_payload is 1 MiB unless set otherwise). */
-const UNSENT_BYTES = 256 * 1024;
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class RealmOwnership implements RealmOwners {
   /** Realms this process owns and serves (lease held, working set fresh, commands subscribed). */
   private readonly served = new Map<number, { subs: Subscription[]; seq: number; epoch: number }>();
   private readonly claims = new Map<number, Promise<boolean>>();
-  /** Batches encoded and not yet published, by realm (publish, flush). */
-  private readonly unsent = new Map<number, { batches: Uint8Array[]; bytes: number }>();
-  private flushing: NodeJS.Immediate | null = null;
   realms!: Realms;
   /**
    * Work other than realm commands that belongs on a realm's owner (presence sessions): by name, called on the
@@ -99,10 +93,7 @@ export class RealmOwnership implements RealmOwners {
       queue: 'owner',
       callback: (err, msg) => {
         const s = this.served.get(realmId);
-        if (!err && s && this.owns(realmId)) {
-          this.flush();
-          msg.respond(encode({ epoch: s.epoch, seq: s.seq }));
-        }
+        if (!err && s && this.owns(realmId)) msg.respond(encode({ epoch: s.epoch, seq: s.seq }));
       },
     });
     this.served.set(realmId, { subs: [commands, position], seq: 0, epoch });
@@ -123,7 +114,6 @@ export class RealmOwnership implements RealmOwners {
 
   /** Graceful stop: the owned realms' writers have stopped; their leases lapse now for another process to take. */
   async releaseAll(): Promise<void> {
-    this.flush();
     for (const s of this.served.values()) for (const sub of s.subs) sub.unsubscribe();
     this.served.clear();
     await this.leases.releaseAll();
@@ -140,8 +130,6 @@ export class RealmOwnership implements RealmOwners {
         answer = isFenced(err) ? { ok: false, moved: true } : answerOf(err);
       }
     }
-    // The batch that holds the command goes out before its answer.
-    this.flush();
     msg.respond(encode(answer));
   }
 
@@ -240,10 +228,7 @@ export class RealmOwnership implements RealmOwners {
     return Object.create(db, { tx: { value: tx } }) as Db;
   }
 
-  /**
-   * The owner's side of replication: each committed batch, once, on the realm's subject. It is encoded now (what it
-   * holds may change with the next batch) and sent with the others of this turn (flush), after the answers.
-   */
+  /** The owner's side of replication: each committed batch, once, on the realm's subject. */
   publish(from: string, realmId: number, applied: { kind: string; value: unknown }[], events: PublishedBatch['events'], commitId: string | null): void {
     const s = this.served.get(realmId);
     if (!s) return;
@@ -257,36 +242,12 @@ export class RealmOwnership implements RealmOwners {
       this.log.warn({ realmId, err }, 'batch not encodable; replicas reload');
       data = encodeBatch({ ...batch, applied: [[RELOAD, null]] });
     }
-    let unsent = this.unsent.get(realmId);
-    if (unsent && unsent.bytes + data.length > UNSENT_BYTES) {
-      this.send(realmId, unsent.batches);
-      unsent = undefined;
-    }
-    if (!unsent) this.unsent.set(realmId, (unsent = { batches: [], bytes: 0 }));
-    unsent.batches.push(data);
-    unsent.bytes += data.length;
-    this.flushing ??= setImmediate(() => this.flush());
-  }
-
-  /**
-   * Publishes the batches encoded since the last flush: one NATS message per realm, its batches back to back in
-   * commit order (wire.decodeBatches). Called once the turn's I/O is done, and before anything this process says
-   * that a receiver may act on after those batches (a command's answer, a position).
-   */
-  flush(): void {
-    if (this.flushing) clearImmediate(this.flushing);
-    this.flushing = null;
-    for (const [realmId, unsent] of this.unsent) this.send(realmId, unsent.batches);
-    this.unsent.clear();
-  }
-
-  private send(realmId: number, batches: Uint8Array[]): void {
     try {
-      this.nc.publish(this.subjects.batches(realmId), batches.length === 1 ? batches[0]! : Buffer.concat(batches));
+      this.nc.publish(this.subjects.batches(realmId), data);
     } catch (err) {
       // NATS closed or refusing (shutdown, a payload over its limit): never the realm actor's failure. The replicas
       // see the gap with the next batch and reload the realm.
-      this.log.error({ realmId, batches: batches.length, err }, 'batches not published');
+      this.log.error({ realmId, seq: s.seq, err }, 'batch not published');
     }
   }
 }

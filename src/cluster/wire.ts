@@ -16,8 +16,7 @@ const batchPackr = new Packr({ structuredClone: true, moreTypes: true });
 
 /** A committed batch (owners.ts PublishedBatch). */
 export const encodeBatch = (value: unknown): Uint8Array => batchPackr.pack(value);
-/** The committed batches of one message: one or more encoded batches back to back. */
-export const decodeBatches = <T>(data: Uint8Array): T[] => batchPackr.unpackMultiple(data) as T[];
+export const decodeBatch = <T>(data: Uint8Array): T => batchPackr.unpack(data) as T;
 
 /** A realm command on its way to the realm's owner: as dispatch was given it. */
 export interface CommandMessage<K extends CommandKind = CommandKind> {
