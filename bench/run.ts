@@ -205,8 +205,7 @@ function clusterTable(name: string, byLayout: Map<string, BenchRecord[]>): strin
   const cells = rows.map(([label, rs]) => {
     const tps = throughputs(rs);
     const tp = tps.length ? median(tps) : undefined;
-    const numbers = (k: string) => rs.map((r) => r.result.figures[k]).filter((v): v is number => typeof v === 'number');
-    const cpu = numbers('server_cpu_us_per_message');
+    const cpu = rs.map((r) => r.result.figures.server_cpu_us_per_message).filter((v): v is number => typeof v === 'number');
     const errors = rs.reduce((a, r) => a + r.result.errors, 0);
     const exact = rs.map((r) => {
       const fig = r.result.figures;
@@ -214,7 +213,7 @@ function clusterTable(name: string, byLayout: Map<string, BenchRecord[]>): strin
     });
     // Each round's cost against the same round's run without NATS.
     const perRound = baseRuns.length === tps.length ? tps.map((t, i) => 1 - t / baseRuns[i]!) : [];
-    const cells = [
+    return [
       label,
       f(tp),
       ...(several ? [tps.length ? `${f(Math.min(...tps))}–${f(Math.max(...tps))}` : '-'] : []),
@@ -226,7 +225,6 @@ function clusterTable(name: string, byLayout: Map<string, BenchRecord[]>): strin
       ...(several ? [perRound.length ? `${pct(median(perRound))} (${perRound.map((c) => (100 * c).toFixed(1)).join(', ')})` : '-'] : []),
       [...new Set(exact)].join('; '),
     ];
-    return cells;
   });
   const head = [
     'layout',
