@@ -27,11 +27,19 @@ export function histogram(text: string | null, name: string): Buckets | null {
   return out.size ? out : null;
 }
 
-/** A histogram's `_sum` and `_count` (no labels), or null when the text lacks them. */
+/**
+ * A histogram's `_sum` and `_count`, summed over its series (a cluster's processes label theirs with their node), or
+ * null when the text lacks them. With several processes behind a balancer, the text is the one process's that answered.
+ */
 export function sumCount(text: string | null, name: string): { sum: number; count: number } | null {
-  const sum = text && new RegExp(`^${name}_sum (\\S+)`, 'm').exec(text);
-  const count = text && new RegExp(`^${name}_count (\\S+)`, 'm').exec(text);
-  return sum && count ? { sum: Number(sum[1]), count: Number(count[1]) } : null;
+  if (!text) return null;
+  const total = (suffix: string) => {
+    const values = [...text.matchAll(new RegExp(`^${name}_${suffix}(?:\\{[^}]*\\})? (\\S+)`, 'gm'))].map((m) => Number(m[1]));
+    return values.length ? values.reduce((a, b) => a + b, 0) : null;
+  };
+  const sum = total('sum');
+  const count = total('count');
+  return sum !== null && count !== null ? { sum, count } : null;
 }
 
 export interface BucketSummary {
