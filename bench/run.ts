@@ -112,9 +112,6 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
   };
   const results: Record<string, unknown> = {};
   const failed: string[] = [];
-  const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick, typeof options.workers === 'number' ? options.workers : Math.min(4, os.cpus().length));
-  if (ceiling) progress('');
-  const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
   // --processes N: each scenario runs on one process without NATS, then on clusters of 1, 2 … N processes with NATS
   // behind a round-robin balancer, all in this run (layout 0 is the process without NATS).
   const processes = values.processes === undefined ? 0 : Number(values.processes);
@@ -126,6 +123,9 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
   const rounds = values.rounds === undefined ? 1 : Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError('--rounds takes a whole number of at least 1');
   if (rounds > 1 && !processes) throw new UsageError('--rounds compares the layouts of --processes');
+  const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick, typeof options.workers === 'number' ? options.workers : Math.min(4, os.cpus().length));
+  if (ceiling) progress('');
+  const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
   const start = (layout: number | null = null) =>
     startTarget({
       url: values.url as string | undefined,
