@@ -210,7 +210,8 @@ export class RealmOwnership implements RealmOwners {
       // The fence comes after the transaction's work, just before its COMMIT: from there to the end the lease row is
       // locked FOR SHARE, so a takeover before the check makes it fail (nothing commits) and one after it waits for
       // the COMMIT, as with the check first. After the work, its round trip is off the realm actor's path: a batch's
-      // writes signal the pipeline's next batch (runBatch's onWritten) before the fence is asked.
+      // writes signal the pipeline's next batch (runBatch's onWritten) before the fence is asked. A refusal there
+      // forgets the lease at once (lose), so runBatch's retry of the batch and the next batch are refused too.
       const fenced = async (t: Tx) => {
         const result = await cb(t);
         try {
