@@ -199,7 +199,7 @@ export class RealmOwnership implements RealmOwners {
   /** Set by the cluster: resolves once this process applied the owner's batches up to the position it reported. */
   caughtUp: (realmId: number) => Promise<void> = async () => undefined;
 
-  /** The database a realm actor writes through: every transaction checks the realm's lease before it commits (fencing). */
+  /** The database a realm actor writes through: every transaction first checks the realm's lease (fencing). */
   fencedDb(db: Db, realmId: number): Db {
     const key = realmKey(realmId);
     const tx = (...args: unknown[]) => {
@@ -207,13 +207,7 @@ export class RealmOwnership implements RealmOwners {
       const tag = (args[0] as { tag?: unknown } | undefined)?.tag;
       const epoch = this.leases.epochOf(key);
       if (epoch === undefined || !this.served.has(realmId)) return Promise.reject(fencedError());
-      // The fence comes after the transaction's work, just before its COMMIT: from there to the end the lease row is
-      // locked FOR SHARE, so a takeover before the check makes it fail (nothing commits) and one after it waits for
-      // the COMMIT, as with the check first. After the work, its round trip is off the realm actor's path: a batch's
-      // writes signal the pipeline's next batch (runBatch's onWritten) before the fence is asked. A refusal there
-      // forgets the lease at once (lose), so runBatch's retry of the batch and the next batch are refused too.
       const fenced = async (t: Tx) => {
-        const result = await cb(t);
         try {
           const commitId = await this.leases.fence(t, key, epoch);
           // A realm batch's transaction: its ID travels with the batch (replica.ts).
@@ -222,7 +216,7 @@ export class RealmOwnership implements RealmOwners {
           if (isFenced(err)) void this.lose(realmId);
           throw err;
         }
-        return result;
+        return cb(t);
       };
       return args.length > 0 ? (db.tx as (o: unknown, cb: unknown) => Promise<unknown>)(args[0], fenced) : db.tx(fenced);
     };
