@@ -23,7 +23,7 @@ import type { Scenario, ScenarioContext } from './scenarios/types.js';
 
 const SCENARIOS: Record<string, Scenario> = { send, fanout, idle, register, history, mixed, attack, render };
 
-const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet', 'processes', 'cpu-prof']);
+const RUNNER_OPTIONS = new Set(['url', 'database-url', 'quick', 'out', 'no-ceiling', 'quiet', 'processes', 'cpu-prof', 'rounds']);
 
 /** Whether argv[i] belongs to a scenario knob (`--name value`, `--name=value` or a bare `--flag`). */
 function isKnob(argv: string[], i: number): boolean {
@@ -46,7 +46,7 @@ function knobs(argv: string[]): ScenarioContext['options'] {
   return out;
 }
 
-const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--quick] [--url URL] [--database-url URL] [--out DIR] [--no-ceiling] [--quiet] [--processes N] [--cpu-prof DIR] [--<knob> N …]
+const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--quick] [--url URL] [--database-url URL] [--out DIR] [--no-ceiling] [--quiet] [--processes N [--rounds K]] [--cpu-prof DIR] [--<knob> N …]
        npm run bench -- mixed --ramp [--ramp-start N] [--ramp-step N] [--ramp-max N] [--duration S] [--p99-ms MS] [--max-error-percent P] [--users-per-worker N]
        npm run bench -- compare A.json B.json [--out DIR]
        npm run bench -- --help
@@ -82,6 +82,7 @@ function parse(argv: string[]) {
       'no-ceiling': { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       processes: { type: 'string' },
+      rounds: { type: 'string' },
       'cpu-prof': { type: 'string' },
     },
   });
@@ -111,15 +112,20 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
   };
   const results: Record<string, unknown> = {};
   const failed: string[] = [];
-  const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick, typeof options.workers === 'number' ? options.workers : Math.min(4, os.cpus().length));
-  if (ceiling) progress('');
-  const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
   // --processes N: each scenario runs on one process without NATS, then on clusters of 1, 2 … N processes with NATS
   // behind a round-robin balancer, all in this run (layout 0 is the process without NATS).
   const processes = values.processes === undefined ? 0 : Number(values.processes);
   if (values.processes !== undefined && (!Number.isInteger(processes) || processes < 1)) throw new UsageError('--processes takes a whole number of at least 1');
   if (processes && values.url) throw new UsageError('--processes starts its own servers: not with --url');
   const layouts: (number | null)[] = processes ? Array.from({ length: processes + 1 }, (_, i) => i) : [null];
+  // --rounds K: the layouts run interleaved, K rounds of (no NATS, 1, 2 … N), each layout on fresh servers every round,
+  // so a drift of the machine (commit latency moves over minutes) falls on every layout alike; medians are compared.
+  const rounds = values.rounds === undefined ? 1 : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError('--rounds takes a whole number of at least 1');
+  if (rounds > 1 && !processes) throw new UsageError('--rounds compares the layouts of --processes');
+  const ceiling = values['no-ceiling'] ? undefined : await httpCeiling(quick, typeof options.workers === 'number' ? options.workers : Math.min(4, os.cpus().length));
+  if (ceiling) progress('');
+  const heartbeatMs = typeof options['heartbeat-ms'] === 'number' ? options['heartbeat-ms'] : undefined;
   const start = (layout: number | null = null) =>
     startTarget({
       url: values.url as string | undefined,
@@ -133,9 +139,11 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
   const shared = quick && names.length > 1 && !processes ? await start() : null;
   try {
     for (const name of names) {
-      const byLayout: [string, BenchRecord][] = [];
-      for (const layout of layouts) {
-        const label = layout === null ? name : layout === 0 ? `${name}-1-process-no-nats` : `${name}-cluster-${layout}`;
+      const byLayout = new Map<string, BenchRecord[]>();
+      const runs = Array.from({ length: rounds }, (_, r) => layouts.map((layout) => ({ round: r + 1, layout }))).flat();
+      for (const { round, layout } of runs) {
+        const base = layout === null ? name : layout === 0 ? `${name}-1-process-no-nats` : `${name}-cluster-${layout}`;
+        const label = rounds > 1 ? `${base}-round-${round}` : base;
         const target = shared ?? (await start(layout));
         try {
           const owner = await login(target.url, target.owner.email, target.owner.password);
@@ -154,11 +162,11 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
           const ceilingRef = ceiling && name !== 'idle' ? { name: 'HTTP ceiling', value: ceiling.requestsPerSecond } : undefined;
           process.stdout.write(table(label, result, ceilingRef) + '\n');
           result.percentiles = percentiles(result.samples);
-          const record = { scenario: name, machine: machine(), settings: { quick, options, server: shared ? 'shared by the run' : 'own', layout: layout === null ? undefined : layoutName(layout), url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
+          const record = { scenario: name, machine: machine(), settings: { quick, options, round: rounds > 1 ? round : undefined, server: shared ? 'shared by the run' : 'own', layout: layout === null ? undefined : layoutName(layout), url: values.url ?? null, database: values['database-url'] ?? process.env.DATABASE_URL ? 'external' : 'embedded' }, ceiling, result: { ...result, samples: undefined } };
           const files = writeResults(values.out as string, label, record, await renderSvg(scenarioSpec(record)));
           process.stdout.write(`  results: ${files.json}\n  chart:   ${files.svg}\n`);
           results[label] = record;
-          if (layout !== null) byLayout.push([layoutName(layout), record as BenchRecord]);
+          if (layout !== null) byLayout.set(layoutName(layout), [...(byLayout.get(layoutName(layout)) ?? []), record as BenchRecord]);
           if (result.errors > 0) failed.push(label);
         } finally {
           if (!shared) await target.stop();
@@ -176,21 +184,64 @@ function layoutName(processes: number): string {
   return processes === 0 ? 'one process, no NATS' : `${processes} process${processes === 1 ? '' : 'es'}, NATS`;
 }
 
-/** --processes: one scenario's layouts side by side; the cost of cluster mode is each throughput against no NATS. */
-function clusterTable(name: string, rows: [string, BenchRecord][]): string {
-  const base = rows[0]?.[1].result.throughput;
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/**
+ * --processes: one scenario's layouts side by side, each its runs' median (and, over several rounds, their range);
+ * the cost of cluster mode is each median throughput against no NATS's, and over several rounds also the median of
+ * the rounds' own costs (each round's layouts ran minutes apart at most).
+ */
+function clusterTable(name: string, byLayout: Map<string, BenchRecord[]>): string {
+  const rows = [...byLayout];
+  const throughputs = (rs: BenchRecord[]) => rs.map((r) => r.result.throughput).filter((t): t is number => t !== undefined);
+  const baseRuns = throughputs(rows[0]?.[1] ?? []);
+  const base = baseRuns.length ? median(baseRuns) : undefined;
+  const several = rows.some(([, rs]) => rs.length > 1);
   const f = (n: unknown) => (typeof n === 'number' ? (n >= 100 ? n.toFixed(0) : n.toFixed(2)) : '-');
-  const cells = rows.map(([label, r]) => {
-    const res = r.result;
-    const fig = res.figures;
-    const exact = fig.deliveries !== undefined ? `${fig.deliveries}/${fig.expected_deliveries}${fig.exactly_once === true ? ' once each' : fig.exactly_once === false ? ' NOT once each' : ''}` : '-';
-    const cost = base && res.throughput !== undefined ? `${(100 * (1 - res.throughput / base)).toFixed(1)} %` : '-';
-    return [label, f(res.throughput), f(res.latencyMs?.p50), f(res.latencyMs?.p99), String(res.errors), cost, exact];
+  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+  const cells = rows.map(([label, rs]) => {
+    const tps = throughputs(rs);
+    const tp = tps.length ? median(tps) : undefined;
+    const cpu = rs.map((r) => r.result.figures.server_cpu_us_per_message).filter((v): v is number => typeof v === 'number');
+    const errors = rs.reduce((a, r) => a + r.result.errors, 0);
+    const exact = rs.map((r) => {
+      const fig = r.result.figures;
+      return fig.deliveries !== undefined ? `${fig.deliveries}/${fig.expected_deliveries}${fig.exactly_once === true ? ' once each' : fig.exactly_once === false ? ' NOT once each' : ''}` : '-';
+    });
+    // Each round's cost against the same round's run without NATS.
+    const perRound = baseRuns.length === tps.length ? tps.map((t, i) => 1 - t / baseRuns[i]!) : [];
+    return [
+      label,
+      f(tp),
+      ...(several ? [tps.length ? `${f(Math.min(...tps))}–${f(Math.max(...tps))}` : '-'] : []),
+      f(median(rs.map((r) => r.result.latencyMs?.p50 ?? NaN))),
+      f(median(rs.map((r) => r.result.latencyMs?.p99 ?? NaN))),
+      cpu.length ? `${f(median(cpu))}${several ? ` (${f(Math.min(...cpu))}–${f(Math.max(...cpu))})` : ''}` : '-',
+      String(errors),
+      base && tp !== undefined ? pct(1 - tp / base) : '-',
+      ...(several ? [perRound.length ? `${pct(median(perRound))} (${perRound.map((c) => (100 * c).toFixed(1)).join(', ')})` : '-'] : []),
+      [...new Set(exact)].join('; '),
+    ];
   });
-  const head = ['layout', 'ops/s', 'p50 ms', 'p99 ms', 'errors', 'cost vs no NATS', 'deliveries'];
+  const head = [
+    'layout',
+    several ? 'ops/s median' : 'ops/s',
+    ...(several ? ['ops/s range'] : []),
+    'p50 ms',
+    'p99 ms',
+    'server CPU µs/op',
+    'errors',
+    several ? 'cost vs no NATS (medians)' : 'cost vs no NATS',
+    ...(several ? ['cost per round: median (each)'] : []),
+    'deliveries',
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i]!)).join(' | ')} |`;
-  return [`== ${name} by layout`, line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n');
+  const title = `== ${name} by layout${several ? ` (${Math.max(...rows.map(([, rs]) => rs.length))} interleaved rounds)` : ''}`;
+  return [title, line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

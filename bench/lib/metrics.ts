@@ -27,11 +27,23 @@ export function histogram(text: string | null, name: string): Buckets | null {
   return out.size ? out : null;
 }
 
-/** A histogram's `_sum` and `_count` (no labels), or null when the text lacks them. */
-export function sumCount(text: string | null, name: string): { sum: number; count: number } | null {
-  const sum = text && new RegExp(`^${name}_sum (\\S+)`, 'm').exec(text);
-  const count = text && new RegExp(`^${name}_count (\\S+)`, 'm').exec(text);
-  return sum && count ? { sum: Number(sum[1]), count: Number(count[1]) } : null;
+/**
+ * A histogram's `_sum` and `_count`, summed over its series (a cluster's processes label theirs with their node), or
+ * only over those whose labels (`{…}` as written) match `labels`; null when the text has none. With several processes
+ * behind a balancer, the text is the one process's that answered.
+ */
+export function sumCount(text: string | null, name: string, labels?: RegExp): { sum: number; count: number } | null {
+  if (!text) return null;
+  let sum = 0;
+  let count = 0;
+  let seen = false;
+  for (const m of text.matchAll(new RegExp(`^${name}_(sum|count)(\\{[^}]*\\})? (\\S+)`, 'gm'))) {
+    if (labels && !labels.test(m[2] ?? '')) continue;
+    seen = true;
+    if (m[1] === 'sum') sum += Number(m[3]);
+    else count += Number(m[3]);
+  }
+  return seen ? { sum, count } : null;
 }
 
 export interface BucketSummary {
@@ -66,17 +78,3 @@ export function counterDelta(before: string | null, after: string | null, name: 
   return a === null || b === null ? null : b - a;
 }
 
-/** The `_sum` and `_count` of a labelled histogram, added over the series whose labels (`{…}` as written) match `labels`. */
-export function sumCountWhere(text: string | null, name: string, labels: RegExp): { sum: number; count: number } | null {
-  if (!text) return null;
-  let sum = 0;
-  let count = 0;
-  let seen = false;
-  for (const m of text.matchAll(new RegExp(`^${name}_(sum|count)(\\{[^}]*\\}) (\\S+)`, 'gm'))) {
-    if (!labels.test(m[2]!)) continue;
-    seen = true;
-    if (m[1] === 'sum') sum += Number(m[3]);
-    else count += Number(m[3]);
-  }
-  return seen ? { sum, count } : null;
-}

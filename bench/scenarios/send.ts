@@ -6,7 +6,7 @@ import type { SendInput, SendOutput } from '../lib/jobs.js';
 import { nowAbs, runJobs, slices } from '../lib/workers.js';
 import { backendCpu, backendCpuSince } from '../lib/backend-cpu.js';
 import { closeDatabase, openDatabase, type BenchDb } from '../lib/database.js';
-import { scrape, sumCount, sumCountWhere } from '../lib/metrics.js';
+import { scrape, sumCount } from '../lib/metrics.js';
 import { sampleAll } from '../lib/server.js';
 import { PerSecond, summarize } from '../lib/stats.js';
 import { PIPELINE_DEPTH } from '../../src/actors/realm.machine.js';
@@ -147,7 +147,7 @@ export const send: Scenario = async (ctx) => {
 
 /** A histogram's increase between two reads (labelled series matching `labels`, or the unlabelled one). */
 function between(before: string | null, after: string | null, name: string, labels?: RegExp): { sum: number; count: number } | null {
-  const read = (text: string | null) => (labels ? sumCountWhere(text, name, labels) : sumCount(text, name));
+  const read = (text: string | null) => sumCount(text, name, labels);
   const a = read(after);
   if (!a) return null;
   const b = read(before) ?? { sum: 0, count: 0 };

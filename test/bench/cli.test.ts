@@ -35,6 +35,8 @@ test('arguments the runner does not know exit 2 with the usage', async (t) => {
     [['send', 'extra'], /^unexpected argument: extra$/m],
     [['-x'], /Unknown option '-x'/],
     [['compare', `${RESULTS}/mixed-quick.json`], /^compare takes two result files$/m],
+    [['send', '--rounds', '2'], /^--rounds compares the layouts of --processes$/m],
+    [['send', '--processes', '1', '--rounds', '0'], /^--rounds takes a whole number of at least 1$/m],
   ] as const) {
     const r = await bench([...args]);
     t.is(r.code, 2, args.join(' '));
@@ -160,5 +162,31 @@ test('send --cpu-prof DIR: the server writes its CPU profile there, and the run 
     t.regex(stdout, /^ {2}writes_per_transaction +[\d.]+$/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('send --processes 1 --rounds 2: the layouts interleaved, their medians, each round\'s cost, CPU and writes per transaction of each', async (t) => {
+  if (!process.env.DATABASE_URL) return t.pass('--processes needs an external PostgreSQL (DATABASE_URL)');
+  const out = mkdtempSync(path.join(tmpdir(), 'bench-rounds-'));
+  try {
+    const r = await bench(['send', '--quick', '--no-ceiling', '--quiet', '--processes', '1', '--rounds', '2', '--db-ceiling-seconds', '0', '--out', out]);
+    t.is(r.code, 0, r.stderr);
+    // Interleaved: no NATS, 1 process, no NATS, 1 process.
+    const order = [...r.stdout.matchAll(/^== (send-\S+)$/gm)].map((m) => m[1]);
+    t.deepEqual(order, ['send-1-process-no-nats-round-1', 'send-cluster-1-round-1', 'send-1-process-no-nats-round-2', 'send-cluster-1-round-2']);
+    t.regex(r.stdout, /^== send by layout \(2 interleaved rounds\)$/m);
+    const row = r.stdout.split('\n').find((l) => l.startsWith('| 1 process, NATS'))!;
+    const cells = row.split('|').map((c) => c.trim());
+    // layout, median, range, p50, p99, CPU µs/op (range), errors, cost (medians), cost per round: median (each)
+    t.regex(cells[3]!, /^[\d.]+–[\d.]+$/);
+    t.regex(cells[6]!, /^[\d.]+ \([\d.]+–[\d.]+\)$/);
+    t.regex(cells[9]!, /^-?[\d.]+ % \(-?[\d.]+, -?[\d.]+\)$/);
+    // The cluster layout's own figures: server CPU per message and, from its node-labelled metrics, its transactions.
+    const record = JSON.parse(readFileSync(path.join(out, readdirSync(out).find((f) => f.startsWith('send-cluster-1-round-2') && f.endsWith('.json'))!), 'utf8'));
+    t.is(record.settings.round, 2);
+    t.true(record.result.figures.server_cpu_us_per_message > 0);
+    t.true(record.result.figures.write_transactions > 0);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
   }
 });
