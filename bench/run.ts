@@ -112,8 +112,8 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
   };
   const results: Record<string, unknown> = {};
   const failed: string[] = [];
-  // --processes N: each scenario runs on one process without NATS, then on clusters of 1, 2 … N processes with NATS
-  // behind a round-robin balancer, all in this run (layout 0 is the process without NATS).
+  // --processes N: each scenario runs on one process without NATS, then on clusters of 1, 2 … N processes with NATS,
+  // every layout behind the same kind of round-robin balancer, all in this run (layout 0 is the process without NATS).
   const processes = values.processes === undefined ? 0 : Number(values.processes);
   if (values.processes !== undefined && (!Number.isInteger(processes) || processes < 1)) throw new UsageError('--processes takes a whole number of at least 1');
   if (processes && values.url) throw new UsageError('--processes starts its own servers: not with --url');
@@ -133,6 +133,8 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
       cpuProfDir: values['cpu-prof'] as string | undefined,
       env: heartbeatMs ? { EVENT_HEARTBEAT_MS: String(heartbeatMs), EVENT_QUEUE_SWEEP_MS: String(Math.max(100, Math.floor(heartbeatMs / 10))) } : {},
       cluster: layout || undefined,
+      // --processes: the layout without NATS behind the same balancer as the clusters.
+      balanced: layout === 0,
     });
   // Each scenario gets a fresh server and database, except in a quick run of several: there one server serves
   // them all (a server start with its migrations costs seconds, more than a quick scenario).

@@ -33,8 +33,14 @@ export const BENCH_OWNER = { email: 'bench-owner@bench.test', password: 'bench-o
  * scenarios that seed in bulk). Otherwise a child process on a fresh data directory and, with `databaseUrl`,
  * a fresh scratch database on that PostgreSQL server, dropped when it stops.
  */
-export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string>; cluster?: number; cpuProfDir?: string }): Promise<Target> {
+export async function startTarget(opts: { url?: string; databaseUrl?: string; env?: Record<string, string>; cluster?: number; cpuProfDir?: string; balanced?: boolean }): Promise<Target> {
   if (opts.cluster) return startCluster(opts.cluster, opts);
+  if (opts.balanced) {
+    // The process without NATS of a --processes run sits behind the same balancer as the clusters, so the layouts
+    // differ by cluster mode alone (the balancer's hop, in this runner's process on the same cores, costs each alike).
+    const target = await startTarget({ ...opts, balanced: false });
+    return behindBalancer(target, [target], async () => {});
+  }
   if (opts.url) {
     const url = new URL(opts.url);
     return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, pids: [], databaseUrl: opts.databaseUrl ?? null, dataDir: null, operatorToken: process.env.OPERATOR_TOKEN ?? null, stop: async () => {} };
@@ -146,18 +152,25 @@ async function startCluster(processes: number, opts: { databaseUrl?: string; env
     await nats.stop();
     throw err;
   }
+  return behindBalancer({ ...targets[0]!, databaseUrl: scratch.url }, targets, async () => {
+    await scratch.drop();
+    await nats.stop();
+  });
+}
+
+/** `first` (the target whose database and owner the scenarios use) with every process of `targets` behind one
+ *  round-robin balancer: the target's URL is the balancer's; `after` runs once they all stopped. */
+async function behindBalancer(first: Target, targets: Target[], after: () => Promise<void>): Promise<Target> {
   const balancer = await startBalancer(targets.map((t) => t.port));
   return {
-    ...targets[0]!,
+    ...first,
     url: `http://127.0.0.1:${balancer.port}`,
     port: balancer.port,
     pids: targets.map((t) => t.pid!),
-    databaseUrl: scratch.url,
     async stop() {
       await balancer.close();
       await Promise.all(targets.map((t) => t.stop()));
-      await scratch.drop();
-      await nats.stop();
+      await after();
     },
   };
 }
