@@ -53,6 +53,11 @@ export function shareEvent(event: object): void {
   if (!sharedHeads.has(event)) sharedHeads.set(event, null);
 }
 
+/** Whether the router handed this event object to many queues (shareEvent). */
+export function isSharedEvent(event: object): boolean {
+  return sharedHeads.has(event);
+}
+
 /** An event's JSON less its `id` member and its closing brace (made once for a shared event); event sockets splice
  *  their ids into it as replies do (socket-frames.ts). */
 export function eventHeadJson(event: Record<string, unknown>): string {

@@ -4,7 +4,7 @@
 // `"id":N`; a socket's frame ending (its queue id) is encoded once when it opens. Sending bytes spares the transport
 // converting a string of each frame to UTF-8, and the bytes counted are the bytes sent.
 import { EventBatch, type ReplyEvents } from './event-batch.js';
-import { eventHeadJson } from './reply-json.js';
+import { eventHeadJson, isSharedEvent } from './reply-json.js';
 
 /** The most bytes of one frame, unless a single event is longer (it then goes alone). */
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -17,12 +17,16 @@ const CLOSE_BRACE = 0x7d;
 /** `,"id":` (or `"id":` for an empty event), the id's digits and `}`: the most an id adds to an event's head. */
 const ID_ROOM = ID.length + 16 + 1;
 
-/** The UTF-8 of each event's JSON less its id and closing brace, made on first use (once for a shared event). */
+/** The UTF-8 of a shared event's JSON less its id and closing brace, made on first use. An event of one queue is
+ *  encoded when framed and not kept: it would hold a second copy of itself for as long as it waits in its queue. */
 const headBytes = new WeakMap<object, Buffer>();
 
 function eventHead(event: Record<string, unknown>): Buffer {
   let bytes = headBytes.get(event);
-  if (bytes === undefined) headBytes.set(event, (bytes = Buffer.from(eventHeadJson(event))));
+  if (bytes === undefined) {
+    bytes = Buffer.from(eventHeadJson(event));
+    if (isSharedEvent(event)) headBytes.set(event, bytes);
+  }
   return bytes;
 }
 

@@ -80,3 +80,16 @@ test('a frame is made only when it is asked for: a sender that stops at a full s
   t.is(serialized, inFirst + 1);
   t.true(serialized < events.length);
 });
+
+test("only a shared event's bytes are kept from frame to frame (an event of one queue is encoded when framed)", (t) => {
+  const shared: ClientEvent = { type: 'message', n: 1 };
+  shareEvent(shared);
+  const own: ClientEvent = { type: 'custom', n: 1 };
+  const w = new FrameWriter();
+  const frame = () => allFrames(w, new EventBatch(0, [shared, own]), 'q')[0]!;
+  t.deepEqual(JSON.parse(frame()).events, [{ type: 'message', n: 1, id: 0 }, { type: 'custom', n: 1, id: 1 }]);
+  // Events are never changed once routed; changing them here shows which bytes were kept.
+  shared.n = 2;
+  own.n = 2;
+  t.deepEqual(JSON.parse(frame()).events, [{ type: 'message', n: 1, id: 0 }, { type: 'custom', n: 2, id: 1 }]);
+});
