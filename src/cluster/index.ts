@@ -16,10 +16,11 @@ import type { ClusterView, NodeActors } from '../operators/live-feed.js';
 import type { Db } from '../persistence/db.js';
 import type { CommandRegistry } from '../realm/commands.js';
 import { Leases } from './leases.js';
-import { Replica } from './replica.js';
+import { Assembler, decodeWhole } from './parts.js';
+import { RECENT_MS, Replica } from './replica.js';
 import type { RootInput } from '../actors/root.machine.js';
 import { RealmOwnership, realmKey, realmOfKey, type PublishedBatch } from './owners.js';
-import { answerOf, decode, decodeBatch, encode, isNoResponders, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
+import { answerOf, decode, encode, encodePollAnswer, isNoResponders, maxPayloadOf, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
 
 const SINGLETON = 'singleton';
 /** How long an operator's cluster-wide actor listing waits for the other processes' answers: at most
@@ -71,6 +72,8 @@ export class Cluster implements ClusterView {
   private readonly subs: Subscription[] = [];
   /** This process's copy of the realms owned elsewhere. */
   private readonly replica: Replica;
+  /** Batches published in parts (over NATS's max_payload), being put together. */
+  private readonly parts = new Assembler();
   /** Requests waiting for this process to reach a realm's position (read barriers). */
   private readonly waiting = new Map<number, Set<{ epoch: number; seq: number; done: () => void }>>();
   private timer: NodeJS.Timeout | null = null;
@@ -239,14 +242,14 @@ export class Cluster implements ClusterView {
       this.heldPolls.get(r.pollId)?.();
       return;
     }
-    let answer: Answer;
+    let data: Uint8Array;
     try {
-      const value = r.op === 'poll' ? await this.servePoll(r) : r.op === 'holds' ? this.queues.holds(r.queueId, r.userId) : this.queues.delete(r.queueId, r.userId);
-      answer = { ok: true, value };
+      if (r.op === 'poll') data = encodePollAnswer(await this.servePoll(r), maxPayloadOf(this.nc));
+      else data = encode({ ok: true, value: r.op === 'holds' ? this.queues.holds(r.queueId, r.userId) : this.queues.delete(r.queueId, r.userId) } satisfies Answer);
     } catch (err) {
-      answer = answerOf(err);
+      data = encode(answerOf(err));
     }
-    msg.respond(encode(answer));
+    msg.respond(data);
   }
 
   /** A forwarded poll. Its abort lets it go on the queue and answers it (unread) at once. Requests from one process
@@ -287,13 +290,15 @@ export class Cluster implements ClusterView {
 
   /** A batch another process committed: applied to this process's copy of the realm, its events delivered here. */
   private received(realmId: number, data: Uint8Array): void {
-    let b: PublishedBatch;
+    let b: PublishedBatch | null;
     try {
-      b = decodeBatch<PublishedBatch>(data);
+      b = decodeWhole<PublishedBatch>(this.parts, realmId, data);
     } catch (err) {
       this.opts.log.error({ realmId, err }, 'undecodable realm batch');
       return;
     }
+    // A part of a batch whose other parts are still to come.
+    if (b === null) return;
     if (b.from === this.node || this.owners.owns(realmId)) return;
     const { ready } = this.replica.receive(realmId, b);
     const waiting = this.waiting.get(realmId);
@@ -312,8 +317,9 @@ export class Cluster implements ClusterView {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      // A quiet realm's last batches are not kept past the window either.
+      // A quiet realm's last batches are not kept past the window either, nor a batch whose parts stopped coming.
       this.replica.sweep();
+      this.parts.sweep(RECENT_MS);
       const lost = await this.leases.renew();
       this.lastRound = performance.now();
       for (const key of lost) {

@@ -8,8 +8,9 @@ import type { Logger } from '../log.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { isRealmBatchTag } from '../realm/batch.js';
 import { fencedError, isFenced, type Leases } from './leases.js';
+import { partsOf } from './parts.js';
 import type { CommandInput, CommandKind, CommandResult } from '../realm/registry.js';
-import { answerOf, decode, encode, encodeBatch, isNoResponders, noOwnerInTime, valueOf, type Answer, type CommandMessage, type Subjects } from './wire.js';
+import { answerOf, decode, encode, encodeBatch, isNoResponders, maxPayloadOf, noOwnerInTime, valueOf, type Answer, type CommandMessage, type Subjects } from './wire.js';
 
 /** The command that replaces the working set: its result is not sent; a receiver reloads from the database. */
 const RELOAD: CommandKind = 'realm.reload';
@@ -238,10 +239,13 @@ export class RealmOwnership implements RealmOwners {
       data = encodeBatch({ ...batch, applied: [[RELOAD, null]] });
     }
     try {
-      this.nc.publish(this.subjects.batches(realmId), data);
+      // A batch over the server's max_payload goes in parts (parts.ts), published one after another.
+      const parts = partsOf(data, maxPayloadOf(this.nc), from, s.seq);
+      if (parts.length > 1) this.log.info({ realmId, seq: s.seq, bytes: data.length, parts: parts.length }, 'batch published in parts');
+      for (const part of parts) this.nc.publish(this.subjects.batches(realmId), part);
     } catch (err) {
-      // NATS closed or refusing (shutdown, a payload over its limit): never the realm actor's failure. The replicas
-      // see the gap with the next batch and reload the realm.
+      // NATS closed or refusing (shutdown): never the realm actor's failure. The replicas see the gap with the next
+      // batch and reload the realm.
       this.log.error({ realmId, seq: s.seq, err }, 'batch not published');
     }
   }

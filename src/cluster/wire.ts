@@ -18,6 +18,11 @@ const batchPackr = new Packr({ structuredClone: true, moreTypes: true });
 export const encodeBatch = (value: unknown): Uint8Array => batchPackr.pack(value);
 export const decodeBatch = <T>(data: Uint8Array): T => batchPackr.unpack(data) as T;
 
+/** The most one NATS message may carry on this connection (the server's max_payload; NATS's default until known). */
+export function maxPayloadOf(nc: { info?: { max_payload: number } }): number {
+  return nc.info?.max_payload ?? 1024 * 1024;
+}
+
 /** A realm command on its way to the realm's owner: as dispatch was given it. */
 export interface CommandMessage<K extends CommandKind = CommandKind> {
   kind: K;
@@ -44,6 +49,28 @@ export type QueueRequest =
 export interface PollAnswer {
   events: QueuedEvent[];
   ended?: 'gone' | 'shutdown';
+}
+
+/**
+ * A forwarded poll's answer as one NATS message of at most `maxPayload` bytes: its first events that fit (at least
+ * one). The client acknowledges what it got with its next poll's last_event_id, which brings the rest.
+ */
+export function encodePollAnswer(answer: PollAnswer, maxPayload: number): Uint8Array {
+  const whole = encode({ ok: true, value: answer } satisfies Answer);
+  if (whole.length <= maxPayload || answer.events.length <= 1) return whole;
+  // The most events that fit, by halving: the first k always fit when k = 1 (an event is far below max_payload).
+  let lo = 1;
+  let hi = answer.events.length - 1;
+  let best = encode({ ok: true, value: { events: answer.events.slice(0, 1) } } satisfies Answer);
+  while (lo <= hi) {
+    const k = (lo + hi) >>> 1;
+    const data = encode({ ok: true, value: { events: answer.events.slice(0, k) } } satisfies Answer);
+    if (data.length <= maxPayload) {
+      best = data;
+      lo = k + 1;
+    } else hi = k - 1;
+  }
+  return best;
 }
 
 export function answerOf(err: unknown): Answer {

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { EventSocket } from '../../src/client/event-socket.js';
 import { haveChromium, launchChromium } from '../helpers/browser.js';
-import { OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
+import { channelWith, newUser, OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
 import { registerDuringAdds } from '../helpers/register-race.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
@@ -17,24 +17,6 @@ test.before(async () => {
 test.after.always(async () => {
   await cluster?.stop();
 });
-
-async function newUser(c: Client, owner: Credentials, name: string): Promise<Credentials & { id: number }> {
-  const email = `${name}-${Math.random().toString(36).slice(2, 8)}@cluster.example`;
-  const password = `pw-${name}-long-enough-1`;
-  const created = await c.post('/users', { auth: owner, form: { email, password, full_name: name } });
-  if (created.status !== 200) throw new Error(`creating ${name}: ${created.text}`);
-  const key = await c.post('/fetch_api_key', { form: { username: email, password } });
-  if (key.status !== 200) throw new Error(`key of ${name}: ${key.text}`);
-  return { email, apiKey: key.json.api_key, id: created.json.user_id };
-}
-
-async function channelWith(c: Client, owner: Credentials, name: string, userIds: number[]): Promise<void> {
-  const r = await c.post('/users/me/subscriptions', {
-    auth: owner,
-    form: { subscriptions: JSON.stringify([{ name }]), principals: JSON.stringify(userIds) },
-  });
-  if (r.status !== 200) throw new Error(`subscribing: ${r.text}`);
-}
 
 /** Polls a queue (each poll through the next process) until `count` message events arrived; returns them. */
 async function messages(c: Client, auth: Credentials, queueId: string, count: number): Promise<{ id: number; content: string }[]> {

@@ -76,10 +76,11 @@ export interface TestCluster {
 
 /**
  * Starts `n` processes of one cluster: the first alone (it migrates and bootstraps the database), then the others.
- * `env` adds to every process's environment (CLUSTER_LEASE_MS defaults to 2 s here).
+ * `env` adds to every process's environment (CLUSTER_LEASE_MS defaults to 2 s here); `natsMaxPayload`: a NATS
+ * server of the cluster's own whose messages carry at most that many bytes.
  */
-export async function startCluster(n: number, env: Record<string, string> = {}): Promise<TestCluster> {
-  const nats = await ensureNats();
+export async function startCluster(n: number, env: Record<string, string> = {}, opts: { natsMaxPayload?: number } = {}): Promise<TestCluster> {
+  const nats = await ensureNats({ maxPayload: opts.natsMaxPayload });
   const db = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-cluster-'));
   const email = 'owner@cluster.example';
@@ -141,4 +142,24 @@ export async function startCluster(n: number, env: Record<string, string> = {}):
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** A new member of the cluster's realm, created by `owner`, with an API key. */
+export async function newUser(c: Client, owner: Credentials, name: string): Promise<Credentials & { id: number }> {
+  const email = `${name}-${Math.random().toString(36).slice(2, 8)}@cluster.example`;
+  const password = `pw-${name}-long-enough-1`;
+  const created = await c.post('/users', { auth: owner, form: { email, password, full_name: name } });
+  if (created.status !== 200) throw new Error(`creating ${name}: ${created.text}`);
+  const key = await c.post('/fetch_api_key', { form: { username: email, password } });
+  if (key.status !== 200) throw new Error(`key of ${name}: ${key.text}`);
+  return { email, apiKey: key.json.api_key, id: created.json.user_id };
+}
+
+/** Subscribes `userIds` to the channel `name` (created when new). */
+export async function channelWith(c: Client, owner: Credentials, name: string, userIds: number[]): Promise<void> {
+  const r = await c.post('/users/me/subscriptions', {
+    auth: owner,
+    form: { subscriptions: JSON.stringify([{ name }]), principals: JSON.stringify(userIds) },
+  });
+  if (r.status !== 200) throw new Error(`subscribing: ${r.text}`);
 }
