@@ -91,6 +91,8 @@ export interface PollInput {
 export interface PollOutput {
   errors: number;
   received: number;
+  /** Messages a client received again (each client counts the message IDs it got). */
+  duplicates: number;
   /** Answers with events, and their bodies' bytes (pollClients only). */
   answers?: number;
   answerBytes?: number;
@@ -110,6 +112,7 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
   let stopping = false;
   let errors = 0;
   let received = 0;
+  let duplicates = 0;
   const receipts = new Receipts(control);
   let answers = 0;
   let answerBytes = 0;
@@ -119,6 +122,7 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
   await Promise.all(
     input.clients.map(async ({ index, item }) => {
       let last = -1;
+      const got = new Set<number>();
       const agent = agentFor(index + 1);
       while (!stopping) {
         const r = await request(input.base, 'GET', '/events', { auth: item.creds, agent, query: { queue_id: item.queue, last_event_id: String(last) } }).catch(() => null);
@@ -134,6 +138,8 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
         for (const e of r.body.events) {
           last = Math.max(last, e.id);
           if (e.type !== 'message') continue;
+          if (got.has(e.message.id)) duplicates++;
+          got.add(e.message.id);
           receipts.add(e.message.id, at);
           received++;
         }
@@ -141,7 +147,7 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
       }
     }),
   );
-  return { errors, received, answers, answerBytes };
+  return { errors, received, duplicates, answers, answerBytes };
 }
 
 /**
@@ -153,6 +159,7 @@ async function socketClients(input: PollInput, control: JobControl): Promise<Pol
   const { EventSocket } = await import('../../src/client/event-socket.js');
   let errors = 0;
   let received = 0;
+  let duplicates = 0;
   const receipts = new Receipts(control);
   const open: EventSocket[] = [];
   let stop!: () => void;
@@ -162,6 +169,7 @@ async function socketClients(input: PollInput, control: JobControl): Promise<Pol
   });
   await Promise.all(
     input.clients.map(async ({ item }) => {
+      const got = new Set<number>();
       const socket = await EventSocket.connect({
         base: input.base,
         queueId: item.queue,
@@ -170,7 +178,10 @@ async function socketClients(input: PollInput, control: JobControl): Promise<Pol
           const at = nowAbs();
           for (const e of events) {
             if (e.type !== 'message') continue;
-            receipts.add((e.message as { id: number }).id, at);
+            const id = (e.message as { id: number }).id;
+            if (got.has(id)) duplicates++;
+            got.add(id);
+            receipts.add(id, at);
             received++;
           }
         },
@@ -182,7 +193,7 @@ async function socketClients(input: PollInput, control: JobControl): Promise<Pol
   control.post({ kind: 'open', count: open.length });
   await stopped;
   await Promise.all(open.map((s) => s.close()));
-  return { errors, received };
+  return { errors, received, duplicates };
 }
 
 export interface GetInput {

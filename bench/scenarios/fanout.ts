@@ -31,7 +31,9 @@ export const fanout: Scenario = async (ctx) => {
   const main = socket ?? poll;
   const latency = main.latency;
   // `deliveries`: the run the latency and the target are about (the socket run when there is one).
-  const figures: Record<string, number | string> = { clients, messages, deliveries: main.samples.length, expected_deliveries: clients * messages, ...prefixed('poll_', poll.figures) };
+  const figures: Record<string, number | string | boolean> = { clients, messages, deliveries: main.samples.length, expected_deliveries: clients * messages, ...prefixed('poll_', poll.figures) };
+  // Every client got every message, none twice (each client counts the IDs it got; only these messages reach them).
+  figures.exactly_once = main.samples.length === clients * messages && main.duplicates === 0;
   let floorErrors = 0;
   // The long-poll floor: the same clients on a bare uWebSockets.js server answering parked polls with bodies of the
   // poll run's mean answer size (and the same headers).
@@ -79,6 +81,8 @@ interface Run {
   samples: number[];
   timeline: number[];
   errors: number;
+  /** Messages a client received again. */
+  duplicates: number;
   cpuUsPerDelivery: number;
   figures: Record<string, number | string>;
   /** The socket run: the mean frame size (bytes) the server sent, from its /metrics. */
@@ -250,6 +254,7 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
   await o.stopping?.();
   const outs = await pool.done;
   errors += outs.reduce((a, out) => a + out.errors, 0);
+  const duplicates = outs.reduce((a, out) => a + out.duplicates, 0);
   const answers = outs.reduce((a, out) => a + (out.answers ?? 0), 0);
   const answerBytes = answers ? outs.reduce((a, out) => a + (out.answerBytes ?? 0), 0) / answers : null;
   // A receipt can come before the sender has its own response: counted, as 0 ms.
@@ -279,8 +284,10 @@ async function drive(ctx: Ctx, o: DriveOptions): Promise<Run> {
     answerBytes,
     cpuUsPerDelivery,
     timeline: perSecond.map((v, i) => v - (perSecond[i - 1] ?? 0)),
+    duplicates,
     figures: {
       deliveries,
+      duplicate_deliveries: duplicates,
       'client p50/p95/p99 ms': [latency.p50, latency.p95, latency.p99].map((v) => v.toFixed(1)).join(' / '),
       // From the send's request instead of its answer: the commit included, no receipt before its start.
       'client from send request p50/p95/p99 ms': [endToEnd.p50, endToEnd.p95, endToEnd.p99].map((v) => v.toFixed(1)).join(' / '),

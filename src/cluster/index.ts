@@ -20,7 +20,7 @@ import { Assembler, decodeWhole } from './parts.js';
 import { RECENT_MS, Replica } from './replica.js';
 import type { RootInput } from '../actors/root.machine.js';
 import { RealmOwnership, realmKey, realmOfKey, type PublishedBatch } from './owners.js';
-import { answerOf, decode, encode, encodePollAnswer, isNoResponders, maxPayloadOf, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
+import { answerOf, decode, encode, encodePollAnswer, isNoResponders, maxPayloadOf, respondSafely, valueOf, Subjects, type Answer, type PollAnswer, type QueueRequest } from './wire.js';
 
 const SINGLETON = 'singleton';
 /** How long an operator's cluster-wide actor listing waits for the other processes' answers: at most
@@ -56,6 +56,8 @@ export interface ClusterOptions {
 
 /** How often a process tells the others the rate-limit tokens it took. */
 const RATE_SHARE_MS = 50;
+/** Rate-limit takes per NATS message (keys are bounded: an IP, a user, an address). */
+const RATE_TAKES_PER_MESSAGE = 1000;
 
 /** A name safe in a NATS subject token and a queue ID's prefix. */
 function token(s: string): string {
@@ -175,7 +177,13 @@ export class Cluster implements ClusterView {
     );
     this.rateTimer = setInterval(() => {
       const takes = rateLimiter.takenHere();
-      if (takes.length > 0) this.nc.publish(subject, encode({ from: this.node, takes }));
+      // In messages of RATE_TAKES_PER_MESSAGE, each far below any max_payload (a take is a family, a key and a count).
+      try {
+        for (let i = 0; i < takes.length; i += RATE_TAKES_PER_MESSAGE) this.nc.publish(subject, encode({ from: this.node, takes: takes.slice(i, i + RATE_TAKES_PER_MESSAGE) }));
+      } catch (err) {
+        // NATS closing: the others miss these tokens (a limit may overshoot by them), never this process's failure.
+        this.opts.log.warn({ err }, 'rate-limit tokens not shared');
+      }
     }, RATE_SHARE_MS);
   }
 
@@ -249,7 +257,7 @@ export class Cluster implements ClusterView {
     } catch (err) {
       data = encode(answerOf(err));
     }
-    msg.respond(data);
+    respondSafely(msg, data, this.opts.log);
   }
 
   /** A forwarded poll. Its abort lets it go on the queue and answers it (unread) at once. Requests from one process
@@ -379,7 +387,7 @@ export class Cluster implements ClusterView {
           const { filter, limit } = decode<{ filter: ActorFilter; limit: number }>(msg.data);
           const rows = directory.list(filter);
           const answer: NodeActors = { node: this.node, actors: rows.slice(0, limit), matched: rows.length, counts: directory.counts() };
-          msg.respond(encode(answer));
+          respondSafely(msg, encode(answer), this.opts.log);
         },
       }),
     );

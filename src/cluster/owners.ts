@@ -10,7 +10,7 @@ import { isRealmBatchTag } from '../realm/batch.js';
 import { fencedError, isFenced, type Leases } from './leases.js';
 import { partsOf } from './parts.js';
 import type { CommandInput, CommandKind, CommandResult } from '../realm/registry.js';
-import { answerOf, decode, encode, encodeBatch, isNoResponders, maxPayloadOf, noOwnerInTime, valueOf, type Answer, type CommandMessage, type Subjects } from './wire.js';
+import { answerOf, decode, encode, encodeBatch, isNoResponders, maxPayloadOf, noOwnerInTime, respondSafely, valueOf, type Answer, type CommandMessage, type Subjects } from './wire.js';
 
 /** The command that replaces the working set: its result is not sent; a receiver reloads from the database. */
 const RELOAD: CommandKind = 'realm.reload';
@@ -94,7 +94,7 @@ export class RealmOwnership implements RealmOwners {
       queue: 'owner',
       callback: (err, msg) => {
         const s = this.served.get(realmId);
-        if (!err && s && this.owns(realmId)) msg.respond(encode({ epoch: s.epoch, seq: s.seq }));
+        if (!err && s && this.owns(realmId)) respondSafely(msg, encode({ epoch: s.epoch, seq: s.seq }), this.log);
       },
     });
     this.served.set(realmId, { subs: [commands, position], seq: 0, epoch });
@@ -131,7 +131,7 @@ export class RealmOwnership implements RealmOwners {
         answer = isFenced(err) ? { ok: false, moved: true } : answerOf(err);
       }
     }
-    msg.respond(encode(answer));
+    respondSafely(msg, encode(answer), this.log);
   }
 
   /**

@@ -6,6 +6,7 @@
 // client is to get.
 import type { QueuedEvent } from '../events/event-queue.js';
 import { ApiError, errors } from '../errors.js';
+import type { Logger } from '../log.js';
 import { Packr, pack, unpack } from '../msgpack.js';
 import type { CommandInput, CommandKind } from '../realm/registry.js';
 
@@ -71,6 +72,23 @@ export function encodePollAnswer(answer: PollAnswer, maxPayload: number): Uint8A
     } else hi = k - 1;
   }
   return best;
+}
+
+/**
+ * Answers a request with `data`, or, when NATS refuses it (larger than max_payload, or the connection closing), with a
+ * failure the caller sees as a 500: a refused answer never throws out of a subscription's callback.
+ */
+export function respondSafely(msg: { respond(data: Uint8Array): boolean }, data: Uint8Array, log: Logger): void {
+  try {
+    msg.respond(data);
+  } catch (err) {
+    log.error({ err, bytes: data.length }, 'answer not sent over NATS');
+    try {
+      msg.respond(encode({ ok: false, message: 'the answer could not be sent between processes' } satisfies Answer));
+    } catch {
+      // NATS closed: the caller times out.
+    }
+  }
 }
 
 export function answerOf(err: unknown): Answer {

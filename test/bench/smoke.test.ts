@@ -67,9 +67,11 @@ async function smoke(t: import('ava').ExecutionContext, database: 'external' | '
       t.is(records[name].result.p99Timeline.length, records[name].result.timeline.length, `${name}: p99 over time`);
       t.regex(readFileSync(path.join(out, files.find((f) => f.startsWith(`${name}-`) && f.endsWith('.svg'))!), 'utf8'), /Latency by percentile[\s\S]*Throughput and p99 over time/);
     }
-    // fanout: every client received every message.
+    // fanout: every client received every message, once.
     const fan = records.fanout.result;
     t.is(fan.figures.deliveries, fan.figures.expected_deliveries);
+    t.is(fan.figures.poll_duplicate_deliveries, 0, 'no client got a message twice');
+    t.is(fan.figures.exactly_once, true);
     ordered(t, fan.latencyMs, 'fanout');
     // idle: the queues were held and memory per queue measured.
     t.is(records.idle.result.figures.queues, 200);

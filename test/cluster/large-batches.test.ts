@@ -3,6 +3,8 @@
 import test from 'ava';
 import { channelWith, newUser, startCluster, type Node, type TestCluster } from '../helpers/cluster.js';
 import type { Client, Credentials } from '../helpers/http.js';
+import type { Logger } from '../../src/log.js';
+import { decode, encode, respondSafely, valueOf, type Answer } from '../../src/cluster/wire.js';
 
 const MAX_PAYLOAD = 32 * 1024;
 
@@ -118,4 +120,26 @@ test.serial('a forwarded poll whose events pass NATS max_payload is answered in 
   );
   t.true(answers.length >= 2, `more than one answer (${answers.join(', ')})`);
   t.true(answers.every((n) => n < ids.length), 'no answer carried them all');
+});
+
+test.serial('an answer over max_payload reaches its caller as a failure, not as a thrown error or a timeout', async (t) => {
+  const { connect } = await import('@nats-io/transport-node');
+  const responder = await connect({ servers: cluster.nats.url });
+  const caller = await connect({ servers: cluster.nats.url });
+  const errors: unknown[] = [];
+  const log = { error: (o: unknown) => errors.push(o) } as unknown as Logger;
+  try {
+    responder.subscribe('large-answers.test', {
+      callback: (_err, msg) => respondSafely(msg, encode({ ok: true, value: 'x'.repeat(MAX_PAYLOAD * 2) } satisfies Answer), log),
+    });
+    await responder.flush();
+    const reply = await caller.request('large-answers.test', encode(null), { timeout: 5000 });
+    const answer = decode<Answer>(reply.data);
+    t.false(answer.ok);
+    t.throws(() => valueOf(answer), { message: /could not be sent between processes/ });
+    t.is(errors.length, 1, 'logged once');
+  } finally {
+    await responder.close();
+    await caller.close();
+  }
 });
