@@ -8,8 +8,8 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
-import { request as undiciRequest } from 'undici';
-import { agentFor, request, type Creds } from './lib/client.js';
+import { request as undiciRequest, type Dispatcher } from 'undici';
+import { connectionFor, request, type Creds } from './lib/client.js';
 import { startChild } from './scenarios/ceilings.js';
 
 const VARIANTS = ['node:http', 'undici request()', 'bench client (undici dispatch)'] as const;
@@ -44,24 +44,27 @@ function nodeHttpGet(base: string): Promise<unknown> {
   });
 }
 
-async function undiciRequestGet(base: string): Promise<unknown> {
+async function undiciRequestGet(base: string, connection: Dispatcher): Promise<unknown> {
   const authorization = 'Basic ' + Buffer.from(`${AUTH.email}:${AUTH.apiKey}`).toString('base64');
-  const r = await undiciRequest(`${base}/api/v1${PATH}?${new URLSearchParams(QUERY)}`, { headers: { authorization }, dispatcher: agentFor(0) });
+  const r = await undiciRequest(`${base}/api/v1${PATH}?${new URLSearchParams(QUERY)}`, { headers: { authorization }, dispatcher: connection });
   return JSON.parse(await r.body.text());
 }
 
-const GETS: Record<Variant, (base: string) => Promise<unknown>> = {
+/** One GET of each variant; the undici ones on the loop's own connection, as the scenarios' loops (node:http's agent
+ *  was shared by the loops, and reused a connection as soon as its answer was read). */
+const GETS: Record<Variant, (base: string, connection: Dispatcher) => Promise<unknown>> = {
   'node:http': nodeHttpGet,
   'undici request()': undiciRequestGet,
-  'bench client (undici dispatch)': (base) => request(base, 'GET', PATH, { auth: AUTH, query: QUERY }),
+  'bench client (undici dispatch)': (base, connection) => request(base, 'GET', PATH, { auth: AUTH, query: QUERY, connection }),
 };
 
-/** `count` requests, `concurrency` at a time, each loop on its own keep-alive connection. */
-async function load(get: (base: string) => Promise<unknown>, base: string, count: number, concurrency: number): Promise<void> {
+/** `count` requests, `concurrency` loops at a time, each on its keep-alive connection. */
+async function load(get: (typeof GETS)[Variant], base: string, count: number, concurrency: number): Promise<void> {
   let left = count;
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (left-- > 0) await get(base);
+    Array.from({ length: concurrency }, async (_, i) => {
+      const connection = connectionFor(i);
+      while (left-- > 0) await get(base, connection);
     }),
   );
 }

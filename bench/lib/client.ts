@@ -26,38 +26,37 @@ export interface Reply {
  */
 const KEEP_ALIVE_MS = 6_000;
 
-const agents: Agent[] = [];
 /** Each base URL's origin (`http://host:port`), the key of its pool in an agent. */
 const origins = new Map<string, string>();
 
+/** As node:http's agent did: no connect timeout, and no response timeout unless a request asks for one (a parked poll
+ *  waits for its heartbeat). One request at a time on a connection. */
+const OPTIONS = {
+  pipelining: 1,
+  keepAliveTimeout: KEEP_ALIVE_MS,
+  keepAliveMaxTimeout: KEEP_ALIVE_MS,
+  headersTimeout: 0,
+  bodyTimeout: 0,
+  connect: { timeout: 0 },
+} satisfies Agent.Options;
+
+/** The pool of requests made without a connection of their own: as many connections as requests in flight. */
+let shared: Agent | undefined;
+
 /**
- * The pool for the n-th connection, 20,000 connections per source address. The first 20,000 connect without an
- * explicit source: the kernel picks 127.0.0.1 and a port at connect() time. Beyond them 127.0.0.2, 127.0.0.3, … are
- * bound explicitly (`localAddress`), which is what lets more than ~28,000 connections reach one server port, but costs:
- * bind() to port 0 searches the ephemeral range for a port no other bound socket of that address holds, so it slows
- * down as the address fills (measured on the reference machine, 10,000 connects bound to 127.0.0.1 took 7.0 s of the
- * client's kernel time, 0.4 s unbound).
- *
- * Like node:http's agent before it: as many connections as requests in flight (one request at a time on each), no
- * connect timeout and no response timeout unless a request asks for one (a parked poll waits for its heartbeat).
+ * A connection of its own for the n-th loop of requests (a sender, a poll loop), 20,000 connections per source
+ * address: an agent of one keep-alive connection per origin, whose requests wait their turn on it. (A shared pool
+ * would open a second one for a loop's next request: undici frees a connection for reuse one turn of the event loop
+ * after its answer, and the loop asks at once.) The first 20,000 connect without an explicit source: the kernel picks
+ * 127.0.0.1 and a port at connect() time. Beyond them 127.0.0.2, 127.0.0.3, … are bound explicitly (`localAddress`),
+ * which is what lets more than ~28,000 connections reach one server port, but costs: bind() to port 0 searches the
+ * ephemeral range for a port no other bound socket of that address holds, so it slows down as the address fills
+ * (measured on the reference machine, 10,000 connects bound to 127.0.0.1 took 7.0 s of the client's kernel time, 0.4 s
+ * unbound).
  */
-export function agentFor(n: number): Agent {
-  const i = Math.floor(n / 20_000);
-  while (agents.length <= i) {
-    const localAddress = agents.length === 0 ? undefined : `127.0.0.${agents.length + 1}`;
-    agents.push(
-      new Agent({
-        connections: null,
-        pipelining: 1,
-        keepAliveTimeout: KEEP_ALIVE_MS,
-        keepAliveMaxTimeout: KEEP_ALIVE_MS,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-        connect: { timeout: 0, ...(localAddress ? { localAddress } : {}) },
-      }),
-    );
-  }
-  return agents[i]!;
+export function connectionFor(n: number): Agent {
+  const address = Math.floor(n / 20_000);
+  return new Agent({ ...OPTIONS, connections: 1, ...(address > 0 ? { localAddress: `127.0.0.${address + 1}` } : {}) });
 }
 
 /** This process's open-files limit (the soft `Max open files` of /proc/self/limits; 1024 where unreadable). */
@@ -114,7 +113,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
 }
 
 /**
- * One request on `opts.agent` (the first source address's pool by default); resolves with any answer, whatever its
+ * One request on `opts.connection` (by default a pool shared by the requests made without one); resolves with any answer, whatever its
  * status, and rejects when no answer came (connection refused or closed, `timeoutMs` without progress). `ms` is from
  * the call to the parsed body.
  */
@@ -122,7 +121,7 @@ export function request(
   base: string,
   method: string,
   path: string,
-  opts: { auth?: Creds; form?: Record<string, string>; query?: Record<string, string>; agent?: Dispatcher; timeoutMs?: number; onSent?: () => void } = {},
+  opts: { auth?: Creds; form?: Record<string, string>; query?: Record<string, string>; connection?: Dispatcher; timeoutMs?: number; onSent?: () => void } = {},
 ): Promise<Reply> {
   const query = opts.query ? '?' + new URLSearchParams(opts.query).toString() : '';
   const body = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
@@ -131,7 +130,7 @@ export function request(
   if (opts.auth) headers.authorization = 'Basic ' + Buffer.from(`${opts.auth.email}:${opts.auth.apiKey}`).toString('base64');
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    (opts.agent ?? agentFor(0)).dispatch(
+    (opts.connection ?? (shared ??= new Agent({ ...OPTIONS, connections: null }))).dispatch(
       {
         origin: origins.get(base) ?? origins.set(base, new URL(base).origin).get(base)!,
         method: method as Dispatcher.HttpMethod,

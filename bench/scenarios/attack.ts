@@ -61,8 +61,8 @@ async function attackOnce(kind: Kind, base: string, auth: Creds, narrowTerms: nu
       return answered(await request(base, 'POST', '/messages/render', { auth, form: { content: WORST }, timeoutMs: ATTACK_TIMEOUT_MS }).catch(() => null));
     case 'render-8mb': {
       // Its own connection (pipelining 0: not kept alive): the server ends it when it refuses the body unread.
-      const agent = new Agent({ pipelining: 0 });
-      return answered(await request(base, 'POST', '/messages/render', { auth, agent, form: { content: HUGE }, timeoutMs: ATTACK_TIMEOUT_MS }).catch(() => null));
+      const connection = new Agent({ pipelining: 0 });
+      return answered(await request(base, 'POST', '/messages/render', { auth, connection, form: { content: HUGE }, timeoutMs: ATTACK_TIMEOUT_MS }).catch(() => null));
     }
     case 'big-narrow': {
       // In the body: a query string this long is past any head limit.
