@@ -1,7 +1,7 @@
-// HTTP for load generation: undici keep-alive pools spread over several 127.0.0.x source addresses (one loopback
+// HTTP for load generation: undici keep-alive connections spread over several 127.0.0.x source addresses (one loopback
 // source address has about 28,000 ports), Basic auth, form bodies. undici, not node:http: on this 2-core machine the
 // load generator's CPU is taken from the server and the database, and a request through undici's dispatcher costs
-// about half the client CPU of one through node:http (bench/client-cost.ts; bench/README.md, "load generator").
+// about a third of the client CPU of one through node:http (bench/client-cost.ts; bench/README.md, "load generator").
 import { readFileSync } from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
 
@@ -82,7 +82,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
     private readonly onSent?: () => void,
   ) {}
 
-  /** Called just before the request is written on its connection, in the same turn as the write (node:http's 'finish'). */
+  /** Called just before the request is written on its connection, in the same turn (where node:http had 'finish'). */
   onRequestStart(): void {
     this.onSent?.();
   }
@@ -113,9 +113,9 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
 }
 
 /**
- * One request on `opts.connection` (by default a pool shared by the requests made without one); resolves with any answer, whatever its
- * status, and rejects when no answer came (connection refused or closed, `timeoutMs` without progress). `ms` is from
- * the call to the parsed body.
+ * One request on `opts.connection` (by default a pool shared by the requests made without one); resolves with any
+ * answer, whatever its status, and rejects when no answer came (connection refused or closed, `timeoutMs` without
+ * progress). `ms` is from the call to the parsed body.
  */
 export function request(
   base: string,
