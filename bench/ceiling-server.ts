@@ -1,8 +1,11 @@
-// The HTTP ceiling: a bare uWebSockets.js route answering a small JSON body, nothing else.
+// The HTTP ceiling: a bare uWebSockets.js route answering a small JSON body, nothing else. An argument N pads the body
+// to N bytes (bench/client-cost.ts answers as a poll answer would).
 import { loadUws } from '../src/uws.js';
 
 const { uws } = loadUws(false);
-const body = JSON.stringify({ result: 'success', msg: '' });
+const small = JSON.stringify({ result: 'success', msg: '' });
+const pad = Math.max(0, Number(process.argv[2] ?? 0) - small.length - ',"pad":""'.length);
+const body = pad > 0 ? JSON.stringify({ result: 'success', msg: '', pad: 'x'.repeat(pad) }) : small;
 uws
   .App()
   .any('/*', (res) => {

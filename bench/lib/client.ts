@@ -1,7 +1,9 @@
-// HTTP for load generation: keep-alive agents spread over several 127.0.0.x source addresses (one loopback
-// source address has about 28,000 ports), Basic auth, form bodies.
+// HTTP for load generation: undici keep-alive connections spread over several 127.0.0.x source addresses (one loopback
+// source address has about 28,000 ports), Basic auth, form bodies. undici, not node:http: on this 2-core machine the
+// load generator's CPU is taken from the server and the database, and a request through undici's dispatcher costs
+// about a third of the client CPU of one through node:http (bench/client-cost.ts; bench/README.md, "load generator").
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
+import { Agent, type Dispatcher } from 'undici';
 
 export interface Creds {
   email: string;
@@ -16,24 +18,45 @@ export interface Reply {
   bytes: number;
 }
 
-const agents: http.Agent[] = [];
+/**
+ * How long an idle keep-alive connection is kept. node:http's agent kept one until the server closed it; uWS closes an
+ * idle connection after its 10 s HTTP idle timeout, counted in 4 s ticks (so from about 8 s on), and a request written
+ * as it closes fails. Closing first, well before that, keeps the connections of a load that pauses for seconds
+ * (`mixed`'s think times) without that race.
+ */
+const KEEP_ALIVE_MS = 6_000;
+
+/** Each base URL's origin (`http://host:port`), the key of its pool in an agent. */
+const origins = new Map<string, string>();
+
+/** As node:http's agent did: no connect timeout, and no response timeout unless a request asks for one (a parked poll
+ *  waits for its heartbeat). One request at a time on a connection. */
+const OPTIONS = {
+  pipelining: 1,
+  keepAliveTimeout: KEEP_ALIVE_MS,
+  keepAliveMaxTimeout: KEEP_ALIVE_MS,
+  headersTimeout: 0,
+  bodyTimeout: 0,
+  connect: { timeout: 0 },
+} satisfies Agent.Options;
+
+/** The pool of requests made without a connection of their own: as many connections as requests in flight. */
+let shared: Agent | undefined;
 
 /**
- * The agent for the n-th connection, 20,000 connections per source address. The first 20,000 connect without an
- * explicit source: the kernel picks 127.0.0.1 and a port at connect() time. Beyond them 127.0.0.2, 127.0.0.3, … are
- * bound explicitly (`localAddress`), which is what lets more than ~28,000 connections reach one server port, but costs:
- * bind() to port 0 searches the ephemeral range for a port no other bound socket of that address holds, so it slows
- * down as the address fills. Measured on the reference machine, 10,000 connects bound to 127.0.0.1 took 7.0 s of the
- * client's kernel time (0.4 s unbound), and Node makes every bind before it writes any request: a connection then
- * sits open and silent for longer than the server's 10 s idle timeout for connections that send nothing, and is closed.
+ * A connection of its own for the n-th loop of requests (a sender, a poll loop), 20,000 connections per source
+ * address: an agent of one keep-alive connection per origin, whose requests wait their turn on it. (A shared pool
+ * would open a second one for a loop's next request: undici frees a connection for reuse one turn of the event loop
+ * after its answer, and the loop asks at once.) The first 20,000 connect without an explicit source: the kernel picks
+ * 127.0.0.1 and a port at connect() time. Beyond them 127.0.0.2, 127.0.0.3, … are bound explicitly (`localAddress`),
+ * which is what lets more than ~28,000 connections reach one server port, but costs: bind() to port 0 searches the
+ * ephemeral range for a port no other bound socket of that address holds, so it slows down as the address fills
+ * (measured on the reference machine, 10,000 connects bound to 127.0.0.1 took 7.0 s of the client's kernel time, 0.4 s
+ * unbound).
  */
-export function agentFor(n: number): http.Agent {
-  const i = Math.floor(n / 20_000);
-  while (agents.length <= i) {
-    const localAddress = agents.length === 0 ? undefined : `127.0.0.${agents.length + 1}`;
-    agents.push(new http.Agent({ keepAlive: true, maxSockets: Infinity, ...(localAddress ? { localAddress } : {}) }));
-  }
-  return agents[i]!;
+export function connectionFor(n: number): Agent {
+  const address = Math.floor(n / 20_000);
+  return new Agent({ ...OPTIONS, connections: 1, ...(address > 0 ? { localAddress: `127.0.0.${address + 1}` } : {}) });
 }
 
 /** This process's open-files limit (the soft `Max open files` of /proc/self/limits; 1024 where unreadable). */
@@ -47,44 +70,79 @@ export function openFilesCap(): number {
   }
 }
 
+/** Collects one answer: its status and body, parsed as JSON where it is JSON, timed from `started` to the parse. */
+class ReplyHandler implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly started: number,
+    private readonly resolve: (r: Reply) => void,
+    private readonly reject: (err: Error) => void,
+    private readonly onSent?: () => void,
+  ) {}
+
+  /** Called just before the request is written on its connection, in the same turn (where node:http had 'finish'). */
+  onRequestStart(): void {
+    this.onSent?.();
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, status: number): void {
+    this.status = status;
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const raw = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const text = raw.toString();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    this.resolve({ status: this.status, body: parsed, ms: performance.now() - this.started, bytes: raw.length });
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.reject(err);
+  }
+}
+
+/**
+ * One request on `opts.connection` (by default a pool shared by the requests made without one); resolves with any
+ * answer, whatever its status, and rejects when no answer came (connection refused or closed, `timeoutMs` without
+ * progress). `ms` is from the call to the parsed body.
+ */
 export function request(
   base: string,
   method: string,
   path: string,
-  opts: { auth?: Creds; form?: Record<string, string>; query?: Record<string, string>; agent?: http.Agent; timeoutMs?: number; onSent?: () => void } = {},
+  opts: { auth?: Creds; form?: Record<string, string>; query?: Record<string, string>; connection?: Dispatcher; timeoutMs?: number; onSent?: () => void } = {},
 ): Promise<Reply> {
-  const url = new URL('/api/v1' + path, base);
-  if (opts.query) for (const [k, v] of Object.entries(opts.query)) url.searchParams.set(k, v);
+  const query = opts.query ? '?' + new URLSearchParams(opts.query).toString() : '';
   const body = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
   const headers: Record<string, string> = {};
-  if (body !== undefined) {
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-    headers['content-length'] = String(Buffer.byteLength(body));
-  }
+  if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
   if (opts.auth) headers.authorization = 'Basic ' + Buffer.from(`${opts.auth.email}:${opts.auth.apiKey}`).toString('base64');
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent: opts.agent ?? agentFor(0) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        const text = raw.toString();
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed, ms: performance.now() - started, bytes: raw.length });
-      });
-    });
-    req.on('error', reject);
-    // 'finish': the whole request has been handed to the connection (after it connected).
-    if (opts.onSent) req.once('finish', opts.onSent);
-    if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy(new Error('timeout')));
-    if (body !== undefined) req.write(body);
-    req.end();
+    (opts.connection ?? (shared ??= new Agent({ ...OPTIONS, connections: null }))).dispatch(
+      {
+        origin: origins.get(base) ?? origins.set(base, new URL(base).origin).get(base)!,
+        method: method as Dispatcher.HttpMethod,
+        path: '/api/v1' + path + query,
+        headers,
+        body,
+        // Keep the connection after a GET with a body too (undici closes it by default; node:http did not).
+        reset: false,
+        ...(opts.timeoutMs ? { headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs } : {}),
+      },
+      new ReplyHandler(started, resolve, reject, opts.onSent),
+    );
   });
 }
 

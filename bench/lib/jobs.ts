@@ -1,6 +1,6 @@
 // The load a bench worker thread generates: send loops (send), long-polling clients (fanout) and users (mixed).
 import type { EventSocket } from '../../src/client/event-socket.js';
-import { agentFor, request, type Creds } from './client.js';
+import { connectionFor, request, type Creds } from './client.js';
 import { mixedUsers } from './mixed-users.js';
 import { nowAbs } from './workers.js';
 
@@ -34,11 +34,11 @@ async function sendLoops(input: SendInput, control: JobControl): Promise<SendOut
   await Promise.all(
     input.senders.map(async ({ index, item }) => {
       let n = 0;
-      const agent = agentFor(index);
+      const connection = connectionFor(index);
       while (nowAbs() < input.endAt) {
         const r = await request(input.base, 'POST', '/messages', {
           auth: item.creds,
-          agent,
+          connection,
           form: { type: 'stream', to: item.to, topic: `t${index % 5}`, content: `load ${index}-${n++}` },
         }).catch(() => null);
         if (!r || r.status !== 200) {
@@ -123,9 +123,9 @@ async function pollClients(input: PollInput, control: JobControl): Promise<PollO
     input.clients.map(async ({ index, item }) => {
       let last = -1;
       const got = new Set<number>();
-      const agent = agentFor(index + 1);
+      const connection = connectionFor(index + 1);
       while (!stopping) {
-        const r = await request(input.base, 'GET', '/events', { auth: item.creds, agent, query: { queue_id: item.queue, last_event_id: String(last) } }).catch(() => null);
+        const r = await request(input.base, 'GET', '/events', { auth: item.creds, connection, query: { queue_id: item.queue, last_event_id: String(last) } }).catch(() => null);
         const at = nowAbs();
         if (!r || r.status !== 200) {
           if (!stopping) errors++;
@@ -210,9 +210,9 @@ async function getLoops(input: GetInput): Promise<number> {
   while (nowAbs() < input.startAt) await new Promise((r) => setTimeout(r, 5));
   await Promise.all(
     input.connections.map(async (i) => {
-      const agent = agentFor(i);
+      const connection = connectionFor(i);
       while (nowAbs() < input.endAt) {
-        await request(input.base, 'GET', input.path, { agent });
+        await request(input.base, 'GET', input.path, { connection });
         done++;
       }
     }),

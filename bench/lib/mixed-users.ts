@@ -3,7 +3,7 @@
 // users up (accounts, channels, registered queues); a worker holds a few hundred of them, so the load generator is
 // not one event loop whose queueing would be measured as the server's latency. The worker reports what it measured
 // when the main thread asks (one window at a time) and when it stops.
-import { agentFor, request, type Creds, type Reply } from './client.js';
+import { connectionFor, request, type Creds, type Reply } from './client.js';
 import type { JobControl } from './jobs.js';
 import { LoopLag } from './loop-lag.js';
 import { nowAbs } from './workers.js';
@@ -114,9 +114,9 @@ class Users {
   }
 
   private async pollLoop(u: UserState): Promise<void> {
-    const agent = agentFor(u.index);
+    const connection = connectionFor(u.index);
     while (!this.stopping) {
-      const r = await request(this.input.base, 'GET', '/events', { auth: u.creds, agent, query: { queue_id: u.queue, last_event_id: String(u.lastEventId) } }).catch(() => null);
+      const r = await request(this.input.base, 'GET', '/events', { auth: u.creds, connection, query: { queue_id: u.queue, last_event_id: String(u.lastEventId) } }).catch(() => null);
       if (!this.record('poll', r)) return;
       const w = this.window;
       w.polls++;

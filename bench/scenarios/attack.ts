@@ -2,8 +2,8 @@
 // bounded loop: worst-case renders (10,000 characters of emphasis, mentions and emoji), 8 MB render bodies, big
 // narrows (thousands of negated terms), and stalled large bodies sent before authentication. Reports the mixed
 // p99 with and without the attack, and what the attack's requests got.
-import http from 'node:http';
 import net from 'node:net';
+import { Agent } from 'undici';
 import { request, type Creds, type Reply } from '../lib/client.js';
 import { summarize, type Summary } from '../lib/stats.js';
 import { mixed } from './mixed.js';
@@ -60,9 +60,9 @@ async function attackOnce(kind: Kind, base: string, auth: Creds, narrowTerms: nu
     case 'render-worst':
       return answered(await request(base, 'POST', '/messages/render', { auth, form: { content: WORST }, timeoutMs: ATTACK_TIMEOUT_MS }).catch(() => null));
     case 'render-8mb': {
-      // Its own connection: the server ends it when it refuses the body unread.
-      const agent = new http.Agent({ keepAlive: false });
-      return answered(await request(base, 'POST', '/messages/render', { auth, agent, form: { content: HUGE }, timeoutMs: ATTACK_TIMEOUT_MS }).catch(() => null));
+      // Its own connection (pipelining 0: not kept alive): the server ends it when it refuses the body unread.
+      const connection = new Agent({ pipelining: 0 });
+      return answered(await request(base, 'POST', '/messages/render', { auth, connection, form: { content: HUGE }, timeoutMs: ATTACK_TIMEOUT_MS }).catch(() => null));
     }
     case 'big-narrow': {
       // In the body: a query string this long is past any head limit.

@@ -18,8 +18,8 @@ export interface Child {
 }
 
 /** Starts a bare server script (it prints `<what> listening on PORT`) and resolves once it listens. */
-export async function startChild(script: string, what: string): Promise<Child> {
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startChild(script: string, what: string, args: string[] = []): Promise<Child> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => void child.kill('SIGTERM');
   try {
     const port = await new Promise<number>((resolve, reject) => {

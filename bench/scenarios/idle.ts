@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { agentFor, openFilesCap, request } from '../lib/client.js';
+import { connectionFor, openFilesCap, request } from '../lib/client.js';
 import { sampleAll } from '../lib/server.js';
 import { summarize } from '../lib/stats.js';
 import { num, type Scenario } from './types.js';
@@ -50,12 +50,12 @@ export const idle: Scenario = async (ctx) => {
   const pollsBegan = performance.now();
   /** `sent` is called once the first poll's request is on its connection (or has failed). */
   const pollLoop = async (i: number, sent: () => void) => {
-    const agent = agentFor(i);
+    const connection = connectionFor(i);
     while (!stopping) {
       parkedAt.set(i, performance.now());
       const r = await request(base, 'GET', '/events', {
         auth: ctx.owner,
-        agent,
+        connection,
         query: { queue_id: ids[i]!, last_event_id: String(lastId[i]) },
         timeoutMs: heartbeatMs * 2 + 30_000,
         onSent: sent,
