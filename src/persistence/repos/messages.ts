@@ -1,6 +1,6 @@
 // Message rows: inserts (one multi-row statement per kind), reads by ID, edits, deletions and conversation IDs.
 import type { IDatabase } from 'pg-promise';
-import { PreparedStatement, scalarArray } from '../sql.js';
+import { ParameterizedQuery, scalarArray } from '../sql.js';
 import type { InsertedMessage, MessageChange, NewMessage, StoredMessage } from '../../model/messages.js';
 
 /** The columns every message read selects (alias `m`). */
@@ -64,9 +64,8 @@ export class MessagesRepository {
    * are the rows of `messages[i]`. Returns, in order, each message's ID and, for channel messages, its topic's
    * case-folded key (PostgreSQL's lower, as topics compare) and whether the topic had a message before this
    * statement. Column arrays bound as parameters (no client-side formatting of the texts); the IDs are drawn in
-   * the messages' order. A named prepared statement: each connection parses it once and PostgreSQL keeps its plan,
-   * instead of parsing and planning the three-part statement for every batch (about a fifth of the database's
-   * CPU per message at the batch sizes of `send --senders 32`, bench/README.md).
+   * the messages' order. (A named prepared statement cost less in a micro-benchmark but not in `send`: bench/README.md
+   * "send — CPU per sent message, server and database".)
    */
   insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
     if (messages.length === 0) return Promise.resolve([]);
@@ -102,7 +101,7 @@ export class MessagesRepository {
       scalarArray(users),
       scalarArray(flags),
     ];
-    return this.db.map(new PreparedStatement({ name: 'insert_with_recipients', text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
+    return this.db.map(new ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
       id: Number(r.id),
       topicKey: r.topic_key as string,
       topicExisted: r.topic_existed as boolean,
