@@ -18,9 +18,11 @@
 // independence batchable commands already have inside one batch, where all are checked before any is applied. A
 // batch holding any other command waits until the pipeline has drained, and nothing is taken before it settles
 // (group commit as it was before the pipeline). Commands are taken from the head of the mailbox only, so none
-// overtakes another. Writes of consecutive batches never overlap (a batch's first write waits for the previous
-// batch's writes to be done, or for it to end: BatchPipe.after, chained so that a batch that writes nothing passes its
-// predecessor's wait on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's
+// overtakes another; until its writes start, the last batch taken also takes the pipelined commands that reach the
+// head of the mailbox (in a batch of their own they would be written no sooner), checked when its wait ends.
+// Writes of consecutive batches never overlap (a batch's first write waits for the previous batch's writes to be
+// done, or for it to end: BatchPipe.after, chained so that a batch that writes nothing passes its predecessor's wait
+// on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's
 // locks (no deadlock: a later batch may wait for an earlier one's writes or commit, never the reverse; what it holds
 // while it waits — an open transaction, in cluster mode a FOR SHARE lock on the lease row — blocks no write of an
 // earlier batch).
@@ -157,6 +159,24 @@ function nextBatch(context: RealmContext): PendingCommand[] | null {
     for (let i = 0; i < n; i++) if (!isPipelined(registry, pending[i]!)) return null;
   }
   return pending.splice(0, n);
+}
+
+/**
+ * Commands at the head of the mailbox join the last batch taken while it waits for the previous batch's writes
+ * (pipelined, its own writes not started, the working set not stale): alone they would be written no sooner, and
+ * one transaction for more commands costs less per command. runBatch checks them when the wait ends.
+ */
+function joinWaitingBatch(context: RealmContext): void {
+  const last = context.inFlight.at(-1);
+  if (!last || !last.pipelined || last.writing || last.result || context.stale) return;
+  const { pending, commands: registry, observer } = context;
+  let n = 0;
+  while (n < pending.length && last.batch.length + n < MAX_BATCH && isPipelined(registry, pending[n]!)) n++;
+  const now = performance.now();
+  for (const cmd of pending.splice(0, n)) {
+    observer?.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
+    last.batch.push(cmd);
+  }
 }
 
 function observeSettled(observer: RealmBatchObserver | undefined, b: InFlight): void {
@@ -296,14 +316,18 @@ export const realmMachine = setup({
       if (!done) return;
       done.result = event.result;
       done.writing = done.written = true;
+      // Commands that joined the batch after it ended without writing were not taken: back to the head of the mailbox.
+      const taken = 'error' in event.result ? done.batch.length : event.result.outcomes.length;
+      if (taken < done.batch.length) context.pending.unshift(...done.batch.splice(taken));
       while (context.inFlight[0]?.result) {
         const b = context.inFlight.shift()!;
         settle(context, b);
         enqueue.stopChild(`batch:${b.id}`);
       }
     }),
-    /** Takes the next batch when the pipeline has room for it (see nextBatch) and starts it. */
+    /** Adds commands to the batch waiting to write (joinWaitingBatch), else takes the next batch when the pipeline has room for it (see nextBatch) and starts it. */
     pump: enqueueActions(({ context, enqueue }) => {
+      joinWaitingBatch(context);
       const batch = nextBatch(context);
       if (!batch) return;
       const now = performance.now();

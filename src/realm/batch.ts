@@ -24,6 +24,10 @@ export type { Outcome };
 
 /** A batch's answers; `uncertain` when the connection failed under it, so the commit may or may not have happened. */
 export interface BatchResult {
+  /**
+   * One per command checked, in the batch's order: those taken with it and those that joined it before its writes
+   * started. Commands that joined a batch that ended without writing have none (the realm actor takes them again).
+   */
   outcomes: Outcome[];
   uncertain: boolean;
   /** The committed transaction's ID when the database told it (RealmBatchTag.commitId). */
@@ -46,7 +50,7 @@ export interface BatchPipe {
   /**
    * Settles once the previous batch's writes are done (or it ended): this batch's transaction is opened (BEGIN, and
    * in cluster mode its fencing query) meanwhile, and its first write waits for it, so message IDs keep the mailbox
-   * order.
+   * order. Commands may join the batch (pushed onto its array) until onWriting: they are checked then.
    */
   after?: Promise<void>;
   /** Called when the gate is passed and the writes start (the pipeline may then take the next batch). */
@@ -66,23 +70,32 @@ export async function runBatch(
   batch: PendingCommand[],
   pipe: BatchPipe = {},
 ): Promise<BatchResult> {
-  const outcomes: Outcome[] = new Array(batch.length);
+  const outcomes: Outcome[] = [];
   let uncertain = false;
   const planned: Planned[] = [];
-  batch.forEach((cmd, index) => {
-    const def = registry[cmd.kind];
-    if (!def) {
-      outcomes[index] = failure(new Error(`unknown realm command ${cmd.kind}`));
-      return;
+  /** How many of the batch's commands were checked: the batch's answers cover these (BatchResult.outcomes). */
+  let checked = 0;
+  /** Checks the commands not checked yet: first those taken with the batch, then those that joined it while it
+   *  waited for the previous batch's writes (BatchPipe.after). */
+  const checkNew = () => {
+    for (; checked < batch.length; checked++) {
+      const index = checked;
+      const cmd = batch[index]!;
+      const def = registry[cmd.kind];
+      if (!def) {
+        outcomes[index] = failure(new Error(`unknown realm command ${cmd.kind}`));
+        continue;
+      }
+      try {
+        const plan = def.check(state, cmd.input);
+        if (def.write) planned.push({ index, plan });
+        else outcomes[index] = { ok: true, value: plan };
+      } catch (err) {
+        outcomes[index] = failure(err);
+      }
     }
-    try {
-      const plan = def.check(state, cmd.input);
-      if (def.write) planned.push({ index, plan });
-      else outcomes[index] = { ok: true, value: plan };
-    } catch (err) {
-      outcomes[index] = failure(err);
-    }
-  });
+  };
+  checkNew();
   if (planned.length === 0) return { outcomes, uncertain };
   const defOf = (p: Planned) => registry[batch[p.index]!.kind]!;
 
@@ -156,10 +169,15 @@ export async function runBatch(
 
   const tag: RealmBatchTag = { name: 'realm-batch', writes: planned.length };
 
-  /** The transaction's body: the wait for the previous batch's writes, the writes, then the signal that only the COMMIT is left. */
+  /**
+   * The transaction's body: the wait for the previous batch's writes, the check of the commands that joined the batch
+   * meanwhile (none join once onWriting is called), the writes, then the signal that only the COMMIT is left.
+   */
   const thenWritten = (write: (t: Tx) => Promise<void>) => async (t: Tx) => {
     await pipe.after;
     pipe.onWriting?.();
+    checkNew();
+    tag.writes = planned.length;
     await write(t);
     pipe.onWritten?.();
   };
@@ -175,22 +193,20 @@ export async function runBatch(
     return { outcomes, uncertain, commitId: tag.commitId };
   }
 
-  // One write needs no savepoint: it succeeds or fails alone.
-  if (planned.length === 1) return commit(writeOptimistic);
   // Under load most writes succeed, so a batch is first written without savepoints (a savepoint costs two round
   // trips per command): sends in bulk, the other kinds one after another. If any write throws, the transaction is
   // rolled back and the batch written again with one savepoint per command, so a refused or failing write does not
-  // fail the others. A write therefore may run twice: it must act on the database only (its effects on memory
-  // belong in apply, after the commit). (A COMMIT refused for another reason than the connection, after onWritten,
-  // would be written again while the pipeline's next batch writes: no constraint of this schema is deferred, so
-  // COMMIT is refused only by a lost connection, which is not retried.)
+  // fail the others; one write needs no savepoint: it failed alone. A write therefore may run twice: it must act on
+  // the database only (its effects on memory belong in apply, after the commit). (A COMMIT refused for another
+  // reason than the connection, after onWritten, would be written again while the pipeline's next batch writes: no
+  // constraint of this schema is deferred, so COMMIT is refused only by a lost connection, which is not retried.)
   try {
     await db.tx({ tag }, thenWritten(writeOptimistic));
     return { outcomes, uncertain, commitId: tag.commitId };
   } catch (err) {
-    if (isConnectionError(err)) {
+    if (isConnectionError(err) || planned.length === 1) {
       for (const { index } of planned) outcomes[index] = failure(err);
-      return { outcomes, uncertain: true };
+      return { outcomes, uncertain: isConnectionError(err) };
     }
   }
   const oneBulkRun = planned.every((p) => defOf(p) === defOf(planned[0]!)) && defOf(planned[0]!).writeBatch !== undefined;

@@ -17,10 +17,21 @@ export function userByEmailFor(state: RealmState, viewer: User | null, email: st
   return u && (apiEmail(u, state.emailDomain) === u.email || canSeeDeliveryEmail(viewer, u)) ? u : undefined;
 }
 
+/** Gravatar URLs by address: every message event carries its sender's, so each address is hashed once (the map is
+ *  emptied when it reaches GRAVATAR_CACHE_SIZE, which bounds it). */
+const gravatarUrls = new Map<string, string>();
+const GRAVATAR_CACHE_SIZE = 50_000;
+
 /** A gravatar URL; callers pass the API email, so a hidden address's hash is never shown. */
 export function gravatarUrl(email: string): string {
-  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=1`;
+  let url = gravatarUrls.get(email);
+  if (url === undefined) {
+    const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+    url = `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=1`;
+    if (gravatarUrls.size >= GRAVATAR_CACHE_SIZE) gravatarUrls.clear();
+    gravatarUrls.set(email, url);
+  }
+  return url;
 }
 
 export interface UserFormatOptions {

@@ -287,16 +287,38 @@ test.serial('the next batch opens its transaction while the previous one writes;
     t.is(await idleInTransaction(), 1, 'the second batch holds an open transaction, waiting');
     t.false(log.pids.has('2'), 'and has not written');
     t.false(actor.getSnapshot().context.inFlight[1]!.writing);
-    // The second is not writing: a third waits in the mailbox (one batch gathers while the previous one writes).
+    // The second is not writing: a third joins its batch (alone it would be written no sooner).
     const third = dispatch('3');
-    await sleep(100);
-    t.is(actor.getSnapshot().context.pending.length, 1, 'the third waits until the second writes');
+    t.is(actor.getSnapshot().context.pending.length, 0, 'the third does not wait in the mailbox');
+    t.deepEqual(actor.getSnapshot().context.inFlight[1]!.batch.map((c) => c.input), ['2', '3'], 'it joined the waiting batch');
     await hold.release(HOLD_W);
     await Promise.all([first, second, third]);
     t.deepEqual(answered, ['w:1', '2', '3']);
     t.deepEqual(log.applied, ['w:1', '2', '3']);
     t.deepEqual(await rows(), ['w:1', '2', '3'], 'IDs drawn in mailbox order');
     t.not(log.pids.get('w:1'), log.pids.get('2'), 'on two connections');
+    t.is(log.pids.get('2'), log.pids.get('3'), 'the second and third in one transaction');
+  }));
+
+test.serial('a command that joined a batch which then ended without writing is taken again, in order', (t) =>
+  scenario([HOLD_W], async ({ actor, dispatch, answered, hold }) => {
+    const first = dispatch('w:1');
+    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    // In one turn: a command its check refuses (its batch ends at once, without a transaction), and one that joins
+    // that batch before it has ended.
+    const refused = Promise.allSettled([dispatch('refuse-2')]);
+    const third = dispatch('3');
+    t.deepEqual(actor.getSnapshot().context.inFlight[1]!.batch.map((c) => c.input), ['refuse-2', '3']);
+    // The refused batch ends; the third goes back to the mailbox and is taken as a batch of its own, which waits
+    // for w:1's writes.
+    await waitFor(actor, (s) => s.context.inFlight.length === 3 && s.context.inFlight[2]!.batch.map((c) => c.input).join() === '3', { timeout: 30_000 });
+    t.deepEqual(actor.getSnapshot().context.inFlight[1]!.batch.map((c) => c.input), ['refuse-2'], 'its batch kept the one it took');
+    t.false(actor.getSnapshot().context.inFlight[2]!.writing);
+    await hold.release(HOLD_W);
+    await Promise.all([first, third]);
+    t.is((await refused)[0]!.status, 'rejected');
+    t.deepEqual(answered, ['w:1', 'refuse-2!', '3']);
+    t.deepEqual(await rows(), ['w:1', '3']);
   }));
 
 test.serial('a batch that writes nothing passes its wait on: the batch after it still writes after the one before it', (t) =>

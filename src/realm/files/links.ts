@@ -5,6 +5,8 @@ const LINK = /\/user_uploads\/([^\s)\]>"'<?#]+)/g;
 
 /** The distinct path IDs linked in Markdown `content`, decoded, in order of appearance. */
 export function uploadPathIds(content: string): string[] {
+  // Most messages link no upload: no scan for them.
+  if (!content.includes('/user_uploads/')) return [];
   const out = new Set<string>();
   for (const m of content.matchAll(LINK)) {
     let pathId: string;

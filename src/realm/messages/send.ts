@@ -138,7 +138,12 @@ function address(state: RealmState, sender: User, input: SendInput) {
   if (input.topic === undefined) throw errors.missingTopic();
   const topic = cleanTopic(state, input.topic);
   checkTopicPolicy(state, ch, topic);
-  const recipients = [...new Set([...activeSubscriberIds(state, ch.id), sender.id])].sort((a, b) => a - b);
+  // Ascending, the sender among them (a fresh array: activeSubscriberIds makes one).
+  const recipients = activeSubscriberIds(state, ch.id);
+  if (!recipients.includes(sender.id)) {
+    const at = recipients.findIndex((id) => id > sender.id);
+    recipients.splice(at < 0 ? recipients.length : at, 0, sender.id);
+  }
   return { kind: 'stream' as const, channelId: ch.id, topic, directRecipients: [], recipients, mustExist: false, unverifiedRecipients: [] };
 }
 

@@ -11,6 +11,8 @@ const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Cn}]/u;
 
 /** Zulip's truncate_content: at most `max` code points, ending in `marker` when cut. */
 export function truncate(text: string, max: number, marker: string): string {
+  // No more UTF-16 units than `max`: no more code points either (most texts), so no need to count them.
+  if (text.length <= max) return text;
   const chars = [...text];
   if (chars.length <= max) return text;
   return chars.slice(0, max - [...marker].length).join('') + marker;
