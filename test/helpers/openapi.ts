@@ -15,9 +15,9 @@
 // Our contract spells the reference's `zulip_*` version fields `service_*`: they are read as `zulip_*`.
 //
 // OPENAPI_VALIDATION=off skips the check; OPENAPI_VALIDATION=report:<file> appends mismatches to <file> (one JSON
-// line each) instead of failing, to survey the whole suite at once. Ajv and js-yaml are loaded only to compile a
-// validator or parse the document, which most test processes never do (about 50 ms of CPU each). Without the document (no ../shared, or
-// REFERENCE_OPENAPI pointing nowhere) the check is skipped.
+// line each) instead of failing, to survey the whole suite at once. Without the document (no ../shared, or
+// REFERENCE_OPENAPI pointing nowhere) the check is skipped. Ajv and js-yaml are loaded only to compile a validator or
+// parse the document, which most test processes never do (about 50 ms of CPU each).
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -89,7 +89,7 @@ interface Validators {
 const compiled = new Map<string, Validators | null>();
 const ajvs = new Map<boolean, AjvClass>();
 
-/** The Ajv that compiles fast validators (first mismatch only, with source code to cache) or full ones (every mismatch). */
+/** The Ajv of fast validators (first mismatch only, with source code to cache) or of full ones (every mismatch). */
 function ajv(full: boolean): AjvClass {
   let a = ajvs.get(full);
   if (!a) {
