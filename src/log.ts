@@ -1,9 +1,11 @@
 // Structured JSON logs (pino). Secrets never go through here: request logs carry no headers or bodies.
 // In a terminal (LOG_FORMAT=auto) the same records are printed as readable lines (pino-pretty, written synchronously
-// so the last lines before an exit are not lost).
+// so the last lines before an exit are not lost; loaded only for such a logger, not at import).
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+
+const require = createRequire(import.meta.url);
 
 export type { Logger };
 
@@ -13,6 +15,7 @@ interface Destination {
 
 /** A destination that prints each JSON record as a readable line (colours only on a terminal). */
 function prettyDestination(out: Destination, colorize: boolean): Destination {
+  const { prettyFactory } = require('pino-pretty') as typeof import('pino-pretty');
   const format = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
   return { write: (line: string) => out.write(format(line)) };
 }

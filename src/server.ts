@@ -38,7 +38,6 @@ import { serveLive } from './http/live.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { closeFetchSlots } from './http/large-fetches.js';
 import { configureRenderPool } from './render-pool/index.js';
-import { Cluster } from './cluster/index.js';
 import { ClusterPresence } from './cluster/presence.js';
 import { SocketRelays } from './cluster/socket-relay.js';
 
@@ -109,8 +108,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const bootstrapped = await bootstrap(db, config);
     const hub = new EventHub(log);
     const rateLimiter = new RateLimiter(config.rateLimits);
-    // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others.
-    const cluster = config.cluster.natsUrl ? await Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
+    // Cluster mode (NATS_URL): realms are owned through leases, written by their owner, replicated to the others. Its
+    // module (and the NATS client) is loaded only then: a single process does without them.
+    const cluster = config.cluster.natsUrl ? await (await import('./cluster/index.js')).Cluster.connect({ config, db, commands: realmCommands, log, rateLimiter }) : null;
     if (cluster) {
       // After the realm actors stopped (their last writes committed and replicated): leases given up, NATS drained.
       system.keep({ name: 'cluster', phase: STOP_PHASE.cluster, stop: () => cluster.stop() });

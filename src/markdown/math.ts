@@ -1,10 +1,14 @@
 // TeX math with KaTeX, as the reference renders it: `$$…$$` inline and ```math blocks (display mode, one
 // rendering per blank-line-separated paragraph); TeX KaTeX refuses becomes a `tex-error` span with the source.
-import katex from 'katex';
+// KaTeX is loaded on the first formula, not at import (a process or render worker that renders none is spared it).
+import { createRequire } from 'node:module';
 import type { StateInline } from 'markdown-it';
 import { HTML_TOKEN } from './mentions.js';
 import type { RenderEnv, TexBudget } from './types.js';
 import { escapeAttr, escapeText } from './urls.js';
+
+const require = createRequire(import.meta.url);
+let katex: typeof import('katex').default | null = null;
 
 /**
  * KaTeX work allowed per message (its cost grows with the TeX: a 2,000-character matrix takes tens of
@@ -21,6 +25,7 @@ export function renderTex(tex: string, display: boolean, budget: TexBudget): str
   budget.formulas--;
   budget.chars -= tex.length;
   if (budget.formulas < 0 || budget.chars < 0) return null;
+  katex ??= require('katex') as typeof import('katex').default;
   try {
     return katex.renderToString(tex, { displayMode: display, throwOnError: true, trust: false, maxExpand: 1000 });
   } catch {

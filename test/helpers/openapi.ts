@@ -16,7 +16,8 @@
 //
 // OPENAPI_VALIDATION=off skips the check; OPENAPI_VALIDATION=report:<file> appends mismatches to <file> (one JSON
 // line each) instead of failing, to survey the whole suite at once. Without the document (no ../shared, or
-// REFERENCE_OPENAPI pointing nowhere) the check is skipped.
+// REFERENCE_OPENAPI pointing nowhere) the check is skipped. Ajv and js-yaml are loaded only to compile a validator or
+// parse the document, which most test processes never do (about 50 ms of CPU each).
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,13 +25,10 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
-import standaloneModule from 'ajv/dist/standalone/index.js';
-import { load } from 'js-yaml';
+import type { Ajv as AjvClass, ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
 import { packageRoot } from '../../src/paths.js';
 
-const Ajv = AjvModule.default ?? AjvModule;
-const standaloneCode = standaloneModule.default ?? standaloneModule;
+const require = createRequire(import.meta.url);
 
 /** Where the reference schema and the reference server disagree, or a test sends what no server would: mismatches
  *  whose line (as in the failure message: pointer, complaint, value) matches `match` are not failures. */
@@ -89,8 +87,18 @@ interface Validators {
   saveCode?: () => void;
 }
 const compiled = new Map<string, Validators | null>();
-const ajvFast = new Ajv({ strict: false, allErrors: false, validateFormats: false, logger: false, code: { source: true } });
-const ajvFull = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
+const ajvs = new Map<boolean, AjvClass>();
+
+/** The Ajv of fast validators (first mismatch only, with source code to cache) or of full ones (every mismatch). */
+function ajv(full: boolean): AjvClass {
+  let a = ajvs.get(full);
+  if (!a) {
+    const Ajv = require('ajv') as { default: new (o: AjvOptions) => AjvClass };
+    const options: AjvOptions = { strict: false, allErrors: full, validateFormats: false, logger: false };
+    ajvs.set(full, (a = new Ajv.default(full ? options : { ...options, code: { source: true } })));
+  }
+  return a;
+}
 
 /** Where compiled validators are kept between test processes (inside node_modules, so that the generated code's
  *  `require("ajv/dist/runtime/…")` resolves). */
@@ -142,9 +150,10 @@ function fastValidator(op: Operation, status: string): { fast: ValidateFunction;
       // An unreadable copy is compiled again below.
     }
   }
-  const fast = ajvFast.compile(schemaOf(op, status));
+  const fast = ajv(false).compile(schemaOf(op, status));
   mkdirSync(validatorCache, { recursive: true });
-  writeWhole(file, standaloneCode(ajvFast, fast));
+  const standalone = require('ajv/dist/standalone/index.js') as { default: (ajv: AjvClass, validate: ValidateFunction) => string };
+  writeWhole(file, standalone.default(ajv(false), fast));
   return { fast };
 }
 
@@ -155,6 +164,7 @@ function parseReference(): Json {
   try {
     return JSON.parse(readFileSync(cache, 'utf8'));
   } catch {
+    const { load } = require('js-yaml') as typeof import('js-yaml');
     const parsed = load(readFileSync(referencePath, 'utf8'));
     writeWhole(cache, JSON.stringify(parsed));
     return parsed;
@@ -371,7 +381,7 @@ export function checkResponse(method: string, fullPath: string, status: number, 
   validators.saveCode?.();
   validators.saveCode = undefined;
   if (valid) return;
-  validators.full ??= ajvFull.compile(schemaOf(op, documentedStatus(op, status)!));
+  validators.full ??= ajv(true).compile(schemaOf(op, documentedStatus(op, status)!));
   validators.full(body);
   const exceptions = SCHEMA_EXCEPTIONS.filter((x) => x.operation === op.id);
   const lines = (validators.full.errors ?? []).map((e) => describe(e, body)).filter((l) => !exceptions.some((x) => x.match.test(l)));
