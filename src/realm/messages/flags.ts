@@ -175,6 +175,8 @@ export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
     return { userId: p.userId, op: p.op, flag: p.flag, changed, ignored, ignoredChannels: [...ignoredChannels].sort((a, b) => a - b), details };
   },
 
+  writeBatch: writeFlags,
+
   events: (_state, r) => flagsEvent(r),
 };
 
