@@ -40,3 +40,28 @@ export function writeOrder(commands: readonly Placed[]): number[][] {
   });
   return groups.map((g) => g.members);
 }
+
+/**
+ * A bulk write (CommandDef.writeBatch) in rounds: consecutive plans sharing no key go together, a plan sharing one
+ * with its round starts the next, and a plan without keys (null) goes alone. Each round is written as its plans
+ * one after another would be, so the whole is too. The outcomes, in the plans' order.
+ */
+export async function inRounds<P, O>(plans: readonly P[], keysOf: (plan: P) => readonly string[] | null, write: (round: P[]) => Promise<O[]>): Promise<O[]> {
+  const outcomes: O[] = [];
+  let round: P[] = [];
+  let keys = new Set<string>();
+  const flush = async () => {
+    if (round.length > 0) outcomes.push(...(await write(round)));
+    round = [];
+    keys = new Set();
+  };
+  for (const p of plans) {
+    const own = keysOf(p);
+    if (!own || own.some((k) => keys.has(k))) await flush();
+    round.push(p);
+    if (!own) await flush();
+    else for (const k of own) keys.add(k);
+  }
+  await flush();
+  return outcomes;
+}

@@ -1,7 +1,7 @@
 // The order a batch's writes go in (src/realm/write-order.ts): each kind's commands together wherever they stand,
 // unless a command would pass one it conflicts with (a shared key, or one that cannot say what it touches).
 import test from 'ava';
-import { writeOrder, type Placed } from '../../src/realm/write-order.js';
+import { inRounds, writeOrder, type Placed } from '../../src/realm/write-order.js';
 
 const send: Placed = { kind: 'send', touched: [] };
 const flag = (...keys: string[]): Placed => ({ kind: 'flag', touched: keys });
@@ -55,4 +55,15 @@ test('the result is a permutation of the batch in which no conflicting pair of d
     }
   }
   t.true(groups.length < 100, 'and it groups');
+});
+
+test('a bulk write in rounds: plans sharing a key with their round start the next, plans without keys go alone, outcomes in order', async (t) => {
+  const rounds: string[][] = [];
+  const keys: Record<string, string[] | null> = { a: ['1'], b: ['2'], c: ['1', '3'], d: ['4'], e: null, f: ['4'] };
+  const out = await inRounds(Object.keys(keys), (p) => keys[p]!, async (round) => {
+    rounds.push(round);
+    return round.map((p) => p.toUpperCase());
+  });
+  t.deepEqual(rounds, [['a', 'b'], ['c', 'd'], ['e'], ['f']]);
+  t.deepEqual(out, ['A', 'B', 'C', 'D', 'E', 'F']);
 });

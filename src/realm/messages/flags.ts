@@ -12,6 +12,7 @@ import type { User } from '../../model/realm.js';
 import { canSeeMessage } from '../access/messages.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 import { unreadDetails } from './unread.js';
+import { inRounds } from '../write-order.js';
 
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
 export type EditableFlag = (typeof EDITABLE_FLAGS)[number];
@@ -91,36 +92,24 @@ async function writeRound(t: Tx, plans: FlagsPlan[], state: RealmState): Promise
 }
 
 /**
- * Flag changes written in rounds of plans that touch no row twice (a plan touching a row of the round starts the
- * next), each round in a few statements whatever its size; marking unread, which reads more, each alone.
+ * Flag changes written in rounds of plans that touch no row twice, each round in a few statements whatever its size;
+ * marking unread, which reads more, each alone.
  */
-async function writeFlags(t: Tx, plans: FlagsPlan[], state: RealmState): Promise<Outcome<FlagsResult>[]> {
-  const outcomes: Outcome<FlagsResult>[] = [];
-  let round: FlagsPlan[] = [];
-  let rows = new Set<string>();
-  const flush = async () => {
-    if (round.length > 0) outcomes.push(...(await writeRound(t, round, state)));
-    round = [];
-    rows = new Set();
-  };
-  for (const p of plans) {
-    if (p.flag === 'read' && p.op === 'remove') {
-      await flush();
+function writeFlags(t: Tx, plans: FlagsPlan[], state: RealmState): Promise<Outcome<FlagsResult>[]> {
+  const unread = (p: FlagsPlan) => p.flag === 'read' && p.op === 'remove';
+  return inRounds(
+    plans,
+    (p) => (unread(p) ? null : p.messages.map((id) => `${p.userId}:${id}`)),
+    async (round) => {
+      if (!unread(round[0]!)) return writeRound(t, round, state);
       try {
-        outcomes.push({ ok: true, value: await updateFlags.write!(t, p, state) });
+        return [{ ok: true, value: await updateFlags.write!(t, round[0]!, state) }];
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
-        outcomes.push({ ok: false, error: err });
+        return [{ ok: false, error: err }];
       }
-      continue;
-    }
-    const keys = p.messages.map((id) => `${p.userId}:${id}`);
-    if (keys.some((k) => rows.has(k))) await flush();
-    round.push(p);
-    for (const k of keys) rows.add(k);
-  }
-  await flush();
-  return outcomes;
+    },
+  );
 }
 
 // Batchable: the check reads only the user; the write reads and changes the user's rows inside the batch's

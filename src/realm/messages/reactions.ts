@@ -11,6 +11,7 @@ import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
 import { accessMessage, canSeeMessage, changeAudience } from '../access/messages.js';
 import { HISTORICAL_DEFAULT } from './format.js';
+import { inRounds } from '../write-order.js';
 
 export interface ReactionInput {
   userId: number;
@@ -87,19 +88,9 @@ async function writeRound(t: Tx, plans: ReactionPlan[], state: RealmState): Prom
   return outcomes;
 }
 
-/** Reactions written in rounds of plans on different messages (one on a message of the round starts the next). */
-async function writeReactions(t: Tx, plans: ReactionPlan[], state: RealmState): Promise<Outcome<ReactionResult>[]> {
-  const outcomes: Outcome<ReactionResult>[] = [];
-  let round: ReactionPlan[] = [];
-  for (const p of plans) {
-    if (round.some((q) => q.input.messageId === p.input.messageId)) {
-      outcomes.push(...(await writeRound(t, round, state)));
-      round = [];
-    }
-    round.push(p);
-  }
-  if (round.length > 0) outcomes.push(...(await writeRound(t, round, state)));
-  return outcomes;
+/** Reactions written in rounds of plans on different messages, each round in a few statements whatever its size. */
+function writeReactions(t: Tx, plans: ReactionPlan[], state: RealmState): Promise<Outcome<ReactionResult>[]> {
+  return inRounds(plans, (p) => [String(p.input.messageId)], (round) => writeRound(t, round, state));
 }
 
 // Batchable: the check reads the user and the realm's emoji (changed only by commands that run alone); the write
