@@ -38,7 +38,7 @@ import type { RealmEvent } from '../bus/events.js';
 import { errors, notRun, type ApiError } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
-import type { CommandRegistry, PendingCommand, RealmBatchObserver } from '../realm/commands.js';
+import type { CommandRegistry, PendingCommand, RealmBatchObserver, Touched } from '../realm/commands.js';
 import { RealmState } from '../realm/state.js';
 
 /** A command refused by a stopping realm actor before any of it ran: safe to send again. */
@@ -138,10 +138,13 @@ interface BatchInput {
   release: () => void;
 }
 
-/** What a command touches, if it is batchable and says (see CommandDef.touches). */
-function touchedBy(context: RealmContext, cmd: PendingCommand) {
-  const def = context.commands[cmd.kind];
-  return def?.batchable ? def.touches?.(context.state!, cmd.input) : undefined;
+/** What a command touches, if it is batchable and says (see CommandDef.touches); worked out once per command. */
+function touchedBy(context: RealmContext, cmd: PendingCommand): Touched | null {
+  if (cmd.touched === undefined) {
+    const def = context.commands[cmd.kind];
+    cmd.touched = (def?.batchable ? def.touches?.(context.state!, cmd.input) : undefined) ?? null;
+  }
+  return cmd.touched;
 }
 
 /**
@@ -162,13 +165,14 @@ function nextBatch(context: RealmContext): { batch: PendingCommand[]; touched: S
     if (context.stale || inFlight.length >= (context.pipelineDepth ?? PIPELINE_DEPTH)) return null;
     if (!inFlight.at(-1)!.writing || inFlight.some((b) => b.touched === null)) return null;
   }
+  const busy = (k: string) => inFlight.some((b) => b.touched!.has(k));
   let touched: Set<string> | null = new Set();
-  for (let i = 0; i < n && touched; i++) {
+  for (let i = 0; i < n; i++) {
     const keys = touchedBy(context, pending[i]!);
+    if (joining && (!keys || keys.some(busy))) return null;
     if (!keys) touched = null;
-    else for (const k of keys) touched.add(k);
+    else if (touched) for (const k of keys) touched.add(k);
   }
-  if (joining && (!touched || inFlight.some((b) => [...touched!].some((k) => b.touched!.has(k))))) return null;
   return { batch: pending.splice(0, n), touched };
 }
 

@@ -133,8 +133,9 @@ export async function runBatch(
   }
 
   /**
-   * Every write of the batch without savepoints, in write order (the commands of a kind that writes in bulk together). Any
-   * write that throws aborts the whole transaction: the caller then writes the batch again with writeAll.
+   * Every write of the batch without savepoints, in write order (the commands of a kind that writes in bulk
+   * together). Any write that throws aborts the whole transaction: the caller then writes the batch again with
+   * writeAll.
    */
   async function writeOptimistic(t: Tx): Promise<void> {
     for (const run of runs()) {
@@ -179,9 +180,9 @@ export async function runBatch(
   // One write needs no savepoint: it succeeds or fails alone.
   if (planned.length === 1) return commit(writeOptimistic);
   // Under load most writes succeed, so a batch is first written without savepoints (a savepoint costs two round
-  // trips per command): the kinds that write in bulk in bulk, the others one after another. If any write throws, the transaction is
-  // rolled back and the batch written again with one savepoint per command, so a refused or failing write does not
-  // fail the others. A write therefore may run twice: it must act on the database only (its effects on memory
+  // trips per command): each kind that writes in bulk in one go, the others one after another. If any write throws,
+  // the transaction is rolled back and the batch written again with one savepoint per command, so a refused or
+  // failing write does not fail the others. A write therefore may run twice: it must act on the database only (its effects on memory
   // belong in apply, after the commit). (A COMMIT refused for another reason than the connection, after onWritten,
   // would be written again while the pipeline's next batch writes: no constraint of this schema is deferred, so
   // COMMIT is refused only by a lost connection, which is not retried.)

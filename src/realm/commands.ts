@@ -89,6 +89,8 @@ export interface PendingCommand {
   reject(err: unknown): void;
   /** When the realm actor's mailbox received it (performance.now(), ms); set by the actor. */
   queuedAt?: number;
+  /** What it touches (CommandDef.touches; null: it cannot say), worked out once by the actor when it needs it. */
+  touched?: Touched | null;
 }
 
 /** What a realm actor reports of each batch (operators' metrics); called synchronously, so it must be cheap. */
