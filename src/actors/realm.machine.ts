@@ -10,19 +10,20 @@
 //
 // What keeps this correct: a batch taken while others are in flight is checked against memory that lacks their
 // effects (memory changes only when a batch settles, after its commit), and its writes run in a transaction that
-// does not see their uncommitted rows. So a batch joins the pipeline only if every command in it is of a
-// `pipelined` kind (see CommandDef): one whose check and write need no effect of an earlier batchable command that
-// may not have committed (a send: nothing a send checks is changed by another send; its writes insert new rows,
-// and where one needs an earlier batch's row — the same new direct conversation, the same new topic — it waits
-// for that commit; see sendMessage in realm/messages/send.ts for what it reads without waiting). That is the same
-// independence batchable commands already have inside one batch, where all are checked before any is applied. A
-// batch holding any other command waits until the pipeline has drained, and nothing is taken before it settles
-// (group commit as it was before the pipeline). Commands are taken from the head of the mailbox only, so none
-// overtakes another; until its writes start, the last batch taken also takes the pipelined commands that reach the
-// head of the mailbox (in a batch of their own they would be written no sooner), checked when its wait ends.
-// Writes of consecutive batches never overlap (a batch's first write waits for the previous batch's writes to be
-// done, or for it to end: BatchPipe.after, chained so that a batch that writes nothing passes its predecessor's wait
-// on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's
+// does not see their uncommitted rows. So a batch joins the pipeline only if every command in it says what it touches
+// (CommandDef.touches) and none touches what a command of an in-flight batch does: each commutes with those, so its
+// check and write need no effect of them, as if it had come before them (none of them was answered yet). Sends
+// touch nothing another such command reads (see sendMessage in realm/messages/send.ts for what a send's write reads
+// without waiting for an earlier batch's commit); flag changes touch their user's rows, reactions their message. That
+// is the same independence that lets a batch write its commands grouped by kind (realm/write-order.ts). A batch
+// holding any other command waits until the pipeline has drained, and nothing is taken before it settles (group
+// commit as it was before the pipeline). Commands are taken from the head of the mailbox only, so none overtakes
+// another — but for those that write nothing and change no memory (typing, presence announcements), answered as they
+// arrive (answerAtOnce). Until its writes start, the last batch taken also takes the commands that reach the head of
+// the mailbox and touch nothing another in-flight batch does (in a batch of their own they would be written no
+// sooner; joinWaitingBatch), checked when its wait ends. Writes of consecutive batches never overlap (a batch's first write waits for the previous
+// batch's writes to be done, or for it to end: BatchPipe.after, chained so that a batch that writes nothing passes its
+// predecessor's wait on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's
 // locks (no deadlock: a later batch may wait for an earlier one's writes or commit, never the reverse; what it holds
 // while it waits — an open transaction, in cluster mode a FOR SHARE lock on the lease row — blocks no write of an
 // earlier batch).
@@ -39,7 +40,7 @@ import type { RealmEvent } from '../bus/events.js';
 import { errors, notRun, type ApiError } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
-import type { CommandRegistry, PendingCommand, RealmBatchObserver } from '../realm/commands.js';
+import type { CommandRegistry, PendingCommand, RealmBatchObserver, Touched } from '../realm/commands.js';
 import { RealmState } from '../realm/state.js';
 
 /** A command refused by a stopping realm actor before any of it ran: safe to send again. */
@@ -78,8 +79,11 @@ interface InFlight {
   batch: PendingCommand[];
   /** When it was taken from the mailbox (performance.now(), ms). */
   startedAt: number;
-  /** Every command in it is pipelined: later batches may be taken before it settles. */
-  pipelined: boolean;
+  /**
+   * What its commands touch (CommandDef.touches) when every one of them says: later batches touching none of it may be
+   * taken before it settles. Null when one cannot say: nothing is taken before it settles.
+   */
+  touched: Set<string> | null;
   /** Its writes have started (or it ended): the next batch may be taken. */
   writing: boolean;
   /** Its writes are done (or it ended). */
@@ -136,44 +140,94 @@ interface BatchInput {
   release: () => void;
 }
 
-const isPipelined = (registry: CommandRegistry, cmd: PendingCommand) => {
-  const def = registry[cmd.kind];
-  return def?.batchable === true && def.pipelined === true;
-};
+/** What a command touches, if it is batchable and says (see CommandDef.touches); worked out once per command. */
+function touchedBy(context: RealmContext, cmd: PendingCommand): Touched | null {
+  if (cmd.touched === undefined) {
+    const def = context.commands[cmd.kind];
+    cmd.touched = (def?.batchable ? def.touches?.(context.state!, cmd.input) : undefined) ?? null;
+  }
+  return cmd.touched;
+}
 
 /**
- * The next batch to take from the head of the mailbox now, or null when it must wait. A batch is the run of
- * batchable commands at the head (or one command that is not); while others are in flight it is taken only if
- * every command of it is pipelined, else it waits for the pipeline to drain and goes whole (not split in two).
+ * The next batch to take from the head of the mailbox now, with what it touches (null: one of its commands cannot
+ * say), or null when it must wait. A batch is the run of batchable commands at the head (or one command that is
+ * not); while others are in flight it is taken only if every command of it says what it touches and touches nothing
+ * an in-flight batch does, else it waits for the pipeline to drain and goes whole (not split in two).
  */
-function nextBatch(context: RealmContext): PendingCommand[] | null {
+function nextBatch(context: RealmContext): { batch: PendingCommand[]; touched: Set<string> | null } | null {
   const { pending, inFlight, commands: registry } = context;
   if (pending.length === 0) return null;
   let n = 1;
   if (registry[pending[0]!.kind]?.batchable) {
     while (n < pending.length && n < MAX_BATCH && registry[pending[n]!.kind]?.batchable) n++;
   }
-  if (inFlight.length > 0) {
+  const joining = inFlight.length > 0;
+  if (joining) {
     if (context.stale || inFlight.length >= (context.pipelineDepth ?? PIPELINE_DEPTH)) return null;
-    if (!inFlight.at(-1)!.writing || inFlight.some((b) => !b.pipelined)) return null;
-    for (let i = 0; i < n; i++) if (!isPipelined(registry, pending[i]!)) return null;
+    if (!inFlight.at(-1)!.writing || inFlight.some((b) => b.touched === null)) return null;
   }
-  return pending.splice(0, n);
+  const busy = (k: string) => inFlight.some((b) => b.touched!.has(k));
+  let touched: Set<string> | null = new Set();
+  for (let i = 0; i < n; i++) {
+    const keys = touchedBy(context, pending[i]!);
+    if (joining && (!keys || keys.some(busy))) return null;
+    if (!keys) touched = null;
+    else if (touched) for (const k of keys) touched.add(k);
+  }
+  return { batch: pending.splice(0, n), touched };
 }
 
 /**
- * Commands at the head of the mailbox join the last batch taken while it waits for the previous batch's writes
- * (pipelined, its own writes not started, the working set not stale): alone they would be written no sooner, and
- * one transaction for more commands costs less per command. runBatch checks them when the wait ends.
+ * A command that writes nothing and changes no memory (typing, presence announcements): checked and its events
+ * published as it reaches the actor, ahead of the batches in the mailbox and in flight, unless memory may lag the
+ * database (stale). It is as if it had come before them: none of them was answered yet, and memory holds every
+ * batch that was.
+ */
+function answersAtOnce(context: RealmContext, cmd: PendingCommand): boolean {
+  const def = context.commands[cmd.kind];
+  return def !== undefined && !def.write && !def.apply && !context.stale;
+}
+
+function answerAtOnce(context: RealmContext, cmd: PendingCommand): void {
+  const def = context.commands[cmd.kind]!;
+  const state = context.state!;
+  context.observer?.waited(cmd.kind, 0);
+  let answer: unknown;
+  let events: RealmEvent[];
+  try {
+    const plan = def.check(state, cmd.input);
+    events = def.events ? def.events(state, plan) : [];
+    answer = def.answer ? def.answer(plan) : plan;
+  } catch (err) {
+    const outcome = failure(err);
+    cmd.reject(outcome.ok ? err : outcome.error);
+    return;
+  }
+  context.hub.publishEvents(context.realmId, events);
+  if (events.length > 0) context.replicate?.(context.realmId, [], events, null);
+  cmd.resolve(answer);
+}
+
+/**
+ * Commands at the head of the mailbox join the last batch taken while it waits for the previous batch's writes (its
+ * own writes not started, every command of it saying what it touches, the working set not stale) when each says what
+ * it touches and touches nothing another in-flight batch does (as nextBatch asks of a batch joining the pipeline):
+ * alone they would be written no sooner, and one transaction for more commands costs less per command. runBatch
+ * checks them when the wait ends, and writes them in its order (realm/write-order.ts).
  */
 function joinWaitingBatch(context: RealmContext): void {
   const last = context.inFlight.at(-1);
-  if (!last || !last.pipelined || last.writing || last.result || context.stale) return;
-  const { pending, commands: registry, observer } = context;
-  let n = 0;
-  while (n < pending.length && last.batch.length + n < MAX_BATCH && isPipelined(registry, pending[n]!)) n++;
+  if (!last || last.touched === null || last.writing || last.result || context.stale) return;
+  const { pending, commands: registry, observer, inFlight } = context;
+  const busy = (k: string) => inFlight.some((b) => b !== last && (b.touched?.has(k) ?? true));
+  const touched = last.touched;
   const now = performance.now();
-  for (const cmd of pending.splice(0, n)) {
+  while (pending.length > 0 && last.batch.length < MAX_BATCH && registry[pending[0]!.kind]?.batchable) {
+    const keys = touchedBy(context, pending[0]!);
+    if (!keys || keys.some(busy)) return;
+    const cmd = pending.shift()!;
+    for (const k of keys) touched.add(k);
     observer?.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
     last.batch.push(cmd);
   }
@@ -328,19 +382,20 @@ export const realmMachine = setup({
     /** Adds commands to the batch waiting to write (joinWaitingBatch), else takes the next batch when the pipeline has room for it (see nextBatch) and starts it. */
     pump: enqueueActions(({ context, enqueue }) => {
       joinWaitingBatch(context);
-      const batch = nextBatch(context);
-      if (!batch) return;
+      const next = nextBatch(context);
+      if (!next) return;
+      const batch = next.batch;
       const now = performance.now();
       const observer = context.observer;
       if (observer) for (const cmd of batch) observer.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
       const reload = context.stale;
       context.stale = false;
       const id = context.nextBatchId++;
-      const pipelined = !reload && batch.every((cmd) => isPipelined(context.commands, cmd));
+      const touched = reload ? null : next.touched;
       const after = context.lastWrites;
       let release!: () => void;
       context.lastWrites = new Promise<void>((r) => (release = r));
-      context.inFlight.push({ id, batch, startedAt: now, pipelined, writing: false, written: false, result: null });
+      context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, written: false, result: null });
       enqueue.spawnChild('batch', {
         id: `batch:${id}`,
         input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, release },
@@ -383,7 +438,11 @@ export const realmMachine = setup({
       },
       on: {
         // Once a stop is asked for, new commands are refused: the drain ends even while callers keep sending.
-        COMMAND: [{ guard: ({ context }) => context.stopRequested, actions: 'refuse' }, { actions: ['enqueue', 'pump'] }],
+        COMMAND: [
+          { guard: ({ context }) => context.stopRequested, actions: 'refuse' },
+          { guard: ({ context, event }) => answersAtOnce(context, event.command), actions: ({ context, event }) => answerAtOnce(context, event.command) },
+          { actions: ['enqueue', 'pump'] },
+        ],
         'BATCH.WRITING': { actions: ['writing', 'pump'] },
         'BATCH.WRITTEN': { actions: ['written', 'pump'] },
         'BATCH.DONE': { actions: ['settleInOrder', 'pump'] },

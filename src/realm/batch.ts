@@ -2,8 +2,9 @@
 import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { isConnectionError } from '../persistence/errors.js';
-import type { CommandDef, CommandRegistry, Outcome, PendingCommand } from './commands.js';
+import type { CommandDef, CommandRegistry, Outcome, PendingCommand, Touched } from './commands.js';
 import type { RealmState } from './state.js';
+import { writeOrder } from './write-order.js';
 
 /** The tag of a write batch's transaction: operators' metrics read the batch size from it. */
 export interface RealmBatchTag {
@@ -43,6 +44,7 @@ export function failure(err: unknown): Outcome {
 interface Planned {
   index: number;
   plan: unknown;
+  touched: Touched | undefined;
 }
 
 /** How a batch fits in the realm actor's pipeline (see realm.machine.ts); every part is optional. */
@@ -88,7 +90,7 @@ export async function runBatch(
       }
       try {
         const plan = def.check(state, cmd.input);
-        if (def.write) planned.push({ index, plan });
+        if (def.write) planned.push({ index, plan, touched: def.touches?.(state, cmd.input) });
         else outcomes[index] = { ok: true, value: plan };
       } catch (err) {
         outcomes[index] = failure(err);
@@ -130,23 +132,23 @@ export async function runBatch(
     });
   }
 
-  /** The runs of the batch, in order: consecutive commands of a kind that writes in bulk go together. */
+  /** The batch's writes in groups of one kind, in the order to write them (see writeOrder). */
+  let order: Planned[][] | undefined;
   function runs(): Planned[][] {
-    const out: Planned[][] = [];
-    let i = 0;
-    while (i < planned.length) {
-      const kind = batch[planned[i]!.index]!.kind;
-      let j = i + 1;
-      if (registry[kind]!.writeBatch) while (j < planned.length && batch[planned[j]!.index]!.kind === kind) j++;
-      out.push(planned.slice(i, j));
-      i = j;
-    }
-    return out;
+    if (order) return order;
+    const groups = writeOrder(planned.map((p) => ({ kind: batch[p.index]!.kind, touched: p.touched })));
+    order = groups.flatMap((g) => {
+      const members = g.map((i) => planned[i]!);
+      // A kind without a bulk write writes each of its commands alone.
+      return defOf(members[0]!).writeBatch ? [members] : members.map((p) => [p]);
+    });
+    return order;
   }
 
   /**
-   * Every write of the batch without savepoints, in order (runs of a kind that writes in bulk together). Any
-   * write that throws aborts the whole transaction: the caller then writes the batch again with writeAll.
+   * Every write of the batch without savepoints, in write order (the commands of a kind that writes in bulk
+   * together). Any write that throws aborts the whole transaction: the caller then writes the batch again with
+   * writeAll.
    */
   async function writeOptimistic(t: Tx): Promise<void> {
     for (const run of runs()) {
@@ -158,7 +160,7 @@ export async function runBatch(
 
   /**
    * Every write of the batch, each run in its own savepoint: a run of one kind written in bulk (unless `bulk` is
-   * false: the bulk write already failed), otherwise each command alone. Order kept.
+   * false: the bulk write already failed), otherwise each command alone. Write order kept.
    */
   async function writeAll(t: Tx, bulk: boolean): Promise<void> {
     for (const run of runs()) {
@@ -194,12 +196,13 @@ export async function runBatch(
   }
 
   // Under load most writes succeed, so a batch is first written without savepoints (a savepoint costs two round
-  // trips per command): sends in bulk, the other kinds one after another. If any write throws, the transaction is
-  // rolled back and the batch written again with one savepoint per command, so a refused or failing write does not
-  // fail the others; one write needs no savepoint: it failed alone. A write therefore may run twice: it must act on
-  // the database only (its effects on memory belong in apply, after the commit). (A COMMIT refused for another
-  // reason than the connection, after onWritten, would be written again while the pipeline's next batch writes: no
-  // constraint of this schema is deferred, so COMMIT is refused only by a lost connection, which is not retried.)
+  // trips per command): each kind that writes in bulk in one go, the others one after another. If any write throws,
+  // the transaction is rolled back and the batch written again with one savepoint per command, so a refused or
+  // failing write does not fail the others; one write needs no savepoint: it failed alone. A write therefore may run
+  // twice: it must act on the database only (its effects on memory belong in apply, after the commit). (A COMMIT
+  // refused for another reason than the connection, after onWritten, would be written again while the pipeline's next
+  // batch writes: no constraint of this schema is deferred, so COMMIT is refused only by a lost connection, which is
+  // not retried.)
   try {
     await db.tx({ tag }, thenWritten(writeOptimistic));
     return { outcomes, uncertain, commitId: tag.commitId };

@@ -14,11 +14,15 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
   /** Batchable commands share a transaction with others (group commit); the rest run alone. */
   batchable?: boolean;
   /**
-   * A batchable command whose batches may be checked and written while earlier batches still commit (the realm
-   * actor's pipeline, see realm.machine.ts): its check and write need no effect of an earlier batchable command
-   * that may not have committed yet (memory lacks it until then; its transaction does not see those rows).
+   * What a batchable command's write reaches that another command's might too, as keys (see Touched), computed from
+   * its input against the working set; undefined when it cannot say (the default). A command that says commutes with
+   * every other that says and touches none of its keys: written before or after it, each gets the same result and
+   * leaves the same rows. So the batch may write it with the others of its kind wherever it stands (batch.ts, write
+   * order), and the realm actor may take its batch while earlier batches still commit (realm.machine.ts, the
+   * pipeline), for its check and write need no effect of such a command either: its check reads nothing those
+   * change in memory, and its write reads none of their rows.
    */
-  pipelined?: boolean;
+  touches?(state: RealmState, input: I): Touched | undefined;
   /**
    * CPU-heavy work done before the command enters the mailbox, off the actor (Markdown rendering on the worker
    * pool): its result is the input `check` gets; the input itself, synchronously, when there is nothing to do. It
@@ -35,8 +39,9 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
   write?(t: Tx, plan: P, state: RealmState): Promise<R>;
   /**
    * Optional group-commit fast path: writes several plans of this kind in one go (multi-row statements) and
-   * gives each plan its outcome, in order; a refused plan gets its ApiError without failing the others. It
-   * runs in a savepoint: if it throws, the batch falls back to write() with one savepoint per command.
+   * gives each plan its outcome, in order, the same as write() one after another would; a refused plan gets its
+   * ApiError without failing the others (and writes nothing). It runs in a savepoint: if it throws, the batch falls
+   * back to write() with one savepoint per command.
    */
   writeBatch?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[]>;
   /** Updates memory after the commit. */
@@ -46,6 +51,17 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
   /** What the caller gets, when the result is not plain data (default: the result itself). */
   answer?(result: R): A;
 }
+
+/**
+ * Keys of what a write reads or changes in the database, of messages the working set knows (IDs up to
+ * state.messages.lastId): `m:<message>` its reactions and who holds a row of it (a write adding a row of a message
+ * says it), `r:<user>:<message>` one user's row of it (its flags, whether it exists). Two commands conflict when they
+ * share a key. Empty: it touches nothing another command reads (a send: its rows are new messages').
+ */
+export type Touched = readonly string[];
+
+export const messageKey = (messageId: number): string => `m:${messageId}`;
+export const rowKey = (userId: number, messageId: number): string => `r:${userId}:${messageId}`;
 
 /** Prepared commands of one user enter the realm actor in the order the user dispatched them. */
 export const byUser = (userId: number): string => `user:${userId}`;
@@ -73,6 +89,8 @@ export interface PendingCommand {
   reject(err: unknown): void;
   /** When the realm actor's mailbox received it (performance.now(), ms); set by the actor. */
   queuedAt?: number;
+  /** What it touches (CommandDef.touches; null: it cannot say), worked out once by the actor when it needs it. */
+  touched?: Touched | null;
 }
 
 /** What a realm actor reports of each batch (operators' metrics); called synchronously, so it must be cheap. */

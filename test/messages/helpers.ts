@@ -1,6 +1,11 @@
 // Fixtures for the messages tests: users of every role, channels made through the realm's own commands,
 // sending over HTTP, and event queues read with dont_block.
-import type { RealmHandle } from '../../src/actors/realms.js';
+import { createActor, waitFor } from 'xstate';
+import { realmMachine } from '../../src/actors/realm.machine.js';
+import { RealmHandle } from '../../src/actors/realms.js';
+import type { RealmEvent } from '../../src/bus/events.js';
+import { EventHub } from '../../src/bus/hub.js';
+import { createDatabase } from '../../src/persistence/db.js';
 import type { CommandRegistry } from '../../src/realm/commands.js';
 import { realmCommands, type CommandInput, type CommandKind } from '../../src/realm/registry.js';
 import type { Credentials } from '../helpers/http.js';
@@ -160,4 +165,34 @@ export type AnyCommand = { [K in CommandKind]: [kind: K, input: CommandInput<K>]
 
 export function batchesOf(realm: RealmHandle): number {
   return realm['ref'].getSnapshot().context.batches;
+}
+
+/**
+ * A second realm actor for the test server's realm, over its database with a pool of its own (whose statements
+ * `counted` counts) and an event hub of its own (`published`): for tests that count or hold what its batches do.
+ * The server's own actor must not write after it started (its memory would lag).
+ */
+export async function ownRealmActor(s: TestServer) {
+  if (!s.databaseUrl) throw new Error('needs DATABASE_URL');
+  const counted = { statements: 0 };
+  const database = createDatabase(s.databaseUrl, { observer: { query: () => void counted.statements++, queryError: () => undefined, transaction: () => undefined } });
+  const hub = new EventHub({ error: () => undefined });
+  const published: RealmEvent[] = [];
+  hub.subscribe((_realm, evs) => void published.push(...evs));
+  const realmId = (await realmOf(s)).id;
+  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands: realmCommands } });
+  actor.start();
+  await waitFor(actor, (x) => x.matches('ready'));
+  const handle = new RealmHandle(realmId, actor, new Map(), true);
+  return {
+    actor,
+    handle,
+    counted,
+    published,
+    database,
+    close: async () => {
+      actor.stop();
+      await database.close();
+    },
+  };
 }

@@ -31,6 +31,28 @@ export class UserMessagesRepository {
     return new Map(rows.map((r) => [Number(r.message_id), r.flags as number]));
   }
 
+  /** The flags of these (user, message) rows, keyed `user:message` (only where a row exists). */
+  async flagsForRows(rows: { userId: number; messageId: number }[]): Promise<Map<string, number>> {
+    if (rows.length === 0) return new Map();
+    const found = await this.db.any(
+      `SELECT um.user_id, um.message_id, um.flags FROM user_messages um
+       JOIN unnest($1::int[], $2::bigint[]) AS k(user_id, message_id) USING (user_id, message_id)`,
+      [rows.map((r) => r.userId), rows.map((r) => r.messageId)],
+    );
+    return new Map(found.map((r) => [`${r.user_id}:${Number(r.message_id)}`, r.flags as number]));
+  }
+
+  /** Sets the bits `set` and clears the bits `clear` of each of these rows, in one statement. */
+  updateBits(rows: { userId: number; messageId: number; set: number; clear: number }[]): Promise<null> {
+    if (rows.length === 0) return Promise.resolve(null);
+    return this.db.none(
+      `UPDATE user_messages um SET flags = (um.flags | v.set) & ~v.clear
+       FROM unnest($1::int[], $2::bigint[], $3::int[], $4::int[]) AS v(user_id, message_id, set, clear)
+       WHERE um.user_id = v.user_id AND um.message_id = v.message_id`,
+      [rows.map((r) => r.userId), rows.map((r) => r.messageId), rows.map((r) => r.set), rows.map((r) => r.clear)],
+    );
+  }
+
   /** Every row of these messages: who has them and with which flags. */
   async rowsFor(messageIds: number[]): Promise<UserMessageRow[]> {
     if (messageIds.length === 0) return [];

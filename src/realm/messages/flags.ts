@@ -1,14 +1,18 @@
 // Personal message flags (POST /messages/flags and the mark-as-read operations): Zulip's state table, historical
 // rows for messages the user never received, and the update_message_flags event.
 import type { MessageFlagsEvent, RealmEvent } from '../../bus/events.js';
-import { errors } from '../../errors.js';
+import { ApiError, errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
-import type { CommandDef } from '../commands.js';
+import { messageKey, rowKey, type CommandDef, type Outcome } from '../commands.js';
+import type { Tx } from '../../persistence/db.js';
+import type { UserMessageRow } from '../../model/messages.js';
+import type { RealmState } from '../state.js';
 import { actor } from '../access/roles.js';
 import type { User } from '../../model/realm.js';
 import { canSeeMessage } from '../access/messages.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 import { unreadDetails } from './unread.js';
+import { inRounds } from '../write-order.js';
 
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
 export type EditableFlag = (typeof EDITABLE_FLAGS)[number];
@@ -52,10 +56,75 @@ export function flagsEvent(r: Pick<FlagsResult, 'userId' | 'op' | 'flag' | 'chan
   return [{ event, users: [r.userId] }];
 }
 
+/** Whether a row the user lacks gets its flag changed: then the write adds a historical row. */
+const changesMissing = (bit: number, on: boolean) => ((HISTORICAL_DEFAULT & bit) !== 0) !== on;
+
+/**
+ * Plans that touch no row twice, written together as write() would one after another: the messages and the rows read
+ * once, each plan's changes worked out, then the rows added and changed in one statement each. Not for marking unread.
+ */
+async function writeRound(t: Tx, plans: FlagsPlan[], state: RealmState): Promise<Outcome<FlagsResult>[]> {
+  const pairs = plans.flatMap((p) => p.messages.map((messageId) => ({ userId: p.userId, messageId })));
+  const messages = new Map((await t.messages.byIds([...new Set(pairs.map((r) => r.messageId))])).filter((m) => m.realmId === state.realm.id).map((m) => [m.id, m]));
+  const existing = await t.userMessages.flagsForRows(pairs);
+  const added: UserMessageRow[] = [];
+  const changes: { userId: number; messageId: number; set: number; clear: number }[] = [];
+  const outcomes = plans.map((p): Outcome<FlagsResult> => {
+    const on = p.op === 'add';
+    const flagsOf = (id: number) => existing.get(`${p.userId}:${id}`);
+    const toChange = p.messages.filter((id) => (((flagsOf(id) ?? HISTORICAL_DEFAULT) & p.bit) !== 0) !== on);
+    const historical = toChange.filter((id) => flagsOf(id) === undefined);
+    for (const id of historical) {
+      const m = messages.get(id);
+      if (!m || !canSeeMessage(state, p.user, m, false)) return { ok: false, error: errors.invalidMessage() };
+    }
+    const flags = on ? HISTORICAL_DEFAULT | p.bit : HISTORICAL_DEFAULT & ~p.bit;
+    for (const messageId of historical) added.push({ userId: p.userId, messageId, flags });
+    for (const messageId of toChange) {
+      if (flagsOf(messageId) !== undefined) changes.push({ userId: p.userId, messageId, set: on ? p.bit : 0, clear: on ? 0 : p.bit });
+    }
+    const changed = [...toChange].sort((x, y) => x - y);
+    return { ok: true, value: { userId: p.userId, op: p.op, flag: p.flag, changed, ignored: [], ignoredChannels: [] } };
+  });
+  await t.userMessages.insertMissing(added);
+  await t.userMessages.updateBits(changes);
+  return outcomes;
+}
+
+/**
+ * Flag changes written in rounds of plans that touch no row twice, each round in a few statements whatever its size;
+ * marking unread, which reads more, each alone.
+ */
+function writeFlags(t: Tx, plans: FlagsPlan[], state: RealmState): Promise<Outcome<FlagsResult>[]> {
+  const unread = (p: FlagsPlan) => p.flag === 'read' && p.op === 'remove';
+  return inRounds(
+    plans,
+    (p) => (unread(p) ? null : p.messages.map((id) => `${p.userId}:${id}`)),
+    async (round) => {
+      if (!unread(round[0]!)) return writeRound(t, round, state);
+      try {
+        return [{ ok: true, value: await updateFlags.write!(t, round[0]!, state) }];
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        return [{ ok: false, error: err }];
+      }
+    },
+  );
+}
+
 // Batchable: the check reads only the user; the write reads and changes the user's rows inside the batch's
 // transaction, after the writes before it; nothing to apply to memory.
 export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
   batchable: true,
+  // Its own rows of messages the working set knows, and who holds them when it may add a row. Marking unread reads
+  // more (the unread details): it cannot say.
+  touches(state, input) {
+    if (!(EDITABLE_FLAGS as readonly string[]).includes(input.flag) || (input.flag === 'read' && input.op === 'remove')) return undefined;
+    if (input.messages.some((id) => id > state.messages.lastId)) return undefined;
+    const keys = input.messages.map((id) => rowKey(input.userId, id));
+    if (changesMissing(FLAG_BITS[input.flag as EditableFlag], input.op === 'add')) keys.push(...input.messages.map(messageKey));
+    return keys;
+  },
   check(state, input) {
     const user = actor(state, input.userId);
     return { ...input, user, bit: editableFlagBit(input.flag), messages: [...new Set(input.messages)] };
@@ -94,6 +163,8 @@ export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
     const details = p.flag === 'read' && !on ? await unreadDetails(t, state, p.userId, changed.flatMap((id) => messages.get(id) ?? []), existing) : undefined;
     return { userId: p.userId, op: p.op, flag: p.flag, changed, ignored, ignoredChannels: [...ignoredChannels].sort((a, b) => a - b), details };
   },
+
+  writeBatch: writeFlags,
 
   events: (_state, r) => flagsEvent(r),
 };

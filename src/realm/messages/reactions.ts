@@ -1,15 +1,17 @@
 // Emoji reactions: adding (by name, or name with code and type) and removing, with Zulip's validation, historical
 // rows for reactions to messages the user never received, and the reaction event.
 import type { RealmEvent } from '../../bus/events.js';
-import { errors } from '../../errors.js';
-import type { Reaction, StoredMessage } from '../../model/messages.js';
-import type { CommandDef } from '../commands.js';
+import { ApiError, errors } from '../../errors.js';
+import type { Reaction, StoredMessage, UserMessageRow } from '../../model/messages.js';
+import type { Tx } from '../../persistence/db.js';
+import { messageKey, rowKey, type CommandDef, type Outcome } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';
 import { actor } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
-import { accessMessage, changeAudience } from '../access/messages.js';
+import { accessMessage, canSeeMessage, changeAudience } from '../access/messages.js';
 import { HISTORICAL_DEFAULT } from './format.js';
+import { inRounds } from '../write-order.js';
 
 export interface ReactionInput {
   userId: number;
@@ -34,10 +36,69 @@ export interface ReactionResult {
   audience: number[];
 }
 
+/** The reaction a plan adds or removes, given the message's reactions; throws ApiError to refuse. */
+function planned(state: RealmState, p: ReactionPlan, message: StoredMessage, reactions: Reaction[]): Reaction {
+  const same = reactions.filter((r) => r.emojiCode === p.code && r.reactionType === p.type);
+  if (p.input.op === 'remove') {
+    const mine = same.find((r) => r.userId === p.user.id);
+    if (!mine) throw errors.reactionDoesNotExist();
+    return mine;
+  }
+  if (same.some((r) => r.userId === p.user.id)) throw errors.reactionExists();
+  // A vote for an existing reaction keeps that reaction's name.
+  const name = same[0]?.emojiName ?? p.input.emojiName!;
+  if (same.length === 0) checkEmoji(state, name, p.code, p.type);
+  return { messageId: message.id, userId: p.user.id, emojiName: name, emojiCode: p.code, reactionType: p.type };
+}
+
+/**
+ * Plans on different messages, written together as write() would one after another: the messages, their rows and
+ * reactions read once, then the historical rows, the added and the removed reactions in one statement each.
+ */
+async function writeRound(t: Tx, plans: ReactionPlan[], state: RealmState): Promise<Outcome<ReactionResult>[]> {
+  const ids = plans.map((p) => p.input.messageId);
+  const messages = new Map((await t.messages.byIds(ids)).map((m) => [m.id, m]));
+  const holders = new Map<number, Set<number>>(ids.map((id) => [id, new Set()]));
+  for (const row of await t.userMessages.rowsFor(ids)) holders.get(row.messageId)?.add(row.userId);
+  const reactions = new Map<number, Reaction[]>(ids.map((id) => [id, []]));
+  for (const r of await t.reactions.forMessages(ids)) reactions.get(r.messageId)?.push(r);
+  const historical: UserMessageRow[] = [];
+  const added: Reaction[] = [];
+  const removed: Reaction[] = [];
+  const outcomes = plans.map((p): Outcome<ReactionResult> => {
+    const message = messages.get(p.input.messageId);
+    const has = holders.get(p.input.messageId)!;
+    try {
+      if (!message || message.realmId !== state.realm.id || !canSeeMessage(state, p.user, message, has.has(p.user.id))) throw errors.invalidMessage();
+      const reaction = planned(state, p, message, reactions.get(message.id)!);
+      if (p.input.op === 'add') {
+        if (!has.has(p.user.id)) historical.push({ userId: p.user.id, messageId: message.id, flags: HISTORICAL_DEFAULT });
+        has.add(p.user.id);
+        added.push(reaction);
+      } else removed.push(reaction);
+      return { ok: true, value: { op: p.input.op, reaction, message, audience: changeAudience(state, has, message.channelId) } };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return { ok: false, error: err };
+    }
+  });
+  await t.userMessages.insertMissing(historical);
+  await t.reactions.addMany(added);
+  await t.reactions.removeMany(removed);
+  return outcomes;
+}
+
+/** Reactions written in rounds of plans on different messages, each round in a few statements whatever its size. */
+function writeReactions(t: Tx, plans: ReactionPlan[], state: RealmState): Promise<Outcome<ReactionResult>[]> {
+  return inRounds(plans, (p) => [String(p.input.messageId)], (round) => writeRound(t, round, state));
+}
+
 // Batchable: the check reads the user and the realm's emoji (changed only by commands that run alone); the write
 // reads the message's reactions inside the batch's transaction, so it sees the writes before it; nothing to apply.
 export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionResult> = {
   batchable: true,
+  // The message's reactions and who holds it (it may add the user's row), of a message the working set knows.
+  touches: (state, input) => (input.messageId <= state.messages.lastId ? [messageKey(input.messageId), rowKey(input.userId, input.messageId)] : undefined),
   check(state, input) {
     const user = actor(state, input.userId);
     if (input.op === 'remove') {
@@ -56,24 +117,18 @@ export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionRes
 
   async write(t, p, state) {
     const { message, hasRow } = await accessMessage(t, state, p.user, p.input.messageId);
-    const existing = await t.reactions.forMessages([message.id]);
-    const same = existing.filter((r) => r.emojiCode === p.code && r.reactionType === p.type);
-    let reaction: Reaction | null;
+    const reaction = planned(state, p, message, await t.reactions.forMessages([message.id]));
     if (p.input.op === 'add') {
-      if (same.some((r) => r.userId === p.user.id)) throw errors.reactionExists();
-      // A vote for an existing reaction keeps that reaction's name.
-      const name = same[0]?.emojiName ?? p.input.emojiName!;
-      if (same.length === 0) checkEmoji(state, name, p.code, p.type);
       if (!hasRow) await t.userMessages.insertMissing([{ userId: p.user.id, messageId: message.id, flags: HISTORICAL_DEFAULT }]);
-      reaction = { messageId: message.id, userId: p.user.id, emojiName: name, emojiCode: p.code, reactionType: p.type };
       await t.reactions.add(reaction);
-    } else {
-      reaction = await t.reactions.remove(message.id, p.user.id, p.code, p.type);
-      if (!reaction) throw errors.reactionDoesNotExist();
+    } else if (!(await t.reactions.remove(message.id, p.user.id, p.code, p.type))) {
+      throw errors.reactionDoesNotExist();
     }
     const holders = (await t.userMessages.rowsFor([message.id])).map((r) => r.userId);
     return { op: p.input.op, reaction, message, audience: changeAudience(state, holders, message.channelId) };
   },
+
+  writeBatch: writeReactions,
 
   events(state, r): RealmEvent[] {
     const u = state.usersById.get(r.reaction.userId);

@@ -254,12 +254,14 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
 
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
-  // Nothing a send checks is changed by another send; its writes insert new rows, and where one meets an earlier
-  // batch's uncommitted row (a new direct conversation) PostgreSQL waits for that commit; whether it starts its
-  // topic waits for an earlier batch that started it (topicsStartedBefore). What a send's write reads without
-  // waiting: an @topic's participants and a guest's recent conversations miss a message still committing in an
-  // earlier batch, as if this send had come just before it (its author could not have seen it yet either).
-  pipelined: true,
+  // Nothing a send checks is changed by another command that says what it touches (sends, flags, reactions); its
+  // writes insert new rows (a new message's, topic visibility, attachments) no such command reads, and where one
+  // meets an earlier batch's uncommitted row (a new direct conversation) PostgreSQL waits for that commit; whether
+  // it starts its topic waits for an earlier batch that started it (topicsStartedBefore). What a send's write reads
+  // without waiting: a guest's recent conversations miss a message still committing in an earlier batch, as if this
+  // send had come just before it (its author could not have seen it yet either). An @topic reads the topic's
+  // reactions (its participants): that send cannot say what it touches.
+  touches: (_state, input) => (input.rendered?.rendered.wildcards.topic === false || input.type === 'direct' ? [] : undefined),
   prepare: (state, input) => prerender(state, input, input.senderId, input.realmUrl, input.content),
   orderKey: (input) => byUser(input.senderId),
   check(state, input) {
