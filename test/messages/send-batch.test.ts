@@ -22,16 +22,17 @@ type SendForm = { type: 'stream' | 'direct'; to: string | number[]; topic?: stri
 
 /**
  * Dispatches prepared sends to the realm actor in one burst: the first is taken as a batch at once, and the others
- * join it while it opens its transaction (before its writes start). Asserts that they did (one transaction in all).
+ * join it while it opens its transaction (before its writes start). Asserts that they did: one transaction in all,
+ * or `transactions` when a send that cannot say what it touches (CommandDef.touches) starts the next batch.
  */
-async function burst(t: { is(a: unknown, b: unknown, m?: string): void }, sends: [number, SendForm][]) {
+async function burst(t: { is(a: unknown, b: unknown, m?: string): void }, sends: [number, SendForm][], transactions = 1) {
   const realm = await realmOf(s);
   const before = batchesOf(realm);
   const inputs = await Promise.all(
     sends.map(([senderId, form]) => prepared(realm, 'messages.send', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, ...form })),
   );
   const settled = await Promise.allSettled(inputs.map((input) => realm.dispatch('messages.send', input)));
-  t.is(batchesOf(realm) - before, 1, 'all in one transaction');
+  t.is(batchesOf(realm) - before, transactions, transactions === 1 ? 'all in one transaction' : `${transactions} transactions`);
   return settled;
 }
 
@@ -74,7 +75,9 @@ test.serial('a burst of mixed sends: each its own answer, IDs in mailbox order, 
         [other.id, { type: 'stream', to: name, topic: 'fresh', content: 'joining a topic this batch started' }],
         [other.id, { type: 'stream', to: name, topic: 'fresh', content: 'hey @**topic**' }],
         [admin.id, { type: 'direct', to: [member.id], content: REPLY }],
-      ]);
+        // The @topic send reads the topic's participants, which the batch may change: it cannot say what it touches,
+        // so it does not join the first batch; it and the send after it are the second.
+      ], 2);
     },
     { eventTypes: ['message', 'user_topic'] },
   );
