@@ -69,6 +69,13 @@ export const byUser = (userId: number): string => `user:${userId}`;
 /** A command's result after the batch's commit: its value, or why it was refused or failed. */
 export type Outcome<R = unknown> = { ok: true; value: R } | { ok: false; error: unknown };
 
+/** An outcome's value, or its error thrown: write() as the writeBatch of one plan. */
+export function valueOfOutcome<R>(outcome: Outcome<R> | undefined): R {
+  if (!outcome) throw new Error('no outcome');
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
 /**
  * What the machinery that runs commands (the realm actor, the batch) needs of a registry. The registry itself is
  * declared with `satisfies` (src/realm/registry.ts), so each command keeps its own input and result types.

@@ -3,7 +3,7 @@
 import type { MessageFlagsEvent, RealmEvent } from '../../bus/events.js';
 import { ApiError, errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
-import { messageKey, rowKey, type CommandDef, type Outcome } from '../commands.js';
+import { messageKey, rowKey, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
 import type { Tx } from '../../persistence/db.js';
 import type { UserMessageRow } from '../../model/messages.js';
 import type { RealmState } from '../state.js';
@@ -56,6 +56,9 @@ export function flagsEvent(r: Pick<FlagsResult, 'userId' | 'op' | 'flag' | 'chan
   return [{ event, users: [r.userId] }];
 }
 
+/** Marking unread reads more than the other changes (the unread details) and ignores unsubscribed channels. */
+const markingUnread = (p: { flag: string; op: string }) => p.flag === 'read' && p.op === 'remove';
+
 /** Whether a row the user lacks gets its flag changed: then the write adds a historical row. */
 const changesMissing = (bit: number, on: boolean) => ((HISTORICAL_DEFAULT & bit) !== 0) !== on;
 
@@ -96,12 +99,11 @@ async function writeRound(t: Tx, plans: FlagsPlan[], state: RealmState): Promise
  * marking unread, which reads more, each alone.
  */
 function writeFlags(t: Tx, plans: FlagsPlan[], state: RealmState): Promise<Outcome<FlagsResult>[]> {
-  const unread = (p: FlagsPlan) => p.flag === 'read' && p.op === 'remove';
   return inRounds(
     plans,
-    (p) => (unread(p) ? null : p.messages.map((id) => `${p.userId}:${id}`)),
+    (p) => (markingUnread(p) ? null : p.messages.map((id) => rowKey(p.userId, id))),
     async (round) => {
-      if (!unread(round[0]!)) return writeRound(t, round, state);
+      if (!markingUnread(round[0]!)) return writeRound(t, round, state);
       try {
         return [{ ok: true, value: await updateFlags.write!(t, round[0]!, state) }];
       } catch (err) {
@@ -119,7 +121,7 @@ export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
   // Its own rows of messages the working set knows, and who holds them when it may add a row. Marking unread reads
   // more (the unread details): it cannot say.
   touches(state, input) {
-    if (!(EDITABLE_FLAGS as readonly string[]).includes(input.flag) || (input.flag === 'read' && input.op === 'remove')) return undefined;
+    if (!(EDITABLE_FLAGS as readonly string[]).includes(input.flag) || markingUnread(input)) return undefined;
     if (input.messages.some((id) => id > state.messages.lastId)) return undefined;
     const keys = input.messages.map((id) => rowKey(input.userId, id));
     if (changesMissing(FLAG_BITS[input.flag as EditableFlag], input.op === 'add')) keys.push(...input.messages.map(messageKey));
@@ -131,36 +133,32 @@ export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
   },
 
   async write(t, p, state) {
-    const on = p.op === 'add';
-    let ids = p.messages;
+    if (!markingUnread(p)) return valueOfOutcome((await writeRound(t, [p], state))[0]);
+    // Marking unread: messages of channels the user is not subscribed to are ignored, and the answer carries the
+    // unread details of the others.
     const ignored: number[] = [];
     const ignoredChannels = new Set<number>();
-    const messages = new Map((await t.messages.byIds(ids)).filter((m) => m.realmId === state.realm.id).map((m) => [m.id, m]));
-    if (p.flag === 'read' && !on) {
-      ids = ids.filter((id) => {
-        const m = messages.get(id);
-        if (!m || m.kind !== 'stream' || state.channels.isSubscribed(p.userId, m.channelId!)) return true;
-        ignored.push(id);
-        ignoredChannels.add(m.channelId!);
-        return false;
-      });
-    }
+    const messages = new Map((await t.messages.byIds(p.messages)).filter((m) => m.realmId === state.realm.id).map((m) => [m.id, m]));
+    const ids = p.messages.filter((id) => {
+      const m = messages.get(id);
+      if (!m || m.kind !== 'stream' || state.channels.isSubscribed(p.userId, m.channelId!)) return true;
+      ignored.push(id);
+      ignoredChannels.add(m.channelId!);
+      return false;
+    });
     const existing = await t.userMessages.flagsFor(p.userId, ids);
-    const wanted = (f: number) => ((f & p.bit) !== 0) === on;
-    const toChange = ids.filter((id) => !wanted(existing.get(id) ?? HISTORICAL_DEFAULT));
+    const toChange = ids.filter((id) => ((existing.get(id) ?? HISTORICAL_DEFAULT) & p.bit) !== 0);
     const historical = toChange.filter((id) => !existing.has(id));
     if (historical.length > 0) {
-      // Only reachable when the default for a missing row differs from the target (star, collapse, unread).
       for (const id of historical) {
         const m = messages.get(id);
         if (!m || !canSeeMessage(state, p.user, m, false)) throw errors.invalidMessage();
       }
-      const flags = on ? HISTORICAL_DEFAULT | p.bit : HISTORICAL_DEFAULT & ~p.bit;
-      await t.userMessages.insertMissing(historical.map((messageId) => ({ userId: p.userId, messageId, flags })));
+      await t.userMessages.insertMissing(historical.map((messageId) => ({ userId: p.userId, messageId, flags: HISTORICAL_DEFAULT & ~p.bit })));
     }
-    await t.userMessages.setBit(p.userId, toChange.filter((id) => existing.has(id)), p.bit, on);
+    await t.userMessages.setBit(p.userId, toChange.filter((id) => existing.has(id)), p.bit, false);
     const changed = [...toChange].sort((a, b) => a - b);
-    const details = p.flag === 'read' && !on ? await unreadDetails(t, state, p.userId, changed.flatMap((id) => messages.get(id) ?? []), existing) : undefined;
+    const details = await unreadDetails(t, state, p.userId, changed.flatMap((id) => messages.get(id) ?? []), existing);
     return { userId: p.userId, op: p.op, flag: p.flag, changed, ignored, ignoredChannels: [...ignoredChannels].sort((a, b) => a - b), details };
   },
 

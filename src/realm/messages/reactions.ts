@@ -4,12 +4,12 @@ import type { RealmEvent } from '../../bus/events.js';
 import { ApiError, errors } from '../../errors.js';
 import type { Reaction, StoredMessage, UserMessageRow } from '../../model/messages.js';
 import type { Tx } from '../../persistence/db.js';
-import { messageKey, rowKey, type CommandDef, type Outcome } from '../commands.js';
+import { messageKey, rowKey, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
 import { checkEmoji, emojiForName } from '../files/emoji.js';
 import { actor } from '../access/roles.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
-import { accessMessage, canSeeMessage, changeAudience } from '../access/messages.js';
+import { canSeeMessage, changeAudience } from '../access/messages.js';
 import { HISTORICAL_DEFAULT } from './format.js';
 import { inRounds } from '../write-order.js';
 
@@ -90,7 +90,7 @@ async function writeRound(t: Tx, plans: ReactionPlan[], state: RealmState): Prom
 
 /** Reactions written in rounds of plans on different messages, each round in a few statements whatever its size. */
 function writeReactions(t: Tx, plans: ReactionPlan[], state: RealmState): Promise<Outcome<ReactionResult>[]> {
-  return inRounds(plans, (p) => [String(p.input.messageId)], (round) => writeRound(t, round, state));
+  return inRounds(plans, (p) => [messageKey(p.input.messageId)], (round) => writeRound(t, round, state));
 }
 
 // Batchable: the check reads the user and the realm's emoji (changed only by commands that run alone); the write
@@ -116,16 +116,7 @@ export const changeReaction: CommandDef<ReactionInput, ReactionPlan, ReactionRes
   },
 
   async write(t, p, state) {
-    const { message, hasRow } = await accessMessage(t, state, p.user, p.input.messageId);
-    const reaction = planned(state, p, message, await t.reactions.forMessages([message.id]));
-    if (p.input.op === 'add') {
-      if (!hasRow) await t.userMessages.insertMissing([{ userId: p.user.id, messageId: message.id, flags: HISTORICAL_DEFAULT }]);
-      await t.reactions.add(reaction);
-    } else if (!(await t.reactions.remove(message.id, p.user.id, p.code, p.type))) {
-      throw errors.reactionDoesNotExist();
-    }
-    const holders = (await t.userMessages.rowsFor([message.id])).map((r) => r.userId);
-    return { op: p.input.op, reaction, message, audience: changeAudience(state, holders, message.channelId) };
+    return valueOfOutcome((await writeRound(t, [p], state))[0]);
   },
 
   writeBatch: writeReactions,

@@ -16,7 +16,7 @@ import {
   type StoredMessage,
   type UserMessageRow,
 } from '../../model/messages.js';
-import { byUser, type CommandDef, type Outcome } from '../commands.js';
+import { byUser, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import { linkAttachments } from '../files/index.js';
 import { actor } from '../access/roles.js';
@@ -304,9 +304,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   },
 
   async write(t, plan, state) {
-    const [outcome] = await writeSends(t, [plan], state);
-    if (!outcome!.ok) throw outcome!.error;
-    return outcome!.value;
+    return valueOfOutcome((await writeSends(t, [plan], state))[0]);
   },
 
   writeBatch: writeSends,
