@@ -52,6 +52,9 @@ export interface PollAnswer {
   ended?: 'gone' | 'shutdown';
 }
 
+/** Room in a poll's answer for what is not its events (the answer's keys, the array's header). */
+const POLL_ENVELOPE_BYTES = 64;
+
 /**
  * A forwarded poll's answer as one NATS message of at most `maxPayload` bytes: its first events that fit (at least
  * one). The client acknowledges what it got with its next poll's last_event_id, which brings the rest.
@@ -59,19 +62,12 @@ export interface PollAnswer {
 export function encodePollAnswer(answer: PollAnswer, maxPayload: number): Uint8Array {
   const whole = encode({ ok: true, value: answer } satisfies Answer);
   if (whole.length <= maxPayload || answer.events.length <= 1) return whole;
-  // The most events that fit, by halving: the first k always fit when k = 1 (an event is far below max_payload).
-  let lo = 1;
-  let hi = answer.events.length - 1;
-  let best = encode({ ok: true, value: { events: answer.events.slice(0, 1) } } satisfies Answer);
-  while (lo <= hi) {
-    const k = (lo + hi) >>> 1;
-    const data = encode({ ok: true, value: { events: answer.events.slice(0, k) } } satisfies Answer);
-    if (data.length <= maxPayload) {
-      best = data;
-      lo = k + 1;
-    } else hi = k - 1;
-  }
-  return best;
+  // The events one by one until they pass the room (each encoded alone is at least as large as within the answer):
+  // the work is bounded by max_payload, not by the queue's length.
+  let room = maxPayload - POLL_ENVELOPE_BYTES;
+  let k = 0;
+  while (k < answer.events.length && (room -= encode(answer.events[k]).length) >= 0) k++;
+  return encode({ ok: true, value: { events: answer.events.slice(0, Math.max(1, k)) } } satisfies Answer);
 }
 
 /**
