@@ -11,7 +11,6 @@ import { EventHub } from '../../src/bus/hub.js';
 import { ApiError } from '../../src/errors.js';
 import { VISIBILITY_POLICY } from '../../src/model/channels.js';
 import { createDatabase, type Db } from '../../src/persistence/db.js';
-import { isRealmBatchTag } from '../../src/realm/batch.js';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import { realmCommands, type CommandInput } from '../../src/realm/registry.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -30,10 +29,8 @@ test.after.always(() => s?.close());
  * the server's own actor must not write after it started (its memory would lag).
  */
 async function ownActor(opts: { transactionsOnly?: boolean } = {}) {
-  const counted = { transactions: 0, writeBatches: 0 };
-  // What operators' metrics count as write transactions (src/operators/metrics.ts).
-  const observer = { query: () => undefined, queryError: () => undefined, transaction: (tag: unknown) => void (isRealmBatchTag(tag) && counted.writeBatches++) };
-  const database = createDatabase(s.databaseUrl!, { observer });
+  const database = createDatabase(s.databaseUrl!);
+  const counted = { transactions: 0 };
   const db = Object.create(database.db, {
     tx: { value: (...args: unknown[]) => (counted.transactions++, (database.db.tx as (...a: unknown[]) => unknown)(...args)) },
     ...(opts.transactionsOnly ? { transactionsOnly: { value: true } } : {}),
@@ -46,12 +43,11 @@ async function ownActor(opts: { transactionsOnly?: boolean } = {}) {
   /** Dispatches the sends in one burst (prepared first): the first batch takes them all. */
   const burst = async (inputs: CommandInput<'messages.send'>[]) => {
     const ready = await Promise.all(inputs.map((input) => prepared(handle, 'messages.send', input)));
-    const before = { ...counted, batches: actor.getSnapshot().context.batches };
+    const before = { transactions: counted.transactions, batches: actor.getSnapshot().context.batches };
     const settled = await Promise.allSettled(ready.map((input) => handle.dispatch('messages.send', input)));
     return {
       settled,
       transactions: counted.transactions - before.transactions,
-      writeBatches: counted.writeBatches - before.writeBatches,
       batches: actor.getSnapshot().context.batches - before.batches,
     };
   };
@@ -110,7 +106,7 @@ test.serial('sends to topics that have messages and to a known direct conversati
     // Memory learns a direct conversation's ID from a send of its own (a lookup, in a transaction).
     await own.burst([{ ...toChannel(owner.id, '', '', 'hello again'), type: 'direct', to: [a.id] }]);
     const contents = ['first of the burst', 'second of the burst', 'a direct one', 'last of the burst'];
-    const { settled, transactions, writeBatches, batches } = await own.burst([
+    const { settled, transactions, batches } = await own.burst([
       toChannel(a.id, name, 'existing', contents[0]!),
       toChannel(b.id, name, 'EXISTING', contents[1]!),
       { ...toChannel(owner.id, '', '', contents[2]!), type: 'direct', to: [a.id] },
@@ -118,7 +114,6 @@ test.serial('sends to topics that have messages and to a known direct conversati
     ]);
     t.is(batches, 1, 'one batch');
     t.is(transactions, 0, 'no transaction opened');
-    t.is(writeBatches, 1, 'counted as one write transaction');
     const ids = settled.map((r) => value(r).message.id);
     t.deepEqual([...ids].sort((x, y) => x - y), ids, 'IDs in mailbox order');
     t.deepEqual(
@@ -145,7 +140,7 @@ test.serial('a batch with a send that starts a topic: the statement writes nothi
   const own = await ownActor();
   try {
     const contents = ['to the old topic', 'starts a new topic', 'joins the new topic', 'old topic again'];
-    const { settled, transactions, writeBatches, batches } = await own.burst([
+    const { settled, transactions, batches } = await own.burst([
       toChannel(a.id, name, 'existing', contents[0]!),
       toChannel(a.id, name, 'brand new', contents[1]!),
       toChannel(b.id, name, 'Brand New', contents[2]!),
@@ -153,7 +148,6 @@ test.serial('a batch with a send that starts a topic: the statement writes nothi
     ]);
     t.is(batches, 1);
     t.is(transactions, 1, 'written in a transaction');
-    t.is(writeBatches, 1, 'counted once: the statement that wrote nothing is not a write transaction');
     const ids = settled.map((r) => value(r).message.id);
     t.deepEqual([...ids].sort((x, y) => x - y), ids, 'IDs in mailbox order');
     const rows = await stored(own.database.db, contents);
