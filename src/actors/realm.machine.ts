@@ -6,8 +6,7 @@
 // connection: as soon as a batch's writes start, the next batch is taken, checked and its transaction opened (BEGIN,
 // and in cluster mode the fencing query) while those writes run; its own writes start when the previous batch's are
 // done (only its COMMIT, the wait for the WAL flush, left), and PostgreSQL flushes their commits together. So the one
-// part of a batch that cannot overlap another's is its writes. (A batch of sends that needs nothing but its insert
-// opens no transaction: after the previous batch's writes, one statement inserts and commits it: runBatch.)
+// part of a batch that cannot overlap another's is its writes.
 //
 // What keeps this correct: a batch taken while others are in flight is checked against memory that lacks their
 // effects (memory changes only when a batch settles, after its commit), and its writes run in a transaction that

@@ -1,5 +1,4 @@
-// Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit), or in
-// one statement committing by itself when the batch's writes are that (CommandDef.writeOneStatement).
+// Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit).
 import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { isConnectionError, isStatementError } from '../persistence/errors.js';
