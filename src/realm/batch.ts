@@ -1,7 +1,7 @@
 // Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit).
 import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
-import { isConnectionError, isStatementError } from '../persistence/errors.js';
+import { isConnectionError } from '../persistence/errors.js';
 import type { CommandDef, CommandRegistry, Outcome, PendingCommand, Touched } from './commands.js';
 import type { RealmState } from './state.js';
 import { writeOrder } from './write-order.js';
@@ -172,41 +172,6 @@ export async function runBatch(
   const tag: RealmBatchTag = { name: 'realm-batch', writes: planned.length };
 
   /**
-   * A batch whose writes are all of one kind that can make them one statement committing by itself
-   * (CommandDef.writeOneStatement) tries that first, after the previous batch's writes (no transaction is opened
-   * meanwhile): one round trip instead of BEGIN, the writes and COMMIT. The result, or null when the batch needs the
-   * transaction (nothing was written). Not through a database whose transactions check something first
-   * (Db.transactionsOnly: cluster mode's fencing).
-   */
-  async function writeAlone(): Promise<BatchResult | null> {
-    await pipe.after;
-    pipe.onWriting?.();
-    checkNew();
-    const def = defOf(planned[0]!);
-    if (!def.writeOneStatement || planned.some((p) => defOf(p) !== def)) return null;
-    // Counted as a write transaction (operators' metrics) only if it wrote: the tag is read when the task ends.
-    const attempt: { name: string; writes: number } = { name: 'realm-batch', writes: planned.length };
-    let results: Outcome[] | null;
-    try {
-      results = await db.task({ tag: attempt }, async (t) => {
-        const r = await def.writeOneStatement!(t, planned.map((p) => p.plan), state);
-        if (!r) attempt.name = 'realm-batch-not-written';
-        return r;
-      });
-    } catch (err) {
-      // PostgreSQL refused the statement: it committed nothing, and the transaction below writes the batch again.
-      if (isStatementError(err)) return null;
-      // Anything else (a lost connection, no answer, a failure after the statement) may follow its commit.
-      for (const { index } of planned) outcomes[index] = failure(err);
-      return { outcomes, uncertain: true };
-    }
-    if (!results) return null;
-    settleRun(planned, results);
-    pipe.onWritten?.();
-    return { outcomes, uncertain: false };
-  }
-
-  /**
    * The transaction's body: the wait for the previous batch's writes, the check of the commands that joined the batch
    * meanwhile (none join once onWriting is called), the writes, then the signal that only the COMMIT is left.
    */
@@ -238,10 +203,6 @@ export async function runBatch(
   // refused for another reason than the connection, after onWritten, would be written again while the pipeline's next
   // batch writes: no constraint of this schema is deferred, so COMMIT is refused only by a lost connection, which is
   // not retried.)
-  if (!db.transactionsOnly && planned.every((p) => defOf(p).writeOneStatement)) {
-    const alone = await writeAlone();
-    if (alone) return alone;
-  }
   try {
     await db.tx({ tag }, thenWritten(writeOptimistic));
     return { outcomes, uncertain, commitId: tag.commitId };

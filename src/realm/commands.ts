@@ -44,14 +44,6 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
    * back to write() with one savepoint per command.
    */
   writeBatch?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[]>;
-  /**
-   * Optional, beside writeBatch: the plans written by one statement that commits by itself (`t` is a connection
-   * outside any transaction: no BEGIN, no COMMIT, one round trip), with the outcomes writeBatch would give; or null
-   * when they need more than that statement, or a refusal is possible, and then nothing was written (the batch goes
-   * the way of writeBatch, in a transaction). All or nothing: one statement. Used for a batch of this kind alone
-   * (batch.ts).
-   */
-  writeOneStatement?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[] | null>;
   /** Updates memory after the commit. */
   apply?(state: RealmState, result: R): void;
   /** The events this command's committed result produces. */

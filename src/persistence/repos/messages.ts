@@ -33,74 +33,28 @@ export function toStoredMessage(r: Record<string, any>): StoredMessage {
   };
 }
 
-/**
- * See insertWithRecipients. `v` is materialized, so each row draws its ID once, as unnest yields the rows (in order);
- * every topic lookup sees the table as it was before the statement (one snapshot for all its parts). `guarded`: the
- * rows are inserted only if every channel message's topic already had a message (insertIfTopicsExist).
- */
-function insertStatement(guarded: boolean): string {
-  const existed = (v: string) =>
-    `${v}.stream_id IS NOT NULL AND EXISTS (SELECT 1 FROM messages x WHERE x.stream_id = ${v}.stream_id AND lower(x.topic) = lower(${v}.topic))`;
-  const when = guarded ? ' WHERE (SELECT ok FROM e)' : '';
-  return `
+/** See insertWithRecipients. `v` is materialized, so each row draws its ID once, as unnest yields the rows (in
+ *  order); the EXISTS sees the table as it was before the statement (one snapshot for all its parts). */
+const INSERT_WITH_RECIPIENTS = `
 WITH v AS MATERIALIZED (
   SELECT nextval('messages_id_seq') AS id, v.*
   FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[],
               $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[])
     WITH ORDINALITY AS v(realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
                          date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message, ord)
-)${guarded ? `, e AS MATERIALIZED (SELECT coalesce(bool_and(v.stream_id IS NULL OR (${existed('v')})), true) AS ok FROM v)` : ''}, m AS (
+), m AS (
   INSERT INTO messages (id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message)
   SELECT id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients::int[], content, rendered_content,
          to_timestamp(date_sent), has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message
-  FROM v${when}
+  FROM v
 ), um AS (
   INSERT INTO user_messages (user_id, message_id, flags)
-  SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord${when}
+  SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord
 )
-SELECT v.id, lower(v.topic) AS topic_key, ${guarded ? '(SELECT ok FROM e)' : existed('v')} AS ${guarded ? 'written' : 'topic_existed'}
+SELECT v.id, lower(v.topic) AS topic_key, v.stream_id IS NOT NULL AND EXISTS
+  (SELECT 1 FROM messages x WHERE x.stream_id = v.stream_id AND lower(x.topic) = lower(v.topic)) AS topic_existed
 FROM v ORDER BY v.ord`;
-}
-
-const INSERT_WITH_RECIPIENTS = insertStatement(false);
-const INSERT_IF_TOPICS_EXIST = insertStatement(true);
-
-/** The parameters of insertStatement: one array per column, then the recipients' rows as (message ordinal, user, flags). */
-function insertValues(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): unknown[] {
-  const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
-  const scalars = (f: (m: NewMessage) => number | boolean | null) => scalarArray(messages.map(f));
-  const ords: number[] = [];
-  const users: number[] = [];
-  const flags: number[] = [];
-  recipients.forEach((list, i) => {
-    for (const r of list) {
-      ords.push(i + 1);
-      users.push(r.userId);
-      flags.push(r.flags);
-    }
-  });
-  return [
-    scalars((m) => m.realmId),
-    scalars((m) => m.senderId),
-    col((m) => m.kind),
-    scalars((m) => m.channelId),
-    col((m) => m.topic),
-    col((m) => (m.kind === 'direct' ? `{${m.directRecipients.join(',')}}` : null)),
-    col((m) => m.content),
-    col((m) => m.renderedContent),
-    scalars((m) => m.dateSent),
-    scalars((m) => m.hasLink),
-    scalars((m) => m.hasAttachment),
-    scalars((m) => m.hasImage),
-    scalars((m) => m.recipientId),
-    col((m) => m.client),
-    scalars((m) => m.isMeMessage),
-    scalarArray(ords),
-    scalarArray(users),
-    scalarArray(flags),
-  ];
-}
 
 export class MessagesRepository {
   constructor(private db: IDatabase<unknown>) {}
@@ -115,23 +69,43 @@ export class MessagesRepository {
    */
   insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
     if (messages.length === 0) return Promise.resolve([]);
-    return this.db.map(new ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values: insertValues(messages, recipients) }), undefined, (r) => ({
+    const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
+    const scalars = (f: (m: NewMessage) => number | boolean | null) => scalarArray(messages.map(f));
+    const ords: number[] = [];
+    const users: number[] = [];
+    const flags: number[] = [];
+    recipients.forEach((list, i) => {
+      for (const r of list) {
+        ords.push(i + 1);
+        users.push(r.userId);
+        flags.push(r.flags);
+      }
+    });
+    const values = [
+      scalars((m) => m.realmId),
+      scalars((m) => m.senderId),
+      col((m) => m.kind),
+      scalars((m) => m.channelId),
+      col((m) => m.topic),
+      col((m) => (m.kind === 'direct' ? `{${m.directRecipients.join(',')}}` : null)),
+      col((m) => m.content),
+      col((m) => m.renderedContent),
+      scalars((m) => m.dateSent),
+      scalars((m) => m.hasLink),
+      scalars((m) => m.hasAttachment),
+      scalars((m) => m.hasImage),
+      scalars((m) => m.recipientId),
+      col((m) => m.client),
+      scalars((m) => m.isMeMessage),
+      scalarArray(ords),
+      scalarArray(users),
+      scalarArray(flags),
+    ];
+    return this.db.map(new ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
       id: Number(r.id),
       topicKey: r.topic_key as string,
       topicExisted: r.topic_existed as boolean,
     }));
-  }
-
-  /**
-   * insertWithRecipients, all or nothing: the rows are inserted only if every channel message's topic already had a
-   * message before the statement (none of them starts its topic); else nothing is, and the answer is null (the IDs
-   * drawn are left unused). The messages' IDs, in order, otherwise. One statement: outside a transaction it commits
-   * by itself.
-   */
-  async insertIfTopicsExist(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<number[] | null> {
-    if (messages.length === 0) return [];
-    const rows = await this.db.any(new ParameterizedQuery({ text: INSERT_IF_TOPICS_EXIST, values: insertValues(messages, recipients) }));
-    return rows[0]?.written ? rows.map((r) => Number(r.id)) : null;
   }
 
   async byIds(ids: number[]): Promise<StoredMessage[]> {

@@ -18,7 +18,7 @@ import {
 } from '../../model/messages.js';
 import { byUser, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
-import { linkAttachments, uploadPathIds } from '../files/index.js';
+import { linkAttachments } from '../files/index.js';
 import { actor } from '../access/roles.js';
 import { accessRestricted, userAccessTest } from '../access/users.js';
 import type { RealmState } from '../state.js';
@@ -27,7 +27,7 @@ import { flagNames, IS_PRIVATE_BIT, messageEvent } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
-import { applyAutomaticVisibility, keepsVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
+import { applyAutomaticVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
 
 /** Zulip's WILDCARD_MENTION_THRESHOLD: above this many recipients, wildcard mentions need permission. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -252,36 +252,6 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
   return outcomes;
 }
 
-/**
- * writeSends as one statement committing by itself, when that is all the sends need: none refers to an upload, none
- * is an @topic, each direct one goes to a conversation memory knows (no lookup, no new row) and needs no check of the
- * sender's earlier conversations, and each channel one goes to a topic that already has messages (the statement
- * inserts nothing otherwise: insertIfTopicsExist) and changes no topic visibility of its sender's there. Null when
- * they need more: nothing was written.
- */
-async function writeSendsAlone(t: Tx, plans: SendPlan[], state: RealmState): Promise<Outcome<SendResult>[] | null> {
-  const messages: NewMessage[] = [];
-  for (const plan of plans) {
-    const m = plan.message;
-    if (uploadPathIds(m.content).length > 0) return null;
-    if (m.kind === 'direct') {
-      const convId = state.messages.directConversations.get(m.directRecipients.join(','));
-      if (convId === undefined || plan.unverifiedRecipients.length > 0) return null;
-      messages.push({ ...m, recipientId: directRecipientId(convId) });
-    } else {
-      if (plan.topicWildcard || !keepsVisibility(state, plan.sender, m.channelId!)) return null;
-      messages.push(m);
-    }
-  }
-  const ids = await t.messages.insertIfTopicsExist(
-    messages,
-    plans.map((p) => recipientFlags(p, p.flags)),
-  );
-  if (!ids) return null;
-  if (ids.length !== plans.length) throw new Error(`${ids.length} message IDs for ${plans.length} messages`);
-  return plans.map((plan, i) => ({ ok: true, value: sent(plan, messages[i]!, ids[i]!, recipientRows(plan, ids[i]!, plan.flags), null) }));
-}
-
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
   // Nothing a send checks is changed by another command that says what it touches (sends, flags, reactions); its
@@ -338,8 +308,6 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   },
 
   writeBatch: writeSends,
-
-  writeOneStatement: writeSendsAlone,
 
   apply(state, r) {
     const m = r.message;

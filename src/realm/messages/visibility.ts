@@ -26,21 +26,6 @@ function triggered(policy: number, startsTopic: boolean): boolean {
   return policy !== ON_INITIATION || startsTopic;
 }
 
-/** The policy the sender's settings ask for on sending to a topic of the channel (null: none; no lookup). */
-function wantedVisibility(state: RealmState, sender: User, channelId: number, startsTopic: boolean): number | null {
-  if (sender.isBot) return null;
-  if (triggered(Number(userSetting(sender, 'automatically_follow_topics_policy')), startsTopic)) return VISIBILITY_POLICY.FOLLOWED;
-  const unmute = Number(userSetting(sender, 'automatically_unmute_topics_in_muted_streams_policy'));
-  if (state.channels.subscription(sender.id, channelId)?.isMuted && triggered(unmute, startsTopic)) return VISIBILITY_POLICY.UNMUTED;
-  return null;
-}
-
-/** Whether a send to a topic that already has messages leaves the sender's visibility alone (applyAutomaticVisibility
- *  would read and write nothing). */
-export function keepsVisibility(state: RealmState, sender: User, channelId: number): boolean {
-  return wantedVisibility(state, sender, channelId, false) === null;
-}
-
 /**
  * Decides and stores the sender's new policy for the topic (before the message is inserted). `startsTopic`
  * (no message in the topic yet) is looked up when not given.
@@ -60,7 +45,9 @@ export async function applyAutomaticVisibility(
   // Policies that never change visibility need no lookups.
   if (follow === NEVER && unmute === NEVER) return null;
   const starts = startsTopic ?? !(await t.messages.topicExists(channelId, topic));
-  const wanted = wantedVisibility(state, sender, channelId, starts);
+  let wanted: number | null = null;
+  if (triggered(follow, starts)) wanted = VISIBILITY_POLICY.FOLLOWED;
+  else if (state.channels.subscription(sender.id, channelId)?.isMuted && triggered(unmute, starts)) wanted = VISIBILITY_POLICY.UNMUTED;
   if (wanted === null) return null;
   const current = await t.userTopics.policy(sender.id, channelId, topic);
   // These policies only ever raise visibility: a followed topic stays followed.
