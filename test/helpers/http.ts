@@ -33,6 +33,17 @@ export function basicAuth(user: string, secret: string): string {
   return 'Basic ' + Buffer.from(`${user}:${secret}`).toString('base64');
 }
 
+/**
+ * Closes the idle keep-alive connections this client (node's global agent) holds to the server on `port`. A server
+ * that stopped listening still holds its open connections, and uWebSockets.js keeps the process alive while it does:
+ * without this a test process lingers until the agent's idle timeout (5 s) closes them.
+ */
+export function closeIdleConnections(port: number): void {
+  for (const [name, sockets] of Object.entries(http.globalAgent.freeSockets)) {
+    if (name.startsWith(`127.0.0.1:${port}:`)) for (const socket of sockets ?? []) socket.destroy();
+  }
+}
+
 export class Client {
   constructor(readonly port: number, readonly defaults: { host?: string; auth?: Credentials } = {}) {}
 
