@@ -86,7 +86,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (stopped) return;
     stopped = true;
     await server.stop();
-    closeIdleConnections(server.port);
+    closeIdleConnections([server.port, ...(config.metricsPort ? [config.metricsPort] : [])]);
   };
   return {
     server,
