@@ -8,7 +8,7 @@ test.before(async () => {
   s = await startTestServer();
 });
 test.after.always(async () => {
-  await s?.server.stop();
+  await s?.close();
 });
 
 test('commands dispatched while the realm reloads are answered by its next actor', async (t) => {

@@ -263,7 +263,7 @@ test.serial('a committed command whose apply throws fails its caller alone; the 
   const { actor, dispatch } = startRealm(commands);
   await waitFor(actor, (s) => s.matches('ready'));
   const settled = Promise.allSettled([dispatch('addNote', 'apply-1'), dispatch('addNote', 'boom'), dispatch('addNote', 'apply-2')]);
-  const outcomes = await Promise.race([settled, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5000))]);
+  const outcomes = await Promise.race([settled, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5000).unref())]);
   if (outcomes === 'hung') return t.fail('callers were never answered');
   t.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
   t.is((outcomes[1] as PromiseRejectedResult).reason.message, 'a bug in apply');
@@ -299,7 +299,7 @@ test.serial('a command sent after the stop, while a write is still in flight, is
   t.is(actor.getSnapshot().context.inFlight.length, 1);
   actor.send({ type: 'STOP' });
   const late = dispatch('addNote', 'after-stop').catch((e: unknown) => e);
-  const answer = await Promise.race([late, new Promise((r) => setTimeout(() => r('waiting'), 2000))]);
+  const answer = await Promise.race([late, new Promise((r) => setTimeout(() => r('waiting'), 2000).unref())]);
   open();
   t.true(answer instanceof ApiError, 'refused, not queued behind the write in flight');
   t.is((answer as ApiError).status, 503);

@@ -15,7 +15,8 @@ function publisher(s: TestServer) {
 }
 
 test('a graceful restart keeps queues: same queue_id, unacknowledged events, continuing ids', async (t) => {
-  let s = await startTestServer();
+  const first = await startTestServer();
+  let s = first;
   try {
     const alice = await addUser(s, { fullName: 'Alice' });
     const q = (await s.client.as(alice).post('/register', { form: { event_types: '["custom_test"]' } })).json;
@@ -40,6 +41,8 @@ test('a graceful restart keeps queues: same queue_id, unacknowledged events, con
     t.deepEqual(more.json.events, [{ type: 'custom_test', n: 4, id: 3 }], 'ids continue and event_types still applies');
   } finally {
     await s.close();
+    // The first server owns the database: dropped (and its connection released) only now.
+    if (first !== s) await first.close();
   }
 });
 

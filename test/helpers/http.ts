@@ -33,6 +33,28 @@ export function basicAuth(user: string, secret: string): string {
   return 'Basic ' + Buffer.from(`${user}:${secret}`).toString('base64');
 }
 
+/** Where every copy of undici (node's own, behind the global fetch, included) keeps the global dispatcher. */
+const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
+/**
+ * Closes the idle keep-alive connections the test process holds to a server's `ports`: those of this client
+ * (node's global agent) and those of the global fetch (undici's dispatcher, which is replaced by a fresh one; the old
+ * one closes once the requests it carries are answered). A server that stopped listening still holds its open
+ * connections, and uWebSockets.js keeps the process alive while it does: without this a test process lingers until
+ * the clients' idle timeouts (4 to 5 s) close them.
+ */
+export function closeIdleConnections(ports: number[]): void {
+  for (const [name, sockets] of Object.entries(http.globalAgent.freeSockets)) {
+    if (ports.some((port) => name.startsWith(`127.0.0.1:${port}:`))) for (const socket of sockets ?? []) socket.destroy();
+  }
+  const global = globalThis as { [GLOBAL_DISPATCHER]?: { close(): Promise<void> } };
+  const dispatcher = global[GLOBAL_DISPATCHER];
+  if (dispatcher) {
+    global[GLOBAL_DISPATCHER] = new (dispatcher.constructor as new () => { close(): Promise<void> })();
+    void dispatcher.close().catch(() => undefined);
+  }
+}
+
 export class Client {
   constructor(readonly port: number, readonly defaults: { host?: string; auth?: Credentials } = {}) {}
 

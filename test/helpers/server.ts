@@ -8,7 +8,7 @@ import type { Endpoint } from '../../src/http/endpoint.js';
 import type { Logger } from '../../src/log.js';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { Client, type Credentials } from './http.js';
+import { Client, closeIdleConnections, type Credentials } from './http.js';
 
 export const OWNER_EMAIL = 'owner@test.example';
 export const OWNER_PASSWORD = 'owner-password-123';
@@ -86,6 +86,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (stopped) return;
     stopped = true;
     await server.stop();
+    closeIdleConnections([server.port, ...(config.metricsPort ? [config.metricsPort] : [])]);
   };
   return {
     server,

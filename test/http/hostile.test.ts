@@ -22,6 +22,7 @@ function raw(bytes: string | Buffer, waitMs = 1000): Promise<string> {
     const sock = net.connect(s.port, '127.0.0.1');
     const chunks: Buffer[] = [];
     const finish = () => {
+      clearTimeout(timer);
       sock.destroy();
       resolve(Buffer.concat(chunks).toString('latin1'));
     };
@@ -29,7 +30,7 @@ function raw(bytes: string | Buffer, waitMs = 1000): Promise<string> {
     sock.on('close', finish);
     sock.on('error', finish);
     sock.write(bytes);
-    setTimeout(finish, waitMs);
+    const timer = setTimeout(finish, waitMs);
   });
 }
 

@@ -75,8 +75,10 @@ test('a URL past the limit is a 414 envelope and headers past it a 431, not a re
   t.is(h.status, 431);
   t.regex(h.json.msg, /headers are too large/);
   // A head within the limits is still served.
-  const ok = envelope(await send(`GET /api/v1/server_settings?x=${'c'.repeat(30_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`).answer);
+  const served = send(`GET /api/v1/server_settings?x=${'c'.repeat(30_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+  const ok = envelope(await served.answer);
   t.is(ok.status, 200);
+  served.end();
 });
 
 test.serial('bodies without credentials share a small budget: beyond it 503 with Retry-After, and credentials still get through', async (t) => {

@@ -35,12 +35,19 @@ if (out && process.send) {
     if (file) process.off('message', onMessage);
   };
   process.on('message', onMessage);
+  // When the worker told ava its tests were done: what the process takes after that (`linger`) is handles left open.
+  let finished = null;
+  const send = process.send.bind(process);
+  process.send = (m, ...rest) => {
+    if (m?.ava?.type === 'worker-finished') finished = Date.now();
+    return send(m, ...rest);
+  };
   let written = false;
   const write = () => {
     if (written || !file) return;
     written = true;
     const c = process.cpuUsage();
-    writeFileSync(`${out}/${process.pid}.json`, JSON.stringify({ file, start: performance.timeOrigin, end: Date.now(), cpu: (c.user + c.system) / 1e6, child: childCpuSeconds() }));
+    writeFileSync(`${out}/${process.pid}.json`, JSON.stringify({ file, start: performance.timeOrigin, end: Date.now(), finished, cpu: (c.user + c.system) / 1e6, child: childCpuSeconds() }));
   };
   process.on('exit', write);
   // ava ends a worker with SIGTERM once its tests are done.
