@@ -117,13 +117,20 @@ async function written(actor: RealmActor, body: string): Promise<void> {
 const idleInTransaction = () =>
   database.db.one("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'", [], (r) => r.n as number);
 
+const waitingOnLocks = () =>
+  database.db.one("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", [], (r) => r.n as number);
+
 /** A session of its own holding the advisory locks COMMITs wait on, until released. */
 async function holdCommits(...keys: number[]) {
   const session = await database.db.connect();
   for (const k of keys) await session.one('SELECT pg_advisory_lock($1)', [k]);
   return {
     release: (k: number) => session.one('SELECT pg_advisory_unlock($1)', [k]),
-    done: () => session.done(),
+    // A test that failed before releasing them must not leave them held by a pooled connection (later tests would hang).
+    done: async () => {
+      await session.one('SELECT pg_advisory_unlock_all()');
+      session.done();
+    },
   };
 }
 
@@ -280,6 +287,8 @@ test.serial('the next batch opens its transaction while the previous one writes;
     // transaction, but does not write before w:1's writes are done.
     const first = dispatch('w:1');
     await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    // Its session is between statements until its write reaches the lock: counted below only once it waits there.
+    for (let i = 0; i < 600 && (await waitingOnLocks()) < 1; i++) await sleep(50);
     t.false(actor.getSnapshot().context.inFlight[0]!.written);
     const second = dispatch('2');
     await waitFor(actor, (s) => s.context.inFlight.length === 2, { timeout: 30_000 });
