@@ -31,6 +31,7 @@ async function sendLoops(input: SendInput, control: JobControl): Promise<SendOut
   const samples: number[] = [];
   const seconds: number[] = [];
   let errors = 0;
+  while (nowAbs() < input.startAt) await new Promise((r) => setTimeout(r, 5));
   await Promise.all(
     input.senders.map(async ({ index, item }) => {
       let n = 0;

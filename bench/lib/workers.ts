@@ -17,14 +17,54 @@ export function nowAbs(): number {
 }
 
 export function runJobs<I, O>(job: JobName, inputs: I[], onMessage: (message: any) => void = () => {}): WorkerPool<O> {
-  const workers = inputs.map((input) => new Worker(new URL('./worker-main.js', import.meta.url), { workerData: { job, input } }));
+  return startJobs<I, O>(job, inputs, onMessage, null);
+}
+
+/** A load window: absolute start and end times (ms, nowAbs()). */
+export interface LoadWindow {
+  startAt: number;
+  endAt: number;
+}
+
+/**
+ * runJobs for jobs whose load runs in a window of `seconds` (their inputs' startAt and endAt): the window is set once
+ * every worker has loaded, and starts `leadMs` later, so that no worker misses part of it (on a loaded machine a
+ * worker thread may take more than a second to start); `window` tells it.
+ */
+export function runWindowJobs<I extends LoadWindow, O>(
+  job: JobName,
+  inputs: Omit<I, keyof LoadWindow>[],
+  seconds: number,
+  onMessage: (message: any) => void = () => {},
+  leadMs = 50,
+): WorkerPool<O> & { window: Promise<LoadWindow> } {
+  let set!: (w: LoadWindow) => void;
+  const window = new Promise<LoadWindow>((r) => (set = r));
+  const pool = startJobs<Omit<I, keyof LoadWindow>, O>(job, inputs, onMessage, () => {
+    const startAt = nowAbs() + leadMs;
+    const w = { startAt, endAt: startAt + seconds * 1000 };
+    set(w);
+    return w;
+  });
+  return { ...pool, window };
+}
+
+function startJobs<I, O>(job: JobName, inputs: I[], onMessage: (message: any) => void, windowWhenReady: (() => LoadWindow) | null): WorkerPool<O> {
+  const windowed = windowWhenReady !== null;
+  const workers = inputs.map((input) => new Worker(new URL('./worker-main.js', import.meta.url), { workerData: { job, input, windowed } }));
+  let ready = 0;
   const done = Promise.all(
     workers.map(
       (w) =>
         new Promise<O>((resolve, reject) => {
           w.on('message', (m: { type: string; out?: O; message?: unknown }) => {
             if (m.type === 'done') resolve(m.out as O);
-            else onMessage(m.message);
+            else if (m.type === 'ready') {
+              if (++ready === workers.length) {
+                const window = windowWhenReady!();
+                for (const x of workers) x.postMessage({ type: 'window', window });
+              }
+            } else onMessage(m.message);
           });
           w.once('error', reject);
           w.once('exit', (code) => reject(new Error(`bench worker exited (${code}) before finishing`)));

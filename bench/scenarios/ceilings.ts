@@ -2,7 +2,7 @@
 // child process they run in (fanout's WebSocket floor uses it too).
 import { spawn } from 'node:child_process';
 import type { GetInput } from '../lib/jobs.js';
-import { nowAbs, runJobs, slices } from '../lib/workers.js';
+import { runWindowJobs, slices } from '../lib/workers.js';
 
 export interface HttpCeiling {
   requestsPerSecond: number;
@@ -43,12 +43,8 @@ export async function httpCeiling(quick: boolean, workers: number): Promise<Http
     const concurrency = 32;
     const seconds = quick ? 1 : 5;
     // The same load generator as the scenarios: worker threads, 32 keep-alive connections in all.
-    const startAt = nowAbs() + 300;
-    const endAt = startAt + seconds * 1000;
-    const jobs = slices(Array.from({ length: concurrency }, (_, i) => i), workers).map(
-      (part): GetInput => ({ base, path: '/ceiling', startAt, endAt, connections: part.map((p) => p.index) }),
-    );
-    const counts = await runJobs<GetInput, number>('getLoops', jobs).done;
+    const jobs = slices(Array.from({ length: concurrency }, (_, i) => i), workers).map((part) => ({ base, path: '/ceiling', connections: part.map((p) => p.index) }));
+    const counts = await runWindowJobs<GetInput, number>('getLoops', jobs, seconds).done;
     const done = counts.reduce((a, b) => a + b, 0);
     return { requestsPerSecond: done / seconds, concurrency, seconds, workers: jobs.length };
   } finally {

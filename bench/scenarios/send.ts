@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { request } from '../lib/client.js';
 import type { SendInput, SendOutput } from '../lib/jobs.js';
-import { nowAbs, runJobs, slices } from '../lib/workers.js';
+import { nowAbs, runWindowJobs, slices } from '../lib/workers.js';
 import { backendCpu, backendCpuSince } from '../lib/backend-cpu.js';
 import { closeDatabase, openDatabase, type BenchDb } from '../lib/database.js';
 import { scrape, sumCount } from '../lib/metrics.js';
@@ -32,13 +32,11 @@ export const send: Scenario = async (ctx) => {
   }
   // The senders run on worker threads (--workers), so the load generator is not one event loop.
   const workers = num(ctx.options, 'workers', Math.min(4, os.cpus().length));
-  const startAt = nowAbs() + 200;
-  const endAt = startAt + seconds * 1000;
   const jobs = slices(
     Array.from({ length: senders }, (_, s) => ({ creds: people[s % people.length]!, to: channels[Math.floor(s / channelSize) % channels.length]! })),
     workers,
-  ).map((part): SendInput => ({ base, startAt, endAt, senders: part }));
-  const progress = setInterval(() => ctx.progress(`send: ${Math.max(0, Math.round((nowAbs() - startAt) / 1000))}/${seconds} s on ${jobs.length} worker threads`), 1000);
+  ).map((part) => ({ base, senders: part }));
+  let startAt = Infinity;
   // Where the time and CPU of the load go: the server's own histograms, and the CPU of the server, of the
   // database's backends and of this load generator (its worker threads included) over the load alone.
   const local = ctx.target.databaseUrl || ctx.target.dataDir ? openDatabase(ctx.target, 1) : null;
@@ -48,7 +46,10 @@ export const send: Scenario = async (ctx) => {
   const serverCpuBefore = sampleAll(ctx.target.pids);
   const dbCpuBefore = monitor ? await backendCpu(monitor) : null;
   const benchCpuBefore = process.cpuUsage();
-  const outs = await runJobs<SendInput, SendOutput>('sendLoops', jobs).done.finally(() => clearInterval(progress));
+  const pool = runWindowJobs<SendInput, SendOutput>('sendLoops', jobs, seconds);
+  void pool.window.then((w) => (startAt = w.startAt));
+  const progress = setInterval(() => ctx.progress(`send: ${Math.max(0, Math.round((nowAbs() - startAt) / 1000))}/${seconds} s on ${jobs.length} worker threads`), 1000);
+  const outs = await pool.done.finally(() => clearInterval(progress));
   const benchCpu = process.cpuUsage(benchCpuBefore);
   const dbCpu = monitor && dbCpuBefore ? backendCpuSince(dbCpuBefore, await backendCpu(monitor)) : null;
   const serverCpuAfter = sampleAll(ctx.target.pids);
@@ -58,7 +59,7 @@ export const send: Scenario = async (ctx) => {
   const perSecond = new PerSecond();
   for (const o of outs) o.samples.forEach((ms, i) => perSecond.add(ms, o.seconds[i]));
   const timeline = perSecond.result();
-  const elapsed = (nowAbs() - startAt) / 1000;
+  const elapsed = (nowAbs() - (await pool.window).startAt) / 1000;
   const throughput = samples.length / elapsed;
   // The realm actor's write transactions during the load (group commit): how many, and writes per transaction.
   const batches = between(metricsBefore, metricsAfter, 'palaver_realm_write_batch_size');
