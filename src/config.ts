@@ -1,7 +1,7 @@
 // Server configuration, read once from the environment.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { LIMITS } from './limits.js';
+import { LIMITS, PRESENCE_EVENTS_USER_LIMIT } from './limits.js';
 import { parseRule, type RateLimitConfig } from './rate-rules.js';
 
 export interface Config {
@@ -24,6 +24,12 @@ export interface Config {
   realmPipelineDepth: number;
   /** Connections of the server's database pool. */
   dbPoolSize: number;
+  /**
+   * PRESENCE_EVENTS_USER_LIMIT: a user coming online is announced by an event only to an audience of at most this many
+   * users (the reference's USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS); larger realms' clients learn presence from
+   * their own presence requests' answers, as the reference's do.
+   */
+  presenceEventsUserLimit: number;
   ownerEmail: string | undefined;
   ownerPassword: string | undefined;
   ownerName: string | undefined;
@@ -163,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbQueryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000),
     realmPipelineDepth: Math.max(1, int(env, 'REALM_PIPELINE_DEPTH', 4)),
     dbPoolSize: Math.max(2, int(env, 'DB_POOL_SIZE', 10)),
+    presenceEventsUserLimit: Math.max(0, int(env, 'PRESENCE_EVENTS_USER_LIMIT', PRESENCE_EVENTS_USER_LIMIT)),
     ownerEmail: env.PALAVER_OWNER_EMAIL || undefined,
     ownerPassword: env.PALAVER_OWNER_PASSWORD || undefined,
     ownerName: env.PALAVER_OWNER_NAME || undefined,

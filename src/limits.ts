@@ -18,6 +18,14 @@ export const LIMITS = {
   password_min_guesses: 10_000,
 } as const;
 
+/**
+ * Presence events go to an audience of at most this many users (the reference's
+ * USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS, 100): each one's coming online is news to every other, so above it
+ * the events would cost the square of the realm's size; clients of larger realms learn presence from their own
+ * presence requests' answers. The server's default for PRESENCE_EVENTS_USER_LIMIT.
+ */
+export const PRESENCE_EVENTS_USER_LIMIT = 100;
+
 /** Clients time out a GET /events after this; above the heartbeat interval. */
 export const EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS = 90;
 

@@ -158,7 +158,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       log.warn({ queueId, realmId, err: err instanceof Error ? err.message : String(err) }, 'saved event queue not restored'),
     );
     if (restored.restored || restored.dropped || restored.kept) log.info(restored, 'event queues restored');
-    const presenceOptions = { onError: (err: unknown) => log.warn({ err }, 'presence flush failed') };
+    const presenceOptions = { onError: (err: unknown) => log.warn({ err }, 'presence flush failed'), eventUserLimit: config.presenceEventsUserLimit };
     // In a cluster a realm's presence sessions live on its owner.
     const presence = cluster ? new ClusterPresence(db, system, presenceOptions, cluster.owners) : new PresenceSessions(db, system, presenceOptions);
     const mail = new MailSender(db, config, log);

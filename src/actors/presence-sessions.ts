@@ -7,6 +7,7 @@ import { userSessionMachine, type UserSessionEmitted } from './user-session.mach
 import type { Db } from '../persistence/db.js';
 import type { PresenceRow } from '../model/people.js';
 import type { UserPresence } from '../realm/people/presence.js';
+import { PRESENCE_EVENTS_USER_LIMIT } from '../limits.js';
 
 export const PRESENCE_FLUSH_MS = 5_000;
 
@@ -24,6 +25,8 @@ export interface PresenceSessionsOptions {
   /** Seconds clock. */
   now?: () => number;
   onError?: (err: unknown) => void;
+  /** Most users a presence event goes to (Config.presenceEventsUserLimit); PRESENCE_EVENTS_USER_LIMIT by default. */
+  eventUserLimit?: number;
 }
 
 export class PresenceSessions {
@@ -52,7 +55,7 @@ export class PresenceSessions {
     sub.unsubscribe();
     if (online) {
       const p = this.read(actor);
-      await realm.dispatch('presence.announce', { ...p, serverTimestamp: Date.now() / 1000 });
+      await realm.dispatch('presence.announce', { ...p, serverTimestamp: Date.now() / 1000, userLimit: this.opts.eventUserLimit ?? PRESENCE_EVENTS_USER_LIMIT });
     }
   }
 

@@ -96,6 +96,74 @@ test.serial('sends, flag changes and reactions interleaved: the batch costs the 
   t.is(statements[1], statements[0], `statements for 2 and 6 of each: ${statements.join(', ')}`);
 });
 
+test.serial('reactions of many users to one message: one round of statements for 2 or 6 users, each as if written alone', async (t) => {
+  const statements: number[] = [];
+  for (const n of [2, 6]) {
+    const f = await fixture(n);
+    // Not subscribed (the channel is public): the reaction adds a historical row, so later reactions go to them too.
+    const outsider = await addUser(s, { fullName: `Outsider ${uniqueName('u')}` });
+    const [m1] = f.messages as [number];
+    const own = await ownRealmActor(s);
+    try {
+      const commands: AnyCommand[] = [sendCmd(f.owner.id, f.name, 'warm-up: taken alone'), reactCmd(outsider.id, m1, 'add', 'thumbs_up')];
+      // The first user votes for the outsider's reaction by another name of its emoji; the others react with hearts.
+      f.users.forEach((u, i) => commands.push(reactCmd(u.id, m1, 'add', i === 0 ? '+1' : 'heart')));
+      const { settled, statements: count, batches } = await burst(own, commands);
+      t.is(batches, 1);
+      statements.push(count);
+      t.true(settled.every((r) => r.status === 'fulfilled'), 'every reaction added');
+      const results = settled.slice(1).map((r) => value<ReactionResult>(r));
+      t.is(results[1]!.reaction.emojiName, 'thumbs_up', 'a vote keeps the name of the reaction it votes for, added earlier in the batch');
+      t.true(results.slice(1).every((r) => r.audience.includes(outsider.id)), 'the outsider’s historical row, added earlier in the batch, holds the message');
+      t.deepEqual(await reactionsOn(own, m1), [
+        `${outsider.id}:thumbs_up`,
+        `${f.users[0]!.id}:thumbs_up`,
+        ...f.users.slice(1).map((u) => `${u.id}:heart`),
+      ]);
+    } finally {
+      await own.close();
+    }
+  }
+  t.is(statements[1], statements[0], `statements for 2 and 6 users: ${statements.join(', ')}`);
+});
+
+test.serial('sends starting topics: the senders follow them (once each), in the same statements for 2 or 6 starters', async (t) => {
+  const statements: number[] = [];
+  for (const n of [2, 6]) {
+    const f = await fixture(n);
+    const own = await ownRealmActor(s);
+    try {
+      const topicCmd = (senderId: number, topic: string, content: string): AnyCommand => {
+        const [kind, input] = sendCmd(senderId, f.name, content);
+        return [kind, { ...(input as Record<string, unknown>), topic }] as AnyCommand;
+      };
+      const commands: AnyCommand[] = [sendCmd(f.owner.id, f.name, 'warm-up: taken alone')];
+      f.users.forEach((u, i) => {
+        commands.push(topicCmd(u.id, `new topic ${i}`, 'starts it'));
+        // The same topic again, in other letters: not a start, and the topic is followed already.
+        commands.push(topicCmd(u.id, `NEW TOPIC ${i}`, 'again'));
+      });
+      const { settled, statements: count, batches } = await burst(own, commands);
+      t.is(batches, 1);
+      statements.push(count);
+      const results = settled.slice(1).map((r) => value<SendResult>(r));
+      f.users.forEach((u, i) => {
+        t.like(results[2 * i]!.visibility, { userId: u.id, topic: `new topic ${i}`, policy: 3 }, 'the starter follows the topic');
+        t.is(results[2 * i + 1]!.visibility, null, 'the second send changes nothing');
+      });
+      const rows = await own.database.db.map(
+        'SELECT user_id, topic, visibility_policy FROM user_topics WHERE user_id = ANY($1::int[])',
+        [f.users.map((u) => u.id)],
+        (r) => `${r.user_id}:${r.topic}:${r.visibility_policy}`,
+      ).then((r) => r.sort());
+      t.deepEqual(rows, f.users.map((u, i) => `${u.id}:new topic ${i}:3`).sort());
+    } finally {
+      await own.close();
+    }
+  }
+  t.is(statements[1], statements[0], `statements for 2 and 6 starters: ${statements.join(', ')}`);
+});
+
 test.serial('conflicting commands in one batch keep the mailbox order: each answered as if written alone, events in mailbox order', async (t) => {
   const f = await fixture(2);
   const [u, v] = f.users as [(typeof f.users)[0], (typeof f.users)[0]];

@@ -160,6 +160,31 @@ test.serial('2,000 users pinging every 60 s cost no database write per ping: one
   await sessions.stop();
 });
 
+test.serial('PRESENCE_EVENTS_USER_LIMIT: coming online is an event up to that many users who see it, none beyond (the answers still tell)', async (t) => {
+  const LIMIT = 8;
+  const s2 = await startTestServer({ env: { PRESENCE_EVENTS_USER_LIMIT: String(LIMIT) } });
+  try {
+    const active = async () => [...(await s2.server.services.realms.forHost(undefined)).state.usersById.values()].filter((u) => u.isActive).length;
+    const users: TestUser[] = [];
+    while ((await active()) < LIMIT) users.push(await addUser(s2, { role: 400 }));
+    const log = watchEvents(s2);
+    const ping2 = (u: TestUser) => s2.client.as(u).post('/users/me/presence', { form: { status: 'active', last_update_id: '-1' } });
+    await ping2(users[0]!);
+    t.is(log.of('presence').length, 1, `${LIMIT} users see them: an event`);
+    t.is(ids(log.of('presence')[0]!.users).length, LIMIT);
+    const more = await addUser(s2, { role: 400 });
+    log.clear();
+    await ping2(more);
+    t.deepEqual(log.of('presence'), [], `${LIMIT + 1} users see them: no event`);
+    log.stop();
+    // The others learn it from their own presence requests.
+    const seen = (await ping2(users[0]!)).json;
+    t.true(String(more.id) in seen.presences);
+  } finally {
+    await s2.close();
+  }
+});
+
 test.serial('presence survives a restart (flushed at shutdown)', async (t) => {
   const before = (await ping(a, { status: 'active', last_update_id: '-1' })).json;
   await s.stop();

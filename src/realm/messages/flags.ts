@@ -68,8 +68,12 @@ const changesMissing = (bit: number, on: boolean) => ((HISTORICAL_DEFAULT & bit)
  */
 async function writeRound(t: Tx, plans: FlagsPlan[], state: RealmState): Promise<Outcome<FlagsResult>[]> {
   const pairs = plans.flatMap((p) => p.messages.map((messageId) => ({ userId: p.userId, messageId })));
-  const messages = new Map((await t.messages.byIds([...new Set(pairs.map((r) => r.messageId))])).filter((m) => m.realmId === state.realm.id).map((m) => [m.id, m]));
   const existing = await t.userMessages.flagsForRows(pairs);
+  // The messages are read only for the rows a plan would add (most changes touch rows the user has).
+  const adding = plans.filter((p) => changesMissing(p.bit, p.op === 'add')).flatMap((p) => p.messages.filter((id) => !existing.has(`${p.userId}:${id}`)));
+  const messages = new Map(
+    adding.length === 0 ? [] : (await t.messages.byIds([...new Set(adding)])).filter((m) => m.realmId === state.realm.id).map((m) => [m.id, m]),
+  );
   const added: UserMessageRow[] = [];
   const changes: { userId: number; messageId: number; set: number; clear: number }[] = [];
   const outcomes = plans.map((p): Outcome<FlagsResult> => {

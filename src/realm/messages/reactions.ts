@@ -52,11 +52,14 @@ function planned(state: RealmState, p: ReactionPlan, message: StoredMessage, rea
 }
 
 /**
- * Plans on different messages, written together as write() would one after another: the messages, their rows and
- * reactions read once, then the historical rows, the added and the removed reactions in one statement each.
+ * Plans that touch no user's reactions to a message twice, written together as write() would one after another: the
+ * messages, their rows and reactions read once, each plan worked out against what the plans before it left (the
+ * message's reactions and holders, kept up to date here), then the historical rows, the added and the removed
+ * reactions in one statement each. (Within a round no plan removes a reaction another adds: both would be one
+ * user's on one message.)
  */
 async function writeRound(t: Tx, plans: ReactionPlan[], state: RealmState): Promise<Outcome<ReactionResult>[]> {
-  const ids = plans.map((p) => p.input.messageId);
+  const ids = [...new Set(plans.map((p) => p.input.messageId))];
   const messages = new Map((await t.messages.byIds(ids)).map((m) => [m.id, m]));
   const holders = new Map<number, Set<number>>(ids.map((id) => [id, new Set()]));
   for (const row of await t.userMessages.rowsFor(ids)) holders.get(row.messageId)?.add(row.userId);
@@ -70,12 +73,17 @@ async function writeRound(t: Tx, plans: ReactionPlan[], state: RealmState): Prom
     const has = holders.get(p.input.messageId)!;
     try {
       if (!message || message.realmId !== state.realm.id || !canSeeMessage(state, p.user, message, has.has(p.user.id))) throw errors.invalidMessage();
-      const reaction = planned(state, p, message, reactions.get(message.id)!);
+      const onMessage = reactions.get(message.id)!;
+      const reaction = planned(state, p, message, onMessage);
       if (p.input.op === 'add') {
         if (!has.has(p.user.id)) historical.push({ userId: p.user.id, messageId: message.id, flags: HISTORICAL_DEFAULT });
         has.add(p.user.id);
         added.push(reaction);
-      } else removed.push(reaction);
+        onMessage.push(reaction);
+      } else {
+        removed.push(reaction);
+        onMessage.splice(onMessage.indexOf(reaction), 1);
+      }
       return { ok: true, value: { op: p.input.op, reaction, message, audience: changeAudience(state, has, message.channelId) } };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -88,9 +96,12 @@ async function writeRound(t: Tx, plans: ReactionPlan[], state: RealmState): Prom
   return outcomes;
 }
 
-/** Reactions written in rounds of plans on different messages, each round in a few statements whatever its size. */
+/**
+ * Reactions written in rounds of plans by different users or on different messages (most batches: one round), each
+ * round in a few statements whatever its size.
+ */
 function writeReactions(t: Tx, plans: ReactionPlan[], state: RealmState): Promise<Outcome<ReactionResult>[]> {
-  return inRounds(plans, (p) => [messageKey(p.input.messageId)], (round) => writeRound(t, round, state));
+  return inRounds(plans, (p) => [rowKey(p.user.id, p.input.messageId)], (round) => writeRound(t, round, state));
 }
 
 // Batchable: the check reads the user and the realm's emoji (changed only by commands that run alone); the write

@@ -238,16 +238,25 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
   }
   const startedBefore = await t.messages.topicsStartedBefore([...firsts.values()]);
   const starts = new Set([...firsts.values()].filter((_, i) => !startedBefore[i]).map((f) => f.beforeId));
+  const toChannels = inserted.filter(({ a }) => a.message.kind === 'stream');
+  const changes = await applyAutomaticVisibility(
+    t,
+    state,
+    toChannels.map(({ a, row }) => ({
+      sender: a.plan.sender,
+      channelId: a.message.channelId!,
+      topic: a.message.topic,
+      topicKey: row.topicKey,
+      now: new Date(a.message.dateSent * 1000),
+      startsTopic: starts.has(row.id),
+    })),
+  );
+  const visibility = new Map(toChannels.map(({ row }, i) => [row.id, changes[i]!]));
   for (const { a, row } of inserted) {
     const m = a.message;
-    let visibility: VisibilityChange | null = null;
-    if (m.kind === 'stream') {
-      const startsTopic = starts.has(row.id);
-      visibility = await applyAutomaticVisibility(t, state, a.plan.sender, m.channelId!, m.topic, new Date(m.dateSent * 1000), startsTopic);
-    }
     // Uploads linked in the message become readable by whoever can read the message.
     await linkAttachments(t, state, row.id, m.content, m.senderId);
-    outcomes[a.index] = { ok: true, value: sent(a.plan, m, row.id, recipientRows(a.plan, row.id, a.flags), visibility) };
+    outcomes[a.index] = { ok: true, value: sent(a.plan, m, row.id, recipientRows(a.plan, row.id, a.flags), visibility.get(row.id) ?? null) };
   }
   return outcomes;
 }

@@ -26,34 +26,52 @@ function triggered(policy: number, startsTopic: boolean): boolean {
   return policy !== ON_INITIATION || startsTopic;
 }
 
+/** A send whose sender's topic visibility may change: `topicKey` is the topic as the database compares it (lower()). */
+export interface SentTo {
+  sender: User;
+  channelId: number;
+  topic: string;
+  topicKey: string;
+  now: Date;
+  /** The message is the topic's first. */
+  startsTopic: boolean;
+}
+
+/** The policy a send asks for by its sender's settings, whatever the topic's current one; null for none. */
+function wantedPolicy(state: RealmState, s: SentTo): number | null {
+  if (s.sender.isBot) return null;
+  const follow = Number(userSetting(s.sender, 'automatically_follow_topics_policy'));
+  if (triggered(follow, s.startsTopic)) return VISIBILITY_POLICY.FOLLOWED;
+  const unmute = Number(userSetting(s.sender, 'automatically_unmute_topics_in_muted_streams_policy'));
+  if (state.channels.subscription(s.sender.id, s.channelId)?.isMuted && triggered(unmute, s.startsTopic)) return VISIBILITY_POLICY.UNMUTED;
+  return null;
+}
+
 /**
- * Decides and stores the sender's new policy for the topic (before the message is inserted). `startsTopic`
- * (no message in the topic yet) is looked up when not given.
+ * Decides and stores each sender's new policy for their topic, as if the sends came one after another (a later send
+ * sees the policy an earlier one set): the current policies read in one statement and the changes written in one,
+ * both only when some send asks for a change (a topic's start, by the default settings). One result per send.
  */
-export async function applyAutomaticVisibility(
-  t: Tx,
-  state: RealmState,
-  sender: User,
-  channelId: number,
-  topic: string,
-  now: Date,
-  startsTopic?: boolean,
-): Promise<VisibilityChange | null> {
-  if (sender.isBot) return null;
-  const follow = Number(userSetting(sender, 'automatically_follow_topics_policy'));
-  const unmute = Number(userSetting(sender, 'automatically_unmute_topics_in_muted_streams_policy'));
-  // Policies that never change visibility need no lookups.
-  if (follow === NEVER && unmute === NEVER) return null;
-  const starts = startsTopic ?? !(await t.messages.topicExists(channelId, topic));
-  let wanted: number | null = null;
-  if (triggered(follow, starts)) wanted = VISIBILITY_POLICY.FOLLOWED;
-  else if (state.channels.subscription(sender.id, channelId)?.isMuted && triggered(unmute, starts)) wanted = VISIBILITY_POLICY.UNMUTED;
-  if (wanted === null) return null;
-  const current = await t.userTopics.policy(sender.id, channelId, topic);
-  // These policies only ever raise visibility: a followed topic stays followed.
-  if (wanted === current || current === VISIBILITY_POLICY.FOLLOWED) return null;
-  await t.userTopics.set(sender.id, channelId, topic, wanted, now);
-  return { userId: sender.id, channelId, topic, policy: wanted, lastUpdated: Math.floor(now.getTime() / 1000) };
+export async function applyAutomaticVisibility(t: Tx, state: RealmState, sends: SentTo[]): Promise<(VisibilityChange | null)[]> {
+  const wanted = sends.map((s) => wantedPolicy(state, s));
+  const asking = sends.filter((_, i) => wanted[i] !== null);
+  if (asking.length === 0) return wanted.map(() => null);
+  const key = (s: SentTo) => `${s.sender.id}:${s.channelId}:${s.topicKey}`;
+  const read = await t.userTopics.policies(asking.map((s) => ({ userId: s.sender.id, channelId: s.channelId, topic: s.topic })));
+  const current = new Map<string, number>();
+  asking.forEach((s, i) => current.set(key(s), current.get(key(s)) ?? read[i]!));
+  const stored = new Map<string, { userId: number; channelId: number; topic: string; policy: number; at: Date }>();
+  const changes = sends.map((s, i): VisibilityChange | null => {
+    const policy = wanted[i]!;
+    const now = current.get(key(s));
+    // These policies only ever raise visibility: a followed topic stays followed.
+    if (policy === null || policy === now || now === VISIBILITY_POLICY.FOLLOWED) return null;
+    current.set(key(s), policy);
+    stored.set(key(s), { userId: s.sender.id, channelId: s.channelId, topic: s.topic, policy, at: s.now });
+    return { userId: s.sender.id, channelId: s.channelId, topic: s.topic, policy, lastUpdated: Math.floor(s.now.getTime() / 1000) };
+  });
+  await t.userTopics.setMany([...stored.values()]);
+  return changes;
 }
 
 /** The user_topic event telling a user of their new visibility policy for a topic. */

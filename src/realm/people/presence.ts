@@ -74,19 +74,28 @@ export function presenceResponse(
   return { presences, lastUpdateId: max };
 }
 
-type Announcement = UserPresence & { serverTimestamp: number };
+type Announcement = UserPresence & {
+  serverTimestamp: number;
+  /** Most users the event goes to: none when more may see the user (see PRESENCE_EVENTS_USER_LIMIT); no limit when absent. */
+  userLimit?: number;
+};
 
-/** Publishes a presence event for a user who came online or became active (no database write). */
+/**
+ * Publishes a presence event for a user who came online or became active (no database write), unless more users than
+ * the limit would receive it (the reference skips these events in larger realms).
+ */
 const announce: CommandDef<Announcement, Announcement | null, Announcement | null> = {
   batchable: true,
   check: (state, input) => (presenceVisible(state, state.usersById.get(input.userId)) ? input : null),
   events(state, presence) {
     if (!presence) return [];
     const user = state.usersById.get(presence.userId)!;
+    const users = audienceOf(state, user);
+    if (presence.userLimit !== undefined && users.length > presence.userLimit) return [];
     const { lastActive, lastConnected, serverTimestamp } = presence;
     const event: PresenceEvent = { kind: 'presence', form: 'slim', userId: user.id, email: state.apiEmailOf(user), lastActive, lastConnected, dateJoined: user.dateJoined, serverTimestamp };
     // Clients without simplified_presence_events get the legacy form.
-    return [{ event, users: audienceOf(state, user), legacy: { simplified_presence_events: [{ ...event, form: 'legacy' as const }] } }];
+    return [{ event, users, legacy: { simplified_presence_events: [{ ...event, form: 'legacy' as const }] } }];
   },
 };
 
