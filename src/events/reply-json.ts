@@ -26,6 +26,28 @@ function valueJson(value: unknown): string | undefined {
   return JSON.stringify(value);
 }
 
+/** The JSON of member names, remembered: replies and events are written with few names, each on every answer (a
+ *  JSON.stringify call each showed in profiles). Bounded: past the bound a new name is written, not remembered. */
+const nameTexts = new Map<string, string>();
+export const NAMES_KEPT = 4096;
+
+function nameJson(name: string): string {
+  let text = nameTexts.get(name);
+  if (text === undefined) {
+    text = JSON.stringify(name);
+    if (nameTexts.size < NAMES_KEPT) nameTexts.set(name, text);
+  }
+  return text;
+}
+
+/** A string JSON.stringify writes as it is, between quotes: nothing to escape, no surrogates. */
+const PLAIN = /^[\w .,:/@+=-]*$/;
+
+/** JSON.stringify of a string member of a reply (a queue id, `result`, `msg`), without the call when it is plain. */
+function stringJson(s: string): string {
+  return s.length <= 200 && PLAIN.test(s) ? '"' + s + '"' : JSON.stringify(s);
+}
+
 /** An object's JSON less its closing brace, with its shared members spliced in; keys JSON.stringify would leave out
  *  are left out, and so is `skip`. */
 function objectHead(obj: Record<string, unknown>, splice: (value: unknown) => string | undefined, skip?: string): string {
@@ -35,7 +57,7 @@ function objectHead(obj: Record<string, unknown>, splice: (value: unknown) => st
     if (!Object.prototype.hasOwnProperty.call(obj, key) || key === skip) continue;
     const text = splice(obj[key]);
     if (text === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
+    out += (first ? '' : ',') + nameJson(key) + ':' + text;
     first = false;
   }
   return out;
@@ -88,6 +110,7 @@ export function eventsReplyJson(body: Record<string, unknown>): string {
       for (let i = 0; i < events.length; i++) out += (i === 0 ? '' : ',') + numberedJson(events[i]!, firstId + i);
       return out + ']';
     }
+    if (typeof value === 'string') return stringJson(value);
     if (!Array.isArray(value) || value !== body.events) return JSON.stringify(value);
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (eventJson(value[i]) ?? 'null');

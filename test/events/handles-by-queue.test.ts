@@ -2,6 +2,7 @@
 // on it, and nothing is left in the index once polls are answered or aborted and sockets end.
 import test from 'ava';
 import type { ApiError } from '../../src/errors.js';
+import { HandlesByQueue } from '../../src/events/by-queue.js';
 import { LongPolls } from '../../src/events/long-polls.js';
 import { QueueRegistry } from '../../src/events/queue-registry.js';
 import { QueueSockets, type QueueSocket } from '../../src/events/queue-sockets.js';
@@ -70,4 +71,30 @@ test('parked polls leave the index when answered, aborted, or refused; a deleted
   t.truthy(queues.get(a));
   void onA;
   queues.stop();
+});
+
+test('the index keeps a lone handle, several on one queue, and empties in any order', (t) => {
+  const index = new HandlesByQueue<number>();
+  index.add('q', 1);
+  index.add('q', 1);
+  t.deepEqual(index.of('q'), [1]);
+  index.add('q', 2);
+  index.add('q', 3);
+  index.add('r', 4);
+  t.deepEqual(index.of('q'), [1, 2, 3]);
+  index.delete('q', 2);
+  index.delete('q', 9);
+  index.delete('r', 1);
+  t.deepEqual(index.of('q'), [1, 3]);
+  index.delete('q', 1);
+  t.deepEqual(index.of('q'), [3]);
+  index.add('q', 5);
+  t.deepEqual(index.of('q'), [3, 5]);
+  index.delete('q', 5);
+  index.delete('q', 3);
+  t.deepEqual(index.of('q'), []);
+  t.is(index.size, 1);
+  index.delete('r', 4);
+  t.is(index.size, 0);
+  t.deepEqual(index.of('r'), []);
 });

@@ -4,7 +4,7 @@ import test from 'ava';
 import { eventForQueue } from '../../src/events/queue-form.js';
 import { capabilitiesFrom, type QueueRegistration } from '../../src/events/registration.js';
 import { EventBatch } from '../../src/events/event-batch.js';
-import { eventsReplyJson, shareEvent } from '../../src/events/reply-json.js';
+import { eventsReplyJson, NAMES_KEPT, shareEvent } from '../../src/events/reply-json.js';
 import { startTestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
 import { makeChannel } from '../messages/helpers.js';
@@ -126,4 +126,20 @@ test("a queue's batch: shared events made once, each queue's ids spliced in; the
     'the id comes last',
   );
   t.is(eventsReplyJson({ events: new EventBatch(0, []) }), '{"events":[]}');
+});
+
+test('string members and member names that need escaping, and more names than are remembered, serialize as JSON.stringify does', (t) => {
+  const strings = ['', 'success', '0:8c4e-11', 'a"b', 'back\\slash', 'line\nbreak', 'tab\t', '\u0000', '\u2028\u2029', 'é', '\ud800', 'x\udfff', 'ok'.repeat(150), 'a/b+c=d@e,f.g h:i-j_k'];
+  for (const s of strings) {
+    const body = { result: 'success', msg: s, events: [], queue_id: s };
+    t.is(eventsReplyJson(body), JSON.stringify(body), JSON.stringify(s));
+    const named: Record<string, unknown> = { result: 'success', msg: '' };
+    named[s] = s;
+    t.is(eventsReplyJson(named), JSON.stringify(named), `name ${JSON.stringify(s)}`);
+  }
+  for (let i = 0; i < NAMES_KEPT + 10; i++) {
+    const body = { result: 'success', msg: '', [`name "${i}"`]: i, queue_id: `q${i}` };
+    if (i % 500 === 0 || i >= NAMES_KEPT) t.is(eventsReplyJson(body), JSON.stringify(body));
+    else eventsReplyJson(body);
+  }
 });
