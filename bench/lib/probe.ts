@@ -29,7 +29,8 @@ function labelled(text: string | null, name: string): Map<string, Buckets> {
   const out = new Map<string, Buckets>();
   if (!text) return out;
   // prom-client writes `le` first: name_bucket{le="0.1",method="GET",route="/api/v1/messages"} 12
-  const re = new RegExp(`^${name}_bucket\\{le="([^"]+)",([^}]*)\\} (\\d+)`, 'gm');
+  // (A label's value may hold braces: route="/api/v1/messages/{message_id}/reactions".)
+  const re = new RegExp(`^${name}_bucket\\{le="([^"]+)",((?:[^}"]|"[^"]*")*)\\} (\\d+)`, 'gm');
   for (const m of text.matchAll(re)) {
     const key = [...m[2]!.matchAll(/="([^"]*)"/g)].map((v) => v[1]).join(' ');
     let b = out.get(key);
@@ -40,7 +41,7 @@ function labelled(text: string | null, name: string): Map<string, Buckets> {
 }
 
 /** The p99 (ms, bucket upper bound) of each label set observed between two scrapes. */
-function p99s(before: string | null, after: string | null, name: string): Record<string, number> {
+export function p99s(before: string | null, after: string | null, name: string): Record<string, number> {
   const was = labelled(before, name);
   const out: Record<string, number> = {};
   for (const [key, buckets] of labelled(after, name)) {
