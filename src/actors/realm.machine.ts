@@ -18,8 +18,8 @@
 // is the same independence that lets a batch write its commands grouped by kind (realm/write-order.ts). A batch
 // holding any other command waits until the pipeline has drained, and nothing is taken before it settles (group
 // commit as it was before the pipeline). Commands are taken from the head of the mailbox only, so none overtakes
-// another — but for those that write nothing and change no memory (typing, presence announcements), answered as they
-// arrive (answerAtOnce). Until its writes start, the last batch taken also takes the commands that reach the head of
+// another — but for those that say they are answered at once and write nothing and change no memory (typing, presence
+// announcements: CommandDef.answeredAtOnce), answered as they arrive (answerAtOnce). Until its writes start, the last batch taken also takes the commands that reach the head of
 // the mailbox and touch nothing another in-flight batch does (in a batch of their own they would be written no
 // sooner; joinWaitingBatch), checked when its wait ends. Writes of consecutive batches never overlap (a batch's first write waits for the previous
 // batch's writes to be done, or for it to end: BatchPipe.after, chained so that a batch that writes nothing passes its
@@ -179,14 +179,14 @@ function nextBatch(context: RealmContext): { batch: PendingCommand[]; touched: S
 }
 
 /**
- * A command that writes nothing and changes no memory (typing, presence announcements): checked and its events
- * published as it reaches the actor, ahead of the batches in the mailbox and in flight, unless memory may lag the
- * database (stale). It is as if it had come before them: none of them was answered yet, and memory holds every
- * batch that was.
+ * A command that says it is answered at once (CommandDef.answeredAtOnce: typing, presence announcements), and writes
+ * nothing and changes no memory: checked and its events published as it reaches the actor, ahead of the batches in
+ * the mailbox and in flight, unless memory may lag the database (stale). It is as if it had come before them: none of
+ * them was answered yet, and memory holds every batch that was.
  */
 function answersAtOnce(context: RealmContext, cmd: PendingCommand): boolean {
   const def = context.commands[cmd.kind];
-  return def !== undefined && !def.write && !def.apply && !context.stale;
+  return def?.answeredAtOnce === true && !def.write && !def.apply && !context.stale;
 }
 
 function answerAtOnce(context: RealmContext, cmd: PendingCommand): void {

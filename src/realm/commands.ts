@@ -35,6 +35,13 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
   orderKey?(input: I): string;
   /** Validates against the working set and plans the write; throws ApiError to refuse. */
   check(state: RealmState, input: I): P;
+  /**
+   * A command that only publishes (no write, no apply) and whose check and events need no earlier command's effect
+   * (typing, presence announcements): checked, published and answered as it reaches the realm actor, ahead of the
+   * commands in the mailbox and the batches in flight (realm.machine.ts), as if it had come before them. Without it,
+   * a command that only publishes keeps the mailbox order, after the writes dispatched before it.
+   */
+  answeredAtOnce?: boolean;
   /** Absent for commands that only publish (typing, presence): they never open a transaction; the plan is the result. */
   write?(t: Tx, plan: P, state: RealmState): Promise<R>;
   /**

@@ -76,7 +76,14 @@ function noteCommands(log: Log): CommandRegistry {
     },
     events: (_state, r) => [{ event: { type: 'note', body: r.body }, users: [1] }],
   };
-  return { ...coreCommands, note };
+  // Commands that only publish: one answered as it arrives, one that keeps the mailbox order (the default).
+  const publishes = (answeredAtOnce: boolean): CommandDef<string, string, string> => ({
+    batchable: true,
+    answeredAtOnce,
+    check: (_state, body) => body,
+    events: (_state, body) => [{ event: { type: 'note', body }, users: [1] }],
+  });
+  return { ...coreCommands, note, shout: publishes(true), peek: publishes(false) };
 }
 
 type RealmActor = Actor<typeof realmMachine>;
@@ -328,6 +335,21 @@ test.serial('a command that joined a batch which then ended without writing is t
     t.is((await refused)[0]!.status, 'rejected');
     t.deepEqual(answered, ['w:1', 'refuse-2!', '3']);
     t.deepEqual(await rows(), ['w:1', '3']);
+  }));
+
+test.serial('a command that only publishes is answered at once only when it says so; otherwise after the writes dispatched before it', (t) =>
+  scenario([HOLD_W], async ({ actor, dispatch, command, answered, hold }) => {
+    const track = (kind: string, body: string) => (command(kind, body) as Promise<string>).then((r) => (answered.push(r), r));
+    const first = dispatch('w:1');
+    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    const peek = track('peek', 'peek');
+    await track('shout', 'shout');
+    t.deepEqual(answered, ['shout'], 'answered while w:1 still writes');
+    await sleep(100);
+    t.deepEqual(answered, ['shout'], 'the other waits behind w:1');
+    await hold.release(HOLD_W);
+    await Promise.all([first, peek]);
+    t.deepEqual(answered, ['shout', 'w:1', 'peek']);
   }));
 
 test.serial('a batch that writes nothing passes its wait on: the batch after it still writes after the one before it', (t) =>

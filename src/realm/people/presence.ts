@@ -86,6 +86,7 @@ type Announcement = UserPresence & {
  */
 const announce: CommandDef<Announcement, Announcement | null, Announcement | null> = {
   batchable: true,
+  answeredAtOnce: true,
   check: (state, input) => (presenceVisible(state, state.usersById.get(input.userId)) ? input : null),
   events(state, presence) {
     if (!presence) return [];

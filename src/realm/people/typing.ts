@@ -25,6 +25,7 @@ function receivers(state: RealmState, ids: Iterable<number>): number[] {
 
 const notify: CommandDef<TypingInput, RealmEvent[], RealmEvent[]> = {
   batchable: true,
+  answeredAtOnce: true,
   check(state, input) {
     const sender = actor(state, input.senderId);
     const who = { userId: sender.id, email: state.apiEmailOf(sender) };
@@ -64,6 +65,7 @@ export interface EditTypingInput {
 /** typing_edit_message: someone is editing a message, told to those who would see the edit. */
 const notifyEdit: CommandDef<EditTypingInput, RealmEvent[], RealmEvent[]> = {
   batchable: true,
+  answeredAtOnce: true,
   check(state, input) {
     const sender = actor(state, input.senderId);
     const base = { kind: 'typing_edit', op: input.op, senderId: sender.id, messageId: input.messageId } as const;
