@@ -62,10 +62,10 @@ export async function applyAutomaticVisibility(t: Tx, state: RealmState, sends: 
   asking.forEach((s, i) => current.set(key(s), current.get(key(s)) ?? read[i]!));
   const stored = new Map<string, { userId: number; channelId: number; topic: string; policy: number; at: Date }>();
   const changes = sends.map((s, i): VisibilityChange | null => {
-    const policy = wanted[i]!;
-    const now = current.get(key(s));
+    const policy = wanted[i];
+    const was = current.get(key(s));
     // These policies only ever raise visibility: a followed topic stays followed.
-    if (policy === null || policy === now || now === VISIBILITY_POLICY.FOLLOWED) return null;
+    if (policy === null || policy === undefined || policy === was || was === VISIBILITY_POLICY.FOLLOWED) return null;
     current.set(key(s), policy);
     stored.set(key(s), { userId: s.sender.id, channelId: s.channelId, topic: s.topic, policy, at: s.now });
     return { userId: s.sender.id, channelId: s.channelId, topic: s.topic, policy, lastUpdated: Math.floor(s.now.getTime() / 1000) };
