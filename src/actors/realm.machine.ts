@@ -40,7 +40,7 @@ import type { RealmEvent } from '../bus/events.js';
 import { errors, notRun, type ApiError } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
-import type { CommandRegistry, PendingCommand, RealmBatchObserver, Touched } from '../realm/commands.js';
+import { touchedBy, type CommandRegistry, type PendingCommand, type RealmBatchObserver } from '../realm/commands.js';
 import { RealmState } from '../realm/state.js';
 
 /** A command refused by a stopping realm actor before any of it ran: safe to send again. */
@@ -140,15 +140,6 @@ interface BatchInput {
   release: () => void;
 }
 
-/** What a command touches, if it is batchable and says (see CommandDef.touches); worked out once per command. */
-function touchedBy(context: RealmContext, cmd: PendingCommand): Touched | null {
-  if (cmd.touched === undefined) {
-    const def = context.commands[cmd.kind];
-    cmd.touched = (def?.batchable ? def.touches?.(context.state!, cmd.input) : undefined) ?? null;
-  }
-  return cmd.touched;
-}
-
 /**
  * The next batch to take from the head of the mailbox now, with what it touches (null: one of its commands cannot
  * say), or null when it must wait. A batch is the run of batchable commands at the head (or one command that is
@@ -170,7 +161,7 @@ function nextBatch(context: RealmContext): { batch: PendingCommand[]; touched: S
   const busy = (k: string) => inFlight.some((b) => b.touched!.has(k));
   let touched: Set<string> | null = new Set();
   for (let i = 0; i < n; i++) {
-    const keys = touchedBy(context, pending[i]!);
+    const keys = touchedBy(registry, context.state!, pending[i]!);
     if (joining && (!keys || keys.some(busy))) return null;
     if (!keys) touched = null;
     else if (touched) for (const k of keys) touched.add(k);
@@ -224,7 +215,7 @@ function joinWaitingBatch(context: RealmContext): void {
   const touched = last.touched;
   const now = performance.now();
   while (pending.length > 0 && last.batch.length < MAX_BATCH && registry[pending[0]!.kind]?.batchable) {
-    const keys = touchedBy(context, pending[0]!);
+    const keys = touchedBy(registry, context.state!, pending[0]!);
     if (!keys || keys.some(busy)) return;
     const cmd = pending.shift()!;
     for (const k of keys) touched.add(k);

@@ -2,7 +2,7 @@
 import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { isConnectionError } from '../persistence/errors.js';
-import type { CommandDef, CommandRegistry, Outcome, PendingCommand, Touched } from './commands.js';
+import { touchedBy, type CommandDef, type CommandRegistry, type Outcome, type PendingCommand, type Touched } from './commands.js';
 import type { RealmState } from './state.js';
 import { writeOrder } from './write-order.js';
 
@@ -90,7 +90,7 @@ export async function runBatch(
       }
       try {
         const plan = def.check(state, cmd.input);
-        if (def.write) planned.push({ index, plan, touched: def.touches?.(state, cmd.input) });
+        if (def.write) planned.push({ index, plan, touched: touchedBy(registry, state, cmd) ?? undefined });
         else outcomes[index] = { ok: true, value: plan };
       } catch (err) {
         outcomes[index] = failure(err);

@@ -67,6 +67,28 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
  */
 export type Touched = readonly string[];
 
+/**
+ * Most keys one command may say it touches: a command touching more (a flag change of thousands of messages) is taken
+ * as one that cannot say (it goes alone, after the batches in flight), so the sets the realm actor and a batch keep of
+ * them stay small whatever a request carries.
+ */
+export const MAX_TOUCHED_KEYS = 1000;
+
+/**
+ * What a command touches (CommandDef.touches), if it is batchable and says with at most MAX_TOUCHED_KEYS keys; null
+ * otherwise. Worked out once per command and kept on it: the realm actor asks when it takes or joins a batch, the
+ * batch when it orders its writes. (Memory only grows between the two asks, so the first answer stays safe: a key
+ * names a message the working set knew then.)
+ */
+export function touchedBy(registry: CommandRegistry, state: RealmState, cmd: PendingCommand): Touched | null {
+  if (cmd.touched === undefined) {
+    const def = registry[cmd.kind];
+    const keys = def?.batchable ? def.touches?.(state, cmd.input) : undefined;
+    cmd.touched = keys && keys.length <= MAX_TOUCHED_KEYS ? keys : null;
+  }
+  return cmd.touched;
+}
+
 export const messageKey = (messageId: number): string => `m:${messageId}`;
 export const rowKey = (userId: number, messageId: number): string => `r:${userId}:${messageId}`;
 
@@ -103,7 +125,7 @@ export interface PendingCommand {
   reject(err: unknown): void;
   /** When the realm actor's mailbox received it (performance.now(), ms); set by the actor. */
   queuedAt?: number;
-  /** What it touches (CommandDef.touches; null: it cannot say), worked out once by the actor when it needs it. */
+  /** What it touches (null: it cannot say), worked out once by touchedBy. */
   touched?: Touched | null;
 }
 

@@ -22,23 +22,27 @@ export interface Placed {
  * not follow this order: the realm actor settles a batch's commands in mailbox order after its commit.
  */
 export function writeOrder(commands: readonly Placed[]): number[][] {
-  const groups: { kind: string; members: number[]; keys: Set<string>; opaque: boolean }[] = [];
+  const groups: number[][] = [];
   const lastOfKind = new Map<string, number>();
+  /** For each key, the last group holding it; and the last group holding a command that cannot say. */
+  const lastWithKey = new Map<string, number>();
+  let lastOpaque = -1;
+  // Each command costs its own keys' lookups, whatever the number of groups before it.
   commands.forEach((c, index) => {
     const joinAt = lastOfKind.get(c.kind);
     const joinable =
-      joinAt !== undefined && groups.slice(joinAt + 1).every((g) => c.touched !== undefined && !g.opaque && !c.touched.some((k) => g.keys.has(k)));
-    let group = joinable ? groups[joinAt]! : undefined;
-    if (!group) {
-      group = { kind: c.kind, members: [], keys: new Set(), opaque: false };
-      lastOfKind.set(c.kind, groups.length);
-      groups.push(group);
+      joinAt !== undefined &&
+      (joinAt === groups.length - 1 || (c.touched !== undefined && lastOpaque <= joinAt && c.touched.every((k) => (lastWithKey.get(k) ?? -1) <= joinAt)));
+    const at = joinable ? joinAt : groups.length;
+    if (!joinable) {
+      lastOfKind.set(c.kind, at);
+      groups.push([]);
     }
-    group.members.push(index);
-    if (c.touched === undefined) group.opaque = true;
-    else for (const k of c.touched) group.keys.add(k);
+    groups[at]!.push(index);
+    if (c.touched === undefined) lastOpaque = Math.max(lastOpaque, at);
+    else for (const k of c.touched) lastWithKey.set(k, Math.max(lastWithKey.get(k) ?? -1, at));
   });
-  return groups.map((g) => g.members);
+  return groups;
 }
 
 /**

@@ -1,6 +1,8 @@
 // The order a batch's writes go in (src/realm/write-order.ts): each kind's commands together wherever they stand,
 // unless a command would pass one it conflicts with (a shared key, or one that cannot say what it touches).
 import test from 'ava';
+import { MAX_TOUCHED_KEYS, touchedBy, type CommandRegistry, type PendingCommand } from '../../src/realm/commands.js';
+import type { RealmState } from '../../src/realm/state.js';
 import { inRounds, writeOrder, type Placed } from '../../src/realm/write-order.js';
 
 const send: Placed = { kind: 'send', touched: [] };
@@ -66,4 +68,29 @@ test('a bulk write in rounds: plans sharing a key with their round start the nex
   });
   t.deepEqual(rounds, [['a', 'b'], ['c', 'd'], ['e'], ['f']]);
   t.deepEqual(out, ['A', 'B', 'C', 'D', 'E', 'F']);
+});
+
+test('what a command touches is asked once and kept; more than MAX_TOUCHED_KEYS keys count as not saying', (t) => {
+  let asked = 0;
+  const keys = (n: number) => Array.from({ length: n }, (_, i) => `r:1:${i}`);
+  const registry = {
+    touching: { batchable: true, touches: (_s: unknown, n: number) => (asked++, keys(n)), check: () => null },
+    alone: { touches: () => [], check: () => null },
+  } as unknown as CommandRegistry;
+  const state = {} as RealmState;
+  const cmd = (kind: string, input: number): PendingCommand => ({ kind, input, resolve: () => {}, reject: () => {} });
+  const small = cmd('touching', MAX_TOUCHED_KEYS);
+  t.deepEqual(touchedBy(registry, state, small), keys(MAX_TOUCHED_KEYS));
+  t.deepEqual(touchedBy(registry, state, small), keys(MAX_TOUCHED_KEYS));
+  t.is(asked, 1, 'asked once');
+  t.is(touchedBy(registry, state, cmd('touching', MAX_TOUCHED_KEYS + 1)), null);
+  t.is(touchedBy(registry, state, cmd('alone', 0)), null, 'a command that is not batchable is never pipelined');
+});
+
+test('a batch of commands with many keys, none shared: one group per kind', (t) => {
+  // 256 commands alternating two kinds, each with its own 1,000 keys and none shared: two groups.
+  const batch: Placed[] = Array.from({ length: 256 }, (_, i) => ({ kind: i % 2 ? 'flag' : 'react', touched: Array.from({ length: 1000 }, (_, k) => `r:${i}:${k}`) }));
+  const groups = writeOrder(batch);
+  t.is(groups.length, 2);
+  t.deepEqual(groups[0], batch.map((_, i) => i).filter((i) => i % 2 === 0));
 });

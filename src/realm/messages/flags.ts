@@ -3,7 +3,7 @@
 import type { MessageFlagsEvent, RealmEvent } from '../../bus/events.js';
 import { ApiError, errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
-import { messageKey, rowKey, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
+import { MAX_TOUCHED_KEYS, messageKey, rowKey, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
 import type { Tx } from '../../persistence/db.js';
 import type { UserMessageRow } from '../../model/messages.js';
 import type { RealmState } from '../state.js';
@@ -100,12 +100,12 @@ async function writeRound(t: Tx, plans: FlagsPlan[], state: RealmState): Promise
 
 /**
  * Flag changes written in rounds of plans that touch no row twice, each round in a few statements whatever its size;
- * marking unread, which reads more, each alone.
+ * marking unread, which reads more, and a change of more messages than a command may say it touches, each alone.
  */
 function writeFlags(t: Tx, plans: FlagsPlan[], state: RealmState): Promise<Outcome<FlagsResult>[]> {
   return inRounds(
     plans,
-    (p) => (markingUnread(p) ? null : p.messages.map((id) => rowKey(p.userId, id))),
+    (p) => (markingUnread(p) || p.messages.length > MAX_TOUCHED_KEYS ? null : p.messages.map((id) => rowKey(p.userId, id))),
     async (round) => {
       if (!markingUnread(round[0]!)) return writeRound(t, round, state);
       try {
@@ -126,7 +126,7 @@ export const updateFlags: CommandDef<FlagsInput, FlagsPlan, FlagsResult> = {
   // more (the unread details): it cannot say.
   touches(state, input) {
     if (!(EDITABLE_FLAGS as readonly string[]).includes(input.flag) || markingUnread(input)) return undefined;
-    if (input.messages.some((id) => id > state.messages.lastId)) return undefined;
+    if (input.messages.length > MAX_TOUCHED_KEYS || input.messages.some((id) => id > state.messages.lastId)) return undefined;
     const keys = input.messages.map((id) => rowKey(input.userId, id));
     if (changesMissing(FLAG_BITS[input.flag as EditableFlag], input.op === 'add')) keys.push(...input.messages.map(messageKey));
     return keys;
