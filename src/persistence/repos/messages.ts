@@ -181,14 +181,6 @@ export class MessagesRepository {
     );
   }
 
-  topicExists(channelId: number, topic: string): Promise<boolean> {
-    return this.db.one(
-      'SELECT EXISTS (SELECT 1 FROM messages WHERE stream_id = $1 AND lower(topic) = lower($2)) AS e',
-      [channelId, topic],
-      (r) => r.e as boolean,
-    );
-  }
-
   /** Applies an edit to one message. */
   update(c: MessageChange): Promise<null> {
     const sets: string[] = ['edit_history = $2::jsonb'];

@@ -21,16 +21,6 @@ export class ReactionsRepository {
     }));
   }
 
-  /** Adds a reaction; false when the user already reacted with that emoji. */
-  add(r: Reaction): Promise<boolean> {
-    return this.db.result(
-      `INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT DO NOTHING`,
-      [r.messageId, r.userId, r.emojiName, r.emojiCode, r.reactionType],
-      (res) => res.rowCount === 1,
-    );
-  }
-
   /** Adds reactions in one statement, in order (none of them there yet). */
   addMany(rs: Reaction[]): Promise<null> {
     if (rs.length === 0) return Promise.resolve(null);
@@ -50,15 +40,5 @@ export class ReactionsRepository {
        WHERE r.message_id = v.m AND r.user_id = v.u AND r.emoji_code = v.c AND r.reaction_type = v.t`,
       [rs.map((r) => r.messageId), rs.map((r) => r.userId), rs.map((r) => r.emojiCode), rs.map((r) => r.reactionType)],
     );
-  }
-
-  /** Removes a reaction by emoji code and type; the removed reaction (with its stored name), or null. */
-  async remove(messageId: number, userId: number, emojiCode: string, reactionType: string): Promise<Reaction | null> {
-    const row = await this.db.oneOrNone(
-      `DELETE FROM reactions WHERE message_id = $1 AND user_id = $2 AND emoji_code = $3 AND reaction_type = $4
-       RETURNING emoji_name`,
-      [messageId, userId, emojiCode, reactionType],
-    );
-    return row ? { messageId, userId, emojiName: row.emoji_name, emojiCode, reactionType } : null;
   }
 }

@@ -5,6 +5,9 @@ import type { UnreadRow, UserMessageRow } from '../../model/messages.js';
 
 const INSERT_COLUMNS = new helpers.ColumnSet(['user_id', 'message_id', 'flags'], { table: 'user_messages' });
 
+/** The key of a row in flagsForRows' answer. */
+export const flagsKey = (userId: number, messageId: number): string => `${userId}:${messageId}`;
+
 export class UserMessagesRepository {
   constructor(private db: IDatabase<unknown>) {}
 
@@ -31,7 +34,7 @@ export class UserMessagesRepository {
     return new Map(rows.map((r) => [Number(r.message_id), r.flags as number]));
   }
 
-  /** The flags of these (user, message) rows, keyed `user:message` (only where a row exists). */
+  /** The flags of these (user, message) rows, keyed by flagsKey (only where a row exists). */
   async flagsForRows(rows: { userId: number; messageId: number }[]): Promise<Map<string, number>> {
     if (rows.length === 0) return new Map();
     const found = await this.db.any(
@@ -39,7 +42,7 @@ export class UserMessagesRepository {
        JOIN unnest($1::int[], $2::bigint[]) AS k(user_id, message_id) USING (user_id, message_id)`,
       [rows.map((r) => r.userId), rows.map((r) => r.messageId)],
     );
-    return new Map(found.map((r) => [`${r.user_id}:${Number(r.message_id)}`, r.flags as number]));
+    return new Map(found.map((r) => [flagsKey(r.user_id, Number(r.message_id)), r.flags as number]));
   }
 
   /** Sets the bits `set` and clears the bits `clear` of each of these rows, in one statement. */

@@ -29,12 +29,8 @@ export class UserTopicsRepository {
   }
 
   /** The policy of a topic (case-insensitive); 0 when none is set. */
-  policy(userId: number, channelId: number, topic: string): Promise<number> {
-    return this.db.oneOrNone(
-      'SELECT visibility_policy FROM user_topics WHERE user_id = $1 AND channel_id = $2 AND lower(topic) = lower($3)',
-      [userId, channelId, topic],
-      (r) => (r ? r.visibility_policy : 0),
-    );
+  async policy(userId: number, channelId: number, topic: string): Promise<number> {
+    return (await this.policies([{ userId, channelId, topic }]))[0]!;
   }
 
   /** The policies of several topics (case-insensitive), in the order asked; 0 where none is set. One statement. */

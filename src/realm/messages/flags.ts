@@ -5,6 +5,7 @@ import { ApiError, errors } from '../../errors.js';
 import { FLAG_BITS } from '../../narrow/index.js';
 import { MAX_TOUCHED_KEYS, messageKey, rowKey, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
 import type { Tx } from '../../persistence/db.js';
+import { flagsKey } from '../../persistence/repos/user-messages.js';
 import type { UserMessageRow } from '../../model/messages.js';
 import type { RealmState } from '../state.js';
 import { actor } from '../access/roles.js';
@@ -70,7 +71,7 @@ async function writeRound(t: Tx, plans: FlagsPlan[], state: RealmState): Promise
   const pairs = plans.flatMap((p) => p.messages.map((messageId) => ({ userId: p.userId, messageId })));
   const existing = await t.userMessages.flagsForRows(pairs);
   // The messages are read only for the rows a plan would add (most changes touch rows the user has).
-  const adding = plans.filter((p) => changesMissing(p.bit, p.op === 'add')).flatMap((p) => p.messages.filter((id) => !existing.has(`${p.userId}:${id}`)));
+  const adding = plans.filter((p) => changesMissing(p.bit, p.op === 'add')).flatMap((p) => p.messages.filter((id) => !existing.has(flagsKey(p.userId, id))));
   const messages = new Map(
     adding.length === 0 ? [] : (await t.messages.byIds([...new Set(adding)])).filter((m) => m.realmId === state.realm.id).map((m) => [m.id, m]),
   );
@@ -78,7 +79,7 @@ async function writeRound(t: Tx, plans: FlagsPlan[], state: RealmState): Promise
   const changes: { userId: number; messageId: number; set: number; clear: number }[] = [];
   const outcomes = plans.map((p): Outcome<FlagsResult> => {
     const on = p.op === 'add';
-    const flagsOf = (id: number) => existing.get(`${p.userId}:${id}`);
+    const flagsOf = (id: number) => existing.get(flagsKey(p.userId, id));
     const toChange = p.messages.filter((id) => (((flagsOf(id) ?? HISTORICAL_DEFAULT) & p.bit) !== 0) !== on);
     const historical = toChange.filter((id) => flagsOf(id) === undefined);
     for (const id of historical) {
