@@ -4,7 +4,7 @@
 // it would get written alone; a batch of those kinds is written while an earlier one commits when it touches
 // nothing of it, and waits when it does; a presence announcement is answered without waiting for commits.
 import { setTimeout as sleep } from 'node:timers/promises';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { waitFor } from 'xstate';
 import type { FlagsResult } from '../../src/realm/messages/flags.js';
 import type { ReactionResult } from '../../src/realm/messages/reactions.js';
@@ -60,108 +60,104 @@ async function fixture(n: number) {
   return { owner, users, name, messages };
 }
 
+/**
+ * Runs `round` on a fixture of 2 users, then of 6 (`setup`, made before the realm actor of its own it gets); `round`
+ * returns the statements its burst cost, which must be the same for both.
+ */
+async function sameStatementsFor2And6<F>(t: ExecutionContext, setup: (n: number) => Promise<F>, round: (f: F, own: Own) => Promise<number>): Promise<void> {
+  const statements: number[] = [];
+  for (const n of [2, 6]) {
+    const f = await setup(n);
+    const own = await ownRealmActor(s);
+    try {
+      statements.push(await round(f, own));
+    } finally {
+      await own.close();
+    }
+  }
+  t.is(statements[1], statements[0], `statements for 2 and 6: ${statements.join(', ')}`);
+}
+
 const reactionsOn = (own: Own, messageId: number) =>
   own.database.db.map('SELECT user_id, emoji_name FROM reactions WHERE message_id = $1 ORDER BY id', [messageId], (r) => `${r.user_id}:${r.emoji_name}`);
 
 test.serial('sends, flag changes and reactions interleaved: the batch costs the same statements for 2 or 6 of each', async (t) => {
-  const statements: number[] = [];
-  for (const n of [2, 6]) {
-    const f = await fixture(n);
-    const own = await ownRealmActor(s);
-    try {
-      const commands: AnyCommand[] = [sendCmd(f.owner.id, f.name, 'warm-up: taken alone')];
-      f.users.forEach((u, i) => {
-        commands.push(sendCmd(u.id, f.name, `grouped ${i}`), flagCmd(u.id, 'add', 'read', f.messages), reactCmd(u.id, f.messages[i]!, 'add', 'heart'));
-      });
-      const { settled, statements: count, batches } = await burst(own, commands);
-      t.is(batches, 1, 'the warm-up’s batch, which all the others joined while it opened its transaction');
-      statements.push(count);
-      const sent = f.users.map((_, i) => value<SendResult>(settled[1 + 3 * i]).message.id);
-      t.deepEqual([...sent].sort((a, b) => a - b), sent, 'message IDs follow the mailbox order');
-      for (let i = 0; i < n; i++) {
-        t.deepEqual(value<FlagsResult>(settled[2 + 3 * i]).changed, f.messages, 'each user’s messages were marked read');
-        t.is(value<ReactionResult>(settled[3 + 3 * i]).reaction.emojiName, 'heart');
-        t.deepEqual(await reactionsOn(own, f.messages[i]!), [`${f.users[i]!.id}:heart`]);
-      }
-      const unread = await own.database.db.one(
-        'SELECT count(*)::int AS n FROM user_messages WHERE message_id = ANY($1::bigint[]) AND user_id = ANY($2::int[]) AND (flags & 1) = 0',
-        [f.messages, f.users.map((u) => u.id)],
-        (r) => r.n as number,
-      );
-      t.is(unread, 0, 'the rows are read in the database');
-    } finally {
-      await own.close();
+  await sameStatementsFor2And6(t, fixture, async (f, own) => {
+    const commands: AnyCommand[] = [sendCmd(f.owner.id, f.name, 'warm-up: taken alone')];
+    f.users.forEach((u, i) => {
+      commands.push(sendCmd(u.id, f.name, `grouped ${i}`), flagCmd(u.id, 'add', 'read', f.messages), reactCmd(u.id, f.messages[i]!, 'add', 'heart'));
+    });
+    const { settled, statements: count, batches } = await burst(own, commands);
+    t.is(batches, 1, 'the warm-up’s batch, which all the others joined while it opened its transaction');
+    const sent = f.users.map((_, i) => value<SendResult>(settled[1 + 3 * i]).message.id);
+    t.deepEqual([...sent].sort((a, b) => a - b), sent, 'message IDs follow the mailbox order');
+    for (let i = 0; i < f.users.length; i++) {
+      t.deepEqual(value<FlagsResult>(settled[2 + 3 * i]).changed, f.messages, 'each user’s messages were marked read');
+      t.is(value<ReactionResult>(settled[3 + 3 * i]).reaction.emojiName, 'heart');
+      t.deepEqual(await reactionsOn(own, f.messages[i]!), [`${f.users[i]!.id}:heart`]);
     }
-  }
-  t.is(statements[1], statements[0], `statements for 2 and 6 of each: ${statements.join(', ')}`);
+    const unread = await own.database.db.one(
+      'SELECT count(*)::int AS n FROM user_messages WHERE message_id = ANY($1::bigint[]) AND user_id = ANY($2::int[]) AND (flags & 1) = 0',
+      [f.messages, f.users.map((u) => u.id)],
+      (r) => r.n as number,
+    );
+    t.is(unread, 0, 'the rows are read in the database');
+    return count;
+  });
 });
 
 test.serial('reactions of many users to one message: one round of statements for 2 or 6 users, each as if written alone', async (t) => {
-  const statements: number[] = [];
-  for (const n of [2, 6]) {
-    const f = await fixture(n);
-    // Not subscribed (the channel is public): the reaction adds a historical row, so later reactions go to them too.
-    const outsider = await addUser(s, { fullName: `Outsider ${uniqueName('u')}` });
+  // The outsider is not subscribed (the channel is public): their reaction adds a historical row, so later reactions
+  // go to them too.
+  const setup = async (n: number) => ({ ...(await fixture(n)), outsider: await addUser(s, { fullName: `Outsider ${uniqueName('u')}` }) });
+  await sameStatementsFor2And6(t, setup, async (f, own) => {
+    const { outsider } = f;
     const [m1] = f.messages as [number];
-    const own = await ownRealmActor(s);
-    try {
-      const commands: AnyCommand[] = [sendCmd(f.owner.id, f.name, 'warm-up: taken alone'), reactCmd(outsider.id, m1, 'add', 'thumbs_up')];
-      // The first user votes for the outsider's reaction by another name of its emoji; the others react with hearts.
-      f.users.forEach((u, i) => commands.push(reactCmd(u.id, m1, 'add', i === 0 ? '+1' : 'heart')));
-      const { settled, statements: count, batches } = await burst(own, commands);
-      t.is(batches, 1);
-      statements.push(count);
-      t.true(settled.every((r) => r.status === 'fulfilled'), 'every reaction added');
-      const results = settled.slice(1).map((r) => value<ReactionResult>(r));
-      t.is(results[1]!.reaction.emojiName, 'thumbs_up', 'a vote keeps the name of the reaction it votes for, added earlier in the batch');
-      t.true(results.slice(1).every((r) => r.audience.includes(outsider.id)), 'the outsider’s historical row, added earlier in the batch, holds the message');
-      t.deepEqual(await reactionsOn(own, m1), [
-        `${outsider.id}:thumbs_up`,
-        `${f.users[0]!.id}:thumbs_up`,
-        ...f.users.slice(1).map((u) => `${u.id}:heart`),
-      ]);
-    } finally {
-      await own.close();
-    }
-  }
-  t.is(statements[1], statements[0], `statements for 2 and 6 users: ${statements.join(', ')}`);
+    const commands: AnyCommand[] = [sendCmd(f.owner.id, f.name, 'warm-up: taken alone'), reactCmd(outsider.id, m1, 'add', 'thumbs_up')];
+    // The first user votes for the outsider's reaction by another name of its emoji; the others react with hearts.
+    f.users.forEach((u, i) => commands.push(reactCmd(u.id, m1, 'add', i === 0 ? '+1' : 'heart')));
+    const { settled, statements: count, batches } = await burst(own, commands);
+    t.is(batches, 1);
+    t.true(settled.every((r) => r.status === 'fulfilled'), 'every reaction added');
+    const results = settled.slice(1).map((r) => value<ReactionResult>(r));
+    t.is(results[1]!.reaction.emojiName, 'thumbs_up', 'a vote keeps the name of the reaction it votes for, added earlier in the batch');
+    t.true(results.slice(1).every((r) => r.audience.includes(outsider.id)), 'the outsider’s historical row, added earlier in the batch, holds the message');
+    t.deepEqual(await reactionsOn(own, m1), [
+      `${outsider.id}:thumbs_up`,
+      `${f.users[0]!.id}:thumbs_up`,
+      ...f.users.slice(1).map((u) => `${u.id}:heart`),
+    ]);
+    return count;
+  });
 });
 
 test.serial('sends starting topics: the senders follow them (once each), in the same statements for 2 or 6 starters', async (t) => {
-  const statements: number[] = [];
-  for (const n of [2, 6]) {
-    const f = await fixture(n);
-    const own = await ownRealmActor(s);
-    try {
-      const topicCmd = (senderId: number, topic: string, content: string): AnyCommand => {
-        const [kind, input] = sendCmd(senderId, f.name, content);
-        return [kind, { ...(input as Record<string, unknown>), topic }] as AnyCommand;
-      };
-      const commands: AnyCommand[] = [sendCmd(f.owner.id, f.name, 'warm-up: taken alone')];
-      f.users.forEach((u, i) => {
-        commands.push(topicCmd(u.id, `new topic ${i}`, 'starts it'));
-        // The same topic again, in other letters: not a start, and the topic is followed already.
-        commands.push(topicCmd(u.id, `NEW TOPIC ${i}`, 'again'));
-      });
-      const { settled, statements: count, batches } = await burst(own, commands);
-      t.is(batches, 1);
-      statements.push(count);
-      const results = settled.slice(1).map((r) => value<SendResult>(r));
-      f.users.forEach((u, i) => {
-        t.like(results[2 * i]!.visibility, { userId: u.id, topic: `new topic ${i}`, policy: 3 }, 'the starter follows the topic');
-        t.is(results[2 * i + 1]!.visibility, null, 'the second send changes nothing');
-      });
-      const rows = await own.database.db.map(
-        'SELECT user_id, topic, visibility_policy FROM user_topics WHERE user_id = ANY($1::int[])',
-        [f.users.map((u) => u.id)],
-        (r) => `${r.user_id}:${r.topic}:${r.visibility_policy}`,
-      ).then((r) => r.sort());
-      t.deepEqual(rows, f.users.map((u, i) => `${u.id}:new topic ${i}:3`).sort());
-    } finally {
-      await own.close();
-    }
-  }
-  t.is(statements[1], statements[0], `statements for 2 and 6 starters: ${statements.join(', ')}`);
+  await sameStatementsFor2And6(t, fixture, async (f, own) => {
+    const topicCmd = (senderId: number, topic: string, content: string): AnyCommand => {
+      const [kind, input] = sendCmd(senderId, f.name, content);
+      return [kind, { ...(input as Record<string, unknown>), topic }] as AnyCommand;
+    };
+    const commands: AnyCommand[] = [sendCmd(f.owner.id, f.name, 'warm-up: taken alone')];
+    f.users.forEach((u, i) => {
+      commands.push(topicCmd(u.id, `new topic ${i}`, 'starts it'));
+      // The same topic again, in other letters: not a start, and the topic is followed already.
+      commands.push(topicCmd(u.id, `NEW TOPIC ${i}`, 'again'));
+    });
+    const { settled, statements: count, batches } = await burst(own, commands);
+    t.is(batches, 1);
+    const results = settled.slice(1).map((r) => value<SendResult>(r));
+    f.users.forEach((u, i) => {
+      t.like(results[2 * i]!.visibility, { userId: u.id, topic: `new topic ${i}`, policy: 3 }, 'the starter follows the topic');
+      t.is(results[2 * i + 1]!.visibility, null, 'the second send changes nothing');
+    });
+    const rows = await own.database.db.map(
+      'SELECT user_id, topic, visibility_policy FROM user_topics WHERE user_id = ANY($1::int[])',
+      [f.users.map((u) => u.id)],
+      (r) => `${r.user_id}:${r.topic}:${r.visibility_policy}`,
+    ).then((r) => r.sort());
+    t.deepEqual(rows, f.users.map((u, i) => `${u.id}:new topic ${i}:3`).sort());
+    return count;
+  });
 });
 
 test.serial('conflicting commands in one batch keep the mailbox order: each answered as if written alone, events in mailbox order', async (t) => {
