@@ -158,6 +158,7 @@ export async function runBench(argv: string[]): Promise<{ results: Record<string
             result.figures.server_cpu_percent = +((100 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / ((performance.now() - wall) / 1000)).toFixed(1);
             result.figures.server_rss_mib = +(cpuAfter.rssBytes / 2 ** 20).toFixed(1);
           }
+          if (target.autovacuum) result.figures.autovacuum_stand_in = `${target.autovacuum.vacuums} VACUUM, ${target.autovacuum.analyzes} ANALYZE (the server's PostgreSQL runs autovacuum off)`;
           // The machine is shared (server, database, load generator and anything else): its load is recorded beside each figure.
           result.figures.load_average_1m = `${loadBefore.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`;
           progress('');

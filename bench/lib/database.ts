@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pgPromise, { type IDatabase } from 'pg-promise';
 import { embeddedConnection } from '../../src/persistence/embedded.js';
+import { startAutovacuumStandIn, type AutovacuumStandIn } from './autovacuum.js';
 
 export type BenchDb = IDatabase<unknown>;
 
@@ -15,6 +16,8 @@ export interface ScratchDatabase {
   url: string;
   /** The database's name on its server. */
   name: string;
+  /** Autovacuum's work done by the bench (opts.autovacuum on a server with autovacuum off), or null. */
+  autovacuum: AutovacuumStandIn | null;
   drop(): Promise<void>;
   /** Closes the connection kept for drop() and leaves the database on its server (someone else drops it). */
   release(): Promise<void>;
@@ -25,6 +28,8 @@ export interface ScratchOptions {
   template?: string;
   /** Settings every session on the new database starts with (ALTER DATABASE … SET). */
   settings?: Record<string, string>;
+  /** Stand in for autovacuum (bench/lib/autovacuum.ts) when the server runs with it off, as a deployment would not. */
+  autovacuum?: boolean;
 }
 
 /** A fresh database on the server of `baseUrl`, dropped afterwards: every run starts from an empty schema (or from
@@ -43,14 +48,18 @@ export async function createScratchDatabase(baseUrl: string, prefix = 'palaver_b
   }
   const url = new URL(baseUrl);
   url.pathname = '/' + name;
+  const autovacuum = opts.autovacuum ? await startAutovacuumStandIn(url.toString()) : null;
   return {
     url: url.toString(),
     name,
+    autovacuum,
     async drop() {
+      await autovacuum?.stop();
       await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]);
       await admin.$pool.end();
     },
     async release() {
+      await autovacuum?.stop();
       await admin.$pool.end();
     },
   };

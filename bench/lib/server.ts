@@ -6,6 +6,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBalancer } from './balancer.js';
+import type { AutovacuumCounts } from './autovacuum.js';
 import { createScratchDatabase, type ScratchDatabase } from './database.js';
 import { ensureNats } from './nats.js';
 
@@ -23,6 +24,8 @@ export interface Target {
   dataDir: string | null;
   /** Bearer token for its /metrics (OPERATOR_TOKEN; generated for a server this process starts). */
   operatorToken: string | null;
+  /** What the bench's autovacuum stand-in did on the scratch database (its server runs autovacuum off), or null. */
+  autovacuum: AutovacuumCounts | null;
   stop(): Promise<void>;
 }
 
@@ -43,9 +46,9 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
   }
   if (opts.url) {
     const url = new URL(opts.url);
-    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, pids: [], databaseUrl: opts.databaseUrl ?? null, dataDir: null, operatorToken: process.env.OPERATOR_TOKEN ?? null, stop: async () => {} };
+    return { url: url.origin, port: Number(url.port || 80), owner: BENCH_OWNER, pid: null, pids: [], databaseUrl: opts.databaseUrl ?? null, dataDir: null, operatorToken: process.env.OPERATOR_TOKEN ?? null, autovacuum: null, stop: async () => {} };
   }
-  const scratch: ScratchDatabase | null = opts.databaseUrl ? await createScratchDatabase(opts.databaseUrl) : null;
+  const scratch: ScratchDatabase | null = opts.databaseUrl ? await createScratchDatabase(opts.databaseUrl, undefined, { autovacuum: true }) : null;
   const operatorToken = opts.env?.OPERATOR_TOKEN ?? randomBytes(16).toString('hex');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'palaver-bench-'));
   const env: Record<string, string> = {
@@ -98,6 +101,7 @@ export async function startTarget(opts: { url?: string; databaseUrl?: string; en
     databaseUrl: scratch?.url ?? null,
     dataDir,
     operatorToken,
+    autovacuum: scratch?.autovacuum?.counts ?? null,
     async stop() {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -138,7 +142,7 @@ export function sampleProcess(pid: number | null): ProcessSample | null {
 async function startCluster(processes: number, opts: { databaseUrl?: string; env?: Record<string, string>; cpuProfDir?: string }): Promise<Target> {
   if (!opts.databaseUrl) throw new Error('--processes needs an external PostgreSQL (--database-url or DATABASE_URL)');
   const nats = await ensureNats();
-  const scratch = await createScratchDatabase(opts.databaseUrl);
+  const scratch = await createScratchDatabase(opts.databaseUrl, undefined, { autovacuum: true });
   // One operator token for all, so /metrics answers whichever process the balancer picks.
   const env = { ...opts.env, NATS_URL: nats.url, CLUSTER_NAME: `bench${randomBytes(4).toString('hex')}`, OPERATOR_TOKEN: randomBytes(16).toString('hex') };
   const targets: Target[] = [];
@@ -152,7 +156,7 @@ async function startCluster(processes: number, opts: { databaseUrl?: string; env
     await nats.stop();
     throw err;
   }
-  return behindBalancer({ ...targets[0]!, databaseUrl: scratch.url }, targets, async () => {
+  return behindBalancer({ ...targets[0]!, databaseUrl: scratch.url, autovacuum: scratch.autovacuum?.counts ?? null }, targets, async () => {
     await scratch.drop();
     await nats.stop();
   });
