@@ -73,6 +73,11 @@ export function includesHistory(state: RealmState, viewer: User, narrow: readonl
   return include;
 }
 
+export interface IdCondition {
+  op: '<=' | '>=';
+  id: number;
+}
+
 export interface FoundRow {
   message: StoredMessage;
   flags: number;
@@ -110,7 +115,11 @@ export class HistoryQuery {
     this.params = [...base, ...compiled.params];
     this.flagsCol = columns.flags;
     if (history) {
-      this.from = 'messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = $1';
+      // The viewer's row of each message is looked up by its key, message by message, as the scan meets them (a
+      // lateral subquery the planner cannot flatten into a join): a plain LEFT JOIN was planned as a read of every
+      // row the viewer has, then a filter per message, so a page of a channel cost what the viewer's whole history
+      // costs (bench/README.md, "mixed --ramp — the database's share").
+      this.from = 'messages m LEFT JOIN LATERAL (SELECT flags FROM user_messages WHERE user_id = $1 AND message_id = m.id LIMIT 1) um ON true';
       this.where = `m.realm_id = $2 AND m.recipient_kind = 'stream' AND (${compiled.where})`;
       this.idCol = 'm.id';
     } else {
@@ -121,8 +130,14 @@ export class HistoryQuery {
   }
 
   /** Rows matching the narrow and an ID condition, in `order`, at most `limit`. */
-  async rows(db: Db, cond: { op: '<=' | '>='; id: number } | null, order: 'ASC' | 'DESC', limit: number, extra = ''): Promise<FoundRow[]> {
+  async rows(db: Db, cond: IdCondition | null, order: 'ASC' | 'DESC', limit: number, extra = ''): Promise<FoundRow[]> {
     if (limit <= 0) return [];
+    const { sql, params } = this.rowsQuery(cond, order, limit, extra);
+    return narrowRows(db, sql, params);
+  }
+
+  /** The statement rows() runs, and its parameters. */
+  rowsQuery(cond: IdCondition | null, order: 'ASC' | 'DESC', limit: number, extra = ''): { sql: string; params: unknown[] } {
     const params = [...this.params];
     let where = this.where + extra;
     if (cond) {
@@ -132,7 +147,7 @@ export class HistoryQuery {
     params.push(limit);
     const sql = `SELECT ${MESSAGE_COLUMNS}, ${this.flagsCol} AS viewer_flags FROM ${this.from} WHERE ${where}
       ORDER BY ${this.idCol} ${order} LIMIT $${params.length}`;
-    return narrowRows(db, sql, params);
+    return { sql, params };
   }
 
   /** The oldest unread message ID matching the narrow, or null. */
