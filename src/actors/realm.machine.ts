@@ -34,7 +34,7 @@
 // may have committed unseen (uncertain): its callers get 503, no new batch is taken until the pipeline has drained,
 // and the next batch first reloads the working set from the database, alone, so memory agrees with the database
 // again before anything is checked against it.
-import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import type { EventHub } from '../bus/hub.js';
 import type { RealmEvent } from '../bus/events.js';
 import { errors, notRun, type ApiError } from '../errors.js';
@@ -100,8 +100,13 @@ export type BatchReplicator = (realmId: number, applied: { kind: string; value: 
 
 export interface RealmContext extends RealmInput {
   state: RealmState | null;
-  /** The mailbox: commands waiting for the next transaction. Mutated in place; the reference never changes. */
+  /**
+   * The mailbox: commands waiting for the next transaction. Mutated in place; the reference never changes. submit
+   * fills it directly, without an event per command.
+   */
   pending: PendingCommand[];
+  /** A PUMP is scheduled for the end of this turn of the event loop (submit). Mutated in place. */
+  pumpScheduled: { yes: boolean };
   /** The batches in flight, in the order they were taken (and settle). Mutated in place. */
   inFlight: InFlight[];
   /** Settles once the last batch taken has done its writes or ended (and every batch before it): the next one's gate. */
@@ -120,6 +125,7 @@ export interface RealmContext extends RealmInput {
 
 export type RealmMachineEvent =
   | { type: 'COMMAND'; command: PendingCommand }
+  | { type: 'PUMP' }
   | { type: 'STOP' }
   | { type: 'BATCH.WRITING'; id: number }
   | { type: 'BATCH.WRITTEN'; id: number }
@@ -399,6 +405,7 @@ export const realmMachine = setup({
     ...input,
     state: null,
     pending: [],
+    pumpScheduled: { yes: false },
     inFlight: [],
     lastWrites: Promise.resolve(),
     nextBatchId: 1,
@@ -434,6 +441,7 @@ export const realmMachine = setup({
           { guard: ({ context, event }) => answersAtOnce(context, event.command), actions: ({ context, event }) => answerAtOnce(context, event.command) },
           { actions: ['enqueue', 'pump'] },
         ],
+        PUMP: { actions: 'pump' },
         'BATCH.WRITING': { actions: ['writing', 'pump'] },
         'BATCH.WRITTEN': { actions: ['written', 'pump'] },
         'BATCH.DONE': { actions: ['settleInOrder', 'pump'] },
@@ -455,3 +463,34 @@ export const realmMachine = setup({
     },
   },
 });
+
+/**
+ * Hands a command to the realm actor: into its mailbox at once, as the COMMAND event's enqueue would, but without an
+ * event (an XState macrostep) per command. Taking a batch waits for one PUMP event per turn of the event loop
+ * (setImmediate: after the I/O callbacks of the turn, so the commands that arrived in it go together), or comes at
+ * once when no batch is in flight. A command refused, answered at once (answersAtOnce) or sent while the actor is
+ * not loading or ready goes as a COMMAND event, to the actor's own rules. In the mailbox before any STOP the actor
+ * receives after it, a command is drained, never refused, by that stop.
+ */
+export function submit(ref: ActorRefFrom<typeof realmMachine>, command: PendingCommand): void {
+  const snapshot = ref.getSnapshot();
+  if (snapshot.status !== 'active') return command.reject(notTaken());
+  const context = snapshot.context;
+  const ready = snapshot.matches('ready');
+  if (context.stopRequested || !(ready || snapshot.matches('loading')) || (ready && answersAtOnce(context, command))) {
+    ref.send({ type: 'COMMAND', command });
+    return;
+  }
+  if (context.observer) command.queuedAt = performance.now();
+  context.pending.push(command);
+  // Loading: entering ready takes the mailbox.
+  if (!ready) return;
+  if (context.inFlight.length === 0) ref.send({ type: 'PUMP' });
+  else if (!context.pumpScheduled.yes) {
+    context.pumpScheduled.yes = true;
+    setImmediate(() => {
+      context.pumpScheduled.yes = false;
+      ref.send({ type: 'PUMP' });
+    });
+  }
+}
