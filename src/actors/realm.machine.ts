@@ -466,9 +466,9 @@ export const realmMachine = setup({
 
 /**
  * Hands a command to the realm actor: into its mailbox at once, as the COMMAND event's enqueue would, but without an
- * event (an XState macrostep) per command. Taking a batch waits for one PUMP event per turn of the event loop
- * (setImmediate: after the I/O callbacks of the turn, so the commands that arrived in it go together), or comes at
- * once when no batch is in flight. A command refused, answered at once (answersAtOnce) or sent while the actor is
+ * event (an XState macrostep) per command. It joins the batch waiting to write at once (joinWaitingBatch); taking a
+ * new batch waits for one PUMP event per turn of the event loop (setImmediate: after the I/O callbacks of the turn, so
+ * the commands that arrived in it go together), or comes at once when no batch is in flight. A command refused, answered at once (answersAtOnce) or sent while the actor is
  * not loading or ready goes as a COMMAND event, to the actor's own rules. In the mailbox before any STOP the actor
  * receives after it, a command is drained, never refused, by that stop.
  */
@@ -485,6 +485,10 @@ export function submit(ref: ActorRefFrom<typeof realmMachine>, command: PendingC
   context.pending.push(command);
   // Loading: entering ready takes the mailbox.
   if (!ready) return;
+  // Joins the batch waiting to write at once, as the COMMAND event's pump would: by the end of the turn its writes
+  // may have started.
+  joinWaitingBatch(context);
+  if (context.pending.length === 0) return;
   if (context.inFlight.length === 0) ref.send({ type: 'PUMP' });
   else if (!context.pumpScheduled.yes) {
     context.pumpScheduled.yes = true;

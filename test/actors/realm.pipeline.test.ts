@@ -3,7 +3,7 @@
 // batches were taken, whatever order their COMMITs finish in; a commit that fails or loses its connection in the
 // middle of a pipeline leaves memory agreeing with the database. Commits are held deterministically: a deferred
 // constraint trigger (it runs inside COMMIT) takes a shared advisory lock the test holds exclusively.
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { createActor, waitFor, type Actor } from 'xstate';
 import { PIPELINE_DEPTH, realmMachine } from '../../src/actors/realm.machine.js';
@@ -317,10 +317,8 @@ test.serial('the next batch opens its transaction while the previous one writes;
     t.is(await idleInTransaction(), 1, 'the second batch holds an open transaction, waiting');
     t.false(log.pids.has('2'), 'and has not written');
     t.false(actor.getSnapshot().context.inFlight[1]!.writing);
-    // The second is not writing: a third joins its batch (alone it would be written no sooner), at the end of the
-    // turn it reached the mailbox in.
+    // The second is not writing: a third joins its batch (alone it would be written no sooner).
     const third = dispatch('3');
-    await nextTurn();
     t.is(actor.getSnapshot().context.pending.length, 0, 'the third does not wait in the mailbox');
     t.deepEqual(actor.getSnapshot().context.inFlight[1]!.batch.map((c) => c.input), ['2', '3'], 'it joined the waiting batch');
     await hold.release(HOLD_W);
