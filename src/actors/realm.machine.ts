@@ -1,6 +1,7 @@
 // The realm actor: the single writer of one realm. loading → ready (idle ⇄ writing: batches in flight) → stopping → stopped.
 //
-// Pipelined group commit. Commands wait in the mailbox; a batch of them is checked against memory, written in one
+// Pipelined group commit. Commands wait in the mailbox (RealmHandle's are put there by submit, without an XState event
+// each; one PUMP event per turn of the event loop takes them); a batch of them is checked against memory, written in one
 // transaction and committed; then, in the order the batches were taken, its commands are applied to memory,
 // answered and their events published. Up to `pipelineDepth` batches are in flight at once, each on its own
 // connection: as soon as a batch's writes start, the next batch is taken, checked and its transaction opened (BEGIN,
@@ -468,8 +469,9 @@ export const realmMachine = setup({
  * Hands a command to the realm actor: into its mailbox at once, as the COMMAND event's enqueue would, but without an
  * event (an XState macrostep) per command. It joins the batch waiting to write at once (joinWaitingBatch); taking a
  * new batch waits for one PUMP event per turn of the event loop (setImmediate: after the I/O callbacks of the turn, so
- * the commands that arrived in it go together), or comes at once when no batch is in flight. A command refused, answered at once (answersAtOnce) or sent while the actor is
- * not loading or ready goes as a COMMAND event, to the actor's own rules. In the mailbox before any STOP the actor
+ * the commands that arrived in it go together), or comes at once when no batch is in flight. A command answered at
+ * once (answersAtOnce), or sent while the actor is neither loading nor ready or after a stop, goes as a COMMAND event,
+ * to the actor's own rules (one sent to a stopped actor is refused here). In the mailbox before any STOP the actor
  * receives after it, a command is drained, never refused, by that stop.
  */
 export function submit(ref: ActorRefFrom<typeof realmMachine>, command: PendingCommand): void {
@@ -494,7 +496,7 @@ export function submit(ref: ActorRefFrom<typeof realmMachine>, command: PendingC
     context.pumpScheduled.yes = true;
     setImmediate(() => {
       context.pumpScheduled.yes = false;
-      ref.send({ type: 'PUMP' });
+      if (ref.getSnapshot().status === 'active') ref.send({ type: 'PUMP' });
     });
   }
 }
