@@ -332,8 +332,8 @@ test.serial('the next batch opens its transaction while the previous one writes;
 
 test.serial('a command that joined a batch which then ended without writing is taken again, in order', (t) =>
   scenario([HOLD_W], async ({ actor, answered, hold }) => {
-    // As COMMAND events, each taken as it arrives (RealmHandle's commands wait for the end of the turn, and go
-    // together), all answered through the same promise chain.
+    // As COMMAND events, each taken as it arrives (RealmHandle's, arriving while a batch writes, are taken together
+    // at the end of the turn), all answered through the same promise chain.
     const first = commandEvent(actor, answered, 'w:1');
     await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
     // In one turn: a command its check refuses (its batch ends at once, without a transaction), and one that joins
