@@ -1,6 +1,7 @@
 // The realm actor: the single writer of one realm. loading → ready (idle ⇄ writing: batches in flight) → stopping → stopped.
 //
-// Pipelined group commit. Commands wait in the mailbox; a batch of them is checked against memory, written in one
+// Pipelined group commit. Commands wait in the mailbox (RealmHandle's are put there by submit, without an XState event
+// each; one PUMP event per turn of the event loop takes them); a batch of them is checked against memory, written in one
 // transaction and committed; then, in the order the batches were taken, its commands are applied to memory,
 // answered and their events published. Up to `pipelineDepth` batches are in flight at once, each on its own
 // connection: as soon as a batch's writes start, the next batch is taken, checked and its transaction opened (BEGIN,
@@ -34,7 +35,7 @@
 // may have committed unseen (uncertain): its callers get 503, no new batch is taken until the pipeline has drained,
 // and the next batch first reloads the working set from the database, alone, so memory agrees with the database
 // again before anything is checked against it.
-import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import type { EventHub } from '../bus/hub.js';
 import type { RealmEvent } from '../bus/events.js';
 import { errors, notRun, type ApiError } from '../errors.js';
@@ -100,8 +101,13 @@ export type BatchReplicator = (realmId: number, applied: { kind: string; value: 
 
 export interface RealmContext extends RealmInput {
   state: RealmState | null;
-  /** The mailbox: commands waiting for the next transaction. Mutated in place; the reference never changes. */
+  /**
+   * The mailbox: commands waiting for the next transaction. Mutated in place; the reference never changes. submit
+   * fills it directly, without an event per command.
+   */
   pending: PendingCommand[];
+  /** A PUMP is scheduled for the end of this turn of the event loop (submit). Mutated in place. */
+  pumpScheduled: { yes: boolean };
   /** The batches in flight, in the order they were taken (and settle). Mutated in place. */
   inFlight: InFlight[];
   /** Settles once the last batch taken has done its writes or ended (and every batch before it): the next one's gate. */
@@ -120,6 +126,7 @@ export interface RealmContext extends RealmInput {
 
 export type RealmMachineEvent =
   | { type: 'COMMAND'; command: PendingCommand }
+  | { type: 'PUMP' }
   | { type: 'STOP' }
   | { type: 'BATCH.WRITING'; id: number }
   | { type: 'BATCH.WRITTEN'; id: number }
@@ -399,6 +406,7 @@ export const realmMachine = setup({
     ...input,
     state: null,
     pending: [],
+    pumpScheduled: { yes: false },
     inFlight: [],
     lastWrites: Promise.resolve(),
     nextBatchId: 1,
@@ -434,6 +442,7 @@ export const realmMachine = setup({
           { guard: ({ context, event }) => answersAtOnce(context, event.command), actions: ({ context, event }) => answerAtOnce(context, event.command) },
           { actions: ['enqueue', 'pump'] },
         ],
+        PUMP: { actions: 'pump' },
         'BATCH.WRITING': { actions: ['writing', 'pump'] },
         'BATCH.WRITTEN': { actions: ['written', 'pump'] },
         'BATCH.DONE': { actions: ['settleInOrder', 'pump'] },
@@ -455,3 +464,39 @@ export const realmMachine = setup({
     },
   },
 });
+
+/**
+ * Hands a command to the realm actor: into its mailbox at once, as the COMMAND event's enqueue would, but without an
+ * event (an XState macrostep) per command. It joins the batch waiting to write at once (joinWaitingBatch); taking a
+ * new batch waits for one PUMP event per turn of the event loop (setImmediate: after the I/O callbacks of the turn, so
+ * the commands that arrived in it go together), or comes at once when no batch is in flight. A command answered at
+ * once (answersAtOnce), or sent while the actor is neither loading nor ready or after a stop, goes as a COMMAND event,
+ * to the actor's own rules (one sent to a stopped actor is refused here). In the mailbox before any STOP the actor
+ * receives after it, a command is drained, never refused, by that stop.
+ */
+export function submit(ref: ActorRefFrom<typeof realmMachine>, command: PendingCommand): void {
+  const snapshot = ref.getSnapshot();
+  if (snapshot.status !== 'active') return command.reject(notTaken());
+  const context = snapshot.context;
+  const ready = snapshot.matches('ready');
+  if (context.stopRequested || !(ready || snapshot.matches('loading')) || (ready && answersAtOnce(context, command))) {
+    ref.send({ type: 'COMMAND', command });
+    return;
+  }
+  if (context.observer) command.queuedAt = performance.now();
+  context.pending.push(command);
+  // Loading: entering ready takes the mailbox.
+  if (!ready) return;
+  // Joins the batch waiting to write at once, as the COMMAND event's pump would: by the end of the turn its writes
+  // may have started.
+  joinWaitingBatch(context);
+  if (context.pending.length === 0) return;
+  if (context.inFlight.length === 0) ref.send({ type: 'PUMP' });
+  else if (!context.pumpScheduled.yes) {
+    context.pumpScheduled.yes = true;
+    setImmediate(() => {
+      context.pumpScheduled.yes = false;
+      if (ref.getSnapshot().status === 'active') ref.send({ type: 'PUMP' });
+    });
+  }
+}

@@ -6,7 +6,7 @@ import type { CommandRegistry, InputOf, ResultOf } from '../realm/commands.js';
 import type { CommandInput, CommandKind, CommandResult, RealmCommands } from '../realm/registry.js';
 import type { RealmState } from '../realm/state.js';
 import type { RealmEntry } from '../model/realm.js';
-import { notTaken } from './realm.machine.js';
+import { submit } from './realm.machine.js';
 import type { RealmRef, rootMachine } from './root.machine.js';
 
 /** Cluster mode (src/cluster/): a realm this process does not own is written through its owner, elsewhere. */
@@ -101,10 +101,8 @@ export class RealmHandle<C extends CommandRegistry = RealmCommands> {
   }
 
   private enqueue<K extends keyof C & string>(kind: K, input: InputOf<C, K>): Promise<ResultOf<C, K>> {
-    // A stopped actor drops events silently; answer for it rather than leave the caller hanging.
-    if (this.ref.getSnapshot().status !== 'active') return Promise.reject(notTaken());
     return new Promise<ResultOf<C, K>>((resolve, reject) => {
-      this.ref.send({ type: 'COMMAND', command: { kind, input, resolve: resolve as (r: unknown) => void, reject } });
+      submit(this.ref, { kind, input, resolve: resolve as (r: unknown) => void, reject });
     });
   }
 

@@ -11,12 +11,13 @@ import { isRealmBatchTag } from '../realm/batch.js';
 import type { RealmBatchObserver } from '../realm/commands.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { ActorDirectory } from './actor-directory.js';
+import { FirstSeen } from './first-seen.js';
 import type { Throughput } from './throughput.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const QUERY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
-/** Publication times kept for palaver_message_delivery_seconds (a message delivered later is not timed). */
+/** Publication times kept for palaver_message_delivery_seconds, at least (a message delivered later may not be timed). */
 const MESSAGE_TIMES_KEPT = 10_000;
 
 export interface MetricsSources {
@@ -44,8 +45,13 @@ export class ServerMetrics {
   private readonly queryLatency: Histogram;
   private readonly queryErrors: Counter;
   private readonly messageDelivery: Histogram;
-  /** Message ID → when its message event was published (ms), the newest MESSAGE_TIMES_KEPT. */
-  private readonly messagePublishedAt = new Map<number, number>();
+  /**
+   * Message ID → when its message event was published (ms), the newest MESSAGE_TIMES_KEPT at least: the first time
+   * either the hub's listener or a delivery saw it. The router is subscribed before this listener, so parked polls
+   * are answered inside the same publishEvents call, before the listener runs: their delivery is the first sight (and
+   * takes no time).
+   */
+  private readonly messagePublishedAt = new FirstSeen<number>(MESSAGE_TIMES_KEPT);
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor() {
@@ -157,7 +163,7 @@ export class ServerMetrics {
         const now = performance.now();
         for (const ev of e.batch.events) {
           const id = ev.type === 'message' ? (ev as { message?: { id?: number } }).message?.id : undefined;
-          if (typeof id === 'number') this.messageDelivery.observe((now - this.publishedAt(id, now)) / 1000);
+          if (typeof id === 'number') this.messageDelivery.observe((now - this.messagePublishedAt.at(id, now)) / 1000);
         }
       }),
       src.queues.on('expired', (e) => this.expiries.inc({ reason: e.reason })),
@@ -165,23 +171,10 @@ export class ServerMetrics {
         src.throughput.published(events.length);
         const now = performance.now();
         for (const re of events) {
-          if (re.event.kind === 'message') this.publishedAt(re.event.facts.id, now);
+          if (re.event.kind === 'message') this.messagePublishedAt.at(re.event.facts.id, now);
         }
       }, 'metrics'),
     );
-  }
-
-  /**
-   * When message `id` was published: the first time either the hub's listener or a delivery saw it. The
-   * router is subscribed before this listener, so parked polls are answered inside the same publishEvents
-   * call, before the listener runs: their delivery is the first sight (and takes no time).
-   */
-  private publishedAt(id: number, now: number): number {
-    const at = this.messagePublishedAt.get(id);
-    if (at !== undefined) return at;
-    this.messagePublishedAt.set(id, now);
-    if (this.messagePublishedAt.size > MESSAGE_TIMES_KEPT) this.messagePublishedAt.delete(this.messagePublishedAt.keys().next().value!);
-    return now;
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

@@ -115,6 +115,20 @@ async function startRealm(log: Log, pipelineDepth?: number) {
   return { actor, dispatch, command, events, answered };
 }
 
+/** A note sent to the actor as a COMMAND event (not through RealmHandle): its answer or refusal logged in `answered`. */
+function commandEvent(actor: RealmActor, answered: string[], body: string): Promise<unknown> {
+  return new Promise((resolve, reject) => actor.send({ type: 'COMMAND', command: { kind: 'note', input: body, resolve, reject } })).then(
+    (r) => {
+      answered.push((r as { body: string }).body);
+      return r;
+    },
+    (err: unknown) => {
+      answered.push(`${body}!`);
+      throw err;
+    },
+  );
+}
+
 /** Waits until the batch holding `body` has done its writes (only its COMMIT left). */
 async function written(actor: RealmActor, body: string): Promise<void> {
   await waitFor(actor, (s) => s.context.inFlight.some((b) => b.written && b.batch.some((c) => c.input === body)), { timeout: 30_000 });
@@ -317,13 +331,15 @@ test.serial('the next batch opens its transaction while the previous one writes;
   }));
 
 test.serial('a command that joined a batch which then ended without writing is taken again, in order', (t) =>
-  scenario([HOLD_W], async ({ actor, dispatch, answered, hold }) => {
-    const first = dispatch('w:1');
+  scenario([HOLD_W], async ({ actor, answered, hold }) => {
+    // As COMMAND events, each taken as it arrives (RealmHandle's, arriving while a batch writes, are taken together
+    // at the end of the turn), all answered through the same promise chain.
+    const first = commandEvent(actor, answered, 'w:1');
     await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
     // In one turn: a command its check refuses (its batch ends at once, without a transaction), and one that joins
     // that batch before it has ended.
-    const refused = Promise.allSettled([dispatch('refuse-2')]);
-    const third = dispatch('3');
+    const refused = Promise.allSettled([commandEvent(actor, answered, 'refuse-2')]);
+    const third = commandEvent(actor, answered, '3');
     t.deepEqual(actor.getSnapshot().context.inFlight[1]!.batch.map((c) => c.input), ['refuse-2', '3']);
     // The refused batch ends; the third goes back to the mailbox and is taken as a batch of its own, which waits
     // for w:1's writes.
@@ -350,6 +366,25 @@ test.serial('a command that only publishes is answered at once only when it says
     await hold.release(HOLD_W);
     await Promise.all([first, peek]);
     t.deepEqual(answered, ['shout', 'w:1', 'peek']);
+  }));
+
+test.serial('commands dispatched before a stop are in the mailbox at once: the stop drains them, while a batch is in flight', (t) =>
+  scenario([HOLD_W], async ({ actor, dispatch, answered, hold }) => {
+    const first = dispatch('w:1');
+    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    // A batch is in flight: these are taken at the end of the turn, yet they are in the mailbox already.
+    const later = [dispatch('2'), dispatch('3')];
+    t.deepEqual(actor.getSnapshot().context.pending.map((c) => c.input), ['2', '3']);
+    actor.send({ type: 'STOP' });
+    const afterStop = (await dispatch('after-stop').catch((e: unknown) => e)) as ApiError;
+    t.true(afterStop instanceof ApiError, 'a command dispatched after the stop is refused');
+    t.is(afterStop.status, 503);
+    await hold.release(HOLD_W);
+    t.like(await first, { body: 'w:1' });
+    t.deepEqual((await Promise.all(later)).map((r) => r.body), ['2', '3'], 'drained, not refused');
+    t.deepEqual(answered, ['after-stop!', 'w:1', '2', '3']);
+    await waitFor(actor, (s) => s.status === 'done', { timeout: 30_000 });
+    t.deepEqual(await rows(), ['w:1', '2', '3']);
   }));
 
 test.serial('a batch that writes nothing passes its wait on: the batch after it still writes after the one before it', (t) =>

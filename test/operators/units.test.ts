@@ -1,10 +1,11 @@
-// The operator modules on their own: the per-second traffic series, safe JSON, and the actor
+// The operator modules on their own: the per-second traffic series, first sights of message IDs, safe JSON, and the actor
 // directory over an actor system (relations, filters, transitions recorded only while watched) with a controlled clock.
 import test from 'ava';
 import { assign, setup } from 'xstate';
 import { ActorSystem } from '../../src/actors/system.js';
 import { ActorDirectory, type ActorChange } from '../../src/operators/actor-directory.js';
 import { toSafeJson } from '../../src/operators/actor-view.js';
+import { FirstSeen } from '../../src/operators/first-seen.js';
 import { Throughput } from '../../src/operators/throughput.js';
 
 test('traffic series: one bucket per second, quiet seconds as zeros, old seconds forgotten', (t) => {
@@ -129,4 +130,13 @@ test('safe JSON: secrets redacted, cycles, maps, actors and size bounded', (t) =
   cyc.me = cyc;
   t.deepEqual(toSafeJson(cyc), { me: '[circular]' });
   t.deepEqual(toSafeJson(Array.from({ length: 5 }, (_, i) => i), { maxDepth: 4, maxItems: 2 }), [0, 1, '[… 3 more]']);
+});
+
+test('first sight: the first time is kept, at least the newest keys are remembered, older ones forgotten', (t) => {
+  const seen = new FirstSeen<number>(3);
+  t.is(seen.at(1, 10), 10);
+  t.is(seen.at(1, 20), 10, 'a key seen again keeps its first time');
+  for (let k = 2; k <= 7; k++) t.is(seen.at(k, 10 * k), 10 * k);
+  for (let k = 5; k <= 7; k++) t.is(seen.at(k, 99), 10 * k, `key ${k}, among the newest 3, is remembered`);
+  t.is(seen.at(1, 80), 80, 'key 1, 7 keys ago (more than twice the bound), is forgotten and seen anew');
 });
