@@ -232,7 +232,7 @@ function corkedWrite(): void {
  * empty, so the handling of the request, up to its first real wait, is over. Every reply made outside a uWS callback
  * (from a database answer, a timer, an actor's commit) is written at once. (The turn used to last until the end of the
  * loop iteration, setImmediate, and such replies waited for every callback after them: on a loaded server one reply in
- * ten waited, 8–12 ms on average, up to a quarter of a second. The two hops cost about 0.2 µs per uWS callback.)
+ * ten waited, 8–27 ms on average, a quarter of a second at p99. The two hops cost about 0.2 µs per uWS callback.)
  */
 export class CorkTurn {
   private current: HttpResponse | null = null;
