@@ -2,7 +2,9 @@
 // with the same message form (queue-form.ts builds at most eight per message), and the router hands one event object
 // to every queue with the same form and flags; each such object is serialized once, on its first answer, and its
 // text spliced into every queue's reply with the queue's own `"id":N` (a queue stores no numbered copies:
-// event-batch.ts). The text equals JSON.stringify of the same reply in content; a spliced id comes last.
+// event-batch.ts). The text equals JSON.stringify of the same reply in content; a spliced id comes last. An answer
+// with such an event is made as UTF-8 bytes, the event's encoded once (as event sockets' frames are): the transport
+// would otherwise flatten and encode every answer's string.
 import { EventBatch } from './event-batch.js';
 
 /** Objects shared by many queues' events whose JSON is kept once made (null until the first reply needs it). */
@@ -90,10 +92,28 @@ export function eventHeadJson(event: Record<string, unknown>): string {
   return head;
 }
 
+/** The UTF-8 of an event's JSON less its `id` and closing brace; a shared event's is made once. An event of one queue
+ *  is encoded each time and not kept: it would hold a second copy of itself for as long as it waits in its queue. */
+const headBytes = new WeakMap<object, Buffer>();
+
+export function eventHeadBytes(event: Record<string, unknown>): Buffer {
+  let bytes = headBytes.get(event);
+  if (bytes === undefined) {
+    bytes = Buffer.from(eventHeadJson(event));
+    if (isSharedEvent(event)) headBytes.set(event, bytes);
+  }
+  return bytes;
+}
+
+/** What follows an event's head: its id and closing brace (`"id":N}` alone for an event with no other member). */
+function idJson(headLength: number, id: number): string {
+  return (headLength > 1 ? ',"id":' : '"id":') + id + '}';
+}
+
 /** A queue's event with its id: the event's JSON with `"id":N` last. */
 function numberedJson(event: Record<string, unknown>, id: number): string {
   const head = eventHeadJson(event);
-  return head + (head.length > 1 ? ',"id":' : '"id":') + id + '}';
+  return head + idJson(head.length, id);
 }
 
 function eventJson(event: unknown): string | undefined {
@@ -101,19 +121,58 @@ function eventJson(event: unknown): string | undefined {
   return objectJson(event as Record<string, unknown>, valueJson);
 }
 
-/** The success body of GET /events (`events` spliced as above, every other member as JSON.stringify writes it). */
-export function eventsReplyJson(body: Record<string, unknown>): string {
-  return objectJson(body, (value) => {
-    if (value instanceof EventBatch && value === body.events) {
-      let out = '[';
-      const { events, firstId } = value;
-      for (let i = 0; i < events.length; i++) out += (i === 0 ? '' : ',') + numberedJson(events[i]!, firstId + i);
-      return out + ']';
-    }
-    if (typeof value === 'string') return stringJson(value);
-    if (!Array.isArray(value) || value !== body.events) return JSON.stringify(value);
+/** The JSON of a member of a GET /events body (`events` as above, every other member as JSON.stringify writes it). */
+function memberJson(value: unknown, events: unknown): string | undefined {
+  if (value instanceof EventBatch && value === events) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (eventJson(value[i]) ?? 'null');
+    const { events: list, firstId } = value;
+    for (let i = 0; i < list.length; i++) out += (i === 0 ? '' : ',') + numberedJson(list[i]!, firstId + i);
     return out + ']';
-  });
+  }
+  if (typeof value === 'string') return stringJson(value);
+  if (!Array.isArray(value) || value !== events) return JSON.stringify(value);
+  let out = '[';
+  for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (eventJson(value[i]) ?? 'null');
+  return out + ']';
+}
+
+/** The success body of GET /events: UTF-8 bytes when it carries a shared event, else text. */
+export function eventsReplyJson(body: Record<string, unknown>): string | Buffer {
+  const events = body.events;
+  if (events instanceof EventBatch && events.events.some(isSharedEvent)) return replyBytes(body, events);
+  return objectJson(body, (value) => memberJson(value, events));
+}
+
+/** The body's UTF-8: its text encoded piece by piece around the shared events' bytes, which are copied in. */
+function replyBytes(body: Record<string, unknown>, batch: EventBatch): Buffer {
+  const parts: Buffer[] = [];
+  let text = '{';
+  let first = true;
+  for (const key in body) {
+    if (!Object.prototype.hasOwnProperty.call(body, key)) continue;
+    const value = body[key];
+    if (value !== batch) {
+      const json = memberJson(value, batch);
+      if (json === undefined) continue;
+      text += (first ? '' : ',') + nameJson(key) + ':' + json;
+    } else {
+      text += (first ? '' : ',') + nameJson(key) + ':[';
+      const { events, firstId } = batch;
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        if (i > 0) text += ',';
+        if (!isSharedEvent(event)) {
+          text += numberedJson(event, firstId + i);
+          continue;
+        }
+        const head = eventHeadBytes(event);
+        parts.push(Buffer.from(text), head);
+        text = idJson(head.length, firstId + i);
+      }
+      text += ']';
+    }
+    first = false;
+  }
+  parts.push(Buffer.from(text + '}'));
+  return Buffer.concat(parts);
 }

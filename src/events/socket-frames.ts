@@ -4,7 +4,7 @@
 // `"id":N`; a socket's frame ending (its queue id) is encoded once when it opens. Sending bytes spares the transport
 // converting a string of each frame to UTF-8, and the bytes counted are the bytes sent.
 import { EventBatch, type ReplyEvents } from './event-batch.js';
-import { eventHeadJson, isSharedEvent } from './reply-json.js';
+import { eventHeadBytes } from './reply-json.js';
 
 /** The most bytes of one frame, unless a single event is longer (it then goes alone). */
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -16,19 +16,6 @@ const COMMA = 0x2c;
 const CLOSE_BRACE = 0x7d;
 /** `,"id":` (or `"id":` for an empty event), the id's digits and `}`: the most an id adds to an event's head. */
 const ID_ROOM = ID.length + 16 + 1;
-
-/** The UTF-8 of a shared event's JSON less its id and closing brace, made on first use. An event of one queue is
- *  encoded when framed and not kept: it would hold a second copy of itself for as long as it waits in its queue. */
-const headBytes = new WeakMap<object, Buffer>();
-
-function eventHead(event: Record<string, unknown>): Buffer {
-  let bytes = headBytes.get(event);
-  if (bytes === undefined) {
-    bytes = Buffer.from(eventHeadJson(event));
-    if (isSharedEvent(event)) headBytes.set(event, bytes);
-  }
-  return bytes;
-}
 
 /** A socket's frame ending: `],"queue_id":"Q"}`. */
 export function frameTail(queueId: string): Buffer {
@@ -60,7 +47,7 @@ export class FrameWriter {
     let i = from;
     for (; i < list.length; i++) {
       const event = list[i]!;
-      const head = batch ? eventHead(event) : Buffer.from(JSON.stringify(event));
+      const head = batch ? eventHeadBytes(event) : Buffer.from(JSON.stringify(event));
       const need = 1 + head.length + (batch ? ID_ROOM : 0) + tail.length;
       if (i > from && pos + need > this.maxBytes) break;
       this.reserve(pos, need);

@@ -12,6 +12,7 @@ import type { RealmBatchObserver } from '../realm/commands.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { ActorDirectory } from './actor-directory.js';
 import { FirstSeen } from './first-seen.js';
+import { HotCounter, HotHistogram, RequestMetrics, type CounterSeries, type HistogramSeries } from './hot-metrics.js';
 import type { Throughput } from './throughput.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -34,9 +35,8 @@ export interface MetricsSources {
 export class ServerMetrics {
   /** One registry per server (tests run several servers in one process). */
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly latency: Histogram<'method' | 'route'>;
-  private readonly delivered: Counter;
+  private readonly requests: RequestMetrics;
+  private readonly delivered: CounterSeries;
   private readonly expiries: Counter<'reason'>;
   private readonly batchSize: Histogram;
   private readonly batchLatency: Histogram;
@@ -44,7 +44,7 @@ export class ServerMetrics {
   private readonly batchSettle: Histogram<'kind'>;
   private readonly queryLatency: Histogram;
   private readonly queryErrors: Counter;
-  private readonly messageDelivery: Histogram;
+  private readonly messageDelivery: HistogramSeries;
   /**
    * Message ID → when its message event was published (ms), the newest MESSAGE_TIMES_KEPT at least: the first time
    * either the hub's listener or a delivery saw it. The router is subscribed before this listener, so parked polls
@@ -58,15 +58,8 @@ export class ServerMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     new Gauge({ name: 'palaver_info', help: 'Build information (always 1).', labelNames: ['version'], registers }).set({ version: SERVICE_VERSION }, 1);
-    this.requests = new Counter({ name: 'palaver_http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['method', 'route', 'status'], registers });
-    this.latency = new Histogram({
-      name: 'palaver_http_request_duration_seconds',
-      help: 'Time from request to reply, by route.',
-      labelNames: ['method', 'route'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.delivered = new Counter({ name: 'palaver_events_delivered_total', help: 'Events handed to clients in answers to GET /events and in event-socket frames.', registers });
+    this.requests = new RequestMetrics(this.registry, LATENCY_BUCKETS);
+    this.delivered = new HotCounter(this.registry, 'palaver_events_delivered_total', 'Events handed to clients in answers to GET /events and in event-socket frames.').series({});
     this.expiries = new Counter({
       name: 'palaver_event_queue_expiries_total',
       help: 'Event queues that ended, by reason (idle, overflow, deleted, error).',
@@ -91,12 +84,12 @@ export class ServerMetrics {
     });
     this.queryLatency = new Histogram({ name: 'palaver_db_query_duration_seconds', help: 'Duration of database queries that succeeded.', buckets: QUERY_BUCKETS, registers });
     this.queryErrors = new Counter({ name: 'palaver_db_query_errors_total', help: 'Database queries that failed.', registers });
-    this.messageDelivery = new Histogram({
-      name: 'palaver_message_delivery_seconds',
-      help: 'Time from a message event being published (after its commit) to a GET /events answer carrying it, per receiving queue.',
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.messageDelivery = new HotHistogram(
+      this.registry,
+      'palaver_message_delivery_seconds',
+      'Time from a message event being published (after its commit) to a GET /events answer carrying it, per receiving queue.',
+      LATENCY_BUCKETS,
+    ).series({});
   }
 
   /** The parts read from the running server; called once it is assembled (the database observer works before). */
@@ -158,7 +151,7 @@ export class ServerMetrics {
     gauge('palaver_db_pool_max_connections', 'Size limit of the database pool.', () => pool().options.max ?? 0);
     this.unsubscribe.push(
       src.queues.on('deliver', (e) => {
-        this.delivered.inc(e.batch.length);
+        this.delivered.value += e.batch.length;
         src.throughput.delivered(e.batch.length);
         const now = performance.now();
         for (const ev of e.batch.events) {
@@ -178,8 +171,7 @@ export class ServerMetrics {
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status });
-    this.latency.observe({ method, route }, seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
   /** Hooks for the realm actors. */

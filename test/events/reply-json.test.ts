@@ -3,7 +3,7 @@
 import test from 'ava';
 import { eventForQueue } from '../../src/events/queue-form.js';
 import { capabilitiesFrom, type QueueRegistration } from '../../src/events/registration.js';
-import { EventBatch } from '../../src/events/event-batch.js';
+import { EventBatch, type ClientEvent } from '../../src/events/event-batch.js';
 import { eventsReplyJson, NAMES_KEPT, shareEvent } from '../../src/events/reply-json.js';
 import { startTestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
@@ -118,14 +118,36 @@ test("a queue's batch: shared events made once, each queue's ids spliced in; the
   const withId = { type: 'custom', id: 'own', n: 1 };
   for (const firstId of [0, 41, 41]) {
     const body = { result: 'success', msg: '', events: new EventBatch(firstId, [shared, { type: 'heartbeat' }, withId]), queue_id: 'q' };
-    t.deepEqual(JSON.parse(eventsReplyJson(body)), JSON.parse(JSON.stringify(body)));
+    t.deepEqual(JSON.parse(eventsReplyJson(body).toString()), JSON.parse(JSON.stringify(body)));
   }
   t.is(
-    eventsReplyJson({ events: new EventBatch(7, [shared, { type: 'heartbeat' }]) }),
+    eventsReplyJson({ events: new EventBatch(7, [shared, { type: 'heartbeat' }]) }).toString(),
     '{"events":[{"type":"message","message":{"id":42,"content":"a \\"b\\""},"flags":["read"],"id":7},{"type":"heartbeat","id":8}]}',
     'the id comes last',
   );
   t.is(eventsReplyJson({ events: new EventBatch(0, []) }), '{"events":[]}');
+});
+
+test('an answer with a shared event is the UTF-8 bytes of JSON.stringify of it, non-ASCII and surrogates included', (t) => {
+  const texts = ['héllo €', 'emoji 😀 pair', 'lone \ud800 high', 'lone \udfff low', '\u2028\u2029', 'quote " and \\', ''];
+  const shared = texts.map((content, i) => {
+    const event: ClientEvent = { type: 'message', message: { id: i, content, subject: content }, flags: i % 2 ? ['read'] : [] };
+    shareEvent(event);
+    return event;
+  });
+  const empty = {} as ClientEvent;
+  shareEvent(empty);
+  for (const events of [shared, [shared[0]!, { type: 'heartbeat' }, shared[1]!], [{ type: 'heartbeat' }, empty, shared[2]!, empty]]) {
+    for (const queueId of ['q', '0:é"x']) {
+      for (let round = 0; round < 2; round++) {
+        const body = { result: 'success', msg: '', events: new EventBatch(41 + round, events), queue_id: queueId };
+        const bytes = eventsReplyJson(body);
+        t.true(Buffer.isBuffer(bytes), 'bytes, not text');
+        t.deepEqual(bytes, Buffer.from(JSON.stringify(body)), `${events.length} events, queue ${queueId}, round ${round}`);
+      }
+    }
+  }
+  t.is(typeof eventsReplyJson({ events: new EventBatch(1, [{ type: 'heartbeat' }]) }), 'string', 'no shared event: text');
 });
 
 test('string members and member names that need escaping, and more names than are remembered, serialize as JSON.stringify does', (t) => {

@@ -32,7 +32,7 @@ test("a batch's frame is the UTF-8 of the GET /events answer of the same events,
   for (const firstId of [0, 9, 123456789]) {
     const batch = new EventBatch(firstId, [shared, {} as ClientEvent, own, { type: 'heartbeat' }]);
     const frames = allFrames(w, batch, 'q:"1"');
-    t.deepEqual(frames, [eventsReplyJson({ result: 'success', msg: '', events: batch, queue_id: 'q:"1"' })]);
+    t.deepEqual(frames, [eventsReplyJson({ result: 'success', msg: '', events: batch, queue_id: 'q:"1"' }).toString()]);
     t.deepEqual(JSON.parse(frames[0]!), JSON.parse(JSON.stringify({ result: 'success', msg: '', events: batch, queue_id: 'q:"1"' })));
   }
   t.deepEqual(allFrames(w, new EventBatch(5, []), 'q'), ['{"result":"success","msg":"","events":[],"queue_id":"q"}'], 'an empty delivery: one frame');
