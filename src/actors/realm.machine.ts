@@ -52,6 +52,11 @@ export function notTaken(): ApiError {
 export const MAX_BATCH = 256;
 /** Default of how many batches may be in flight at once (each holds a connection until its COMMIT is answered). */
 export const PIPELINE_DEPTH = 4;
+/** Default of how many batches may be writing at once (those written ahead: BatchPipe.turn). */
+export const PIPELINE_WRITERS = 2;
+
+const settled = Promise.resolve();
+const nothing = () => undefined;
 
 export interface RealmInput {
   realmId: number;
@@ -71,6 +76,8 @@ export interface RealmInput {
   loaded?: (realmId: number, state: RealmState) => void;
   /** Most batches in flight at once (PIPELINE_DEPTH by default; 1 commits one batch at a time). */
   pipelineDepth?: number;
+  /** Most batches writing at once (PIPELINE_WRITERS by default; 1: a batch's writes wait for the previous batch's). */
+  pipelineWriters?: number;
 }
 
 /** A batch taken from the mailbox and not settled yet. */
@@ -104,8 +111,14 @@ export interface RealmContext extends RealmInput {
   pending: PendingCommand[];
   /** The batches in flight, in the order they were taken (and settle). Mutated in place. */
   inFlight: InFlight[];
-  /** Settles once the last batch taken has done its writes or ended (and every batch before it): the next one's gate. */
-  lastWrites: Promise<void>;
+  /**
+   * Of the last pipelineWriters batches taken, each one's settling once it has done its writes or ended, and every
+   * batch before it. The last is the next batch's gate (BatchPipe.after); the first, when there are that many, bounds
+   * its turn (BatchPipe.turn).
+   */
+  writesDone: Promise<void>[];
+  /** Settles once the last batch taken has drawn its message IDs, done its writes or ended, and every batch before it. */
+  idsDrawn: Promise<void>;
   nextBatchId: number;
   loadError: unknown;
   /** Batches settled. */
@@ -134,10 +147,16 @@ interface BatchInput {
   batch: PendingCommand[];
   /** Reload the working set first (see RealmContext.stale). */
   reload: boolean;
-  /** Settles once the previous batch's writes are done or it ended (BatchPipe.after). */
+  /** Settles once the earlier batches' writes are done or they ended (BatchPipe.after). */
   after: Promise<void>;
-  /** Opens the next batch's gate (RealmContext.lastWrites); called by the batch itself, so a stopped actor leaves no batch waiting at it. */
-  release: () => void;
+  /** Settles once the batch may write ahead (BatchPipe.turn). */
+  turn: Promise<void>;
+  /**
+   * Tell the later batches that this one has drawn its message IDs, and done its writes (RealmContext.idsDrawn,
+   * writesDone); called by the batch itself, so a stopped actor leaves no batch waiting.
+   */
+  drew: () => void;
+  wrote: () => void;
 }
 
 /**
@@ -291,7 +310,7 @@ export const realmMachine = setup({
     }),
     /** Runs one batch (reloading the working set first when asked) and reports its writes started and done, and its result. */
     batch: fromCallback<RealmMachineEvent, BatchInput>(({ sendBack, input }) => {
-      const { id, after, release } = input;
+      const { id, after, turn, drew, wrote } = input;
       const run = async (): Promise<BatchResult> => {
         if (input.reload) {
           try {
@@ -302,15 +321,22 @@ export const realmMachine = setup({
         }
         return runBatch(input.db, input.state, input.commands, input.batch, {
           after,
+          turn,
           onWriting: () => sendBack({ type: 'BATCH.WRITING', id }),
+          onIdsDrawn: drew,
           onWritten: () => {
-            release();
+            drew();
+            wrote();
             sendBack({ type: 'BATCH.WRITTEN', id });
           },
         });
       };
-      // Whatever it did, the next batch's writes wait for the previous one's too (this one may have written nothing).
-      const ended = () => void after.then(release);
+      // Whatever it did (it may have written nothing), the later batches still wait for the earlier ones
+      // (RealmContext.writesDone and idsDrawn chain them).
+      const ended = () => {
+        drew();
+        wrote();
+      };
       run().then(
         (result) => {
           ended();
@@ -383,13 +409,20 @@ export const realmMachine = setup({
       context.stale = false;
       const id = context.nextBatchId++;
       const touched = reload ? null : next.touched;
-      const after = context.lastWrites;
-      let release!: () => void;
-      context.lastWrites = new Promise<void>((r) => (release = r));
+      const writers = context.pipelineWriters ?? PIPELINE_WRITERS;
+      const done = context.writesDone;
+      const after = done.at(-1) ?? settled;
+      const turn = Promise.all([context.idsDrawn, done.length >= writers ? done[done.length - writers] : settled]).then(nothing);
+      let drew!: () => void;
+      let wrote!: () => void;
+      const drawn = new Promise<void>((r) => (drew = r));
+      const written = new Promise<void>((r) => (wrote = r));
+      context.idsDrawn = Promise.all([context.idsDrawn, drawn]).then(nothing);
+      context.writesDone = [...done, Promise.all([after, written]).then(nothing)].slice(-writers);
       context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, written: false, result: null });
       enqueue.spawnChild('batch', {
         id: `batch:${id}`,
-        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, release },
+        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, drew, wrote },
       });
     }),
   },
@@ -400,7 +433,8 @@ export const realmMachine = setup({
     state: null,
     pending: [],
     inFlight: [],
-    lastWrites: Promise.resolve(),
+    writesDone: [],
+    idsDrawn: settled,
     nextBatchId: 1,
     loadError: null,
     batches: 0,
