@@ -93,6 +93,12 @@ interface InFlight {
   touched: Set<string> | null;
   /** Its writes have started (or it ended): the next batch may be taken. */
   writing: boolean;
+  /**
+   * How many commands it holds before it may write ahead of the batch before it (that one's size: batches do not
+   * shrink for writing ahead), and what tells it so (BatchPipe.turn).
+   */
+  needed: number;
+  enough: () => void;
   /** Its writes are done (or it ended). */
   written: boolean;
   /** Its commit's answers, or what the run threw; null while it runs. */
@@ -240,6 +246,7 @@ function joinWaitingBatch(context: RealmContext): void {
     for (const k of keys) touched.add(k);
     observer?.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
     last.batch.push(cmd);
+    if (last.batch.length >= last.needed) last.enough();
   }
 }
 
@@ -412,14 +419,22 @@ export const realmMachine = setup({
       const writers = context.pipelineWriters ?? PIPELINE_WRITERS;
       const done = context.writesDone;
       const after = done.at(-1) ?? settled;
-      const turn = Promise.all([context.idsDrawn, done.length >= writers ? done[done.length - writers] : settled]).then(nothing);
+      const needed = Math.min(context.inFlight.at(-1)?.batch.length ?? 0, MAX_BATCH);
+      let enough!: () => void;
+      const large = new Promise<void>((r) => (enough = r));
+      if (batch.length >= needed) enough();
+      const turn = Promise.all([
+        context.idsDrawn,
+        done.length >= writers ? done[done.length - writers] : settled,
+        Promise.race([after, large]),
+      ]).then(nothing);
       let drew!: () => void;
       let wrote!: () => void;
       const drawn = new Promise<void>((r) => (drew = r));
       const written = new Promise<void>((r) => (wrote = r));
       context.idsDrawn = Promise.all([context.idsDrawn, drawn]).then(nothing);
       context.writesDone = [...done, Promise.all([after, written]).then(nothing)].slice(-writers);
-      context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, written: false, result: null });
+      context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, needed, enough, written: false, result: null });
       enqueue.spawnChild('batch', {
         id: `batch:${id}`,
         input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, drew, wrote },
