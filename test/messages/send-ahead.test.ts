@@ -1,10 +1,11 @@
 // Send batches written ahead of the earlier batches' writes (realm/batch.ts BatchPipe.turn), over real PostgreSQL:
 // a batch of sends to topics that have messages draws its message IDs once every earlier batch drew its own and
-// inserts while an earlier batch still writes, at most two writing at once; IDs, answers, memory and events keep the
-// mailbox order whatever order the batches commit in; a send that starts a topic waits for the earlier writes (so
-// only the first of two starters starts it); a COMMIT failing, or a connection lost during one, in the middle of such
-// a pipeline fails its batch alone (503 and a reload for the lost one). Writes and commits are held deterministically
-// by triggers on messages that take shared advisory locks the test holds exclusively.
+// inserts while an earlier batch still writes, once it holds as many sends as the batch before it, at most two
+// writing at once; IDs, answers, memory and events keep the mailbox order whatever order the batches commit in; a
+// send that starts a topic waits for the earlier writes (so only the first of two starters starts it); a COMMIT
+// failing, or a connection lost during one, in the middle of such a pipeline fails its batch alone (503 and a reload
+// for the lost one). Writes and commits are held deterministically by triggers on messages that take shared advisory
+// locks the test holds exclusively.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { waitFor } from 'xstate';
@@ -207,4 +208,25 @@ test.serial('a connection lost during a COMMIT with a batch written ahead behind
     const next = await send(a.id, 'existing', 'after the reload');
     t.false(own.actor.getSnapshot().context.stale);
     t.true(next.message.id > kept.message.id);
+  }));
+
+test.serial('a batch writes ahead only once it holds as many sends as the batch writing before it', (t) =>
+  scenario(async ({ a, b, own, send, answered, hold }) => {
+    // Dispatched in one turn: the second joins the first's batch before its writes start.
+    const firsts = [send(a.id, 'existing', 'hold-write one of two'), send(b.id, 'existing', 'two of two')];
+    await until(own, (o) => batchOf(o, 'hold-write one of two')?.writing);
+    t.is(batchOf(own, 'hold-write one of two')!.batch.length, 2);
+    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+    const third = send(a.id, 'existing', 'alone, waits');
+    await until(own, (o) => batchOf(o, 'alone, waits') !== undefined);
+    await sleep(200);
+    t.false(batchOf(own, 'alone, waits')!.writing, 'one send does not write ahead of a batch of two');
+    const fourth = send(b.id, 'existing', 'joins it');
+    await until(own, (o) => batchOf(o, 'joins it')?.written);
+    t.is(batchOf(own, 'joins it'), batchOf(own, 'alone, waits'), 'it joined the waiting batch, which then wrote ahead');
+    t.false(batchOf(own, 'hold-write one of two')!.written, 'while the first batch still writes');
+    await hold.release(HOLD_WRITE);
+    await Promise.all([...firsts, third, fourth]);
+    t.deepEqual(answered, ['hold-write one of two', 'two of two', 'alone, waits', 'joins it']);
+    t.deepEqual(await storedIds(own, answered), answered);
   }));
