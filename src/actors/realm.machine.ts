@@ -6,7 +6,7 @@
 // connection: as soon as a batch's writes start, the next batch is taken, checked and its transaction opened (BEGIN,
 // and in cluster mode the fencing query) while those writes run; its own writes start when the previous batch's are
 // done (only its COMMIT, the wait for the WAL flush, left), and PostgreSQL flushes their commits together. So the one
-// part of a batch that cannot overlap another's is its writes.
+// part of a batch that cannot overlap another's is its writes, but for batches written ahead (below).
 //
 // What keeps this correct: a batch taken while others are in flight is checked against memory that lacks their
 // effects (memory changes only when a batch settles, after its commit), and its writes run in a transaction that
@@ -21,12 +21,17 @@
 // another — but for those that say they are answered at once and write nothing and change no memory (typing, presence
 // announcements: CommandDef.answeredAtOnce), answered as they arrive (answerAtOnce). Until its writes start, the last batch taken also takes the commands that reach the head of
 // the mailbox and touch nothing another in-flight batch does (in a batch of their own they would be written no
-// sooner; joinWaitingBatch), checked when its wait ends. Writes of consecutive batches never overlap (a batch's first write waits for the previous
-// batch's writes to be done, or for it to end: BatchPipe.after, chained so that a batch that writes nothing passes its
-// predecessor's wait on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's
-// locks (no deadlock: a later batch may wait for an earlier one's writes or commit, never the reverse; what it holds
-// while it waits — an open transaction, in cluster mode a FOR SHARE lock on the lease row — blocks no write of an
-// earlier batch).
+// sooner; joinWaitingBatch), checked when its wait ends. A batch's writes wait for every earlier batch's writes to be
+// done, or for it to end (BatchPipe.after, chained so that a batch that writes nothing passes its predecessor's wait
+// on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's locks (no deadlock: a
+// later batch may wait for an earlier one's writes or commit, never the reverse; what it holds while it waits — an
+// open transaction, in cluster mode a FOR SHARE lock on the lease row — blocks no write of an earlier batch). One
+// exception, writing ahead (BatchPipe.turn): a batch of sends that need nothing but their insert (CommandDef.writeAhead:
+// topics with a committed message, conversations memory knows) draws its message IDs once every earlier batch has
+// drawn its own (RealmContext.idsDrawn), so IDs still follow the mailbox order, and inserts them while the batch
+// before it still writes — once it holds as many commands as that one (batches do not shrink for it) and with at most
+// `pipelineWriters` batches writing. Its rows are new and it takes no lock an earlier batch may want, so no earlier
+// batch waits for it; a batch that turns out to need more (a topic start) has written nothing and waits as above.
 //
 // Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
 // and the later in-flight batches, independent of it, settle as they committed. A committed command whose apply,

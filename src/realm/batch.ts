@@ -1,4 +1,5 @@
-// Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit).
+// Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit), in a
+// pipeline after the earlier batches' writes or, for sends that need nothing of them, ahead of them (BatchPipe).
 import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { isConnectionError } from '../persistence/errors.js';
