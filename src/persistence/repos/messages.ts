@@ -115,8 +115,9 @@ export class MessagesRepository {
    * are the rows of `messages[i]`. Returns, in order, each message's ID and, for channel messages, its topic's
    * case-folded key (PostgreSQL's lower, as topics compare) and whether the topic had a message before this
    * statement. Column arrays bound as parameters (no client-side formatting of the texts). `ids[i]` is message i's
-   * ID (drawn earlier: drawIds), or null for one the statement draws; those are drawn in the messages' order. (A named prepared statement cost less in a micro-benchmark but not in `send`: bench/README.md
-   * "send — CPU per sent message, server and database".)
+   * ID (drawn earlier: drawIds), or null for one the statement draws; those are drawn in the messages' order. (A
+   * named prepared statement cost less in a micro-benchmark but not in `send`: bench/README.md "send — CPU per sent
+   * message, server and database".)
    */
   insertWithRecipients(
     messages: NewMessage[],
