@@ -59,6 +59,8 @@ export const MAX_BATCH = 256;
 export const PIPELINE_DEPTH = 4;
 /** Default of how many batches may be writing at once (those written ahead: BatchPipe.turn). */
 export const PIPELINE_WRITERS = 2;
+/** Default of BatchPipe.aheadFrom: smaller batches, behind the earlier writes, spare the statement drawing IDs. */
+export const AHEAD_FROM = 32;
 
 const settled = Promise.resolve();
 const nothing = () => undefined;
@@ -83,6 +85,8 @@ export interface RealmInput {
   pipelineDepth?: number;
   /** Most batches writing at once (PIPELINE_WRITERS by default; 1: a batch's writes wait for the previous batch's). */
   pipelineWriters?: number;
+  /** BatchPipe.aheadFrom (AHEAD_FROM by default). */
+  aheadFrom?: number;
 }
 
 /** A batch taken from the mailbox and not settled yet. */
@@ -162,6 +166,7 @@ interface BatchInput {
   after: Promise<void>;
   /** Settles once the batch may write ahead (BatchPipe.turn). */
   turn: Promise<void>;
+  aheadFrom: number;
   /**
    * Tell the later batches that this one has drawn its message IDs, and done its writes (RealmContext.idsDrawn,
    * writesDone); called by the batch itself, so a stopped actor leaves no batch waiting.
@@ -322,7 +327,7 @@ export const realmMachine = setup({
     }),
     /** Runs one batch (reloading the working set first when asked) and reports its writes started and done, and its result. */
     batch: fromCallback<RealmMachineEvent, BatchInput>(({ sendBack, input }) => {
-      const { id, after, turn, drew, wrote } = input;
+      const { id, after, turn, aheadFrom, drew, wrote } = input;
       const run = async (): Promise<BatchResult> => {
         if (input.reload) {
           try {
@@ -334,6 +339,7 @@ export const realmMachine = setup({
         return runBatch(input.db, input.state, input.commands, input.batch, {
           after,
           turn,
+          aheadFrom,
           onWriting: () => sendBack({ type: 'BATCH.WRITING', id }),
           onIdsDrawn: drew,
           onWritten: () => {
@@ -442,7 +448,7 @@ export const realmMachine = setup({
       context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, needed, enough, written: false, result: null });
       enqueue.spawnChild('batch', {
         id: `batch:${id}`,
-        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, drew, wrote },
+        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, aheadFrom: context.aheadFrom ?? AHEAD_FROM, drew, wrote },
       });
     }),
   },

@@ -64,6 +64,12 @@ export interface BatchPipe {
    * waits for it).
    */
   turn?: Promise<void>;
+  /**
+   * Fewest commands a batch must hold to draw its message IDs ahead of its writes when the earlier batches' writes are
+   * already done, so that later batches may write ahead of it (default 1); a smaller batch behind them lets its insert
+   * draw them, one statement fewer.
+   */
+  aheadFrom?: number;
   /** Called when the turn is passed and the writes start (the pipeline may then take the next batch). */
   onWriting?: () => void;
   /** Called once the batch has drawn its message IDs ahead of its writes (the next batch may draw its own). */
@@ -201,6 +207,9 @@ export async function runBatch(
 
   /** The turn was passed (a later attempt, after a rollback, waits for the earlier batches' writes alone). */
   let started = false;
+  /** The earlier batches' writes are done (nothing to write ahead of). */
+  let behind = pipe.after === undefined;
+  void pipe.after?.then(() => (behind = true));
 
   /**
    * The transaction's body: the wait for the turn, the check of the commands that joined the batch meanwhile (none
@@ -214,7 +223,7 @@ export async function runBatch(
       pipe.onWriting?.();
       checkNew();
       tag.writes = planned.length;
-      if (await writeAhead(t)) {
+      if ((!behind || planned.length >= (pipe.aheadFrom ?? 1)) && (await writeAhead(t))) {
         pipe.onWritten?.();
         return;
       }

@@ -69,7 +69,8 @@ async function setUp() {
   const name = uniqueName();
   await makeChannel(s, name, [owner.id, a!.id, b!.id]);
   await post(s, s.owner, name, 'existing', 'already here');
-  const own = await ownRealmActor(s);
+  // Batches of any size draw their message IDs ahead of their writes (by default only those of AHEAD_FROM sends).
+  const own = await ownRealmActor(s, { aheadFrom: 1 });
   const session = await own.database.db.connect();
   await session.one('SELECT pg_advisory_lock($1), pg_advisory_lock($2)', [HOLD_WRITE, HOLD_COMMIT]);
   const answered: string[] = [];
