@@ -5,7 +5,7 @@
 // send that starts a topic waits for the earlier writes (so only the first of two starters starts it); a COMMIT
 // failing, or a connection lost during one, in the middle of such a pipeline fails its batch alone (503 and a reload
 // for the lost one). Writes and commits are held deterministically by triggers on messages that take shared advisory
-// locks the test holds exclusively.
+// locks the test holds exclusively. A small batch behind the earlier writes spares the statement drawing IDs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { waitFor } from 'xstate';
@@ -231,3 +231,24 @@ test.serial('a batch writes ahead only once it holds as many sends as the batch 
     t.deepEqual(answered, ['hold-write one of two', 'two of two', 'alone, waits', 'joins it']);
     t.deepEqual(await storedIds(own, answered), answered);
   }));
+
+test.serial('a small batch behind the earlier writes lets its insert draw its IDs: one statement fewer than a batch drawing them ahead', async (t) => {
+  const owner = await ownerUser(s);
+  const name = uniqueName();
+  await makeChannel(s, name, [owner.id]);
+  await post(s, s.owner, name, 'existing', 'already here');
+  const statements: number[] = [];
+  for (const aheadFrom of [undefined, 1]) {
+    const own = await ownRealmActor(s, { aheadFrom });
+    try {
+      const input: CommandInput<'messages.send'> = { senderId: owner.id, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'stream', to: name, topic: 'existing', content: `behind, ahead from ${aheadFrom}` };
+      const ready = await prepared(own.handle, 'messages.send', input);
+      const before = own.counted.statements;
+      await own.handle.dispatch('messages.send', ready);
+      statements.push(own.counted.statements - before);
+    } finally {
+      await own.close();
+    }
+  }
+  t.is(statements[1], statements[0]! + 1, `statements by default and drawing ahead: ${statements.join(', ')}`);
+});
