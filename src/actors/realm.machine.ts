@@ -31,7 +31,9 @@
 // drawn its own (RealmContext.idsDrawn), so IDs still follow the mailbox order, and inserts them while the batch
 // before it still writes — once it holds as many commands as that one (batches do not shrink for it) and with at most
 // `pipelineWriters` batches writing. Its rows are new and it takes no lock an earlier batch may want, so no earlier
-// batch waits for it; a batch that turns out to need more (a topic start) has written nothing and waits as above.
+// batch waits for it; a batch that turns out to need more (a topic start) has written nothing and waits as above. (A
+// batch of fewer than `aheadFrom` commands behind the earlier writes lets its insert draw its IDs, one statement
+// fewer, and no later batch writes ahead of it.)
 //
 // Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
 // and the later in-flight batches, independent of it, settle as they committed. A committed command whose apply,
