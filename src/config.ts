@@ -22,6 +22,8 @@ export interface Config {
   dbQueryTimeoutMs: number;
   /** Most write batches a realm has in flight at once (pipelined group commit), each on its own connection. */
   realmPipelineDepth: number;
+  /** Most of those writing at once (message IDs drawn ahead of the inserts, in the mailbox's order). */
+  realmPipelineWriters: number;
   /** Connections of the server's database pool. */
   dbPoolSize: number;
   /**
@@ -168,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedDb: embeddedDbConfig(env),
     dbQueryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000),
     realmPipelineDepth: Math.max(1, int(env, 'REALM_PIPELINE_DEPTH', 4)),
+    realmPipelineWriters: Math.max(1, int(env, 'REALM_PIPELINE_WRITERS', 2)),
     dbPoolSize: Math.max(2, int(env, 'DB_POOL_SIZE', 10)),
     presenceEventsUserLimit: Math.max(0, int(env, 'PRESENCE_EVENTS_USER_LIMIT', PRESENCE_EVENTS_USER_LIMIT)),
     ownerEmail: env.PALAVER_OWNER_EMAIL || undefined,

@@ -132,6 +132,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         directory: await db.realms.directory(),
         rootDomain: config.rootDomain,
         realmPipelineDepth: config.realmPipelineDepth,
+        realmPipelineWriters: config.realmPipelineWriters,
         changePollMs: config.changePollMs,
         lastChangeId: await db.changes.latestId(),
         cluster: cluster?.rootHooks(),

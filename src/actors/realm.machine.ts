@@ -7,7 +7,7 @@
 // connection: as soon as a batch's writes start, the next batch is taken, checked and its transaction opened (BEGIN,
 // and in cluster mode the fencing query) while those writes run; its own writes start when the previous batch's are
 // done (only its COMMIT, the wait for the WAL flush, left), and PostgreSQL flushes their commits together. So the one
-// part of a batch that cannot overlap another's is its writes.
+// part of a batch that cannot overlap another's is its writes, but for batches written ahead (below).
 //
 // What keeps this correct: a batch taken while others are in flight is checked against memory that lacks their
 // effects (memory changes only when a batch settles, after its commit), and its writes run in a transaction that
@@ -22,12 +22,19 @@
 // another — but for those that say they are answered at once and write nothing and change no memory (typing, presence
 // announcements: CommandDef.answeredAtOnce), answered as they arrive (answerAtOnce). Until its writes start, the last batch taken also takes the commands that reach the head of
 // the mailbox and touch nothing another in-flight batch does (in a batch of their own they would be written no
-// sooner; joinWaitingBatch), checked when its wait ends. Writes of consecutive batches never overlap (a batch's first write waits for the previous
-// batch's writes to be done, or for it to end: BatchPipe.after, chained so that a batch that writes nothing passes its
-// predecessor's wait on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's
-// locks (no deadlock: a later batch may wait for an earlier one's writes or commit, never the reverse; what it holds
-// while it waits — an open transaction, in cluster mode a FOR SHARE lock on the lease row — blocks no write of an
-// earlier batch).
+// sooner; joinWaitingBatch), checked when its wait ends. A batch's writes wait for every earlier batch's writes to be
+// done, or for it to end (BatchPipe.after, chained so that a batch that writes nothing passes its predecessor's wait
+// on), so message IDs keep the mailbox order and no earlier batch ever waits for a later one's locks (no deadlock: a
+// later batch may wait for an earlier one's writes or commit, never the reverse; what it holds while it waits — an
+// open transaction, in cluster mode a FOR SHARE lock on the lease row — blocks no write of an earlier batch). One
+// exception, writing ahead (BatchPipe.turn): a batch of sends that need nothing but their insert (CommandDef.writeAhead:
+// topics with a committed message, conversations memory knows) draws its message IDs once every earlier batch has
+// drawn its own (RealmContext.idsDrawn), so IDs still follow the mailbox order, and inserts them while the batch
+// before it still writes — once it holds as many commands as that one (batches do not shrink for it) and with at most
+// `pipelineWriters` batches writing. Its rows are new and it takes no lock an earlier batch may want, so no earlier
+// batch waits for it; a batch that turns out to need more (a topic start) has written nothing and waits as above. (A
+// batch of fewer than `aheadFrom` commands behind the earlier writes lets its insert draw its IDs, one statement
+// fewer, and no later batch writes ahead of it.)
 //
 // Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
 // and the later in-flight batches, independent of it, settle as they committed. A committed command whose apply,
@@ -53,6 +60,13 @@ export function notTaken(): ApiError {
 export const MAX_BATCH = 256;
 /** Default of how many batches may be in flight at once (each holds a connection until its COMMIT is answered). */
 export const PIPELINE_DEPTH = 4;
+/** Default of how many batches may be writing at once (those written ahead: BatchPipe.turn). */
+export const PIPELINE_WRITERS = 2;
+/** Default of BatchPipe.aheadFrom: smaller batches, behind the earlier writes, spare the statement drawing IDs. */
+export const AHEAD_FROM = 32;
+
+const settled = Promise.resolve();
+const nothing = () => undefined;
 
 export interface RealmInput {
   realmId: number;
@@ -72,6 +86,10 @@ export interface RealmInput {
   loaded?: (realmId: number, state: RealmState) => void;
   /** Most batches in flight at once (PIPELINE_DEPTH by default; 1 commits one batch at a time). */
   pipelineDepth?: number;
+  /** Most batches writing at once (PIPELINE_WRITERS by default; 1: a batch's writes wait for the previous batch's). */
+  pipelineWriters?: number;
+  /** BatchPipe.aheadFrom (AHEAD_FROM by default). */
+  aheadFrom?: number;
 }
 
 /** A batch taken from the mailbox and not settled yet. */
@@ -87,6 +105,12 @@ interface InFlight {
   touched: Set<string> | null;
   /** Its writes have started (or it ended): the next batch may be taken. */
   writing: boolean;
+  /**
+   * How many commands it holds before it may write ahead of the batch before it (that one's size: batches do not
+   * shrink for writing ahead), and what tells it so (BatchPipe.turn).
+   */
+  needed: number;
+  enough: () => void;
   /** Its writes are done (or it ended). */
   written: boolean;
   /** Its commit's answers, or what the run threw; null while it runs. */
@@ -110,8 +134,14 @@ export interface RealmContext extends RealmInput {
   pumpScheduled: { yes: boolean };
   /** The batches in flight, in the order they were taken (and settle). Mutated in place. */
   inFlight: InFlight[];
-  /** Settles once the last batch taken has done its writes or ended (and every batch before it): the next one's gate. */
-  lastWrites: Promise<void>;
+  /**
+   * Of the last pipelineWriters batches taken, each one's settling once it has done its writes or ended, and every
+   * batch before it. The last is the next batch's gate (BatchPipe.after); the first, when there are that many, bounds
+   * its turn (BatchPipe.turn).
+   */
+  writesDone: Promise<void>[];
+  /** Settles once the last batch taken has drawn its message IDs, done its writes or ended, and every batch before it. */
+  idsDrawn: Promise<void>;
   nextBatchId: number;
   loadError: unknown;
   /** Batches settled. */
@@ -141,10 +171,17 @@ interface BatchInput {
   batch: PendingCommand[];
   /** Reload the working set first (see RealmContext.stale). */
   reload: boolean;
-  /** Settles once the previous batch's writes are done or it ended (BatchPipe.after). */
+  /** Settles once the earlier batches' writes are done or they ended (BatchPipe.after). */
   after: Promise<void>;
-  /** Opens the next batch's gate (RealmContext.lastWrites); called by the batch itself, so a stopped actor leaves no batch waiting at it. */
-  release: () => void;
+  /** Settles once the batch may write ahead (BatchPipe.turn). */
+  turn: Promise<void>;
+  aheadFrom: number;
+  /**
+   * Tell the later batches that this one has drawn its message IDs, and done its writes (RealmContext.idsDrawn,
+   * writesDone); called by the batch itself, so a stopped actor leaves no batch waiting.
+   */
+  drew: () => void;
+  wrote: () => void;
 }
 
 /**
@@ -228,6 +265,7 @@ function joinWaitingBatch(context: RealmContext): void {
     for (const k of keys) touched.add(k);
     observer?.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
     last.batch.push(cmd);
+    if (last.batch.length >= last.needed) last.enough();
   }
 }
 
@@ -298,7 +336,7 @@ export const realmMachine = setup({
     }),
     /** Runs one batch (reloading the working set first when asked) and reports its writes started and done, and its result. */
     batch: fromCallback<RealmMachineEvent, BatchInput>(({ sendBack, input }) => {
-      const { id, after, release } = input;
+      const { id, after, turn, aheadFrom, drew, wrote } = input;
       const run = async (): Promise<BatchResult> => {
         if (input.reload) {
           try {
@@ -309,15 +347,23 @@ export const realmMachine = setup({
         }
         return runBatch(input.db, input.state, input.commands, input.batch, {
           after,
+          turn,
+          aheadFrom,
           onWriting: () => sendBack({ type: 'BATCH.WRITING', id }),
+          onIdsDrawn: drew,
           onWritten: () => {
-            release();
+            drew();
+            wrote();
             sendBack({ type: 'BATCH.WRITTEN', id });
           },
         });
       };
-      // Whatever it did, the next batch's writes wait for the previous one's too (this one may have written nothing).
-      const ended = () => void after.then(release);
+      // Whatever it did (it may have written nothing), the later batches still wait for the earlier ones
+      // (RealmContext.writesDone and idsDrawn chain them).
+      const ended = () => {
+        drew();
+        wrote();
+      };
       run().then(
         (result) => {
           ended();
@@ -390,13 +436,28 @@ export const realmMachine = setup({
       context.stale = false;
       const id = context.nextBatchId++;
       const touched = reload ? null : next.touched;
-      const after = context.lastWrites;
-      let release!: () => void;
-      context.lastWrites = new Promise<void>((r) => (release = r));
-      context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, written: false, result: null });
+      const writers = context.pipelineWriters ?? PIPELINE_WRITERS;
+      const done = context.writesDone;
+      const after = done.at(-1) ?? settled;
+      const needed = Math.min(context.inFlight.at(-1)?.batch.length ?? 0, MAX_BATCH);
+      let enough!: () => void;
+      const large = new Promise<void>((r) => (enough = r));
+      if (batch.length >= needed) enough();
+      const turn = Promise.all([
+        context.idsDrawn,
+        done.length >= writers ? done[done.length - writers] : settled,
+        Promise.race([after, large]),
+      ]).then(nothing);
+      let drew!: () => void;
+      let wrote!: () => void;
+      const drawn = new Promise<void>((r) => (drew = r));
+      const written = new Promise<void>((r) => (wrote = r));
+      context.idsDrawn = Promise.all([context.idsDrawn, drawn]).then(nothing);
+      context.writesDone = [...done, Promise.all([after, written]).then(nothing)].slice(-writers);
+      context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, needed, enough, written: false, result: null });
       enqueue.spawnChild('batch', {
         id: `batch:${id}`,
-        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, release },
+        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, aheadFrom: context.aheadFrom ?? AHEAD_FROM, drew, wrote },
       });
     }),
   },
@@ -408,7 +469,8 @@ export const realmMachine = setup({
     pending: [],
     pumpScheduled: { yes: false },
     inFlight: [],
-    lastWrites: Promise.resolve(),
+    writesDone: [],
+    idsDrawn: settled,
     nextBatchId: 1,
     loadError: null,
     batches: 0,

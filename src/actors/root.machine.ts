@@ -20,6 +20,8 @@ export interface RootInput {
   rootDomain: string;
   /** Handed to every realm actor (RealmInput.pipelineDepth). */
   realmPipelineDepth?: number;
+  /** Handed to every realm actor (RealmInput.pipelineWriters). */
+  realmPipelineWriters?: number;
   changePollMs: number;
   lastChangeId: number;
   /** Cluster mode (src/cluster/): the database a realm actor writes through (its transactions fenced), where its
@@ -89,6 +91,7 @@ export const rootMachine = setup({
                 observer: context.realmObserver,
                 rootDomain: context.rootDomain,
                 pipelineDepth: context.realmPipelineDepth,
+                pipelineWriters: context.realmPipelineWriters,
                 replicate: context.cluster?.replicate,
                 loaded: context.cluster?.loaded,
               },

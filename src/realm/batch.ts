@@ -1,4 +1,5 @@
-// Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit).
+// Runs a batch of realm commands: checks against memory, then every write in one transaction (group commit), in a
+// pipeline after the earlier batches' writes or, for sends that need nothing of them, ahead of them (BatchPipe).
 import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
 import { isConnectionError } from '../persistence/errors.js';
@@ -50,20 +51,37 @@ interface Planned {
 /** How a batch fits in the realm actor's pipeline (see realm.machine.ts); every part is optional. */
 export interface BatchPipe {
   /**
-   * Settles once the previous batch's writes are done (or it ended): this batch's transaction is opened (BEGIN, and
-   * in cluster mode its fencing query) meanwhile, and its first write waits for it, so message IDs keep the mailbox
-   * order. Commands may join the batch (pushed onto its array) until onWriting: they are checked then.
+   * Settles once every earlier batch's writes are done (or it ended): this batch's transaction is opened (BEGIN, and
+   * in cluster mode its fencing query) meanwhile, and its first write waits for it, unless the batch writes ahead
+   * (`turn`). Commands may join the batch (pushed onto its array) until onWriting: they are checked then.
    */
   after?: Promise<void>;
-  /** Called when the gate is passed and the writes start (the pipeline may then take the next batch). */
+  /**
+   * Settles once the batch may write ahead of `after` (every earlier batch has drawn its message IDs, and few enough
+   * still write: realm.machine.ts); absent: `after`. A batch whose writes all say how (CommandDef.writeAhead) draws its
+   * message IDs then, so IDs keep the mailbox order, and writes at once; any other batch, or one whose writes turned
+   * out to need more, waits for `after` before its first write, holding no lock meanwhile (an earlier batch never
+   * waits for it).
+   */
+  turn?: Promise<void>;
+  /**
+   * Fewest commands a batch must hold to draw its message IDs ahead of its writes when the earlier batches' writes are
+   * already done, so that later batches may write ahead of it (default 1); a smaller batch behind them lets its insert
+   * draw them, one statement fewer.
+   */
+  aheadFrom?: number;
+  /** Called when the turn is passed and the writes start (the pipeline may then take the next batch). */
   onWriting?: () => void;
+  /** Called once the batch has drawn its message IDs ahead of its writes (the next batch may draw its own). */
+  onIdsDrawn?: () => void;
   /** Called once the last write is done, just before COMMIT is sent; not when nothing was written or every attempt failed. */
   onWritten?: () => void;
 }
 
 /**
  * Checks the batch against memory, then writes and commits it. In a pipeline (`pipe`), its writes start only after
- * the previous batch's are done, and it tells when its own start and end (see BatchPipe).
+ * the earlier batches' are done, or ahead of them when they can (see BatchPipe), and it tells when its own start and
+ * end.
  */
 export async function runBatch(
   db: Db,
@@ -172,14 +190,45 @@ export async function runBatch(
   const tag: RealmBatchTag = { name: 'realm-batch', writes: planned.length };
 
   /**
-   * The transaction's body: the wait for the previous batch's writes, the check of the commands that joined the batch
-   * meanwhile (none join once onWriting is called), the writes, then the signal that only the COMMIT is left.
+   * When every write of the batch says how to be written ahead (CommandDef.writeAhead): draws the batch's message IDs
+   * (the plans keep them for any later attempt), then writes ahead. Whether it was written.
+   */
+  async function writeAhead(t: Tx): Promise<boolean> {
+    const def = defOf(planned[0]!);
+    if (!def.writeAhead || !def.withMessageId || planned.some((p) => defOf(p) !== def)) return false;
+    const ids = await t.messages.drawIds(planned.length);
+    planned.forEach((p, i) => (p.plan = def.withMessageId!(p.plan, ids[i]!)));
+    pipe.onIdsDrawn?.();
+    const results = await def.writeAhead(t, planned.map((p) => p.plan), state);
+    if (!results) return false;
+    settleRun(planned, results);
+    return true;
+  }
+
+  /** The turn was passed (a later attempt, after a rollback, waits for the earlier batches' writes alone). */
+  let started = false;
+  /** The earlier batches' writes are done (nothing to write ahead of). */
+  let behind = pipe.after === undefined;
+  void pipe.after?.then(() => (behind = true));
+
+  /**
+   * The transaction's body: the wait for the turn, the check of the commands that joined the batch meanwhile (none
+   * join once onWriting is called), the writes ahead or, after the earlier batches' writes, the writes, then the
+   * signal that only the COMMIT is left.
    */
   const thenWritten = (write: (t: Tx) => Promise<void>) => async (t: Tx) => {
+    if (!started) {
+      await (pipe.turn ?? pipe.after);
+      started = true;
+      pipe.onWriting?.();
+      checkNew();
+      tag.writes = planned.length;
+      if ((!behind || planned.length >= (pipe.aheadFrom ?? 1)) && (await writeAhead(t))) {
+        pipe.onWritten?.();
+        return;
+      }
+    }
     await pipe.after;
-    pipe.onWriting?.();
-    checkNew();
-    tag.writes = planned.length;
     await write(t);
     pipe.onWritten?.();
   };

@@ -51,6 +51,18 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
    * back to write() with one savepoint per command.
    */
   writeBatch?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[]>;
+  /**
+   * Optional, beside writeBatch, for a kind whose write inserts one message: the plan given that message's ID, drawn
+   * by the batch before its writes (realm/batch.ts) in the mailbox's order; its write then inserts the message with it.
+   */
+  withMessageId?(plan: P, id: number): P;
+  /**
+   * Optional, beside withMessageId: the plans (each with its message ID) written while earlier batches' writes may
+   * still run, when they need nothing of those writes and lock nothing those may (sends to topics that have messages,
+   * in conversations memory knows), with the outcomes writeBatch would give; null when they need more, and then
+   * nothing was written (the batch waits for the earlier writes and goes the way of writeBatch, with the same IDs).
+   */
+  writeAhead?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[] | null>;
   /** Updates memory after the commit. */
   apply?(state: RealmState, result: R): void;
   /** The events this command's committed result produces. */

@@ -1,7 +1,7 @@
 // Fixtures for the messages tests: users of every role, channels made through the realm's own commands,
 // sending over HTTP, and event queues read with dont_block.
 import { createActor, waitFor } from 'xstate';
-import { realmMachine } from '../../src/actors/realm.machine.js';
+import { realmMachine, type RealmInput } from '../../src/actors/realm.machine.js';
 import { RealmHandle } from '../../src/actors/realms.js';
 import type { RealmEvent } from '../../src/bus/events.js';
 import { EventHub } from '../../src/bus/hub.js';
@@ -172,7 +172,7 @@ export function batchesOf(realm: RealmHandle): number {
  * `counted` counts) and an event hub of its own (`published`): for tests that count or hold what its batches do.
  * The server's own actor must not write after it started (its memory would lag).
  */
-export async function ownRealmActor(s: TestServer) {
+export async function ownRealmActor(s: TestServer, opts: Pick<RealmInput, 'aheadFrom'> = {}) {
   if (!s.databaseUrl) throw new Error('needs DATABASE_URL');
   const counted = { statements: 0 };
   const database = createDatabase(s.databaseUrl, { observer: { query: () => void counted.statements++, queryError: () => undefined, transaction: () => undefined } });
@@ -180,7 +180,7 @@ export async function ownRealmActor(s: TestServer) {
   const published: RealmEvent[] = [];
   hub.subscribe((_realm, evs) => void published.push(...evs));
   const realmId = (await realmOf(s)).id;
-  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands: realmCommands } });
+  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands: realmCommands, ...opts } });
   actor.start();
   await waitFor(actor, (x) => x.matches('ready'));
   const handle = new RealmHandle(realmId, actor, new Map(), true);

@@ -33,28 +33,79 @@ export function toStoredMessage(r: Record<string, any>): StoredMessage {
   };
 }
 
-/** See insertWithRecipients. `v` is materialized, so each row draws its ID once, as unnest yields the rows (in
- *  order); the EXISTS sees the table as it was before the statement (one snapshot for all its parts). */
-const INSERT_WITH_RECIPIENTS = `
+/**
+ * See insertWithRecipients. `v` is materialized, so each row takes its ID once, as unnest yields the rows (in order):
+ * the one given ($19), else drawn from the sequence. Every topic lookup sees the table as it was before the statement
+ * (one snapshot for all its parts). `guarded`: the rows are inserted only if every channel message's topic already
+ * had a message (insertIfTopicsExist).
+ */
+function insertStatement(guarded: boolean): string {
+  const existed = (v: string) =>
+    `${v}.stream_id IS NOT NULL AND EXISTS (SELECT 1 FROM messages x WHERE x.stream_id = ${v}.stream_id AND lower(x.topic) = lower(${v}.topic))`;
+  const when = guarded ? ' WHERE (SELECT ok FROM e)' : '';
+  return `
 WITH v AS MATERIALIZED (
-  SELECT nextval('messages_id_seq') AS id, v.*
+  SELECT coalesce(($19::bigint[])[v.ord], nextval('messages_id_seq')) AS id, v.*
   FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[],
               $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[])
     WITH ORDINALITY AS v(realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
                          date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message, ord)
-), m AS (
+)${guarded ? `, e AS MATERIALIZED (SELECT coalesce(bool_and(v.stream_id IS NULL OR (${existed('v')})), true) AS ok FROM v)` : ''}, m AS (
   INSERT INTO messages (id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message)
   SELECT id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients::int[], content, rendered_content,
          to_timestamp(date_sent), has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message
-  FROM v
+  FROM v${when}
 ), um AS (
   INSERT INTO user_messages (user_id, message_id, flags)
-  SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord
+  SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord${when}
 )
-SELECT v.id, lower(v.topic) AS topic_key, v.stream_id IS NOT NULL AND EXISTS
-  (SELECT 1 FROM messages x WHERE x.stream_id = v.stream_id AND lower(x.topic) = lower(v.topic)) AS topic_existed
+SELECT v.id, lower(v.topic) AS topic_key, ${guarded ? '(SELECT ok FROM e)' : existed('v')} AS ${guarded ? 'written' : 'topic_existed'}
 FROM v ORDER BY v.ord`;
+}
+
+const INSERT_WITH_RECIPIENTS = insertStatement(false);
+const INSERT_IF_TOPICS_EXIST = insertStatement(true);
+
+/**
+ * The parameters of insertStatement: one array per column, the recipients' rows as (message ordinal, user, flags),
+ * then the messages' IDs (null for one drawn by the statement; no array: all drawn).
+ */
+function insertValues(messages: NewMessage[], recipients: { userId: number; flags: number }[][], ids: readonly (number | null)[] | null): unknown[] {
+  const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
+  const scalars = (f: (m: NewMessage) => number | boolean | null) => scalarArray(messages.map(f));
+  const ords: number[] = [];
+  const users: number[] = [];
+  const flags: number[] = [];
+  recipients.forEach((list, i) => {
+    for (const r of list) {
+      ords.push(i + 1);
+      users.push(r.userId);
+      flags.push(r.flags);
+    }
+  });
+  return [
+    scalars((m) => m.realmId),
+    scalars((m) => m.senderId),
+    col((m) => m.kind),
+    scalars((m) => m.channelId),
+    col((m) => m.topic),
+    col((m) => (m.kind === 'direct' ? `{${m.directRecipients.join(',')}}` : null)),
+    col((m) => m.content),
+    col((m) => m.renderedContent),
+    scalars((m) => m.dateSent),
+    scalars((m) => m.hasLink),
+    scalars((m) => m.hasAttachment),
+    scalars((m) => m.hasImage),
+    scalars((m) => m.recipientId),
+    col((m) => m.client),
+    scalars((m) => m.isMeMessage),
+    scalarArray(ords),
+    scalarArray(users),
+    scalarArray(flags),
+    ids && scalarArray(ids),
+  ];
+}
 
 export class MessagesRepository {
   constructor(private db: IDatabase<unknown>) {}
@@ -63,49 +114,42 @@ export class MessagesRepository {
    * Inserts messages and their recipients' user_messages rows in one statement (one round trip); `recipients[i]`
    * are the rows of `messages[i]`. Returns, in order, each message's ID and, for channel messages, its topic's
    * case-folded key (PostgreSQL's lower, as topics compare) and whether the topic had a message before this
-   * statement. Column arrays bound as parameters (no client-side formatting of the texts); the IDs are drawn in
-   * the messages' order. (A named prepared statement cost less in a micro-benchmark but not in `send`: bench/README.md
-   * "send — CPU per sent message, server and database".)
+   * statement. Column arrays bound as parameters (no client-side formatting of the texts). `ids[i]` is message i's
+   * ID (drawn earlier: drawIds), or null for one the statement draws; those are drawn in the messages' order. (A
+   * named prepared statement cost less in a micro-benchmark but not in `send`: bench/README.md "send — CPU per sent
+   * message, server and database".)
    */
-  insertWithRecipients(messages: NewMessage[], recipients: { userId: number; flags: number }[][]): Promise<InsertedMessage[]> {
+  insertWithRecipients(
+    messages: NewMessage[],
+    recipients: { userId: number; flags: number }[][],
+    ids: readonly (number | null)[] | null = null,
+  ): Promise<InsertedMessage[]> {
     if (messages.length === 0) return Promise.resolve([]);
-    const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
-    const scalars = (f: (m: NewMessage) => number | boolean | null) => scalarArray(messages.map(f));
-    const ords: number[] = [];
-    const users: number[] = [];
-    const flags: number[] = [];
-    recipients.forEach((list, i) => {
-      for (const r of list) {
-        ords.push(i + 1);
-        users.push(r.userId);
-        flags.push(r.flags);
-      }
-    });
-    const values = [
-      scalars((m) => m.realmId),
-      scalars((m) => m.senderId),
-      col((m) => m.kind),
-      scalars((m) => m.channelId),
-      col((m) => m.topic),
-      col((m) => (m.kind === 'direct' ? `{${m.directRecipients.join(',')}}` : null)),
-      col((m) => m.content),
-      col((m) => m.renderedContent),
-      scalars((m) => m.dateSent),
-      scalars((m) => m.hasLink),
-      scalars((m) => m.hasAttachment),
-      scalars((m) => m.hasImage),
-      scalars((m) => m.recipientId),
-      col((m) => m.client),
-      scalars((m) => m.isMeMessage),
-      scalarArray(ords),
-      scalarArray(users),
-      scalarArray(flags),
-    ];
+    const values = insertValues(messages, recipients, ids);
     return this.db.map(new ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
       id: Number(r.id),
       topicKey: r.topic_key as string,
       topicExisted: r.topic_existed as boolean,
     }));
+  }
+
+  /**
+   * insertWithRecipients of messages whose IDs are given, all or nothing: the rows are inserted only if every channel
+   * message's topic already had a message before the statement (none of them starts its topic). Whether they were.
+   */
+  async insertIfTopicsExist(messages: NewMessage[], recipients: { userId: number; flags: number }[][], ids: readonly number[]): Promise<boolean> {
+    if (messages.length === 0) return true;
+    const values = insertValues(messages, recipients, ids);
+    const rows = await this.db.any(new ParameterizedQuery({ text: INSERT_IF_TOPICS_EXIST, values }));
+    return rows[0]?.written === true;
+  }
+
+  /**
+   * `n` new message IDs drawn from the sequence, ascending. Drawn one after another by one writer (the realm actor's
+   * batches, in the mailbox's order), they follow that order whatever order the messages are then inserted in.
+   */
+  drawIds(n: number): Promise<number[]> {
+    return this.db.map('SELECT nextval(\'messages_id_seq\') AS id FROM generate_series(1, $1) ORDER BY 1', [n], (r) => Number(r.id));
   }
 
   async byIds(ids: number[]): Promise<StoredMessage[]> {

@@ -5,6 +5,7 @@ import { emojiCommands } from './emoji.commands.js';
 import { thumbnailCommands } from './thumbnails.commands.js';
 
 export { linkAttachments } from './attachment-links.js';
+export { uploadPathIds } from './links.js';
 export { checkEmoji, customEmojiById, customEmojiByName, emojiForName } from './emoji.js';
 
 export const filesCommands = {

@@ -18,7 +18,7 @@ import {
 } from '../../model/messages.js';
 import { byUser, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
-import { linkAttachments } from '../files/index.js';
+import { linkAttachments, uploadPathIds } from '../files/index.js';
 import { actor } from '../access/roles.js';
 import { accessRestricted, userAccessTest } from '../access/users.js';
 import type { RealmState } from '../state.js';
@@ -27,7 +27,7 @@ import { flagNames, IS_PRIVATE_BIT, messageEvent } from './format.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
-import { applyAutomaticVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
+import { applyAutomaticVisibility, keepsVisibility, userTopicEvent, type VisibilityChange } from './visibility.js';
 
 /** Zulip's WILDCARD_MENTION_THRESHOLD: above this many recipients, wildcard mentions need permission. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
@@ -63,6 +63,8 @@ export interface SendInput {
 
 interface SendPlan {
   message: NewMessage;
+  /** The message's ID when the batch drew it before its writes (withMessageId); null: the insert draws it. */
+  id: number | null;
   sender: User;
   recipients: number[];
   flags: Map<number, number>;
@@ -194,6 +196,7 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
     const rows = await t.messages.insertWithRecipients(
       pending.map((a) => a.message),
       pending.map((a) => recipientFlags(a.plan, a.flags)),
+      pending.map((a) => a.plan.id),
     );
     if (rows.length !== pending.length) throw new Error(`${rows.length} message IDs for ${pending.length} messages`);
     pending.forEach((a, i) => inserted.push({ a, row: rows[i]! }));
@@ -261,6 +264,38 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
   return outcomes;
 }
 
+/**
+ * writeSends while earlier batches may still write, when the sends need nothing but their insert with the IDs the
+ * batch drew: none refers to an upload, none is an @topic, each direct one goes to a conversation memory knows (no
+ * lookup, no new row) and needs no check of the sender's earlier conversations, and each channel one goes to a topic
+ * that already has a committed message (the statement inserts nothing otherwise: insertIfTopicsExist) and changes no
+ * topic visibility of its sender's there. Null when they need more: nothing was written.
+ */
+async function writeSendsAhead(t: Tx, plans: SendPlan[], state: RealmState): Promise<Outcome<SendResult>[] | null> {
+  const messages: NewMessage[] = [];
+  const ids: number[] = [];
+  for (const plan of plans) {
+    const m = plan.message;
+    if (plan.id === null || uploadPathIds(m.content).length > 0) return null;
+    ids.push(plan.id);
+    if (m.kind === 'direct') {
+      const convId = state.messages.directConversations.get(m.directRecipients.join(','));
+      if (convId === undefined || plan.unverifiedRecipients.length > 0) return null;
+      messages.push({ ...m, recipientId: directRecipientId(convId) });
+    } else {
+      if (plan.topicWildcard || !keepsVisibility(state, plan.sender, m.channelId!)) return null;
+      messages.push(m);
+    }
+  }
+  const written = await t.messages.insertIfTopicsExist(
+    messages,
+    plans.map((p) => recipientFlags(p, p.flags)),
+    ids,
+  );
+  if (!written) return null;
+  return plans.map((plan, i) => ({ ok: true, value: sent(plan, messages[i]!, ids[i]!, recipientRows(plan, ids[i]!, plan.flags), null) }));
+}
+
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   batchable: true,
   // Nothing a send checks is changed by another command that says what it touches (sends, flags, reactions); its
@@ -302,6 +337,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
     const senderQueue = input.queueId && input.localId ? { queueId: input.queueId, localId: input.localId } : undefined;
     return {
       message,
+      id: null,
       sender,
       recipients: to.recipients,
       flags,
@@ -317,6 +353,10 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   },
 
   writeBatch: writeSends,
+
+  withMessageId: (plan, id) => ({ ...plan, id }),
+
+  writeAhead: writeSendsAhead,
 
   apply(state, r) {
     const m = r.message;

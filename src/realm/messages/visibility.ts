@@ -38,13 +38,19 @@ export interface SentTo {
 }
 
 /** The policy a send asks for by its sender's settings, whatever the topic's current one; null for none. */
-function wantedPolicy(state: RealmState, s: SentTo): number | null {
-  if (s.sender.isBot) return null;
-  const follow = Number(userSetting(s.sender, 'automatically_follow_topics_policy'));
-  if (triggered(follow, s.startsTopic)) return VISIBILITY_POLICY.FOLLOWED;
-  const unmute = Number(userSetting(s.sender, 'automatically_unmute_topics_in_muted_streams_policy'));
-  if (state.channels.subscription(s.sender.id, s.channelId)?.isMuted && triggered(unmute, s.startsTopic)) return VISIBILITY_POLICY.UNMUTED;
+function wantedPolicy(state: RealmState, sender: User, channelId: number, startsTopic: boolean): number | null {
+  if (sender.isBot) return null;
+  const follow = Number(userSetting(sender, 'automatically_follow_topics_policy'));
+  if (triggered(follow, startsTopic)) return VISIBILITY_POLICY.FOLLOWED;
+  const unmute = Number(userSetting(sender, 'automatically_unmute_topics_in_muted_streams_policy'));
+  if (state.channels.subscription(sender.id, channelId)?.isMuted && triggered(unmute, startsTopic)) return VISIBILITY_POLICY.UNMUTED;
   return null;
+}
+
+/** Whether a send to a topic that already has messages leaves its sender's visibility alone (applyAutomaticVisibility
+ *  reads and writes nothing for it). */
+export function keepsVisibility(state: RealmState, sender: User, channelId: number): boolean {
+  return wantedPolicy(state, sender, channelId, false) === null;
 }
 
 /**
@@ -53,7 +59,7 @@ function wantedPolicy(state: RealmState, s: SentTo): number | null {
  * both only when some send asks for a change (a topic's start, by the default settings). One result per send.
  */
 export async function applyAutomaticVisibility(t: Tx, state: RealmState, sends: SentTo[]): Promise<(VisibilityChange | null)[]> {
-  const wanted = sends.map((s) => wantedPolicy(state, s));
+  const wanted = sends.map((s) => wantedPolicy(state, s.sender, s.channelId, s.startsTopic));
   const asking = sends.filter((_, i) => wanted[i] !== null);
   if (asking.length === 0) return wanted.map(() => null);
   const key = (s: SentTo) => `${s.sender.id}:${s.channelId}:${s.topicKey}`;
