@@ -40,24 +40,18 @@ test("a channel's latest page reads the page's rows of user_messages, not the vi
   await makeChannel(s, page, [viewer.id, other.id]);
   const db = s.server.services.db;
   const realm = await realmOf(s);
-  // The viewer's long history elsewhere, written straight to the tables.
-  await db.none(
-    `WITH m AS (
-       INSERT INTO messages (realm_id, sender_id, recipient_kind, stream_id, topic, content, rendered_content)
-       SELECT $1, $2, 'stream', $3, 'old', 'old ' || i, '<p>old ' || i || '</p>' FROM generate_series(1, $5) i
-       RETURNING id)
-     INSERT INTO user_messages (user_id, message_id, flags) SELECT u, m.id, 1 FROM m, unnest(array[$2, $4]::int[]) u`,
-    [realm.state.realm.id, other.id, busy, viewer.id, 3000],
-  );
-  const pageId = realm.state.channels.channelByName(page)!.id;
-  await db.none(
-    `WITH m AS (
-       INSERT INTO messages (realm_id, sender_id, recipient_kind, stream_id, topic, content, rendered_content)
-       SELECT $1, $2, 'stream', $3, 'now', 'earlier ' || i, '<p>earlier ' || i || '</p>' FROM generate_series(1, $5) i
-       RETURNING id)
-     INSERT INTO user_messages (user_id, message_id, flags) SELECT u, m.id, 1 FROM m, unnest(array[$2, $4]::int[]) u`,
-    [realm.state.realm.id, other.id, pageId, viewer.id, 300],
-  );
+  // Read history written straight to the tables: the viewer's long history elsewhere, and the page channel's older one.
+  const history = (channelId: number, topic: string, count: number) =>
+    db.none(
+      `WITH m AS (
+         INSERT INTO messages (realm_id, sender_id, recipient_kind, stream_id, topic, content, rendered_content)
+         SELECT $1, $2, 'stream', $3, $5, 'old ' || i, '<p>old ' || i || '</p>' FROM generate_series(1, $6) i
+         RETURNING id)
+       INSERT INTO user_messages (user_id, message_id, flags) SELECT u, m.id, 1 FROM m, unnest(array[$2, $4]::int[]) u`,
+      [realm.state.realm.id, other.id, channelId, viewer.id, topic, count],
+    );
+  await history(busy, 'old', 3000);
+  await history(realm.state.channels.channelByName(page)!.id, 'now', 300);
   const sent: number[] = [];
   for (let i = 0; i < 20; i++) sent.push(await post(s, other, page, 'now', `message ${i}`));
   await db.none('ANALYZE messages; ANALYZE user_messages');
