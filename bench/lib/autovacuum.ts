@@ -41,7 +41,9 @@ const DUE_SQL = `
  * to stand in for). `force` starts it whatever the setting (the tests).
  */
 export async function startAutovacuumStandIn(url: string, opts: { force?: boolean } = {}): Promise<AutovacuumStandIn | null> {
-  const db = pgp({ connectionString: url, max: 1, application_name: 'bench autovacuum stand-in' });
+  // One connection kept open between passes (idleTimeoutMillis 0): the bench's CPU probes read backends by pid, and
+  // a backend that closes in a window loses its figure.
+  const db = pgp({ connectionString: url, max: 1, idleTimeoutMillis: 0, application_name: 'bench autovacuum stand-in' });
   db.$pool.on('error', () => undefined);
   const settings = await db.one(
     `SELECT current_setting('autovacuum') = 'on' AS on,

@@ -98,10 +98,14 @@ export class LimitsProbe {
     const seconds = (performance.now() - this.started) / 1000;
     const cpu = process.cpuUsage(this.cpu);
     const server = sampleAll(this.target.pids)?.cpuSeconds ?? null;
-    // Backends opened during the window count from 0 (their whole life is in it).
+    // Backends opened during the window count from 0 (their whole life is in it); one that closed during it is left
+    // out (its last figure went with it: counting it as 0 made the sum negative).
     const backends = await this.backends();
     let pg = 0;
-    for (const pid of new Set([...this.pg.keys(), ...backends])) pg += cpuSeconds(pid) - (this.pg.get(pid) ?? 0);
+    for (const pid of new Set([...this.pg.keys(), ...backends])) {
+      const now = sampleProcess(pid)?.cpuSeconds;
+      if (now !== undefined) pg += now - (this.pg.get(pid) ?? 0);
+    }
     const text = await scrape(this.target);
     const pct = (s: number) => +((100 * s) / seconds).toFixed(1);
     const serverLag = (name: string) => {
