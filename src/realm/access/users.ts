@@ -67,8 +67,7 @@ export function canAccessBySubscriptions(state: RealmState, viewer: User, target
 /** Everyone who shares a direct conversation with `userId` that this process has seen (sends fill the working set's list). */
 function knownDirectPartners(state: RealmState, userId: number): Set<number> {
   const out = new Set<number>();
-  for (const key of state.messages.directConversations.keys()) {
-    const ids = key.split(',').map(Number);
+  for (const ids of state.messages.conversations()) {
     if (ids.includes(userId)) for (const id of ids) out.add(id);
   }
   return out;

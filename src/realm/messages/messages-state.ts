@@ -4,14 +4,17 @@ import type { Linkifier } from '../../model/messages.js';
 
 export type { Linkifier };
 
+/** A direct conversation's key: its sorted participant IDs joined by ','. */
+export const conversationKey = (participants: readonly number[]): string => participants.join(',');
+
 export class MessagesState {
   constructor(
     /** In matching order. */
     public linkifiers: Linkifier[] = [],
     /** User ID → words in the order added. */
     readonly alertWords: Map<number, string[]> = new Map(),
-    /** Direct conversation (sorted participant IDs joined by ',') → its ID, filled as messages are sent. */
-    readonly directConversations: Map<string, number> = new Map(),
+    /** Direct conversation (conversationKey of its sorted participant IDs) → its ID, filled as messages are sent. */
+    private readonly directConversations: Map<string, number> = new Map(),
     /**
      * The realm's newest message in this working set: the newest in the database when it was loaded (-1: none),
      * then each new message's as it is applied (with its events routed in the same step). register cuts its snapshot
@@ -29,6 +32,20 @@ export class MessagesState {
     const linkifiers = await db.linkifiers.forRealm(realmId);
     const alertWords = await db.alertWords.forRealm(realmId);
     return new MessagesState(linkifiers, alertWords, new Map(), await db.messages.lastIdInRealm(realmId));
+  }
+
+  /** The ID of the direct conversation of these (sorted) participants, if the working set knows it. */
+  conversationId(participants: readonly number[]): number | undefined {
+    return this.directConversations.get(conversationKey(participants));
+  }
+
+  noteConversation(participants: readonly number[], id: number): void {
+    this.directConversations.set(conversationKey(participants), id);
+  }
+
+  /** The participants of each direct conversation the working set knows. */
+  *conversations(): Iterable<number[]> {
+    for (const key of this.directConversations.keys()) yield key.split(',').map(Number);
   }
 
   wordsOf(userId: number): string[] {

@@ -24,6 +24,7 @@ import { accessRestricted, userAccessTest } from '../access/users.js';
 import type { RealmState } from '../state.js';
 import type { User } from '../../model/realm.js';
 import { flagNames, IS_PRIVATE_BIT, messageEvent } from './format.js';
+import { conversationKey } from './messages-state.js';
 import { checkCanPost, directRecipients, targetChannel, type RawTo } from './recipients.js';
 import { alertedUsers, mentionedUsers, prerendered, renderAs, type Prerendered } from './render.js';
 import { checkTopicPolicy, cleanTopic, truncate } from './topic-rules.js';
@@ -211,8 +212,8 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
           const partners = new Set((await t.userMessages.recentDirectConversations(m.senderId, 1000)).flatMap((c) => c.members));
           if (plan.unverifiedRecipients.some((id) => !partners.has(id))) throw errors.cannotAccessRecipients();
         }
-        const key = m.directRecipients.join(',');
-        let convId = state.messages.directConversations.get(key) ?? conversations.get(key);
+        const key = conversationKey(m.directRecipients);
+        let convId = state.messages.conversationId(m.directRecipients) ?? conversations.get(key);
         if (plan.mustExist && convId === undefined && !(await t.messages.directConversationExists(m.realmId, m.directRecipients))) {
           throw errors.cannotInitiateDirectMessages();
         }
@@ -279,7 +280,7 @@ async function writeSendsAhead(t: Tx, plans: SendPlan[], state: RealmState): Pro
     if (plan.id === null || uploadPathIds(m.content).length > 0) return null;
     ids.push(plan.id);
     if (m.kind === 'direct') {
-      const convId = state.messages.directConversations.get(m.directRecipients.join(','));
+      const convId = state.messages.conversationId(m.directRecipients);
       if (convId === undefined || plan.unverifiedRecipients.length > 0) return null;
       messages.push({ ...m, recipientId: directRecipientId(convId) });
     } else {
@@ -361,7 +362,7 @@ export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
   apply(state, r) {
     const m = r.message;
     state.messages.noteNew(m.id);
-    if (m.kind === 'direct') state.messages.directConversations.set(m.directRecipients.join(','), conversationIdOf(m.recipientId));
+    if (m.kind === 'direct') state.messages.noteConversation(m.directRecipients, conversationIdOf(m.recipientId));
     else state.channels.noteMessage(m.channelId!, m.id, m.dateSent);
   },
 
