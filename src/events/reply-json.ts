@@ -143,36 +143,27 @@ export function eventsReplyJson(body: Record<string, unknown>): string | Buffer 
   return objectJson(body, (value) => memberJson(value, events));
 }
 
-/** The body's UTF-8: its text encoded piece by piece around the shared events' bytes, which are copied in. */
+/** Where the events go in a body's text: a raw NUL, which JSON text never holds (JSON.stringify escapes it). */
+const EVENTS_HOLE = '\u0000';
+
+/** The body's UTF-8: its text around the events, and the events' encoded piece by piece around the shared events'
+ *  bytes, which are copied in. */
 function replyBytes(body: Record<string, unknown>, batch: EventBatch): Buffer {
+  const [before, after] = objectJson(body, (value) => (value === batch ? EVENTS_HOLE : memberJson(value, batch))).split(EVENTS_HOLE);
   const parts: Buffer[] = [];
-  let text = '{';
-  let first = true;
-  for (const key in body) {
-    if (!Object.prototype.hasOwnProperty.call(body, key)) continue;
-    const value = body[key];
-    if (value !== batch) {
-      const json = memberJson(value, batch);
-      if (json === undefined) continue;
-      text += (first ? '' : ',') + nameJson(key) + ':' + json;
-    } else {
-      text += (first ? '' : ',') + nameJson(key) + ':[';
-      const { events, firstId } = batch;
-      for (let i = 0; i < events.length; i++) {
-        const event = events[i]!;
-        if (i > 0) text += ',';
-        if (!isSharedEvent(event)) {
-          text += numberedJson(event, firstId + i);
-          continue;
-        }
-        const head = eventHeadBytes(event);
-        parts.push(Buffer.from(text), head);
-        text = idJson(head.length, firstId + i);
-      }
-      text += ']';
+  let text = before + '[';
+  const { events, firstId } = batch;
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    if (i > 0) text += ',';
+    if (!isSharedEvent(event)) {
+      text += numberedJson(event, firstId + i);
+      continue;
     }
-    first = false;
+    const head = eventHeadBytes(event);
+    parts.push(Buffer.from(text), head);
+    text = idJson(head.length, firstId + i);
   }
-  parts.push(Buffer.from(text + '}'));
+  parts.push(Buffer.from(text + ']' + after));
   return Buffer.concat(parts);
 }

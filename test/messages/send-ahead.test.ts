@@ -114,7 +114,7 @@ async function untilWaiting(own: Own, query: string, n = 1): Promise<number[]> {
   throw new Error(`no session waiting on a lock in ${query}`);
 }
 
-const storedIds = (own: Own, contents: string[]) =>
+const inIdOrder = (own: Own, contents: string[]) =>
   own.database.db.map('SELECT content FROM messages WHERE content = ANY($1) ORDER BY id', [contents], (r) => r.content as string);
 
 /** The contents of the message events published, in order. */
@@ -130,7 +130,7 @@ test.serial('a batch of sends to a topic with messages writes while the batch be
     t.false(batchOf(own, 'hold-write first')!.written, 'the first batch still writes');
     // Nothing holds the second batch's COMMIT: it commits, and waits to be answered after the first.
     await until(own, (o) => batchOf(o, 'second, written ahead')?.result !== null);
-    t.deepEqual(await storedIds(own, ['second, written ahead']), ['second, written ahead'], 'the second batch committed');
+    t.deepEqual(await inIdOrder(own, ['second, written ahead']), ['second, written ahead'], 'the second batch committed');
     t.deepEqual(answered, [], 'nothing answered before the first batch');
     // A third batch waits: two batches writing at once at most (the first's writes are not done).
     const third = send(a.id, 'EXISTING', 'third, waits for a writer');
@@ -144,7 +144,7 @@ test.serial('a batch of sends to a topic with messages writes while the batch be
     t.deepEqual(answered, ['hold-write first', 'second, written ahead', 'third, waits for a writer'], 'answered in mailbox order');
     t.deepEqual(messageBodies(own.published), answered, 'events in mailbox order');
     t.is(own.actor.getSnapshot().context.state!.messages.lastId, ids[2], 'memory holds the last one');
-    t.deepEqual(await storedIds(own, answered), answered, 'the database orders them by ID as the mailbox did');
+    t.deepEqual(await inIdOrder(own, answered), answered, 'the database orders them by ID as the mailbox did');
     t.false(own.actor.getSnapshot().context.stale);
   }));
 
@@ -160,7 +160,7 @@ test.serial('sends that start a topic wait for the earlier batches’ writes: of
     await sleep(200);
     t.false(batchOf(own, 'starts the topic')!.written, 'the topic start waits for the first batch’s writes');
     t.false(batchOf(own, 'second in the topic')!.written, 'and so does the send after it');
-    t.deepEqual(await storedIds(own, ['starts the topic', 'second in the topic']), []);
+    t.deepEqual(await inIdOrder(own, ['starts the topic', 'second in the topic']), []);
     await hold.release(HOLD_WRITE);
     const [, started, after] = await Promise.all([first, starter, second]);
     t.truthy(started.visibility, 'its sender follows the topic it started');
@@ -184,7 +184,7 @@ test.serial('a COMMIT failing behind a batch still committing fails its batch al
     t.regex(String((r2 as PromiseRejectedResult).reason.message), /refused at commit/);
     t.true(r1.message.id < r3.message.id);
     t.deepEqual(answered, ['hold-commit first', 'fail-at-commit second!', 'third']);
-    t.deepEqual(await storedIds(own, ['hold-commit first', 'fail-at-commit second', 'third']), ['hold-commit first', 'third']);
+    t.deepEqual(await inIdOrder(own, ['hold-commit first', 'fail-at-commit second', 'third']), ['hold-commit first', 'third']);
     t.is(own.actor.getSnapshot().context.state!.messages.lastId, r3.message.id);
     t.false(own.actor.getSnapshot().context.stale, 'a refused commit is certain: no reload');
   }));
@@ -205,7 +205,7 @@ test.serial('a connection lost during a COMMIT with a batch written ahead behind
     const kept = await later;
     t.deepEqual(answered, ['hold-commit lost!', 'written ahead, commits']);
     t.true(own.actor.getSnapshot().context.stale, 'memory may lag the database: reloaded before the next check');
-    t.deepEqual(await storedIds(own, ['hold-commit lost', 'written ahead, commits']), ['written ahead, commits']);
+    t.deepEqual(await inIdOrder(own, ['hold-commit lost', 'written ahead, commits']), ['written ahead, commits']);
     const next = await send(a.id, 'existing', 'after the reload');
     t.false(own.actor.getSnapshot().context.stale);
     t.true(next.message.id > kept.message.id);
@@ -229,7 +229,7 @@ test.serial('a batch writes ahead only once it holds as many sends as the batch 
     await hold.release(HOLD_WRITE);
     await Promise.all([...firsts, third, fourth]);
     t.deepEqual(answered, ['hold-write one of two', 'two of two', 'alone, waits', 'joins it']);
-    t.deepEqual(await storedIds(own, answered), answered);
+    t.deepEqual(await inIdOrder(own, answered), answered);
   }));
 
 test.serial('a small batch behind the earlier writes lets its insert draw its IDs: one statement fewer than a batch drawing them ahead', async (t) => {
