@@ -26,12 +26,15 @@ export interface SendOutput {
   errors: number;
 }
 
-/** Each sender posts to its channel, one message at a time, until endAt. */
+/**
+ * Each sender posts to its channel, one message at a time, from the job's start (the warm-up: the window is set once
+ * every worker has loaded, and starts later) until endAt; the messages answered from startAt on are the samples.
+ * Errors are counted over the warm-up too.
+ */
 async function sendLoops(input: SendInput, control: JobControl): Promise<SendOutput> {
   const samples: number[] = [];
   const seconds: number[] = [];
   let errors = 0;
-  while (nowAbs() < input.startAt) await new Promise((r) => setTimeout(r, 5));
   await Promise.all(
     input.senders.map(async ({ index, item }) => {
       let n = 0;
@@ -50,8 +53,10 @@ async function sendLoops(input: SendInput, control: JobControl): Promise<SendOut
           errors++;
           continue;
         }
+        const since = nowAbs() - input.startAt;
+        if (since < 0) continue;
         samples.push(r.ms);
-        seconds.push(Math.floor((nowAbs() - input.startAt) / 1000));
+        seconds.push(Math.floor(since / 1000));
       }
     }),
   );
