@@ -12,6 +12,7 @@ export interface Creds {
 
 export interface Reply {
   status: number;
+  /** The answer parsed as JSON where it is JSON, else its text; null for a request made with `readBody: false`. */
   body: any;
   ms: number;
   /** The body's length in bytes. */
@@ -70,13 +71,24 @@ export function openFilesCap(): number {
   }
 }
 
-/** Collects one answer: its status and body, parsed as JSON where it is JSON, timed from `started` to the parse. */
+/** The Basic authorization header of each user's credentials, made once (a worker holds the same Creds objects for the
+ *  whole run). */
+const authHeaders = new WeakMap<Creds, string>();
+function authHeader(auth: Creds): string {
+  let header = authHeaders.get(auth);
+  if (header === undefined) authHeaders.set(auth, (header = 'Basic ' + Buffer.from(`${auth.email}:${auth.apiKey}`).toString('base64')));
+  return header;
+}
+
+/** Collects one answer: its status and body, timed from `started` to its last byte, or, with `parse`, to its body parsed
+ *  as JSON where it is JSON (else kept as text). */
 class ReplyHandler implements Dispatcher.DispatchHandler {
   private status = 0;
   private readonly chunks: Buffer[] = [];
 
   constructor(
     private readonly started: number,
+    private readonly parse: boolean,
     private readonly resolve: (r: Reply) => void,
     private readonly reject: (err: Error) => void,
     private readonly onSent?: () => void,
@@ -97,14 +109,16 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     const raw = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    const text = raw.toString();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: keep the text
+    let body: unknown = null;
+    if (this.parse) {
+      const text = raw.toString();
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
     }
-    this.resolve({ status: this.status, body: parsed, ms: performance.now() - this.started, bytes: raw.length });
+    this.resolve({ status: this.status, body, ms: performance.now() - this.started, bytes: raw.length });
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
@@ -115,19 +129,29 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
 /**
  * One request on `opts.connection` (by default a pool shared by the requests made without one); resolves with any
  * answer, whatever its status, and rejects when no answer came (connection refused or closed, `timeoutMs` without
- * progress). `ms` is from the call to the parsed body.
+ * progress). `ms` is from the call to the parsed body, or to the answer's last byte with `readBody: false` (for a loop
+ * that needs only the status: the body is counted in `bytes`, neither decoded nor parsed). `form` is the fields of a
+ * form body, or the body already encoded (a loop that varies one field encodes the rest once: see `formPrefix`).
  */
 export function request(
   base: string,
   method: string,
   path: string,
-  opts: { auth?: Creds; form?: Record<string, string>; query?: Record<string, string>; connection?: Dispatcher; timeoutMs?: number; onSent?: () => void } = {},
+  opts: {
+    auth?: Creds;
+    form?: Record<string, string> | string;
+    query?: Record<string, string>;
+    connection?: Dispatcher;
+    timeoutMs?: number;
+    onSent?: () => void;
+    readBody?: boolean;
+  } = {},
 ): Promise<Reply> {
   const query = opts.query ? '?' + new URLSearchParams(opts.query).toString() : '';
-  const body = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
+  const body = opts.form === undefined || typeof opts.form === 'string' ? opts.form : new URLSearchParams(opts.form).toString();
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-  if (opts.auth) headers.authorization = 'Basic ' + Buffer.from(`${opts.auth.email}:${opts.auth.apiKey}`).toString('base64');
+  if (opts.auth) headers.authorization = authHeader(opts.auth);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     (opts.connection ?? (shared ??= new Agent({ ...OPTIONS, connections: null }))).dispatch(
@@ -141,9 +165,18 @@ export function request(
         reset: false,
         ...(opts.timeoutMs ? { headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs } : {}),
       },
-      new ReplyHandler(started, resolve, reject, opts.onSent),
+      new ReplyHandler(started, opts.readBody ?? true, resolve, reject, opts.onSent),
     );
   });
+}
+
+/**
+ * A form body's encoding up to its last field's value, for a loop whose requests differ only in the end of that value:
+ * `formPrefix({ to: 'a b', content: 'load 3-' }) + n` is the encoding of `{ to: 'a b', content: 'load 3-' + n }` where
+ * what is appended needs no encoding (digits, letters, '-', '.', '_', '*').
+ */
+export function formPrefix(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
 }
 
 export async function login(base: string, email: string, password: string): Promise<Creds> {

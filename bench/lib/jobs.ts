@@ -1,6 +1,6 @@
 // The load a bench worker thread generates: send loops (send), long-polling clients (fanout) and users (mixed).
 import type { EventSocket } from '../../src/client/event-socket.js';
-import { connectionFor, request, type Creds } from './client.js';
+import { connectionFor, formPrefix, request, type Creds, type Reply } from './client.js';
 import { mixedUsers } from './mixed-users.js';
 import { nowAbs } from './workers.js';
 
@@ -26,28 +26,37 @@ export interface SendOutput {
   errors: number;
 }
 
-/** Each sender posts to its channel, one message at a time, until endAt. */
+/**
+ * Each sender posts to its channel, one message at a time, from the job's start (the warm-up: the window is set once
+ * every worker has loaded, and starts later) until endAt; the messages answered from startAt on are the samples.
+ * Errors are counted over the warm-up too.
+ */
 async function sendLoops(input: SendInput, control: JobControl): Promise<SendOutput> {
   const samples: number[] = [];
   const seconds: number[] = [];
   let errors = 0;
-  while (nowAbs() < input.startAt) await new Promise((r) => setTimeout(r, 5));
   await Promise.all(
     input.senders.map(async ({ index, item }) => {
       let n = 0;
       const connection = connectionFor(index);
+      // What changes from one message to the next is the number at the end of its content: the rest is encoded once,
+      // and the answer is read for its status only.
+      const prefix = formPrefix({ type: 'stream', to: item.to, topic: `t${index % 5}`, content: `load ${index}-` });
       while (nowAbs() < input.endAt) {
-        const r = await request(input.base, 'POST', '/messages', {
-          auth: item.creds,
-          connection,
-          form: { type: 'stream', to: item.to, topic: `t${index % 5}`, content: `load ${index}-${n++}` },
-        }).catch(() => null);
+        let r: Reply | null = null;
+        try {
+          r = await request(input.base, 'POST', '/messages', { auth: item.creds, connection, form: prefix + n++, readBody: false });
+        } catch {
+          // no answer: counted below
+        }
         if (!r || r.status !== 200) {
           errors++;
           continue;
         }
+        const since = nowAbs() - input.startAt;
+        if (since < 0) continue;
         samples.push(r.ms);
-        seconds.push(Math.floor((nowAbs() - input.startAt) / 1000));
+        seconds.push(Math.floor(since / 1000));
       }
     }),
   );

@@ -132,32 +132,33 @@ class Users {
     }
   }
 
+  /** One action; its answer is read for its status only (`readBody: false`), its latency taken at the answer's last byte. */
   private async act(u: UserState, op: Action, n: number): Promise<void> {
     const base = this.input.base;
     const auth = u.creds;
     switch (op) {
       case 'fetch': {
         const narrow = JSON.stringify([{ operator: 'channel', operand: u.channel }]);
-        this.record(op, await request(base, 'GET', '/messages', { auth, query: { anchor: 'newest', num_before: '20', num_after: '0', narrow } }).catch(() => null));
+        this.record(op, await request(base, 'GET', '/messages', { auth, query: { anchor: 'newest', num_before: '20', num_after: '0', narrow }, readBody: false }).catch(() => null));
         return;
       }
       case 'presence':
-        this.record(op, await request(base, 'POST', '/users/me/presence', { auth, form: { status: 'active', ping_only: 'true', new_user_input: 'true' } }).catch(() => null));
+        this.record(op, await request(base, 'POST', '/users/me/presence', { auth, form: { status: 'active', ping_only: 'true', new_user_input: 'true' }, readBody: false }).catch(() => null));
         return;
       case 'read': {
         if (u.unread.length === 0) return this.act(u, 'fetch', n);
         const messages = u.unread.splice(0);
-        this.record(op, await request(base, 'POST', '/messages/flags', { auth, form: { messages: JSON.stringify(messages), op: 'add', flag: 'read' } }).catch(() => null));
+        this.record(op, await request(base, 'POST', '/messages/flags', { auth, form: { messages: JSON.stringify(messages), op: 'add', flag: 'read' }, readBody: false }).catch(() => null));
         return;
       }
       case 'send':
-        this.record(op, await request(base, 'POST', '/messages', { auth, form: { type: 'stream', to: u.channel, topic: `topic ${n % 10}`, content: `mixed load message ${n}` } }).catch(() => null));
+        this.record(op, await request(base, 'POST', '/messages', { auth, form: { type: 'stream', to: u.channel, topic: `topic ${n % 10}`, content: `mixed load message ${n}` }, readBody: false }).catch(() => null));
         return;
       case 'react': {
         const id = u.reactable.pop();
         if (id === undefined) return this.act(u, 'send', n);
         const emoji = EMOJI[n % EMOJI.length]!;
-        this.record(op, await request(base, 'POST', `/messages/${id}/reactions`, { auth, form: { emoji_name: emoji } }).catch(() => null));
+        this.record(op, await request(base, 'POST', `/messages/${id}/reactions`, { auth, form: { emoji_name: emoji }, readBody: false }).catch(() => null));
         return;
       }
     }

@@ -38,18 +38,24 @@ export const send: Scenario = async (ctx) => {
   ).map((part) => ({ base, senders: part }));
   let startAt = Infinity;
   // Where the time and CPU of the load go: the server's own histograms, and the CPU of the server, of the
-  // database's backends and of this load generator (its worker threads included) over the load alone.
+  // database's backends and of this load generator (its worker threads included) over the window alone, read when it
+  // starts: after the warm-up, in which the senders already send (the load generator's threads compile their hot code
+  // in it, about 0.3 s of CPU each, and the server warms up too), and after the worker threads started.
   const local = ctx.target.databaseUrl || ctx.target.dataDir ? openDatabase(ctx.target, 1) : null;
   // Backends' CPU is read from this machine's /proc: only for a database on it.
   const monitor = local && (ctx.target.dataDir || /^(localhost|127\.|\[::1\])/.test(new URL(ctx.target.databaseUrl!).hostname)) ? local : null;
-  const metricsBefore = await scrape(ctx.target);
-  const serverCpuBefore = sampleAll(ctx.target.pids);
-  const dbCpuBefore = monitor ? await backendCpu(monitor) : null;
-  const benchCpuBefore = process.cpuUsage();
-  const pool = runWindowJobs<SendInput, SendOutput>('sendLoops', jobs, seconds);
-  void pool.window.then((w) => (startAt = w.startAt));
+  const warmup = num(ctx.options, 'warmup', ctx.quick ? 0.5 : 2);
+  const pool = runWindowJobs<SendInput, SendOutput>('sendLoops', jobs, seconds, undefined, Math.max(50, warmup * 1000));
+  const before = pool.window.then(async (w) => {
+    startAt = w.startAt;
+    await new Promise((r) => setTimeout(r, Math.max(0, w.startAt - nowAbs())));
+    const benchCpu = process.cpuUsage();
+    const serverCpu = sampleAll(ctx.target.pids);
+    return { benchCpu, serverCpu, metrics: await scrape(ctx.target), dbCpu: monitor ? await backendCpu(monitor) : null };
+  });
   const progress = setInterval(() => ctx.progress(`send: ${Math.max(0, Math.round((nowAbs() - startAt) / 1000))}/${seconds} s on ${jobs.length} worker threads`), 1000);
   const outs = await pool.done.finally(() => clearInterval(progress));
+  const { benchCpu: benchCpuBefore, serverCpu: serverCpuBefore, metrics: metricsBefore, dbCpu: dbCpuBefore } = await before;
   const benchCpu = process.cpuUsage(benchCpuBefore);
   const dbCpu = monitor && dbCpuBefore ? backendCpuSince(dbCpuBefore, await backendCpu(monitor)) : null;
   const serverCpuAfter = sampleAll(ctx.target.pids);
@@ -110,6 +116,7 @@ export const send: Scenario = async (ctx) => {
       worker_threads: jobs.length,
       channel_size: channelSize,
       seconds,
+      warmup_seconds: warmup,
       messages: samples.length,
       ...(batches && batches.count > 0 ? { write_transactions: batches.count, writes_per_transaction: +(batches.sum / batches.count).toFixed(1) } : {}),
       ...(db

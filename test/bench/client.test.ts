@@ -4,7 +4,7 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connectionFor, request } from '../../bench/lib/client.js';
+import { connectionFor, formPrefix, request } from '../../bench/lib/client.js';
 
 interface Seen {
   method: string;
@@ -132,4 +132,35 @@ test('a request left unanswered past timeoutMs rejects, as does a refused connec
   const base = closed.base;
   await closed.close();
   await t.throwsAsync(request(base, 'GET', '/x'));
+});
+
+test('a form given already encoded is sent as it is, and formPrefix plus a number encodes as the whole form would', async (t) => {
+  const s = await server(json(200, { result: 'success' }));
+  t.teardown(s.close);
+  const fields = { type: 'stream', to: 'a b&c', topic: 't1', content: 'load 3-' };
+  await request(s.base, 'POST', '/messages', { form: formPrefix(fields) + 17 });
+  await request(s.base, 'POST', '/messages', { form: { ...fields, content: 'load 3-17' } });
+  t.is(s.seen[0]!.body, 'type=stream&to=a+b%26c&topic=t1&content=load+3-17');
+  t.is(s.seen[0]!.body, s.seen[1]!.body);
+  t.is(s.seen[0]!.contentType, 'application/x-www-form-urlencoded');
+});
+
+test('readBody: false keeps the status and the byte count, not the body', async (t) => {
+  const s = await server(json(500, { result: 'error', msg: 'boom' }));
+  t.teardown(s.close);
+  const r = await request(s.base, 'POST', '/messages', { form: 'a=1', readBody: false });
+  t.is(r.status, 500);
+  t.is(r.body, null);
+  t.is(r.bytes, Buffer.byteLength(JSON.stringify({ result: 'error', msg: 'boom' })));
+  t.true(r.ms > 0);
+});
+
+test("each user's requests carry that user's authorization, made once per credentials", async (t) => {
+  const s = await server(json(200, {}));
+  t.teardown(s.close);
+  const a = { email: 'a@b.test', apiKey: 'ka' };
+  const b = { email: 'b@b.test', apiKey: 'kb' };
+  for (const auth of [a, b, a, b]) await request(s.base, 'GET', '/x', { auth });
+  const basic = (c: { email: string; apiKey: string }) => 'Basic ' + Buffer.from(`${c.email}:${c.apiKey}`).toString('base64');
+  t.deepEqual(s.seen.map((x) => x.authorization), [basic(a), basic(b), basic(a), basic(b)]);
 });
