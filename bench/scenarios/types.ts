@@ -1,6 +1,7 @@
 // What a scenario gets and what it reports.
 import type { Creds } from '../lib/client.js';
 import type { StepLimits } from '../lib/probe.js';
+import type { TimelineSecond } from '../lib/step-timeline.js';
 import type { Summary } from '../lib/stats.js';
 import type { Target } from '../lib/server.js';
 
@@ -46,8 +47,25 @@ export interface RampStep {
   /** GET /events answers per second (parked polls answered with events or heartbeats). */
   polls_per_second?: number;
   held: boolean;
+  /** How long the step's set-up took (its users created, their channels made, their queues registered), in seconds. */
+  setup_seconds?: number;
+  /** The wait after the set-up for the server's queues to deliver its events (bench/scenarios/mixed.ts settle()). */
+  settle?: StepSettle;
   /** What each party spent over the step: generator, server and database CPU, event-loop lags, the server's p99s. */
   limits?: StepLimits;
+  /** The step second by second, from its set-up to its end (bench/lib/step-timeline.ts). */
+  timeline?: TimelineSecond[];
+}
+
+export interface StepSettle {
+  seconds: number;
+  /** The most events held unacknowledged that counted as settled (--settle-held-per-user × users). */
+  limit: number;
+  /** Events the server's queues held unacknowledged when the wait began, and when it ended. */
+  events_held_first: number | null;
+  events_held: number | null;
+  /** Whether it ended at the limit (not on --settle-max-seconds, or without the figure). */
+  settled: boolean;
 }
 
 export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult>;

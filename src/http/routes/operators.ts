@@ -102,4 +102,22 @@ export const clusterOverview = endpoint({
   },
 });
 
-export const operatorEndpoints = [metrics, listActors, actorCounts, getActor, clusterOverview];
+/**
+ * The last seconds of traffic, one row per second (the dashboard's series: requests, errors, latency, events
+ * published and delivered), and the event queues now with the events they hold unacknowledged: what a load test
+ * reads second by second without resetting /metrics' histograms.
+ */
+export const traffic = endpoint({
+  method: 'GET',
+  path: '/operators/traffic',
+  root: true,
+  auth: 'operator',
+  rateLimited: false,
+  params: { seconds: withDefault(int({ min: 1, max: 600 }), 60) },
+  handle(ctx, p) {
+    const { queues, operators } = ctx.services;
+    return { series: operators.throughput.series(p.seconds), event_queues: queues.size, events_held: queues.heldEvents() };
+  },
+});
+
+export const operatorEndpoints = [metrics, listActors, actorCounts, getActor, clusterOverview, traffic];
