@@ -23,8 +23,9 @@ export interface TimelineSecond {
   server_requests: number | null;
   events_published: number | null;
   events_delivered: number | null;
-  /** Events the server's queues held unacknowledged at the second's end. */
+  /** Events the server's queues held unacknowledged, and the polls parked, at the second's end. */
   events_held: number | null;
+  long_polls_parked: number | null;
   /** The machine's TCP counters over the second (every process's: the server's and the generator's sockets alike). */
   tcp_loss_probes: number | null;
   tcp_listen_overflows: number | null;
@@ -35,6 +36,7 @@ export interface Traffic {
   series: { t: number; requests: number; published: number; delivered: number }[];
   event_queues: number;
   events_held: number;
+  long_polls_parked: number;
 }
 
 export async function traffic(target: Target, seconds = 1): Promise<Traffic | null> {
@@ -61,6 +63,7 @@ interface Sample {
   cpuSeconds: number | null;
   tcp: ReturnType<typeof tcpCounters>;
   held: number | null;
+  parked: number | null;
 }
 
 /** The rows of a timeline from what was recorded; a pure function of its inputs (tested on its own). */
@@ -114,6 +117,7 @@ export function timelineRows(input: {
       events_published: r?.published ?? null,
       events_delivered: r?.delivered ?? null,
       events_held: now?.held ?? null,
+      long_polls_parked: now?.parked ?? null,
       tcp_loss_probes: delta((x) => x.tcp?.lossProbes),
       tcp_listen_overflows: delta((x) => x.tcp?.listenOverflows),
     });
@@ -167,8 +171,8 @@ export class StepTimeline {
     const second = Math.floor(nowAbs() / 1000) - 1;
     const cpuSeconds = sampleAll(this.target.pids)?.cpuSeconds ?? null;
     const tcp = tcpCounters();
-    const held = (await traffic(this.target))?.events_held ?? null;
-    this.samples.push({ second, cpuSeconds, tcp, held });
+    const now = await traffic(this.target);
+    this.samples.push({ second, cpuSeconds, tcp, held: now?.events_held ?? null, parked: now?.long_polls_parked ?? null });
   }
 
   async finish(): Promise<TimelineSecond[]> {

@@ -7,6 +7,7 @@
 import { openFilesCap, request } from '../lib/client.js';
 import { ACTION_NAMES, type Action, type MixedInput, type MixedUser, type WindowData } from '../lib/mixed-users.js';
 import { LimitsProbe } from '../lib/probe.js';
+import type { Target } from '../lib/server.js';
 import { StepTimeline, traffic } from '../lib/step-timeline.js';
 import { PerSecond, summarize, type Summary } from '../lib/stats.js';
 import { runJobs, slices, type WorkerPool } from '../lib/workers.js';
@@ -243,19 +244,30 @@ export const mixed: Scenario = async (ctx) => {
 };
 
 /**
- * Waits, at most maxSeconds, until the server's event queues hold at most `limit` events unacknowledged: the events of
- * a step's set-up (each new user and channel an event to every user) delivered and acknowledged, so they do not spill
- * into the step's measuring. Checked every 250 ms.
+ * Waits, at most maxSeconds, until the server's event queues hold at most `heldAtMost` events unacknowledged (the
+ * events of a step's set-up, each new user and channel an event to every user, delivered and acknowledged) and at
+ * least `parkedAtLeast` polls are parked (the new users' polls connected), so the set-up does not spill into the
+ * step's measuring. Checked every 250 ms.
  */
-export async function settle(ctx: ScenarioContext, limit: number, maxSeconds: number): Promise<StepSettle> {
+export async function settle(target: Target, limits: { heldAtMost: number; parkedAtLeast: number }, maxSeconds: number): Promise<StepSettle> {
   const started = performance.now();
-  const first = (await traffic(ctx.target))?.events_held ?? null;
-  let held = first;
-  while (held !== null && held > limit && performance.now() - started < maxSeconds * 1000) {
+  const first = await traffic(target);
+  let now = first;
+  const done = () => now !== null && now.events_held <= limits.heldAtMost && now.long_polls_parked >= limits.parkedAtLeast;
+  while (now !== null && !done() && performance.now() - started < maxSeconds * 1000) {
     await sleep(250);
-    held = (await traffic(ctx.target))?.events_held ?? null;
+    now = await traffic(target);
   }
-  return { seconds: +((performance.now() - started) / 1000).toFixed(2), limit: Math.round(limit), events_held_first: first, events_held: held, settled: held !== null && held <= limit };
+  return {
+    seconds: +((performance.now() - started) / 1000).toFixed(2),
+    held_at_most: Math.round(limits.heldAtMost),
+    parked_at_least: Math.round(limits.parkedAtLeast),
+    events_held_first: first?.events_held ?? null,
+    events_held: now?.events_held ?? null,
+    long_polls_parked_first: first?.long_polls_parked ?? null,
+    long_polls_parked: now?.long_polls_parked ?? null,
+    settled: done(),
+  };
 }
 
 /**
@@ -267,6 +279,7 @@ export async function settle(ctx: ScenarioContext, limit: number, maxSeconds: nu
 async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: number; thinkMs: number; p99Limit: number; maxErrorPercent: number }): Promise<ScenarioResult> {
   const settleMaxSeconds = num(ctx.options, 'settle-max-seconds', 30);
   const settleHeldPerUser = num(ctx.options, 'settle-held-per-user', 0.5);
+  const settleParkedShare = num(ctx.options, 'settle-parked-share', 0.9);
   const first = num(ctx.options, 'ramp-start', ctx.quick ? 5 : 100);
   const step = num(ctx.options, 'ramp-step', ctx.quick ? 5 : 100);
   const socketBound = Math.floor((openFilesCap() - 1000) / 2);
@@ -285,7 +298,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
       if (steps.length === 0) load.total.started = performance.now();
       const setupSeconds = (performance.now() - setupStarted) / 1000;
       timeline.phase('settle');
-      const settled = await settle(ctx, load.count * settleHeldPerUser, settleMaxSeconds);
+      const settled = await settle(ctx.target, { heldAtMost: load.count * settleHeldPerUser, parkedAtLeast: load.count * settleParkedShare }, settleMaxSeconds);
       // What was measured while the step's users were added and settled counts in the total only.
       await load.collect();
       const w = (load.window = new Window());
@@ -330,7 +343,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   const r = report(load.total, elapsed, {
     ceiling_users: ceiling,
     ramp_stopped_by: stopReason,
-    ramp: `from ${first}, +${step} users per step, ${seconds} s per step, settling up to ${settleMaxSeconds} s to ${settleHeldPerUser} events held per user`,
+    ramp: `from ${first}, +${step} users per step, ${seconds} s per step, settling up to ${settleMaxSeconds} s to ${settleHeldPerUser} events held per user and ${settleParkedShare} of the users' polls parked`,
     channel_size: o.channelSize,
     think_ms: o.thinkMs,
     generator_workers: load.workers,

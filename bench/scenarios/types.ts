@@ -59,12 +59,15 @@ export interface RampStep {
 
 export interface StepSettle {
   seconds: number;
-  /** The most events held unacknowledged that counted as settled (--settle-held-per-user × users). */
-  limit: number;
-  /** Events the server's queues held unacknowledged when the wait began, and when it ended. */
+  /** Settled: at most this many events held unacknowledged (--settle-held-per-user × users) and at least this many polls parked (--settle-parked-share × users). */
+  held_at_most: number;
+  parked_at_least: number;
+  /** Events the server's queues held unacknowledged, and the polls parked, when the wait began and when it ended. */
   events_held_first: number | null;
   events_held: number | null;
-  /** Whether it ended at the limit (not on --settle-max-seconds, or without the figure). */
+  long_polls_parked_first: number | null;
+  long_polls_parked: number | null;
+  /** Whether it ended settled (not on --settle-max-seconds, or without the figures). */
   settled: boolean;
 }
 
