@@ -23,9 +23,10 @@ export interface TimelineSecond {
   server_requests: number | null;
   events_published: number | null;
   events_delivered: number | null;
-  /** Events the server's queues held unacknowledged, and the polls parked, at the second's end. */
+  /** Events the server's queues held unacknowledged, the polls parked and the commands waiting in realm actors' mailboxes, at the second's end. */
   events_held: number | null;
   long_polls_parked: number | null;
+  realm_commands_waiting: number | null;
   /** The machine's TCP counters over the second (every process's: the server's and the generator's sockets alike). */
   tcp_loss_probes: number | null;
   tcp_listen_overflows: number | null;
@@ -37,6 +38,7 @@ export interface Traffic {
   event_queues: number;
   events_held: number;
   long_polls_parked: number;
+  realm_commands_waiting: number;
 }
 
 export async function traffic(target: Target, seconds = 1): Promise<Traffic | null> {
@@ -64,6 +66,7 @@ interface Sample {
   tcp: ReturnType<typeof tcpCounters>;
   held: number | null;
   parked: number | null;
+  waiting: number | null;
 }
 
 /** The rows of a timeline from what was recorded; a pure function of its inputs (tested on its own). */
@@ -118,6 +121,7 @@ export function timelineRows(input: {
       events_delivered: r?.delivered ?? null,
       events_held: now?.held ?? null,
       long_polls_parked: now?.parked ?? null,
+      realm_commands_waiting: now?.waiting ?? null,
       tcp_loss_probes: delta((x) => x.tcp?.lossProbes),
       tcp_listen_overflows: delta((x) => x.tcp?.listenOverflows),
     });
@@ -172,7 +176,7 @@ export class StepTimeline {
     const cpuSeconds = sampleAll(this.target.pids)?.cpuSeconds ?? null;
     const tcp = tcpCounters();
     const now = await traffic(this.target);
-    this.samples.push({ second, cpuSeconds, tcp, held: now?.events_held ?? null, parked: now?.long_polls_parked ?? null });
+    this.samples.push({ second, cpuSeconds, tcp, held: now?.events_held ?? null, parked: now?.long_polls_parked ?? null, waiting: now?.realm_commands_waiting ?? null });
   }
 
   async finish(): Promise<TimelineSecond[]> {

@@ -245,15 +245,17 @@ export const mixed: Scenario = async (ctx) => {
 
 /**
  * Waits, at most maxSeconds, until the server's event queues hold at most `heldAtMost` events unacknowledged (the
- * events of a step's set-up, each new user and channel an event to every user, delivered and acknowledged) and at
- * least `parkedAtLeast` polls are parked (the new users' polls connected), so the set-up does not spill into the
- * step's measuring. Checked every 250 ms.
+ * events of a step's set-up, each new user and channel an event to every user, delivered and acknowledged), at least
+ * `parkedAtLeast` polls are parked (the new users' polls connected) and at most `waitingAtMost` commands wait in the
+ * realm actors' mailboxes (the users' writes queued behind the set-up's load committed), so the set-up does not spill
+ * into the step's measuring. Checked every 250 ms.
  */
-export async function settle(target: Target, limits: { heldAtMost: number; parkedAtLeast: number }, maxSeconds: number): Promise<StepSettle> {
+export async function settle(target: Target, limits: { heldAtMost: number; parkedAtLeast: number; waitingAtMost: number }, maxSeconds: number): Promise<StepSettle> {
   const started = performance.now();
   const first = await traffic(target);
   let now = first;
-  const done = () => now !== null && now.events_held <= limits.heldAtMost && now.long_polls_parked >= limits.parkedAtLeast;
+  const done = () =>
+    now !== null && now.events_held <= limits.heldAtMost && now.long_polls_parked >= limits.parkedAtLeast && now.realm_commands_waiting <= limits.waitingAtMost;
   while (now !== null && !done() && performance.now() - started < maxSeconds * 1000) {
     await sleep(250);
     now = await traffic(target);
@@ -262,10 +264,13 @@ export async function settle(target: Target, limits: { heldAtMost: number; parke
     seconds: +((performance.now() - started) / 1000).toFixed(2),
     held_at_most: Math.round(limits.heldAtMost),
     parked_at_least: Math.round(limits.parkedAtLeast),
+    waiting_at_most: limits.waitingAtMost,
     events_held_first: first?.events_held ?? null,
     events_held: now?.events_held ?? null,
     long_polls_parked_first: first?.long_polls_parked ?? null,
     long_polls_parked: now?.long_polls_parked ?? null,
+    realm_commands_waiting_first: first?.realm_commands_waiting ?? null,
+    realm_commands_waiting: now?.realm_commands_waiting ?? null,
     settled: done(),
   };
 }
@@ -280,6 +285,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   const settleMaxSeconds = num(ctx.options, 'settle-max-seconds', 30);
   const settleHeldPerUser = num(ctx.options, 'settle-held-per-user', 0.5);
   const settleParkedShare = num(ctx.options, 'settle-parked-share', 0.9);
+  const settleWaiting = num(ctx.options, 'settle-realm-waiting', 64);
   const first = num(ctx.options, 'ramp-start', ctx.quick ? 5 : 100);
   const step = num(ctx.options, 'ramp-step', ctx.quick ? 5 : 100);
   const socketBound = Math.floor((openFilesCap() - 1000) / 2);
@@ -298,7 +304,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
       if (steps.length === 0) load.total.started = performance.now();
       const setupSeconds = (performance.now() - setupStarted) / 1000;
       timeline.phase('settle');
-      const settled = await settle(ctx.target, { heldAtMost: load.count * settleHeldPerUser, parkedAtLeast: load.count * settleParkedShare }, settleMaxSeconds);
+      const settled = await settle(ctx.target, { heldAtMost: load.count * settleHeldPerUser, parkedAtLeast: load.count * settleParkedShare, waitingAtMost: settleWaiting }, settleMaxSeconds);
       // What was measured while the step's users were added and settled counts in the total only.
       await load.collect();
       const w = (load.window = new Window());
@@ -343,7 +349,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   const r = report(load.total, elapsed, {
     ceiling_users: ceiling,
     ramp_stopped_by: stopReason,
-    ramp: `from ${first}, +${step} users per step, ${seconds} s per step, settling up to ${settleMaxSeconds} s to ${settleHeldPerUser} events held per user and ${settleParkedShare} of the users' polls parked`,
+    ramp: `from ${first}, +${step} users per step, ${seconds} s per step, settling up to ${settleMaxSeconds} s to ${settleHeldPerUser} events held per user and ${settleParkedShare} of the users' polls parked and ${settleWaiting} realm commands waiting`,
     channel_size: o.channelSize,
     think_ms: o.thinkMs,
     generator_workers: load.workers,

@@ -59,14 +59,20 @@ export interface RampStep {
 
 export interface StepSettle {
   seconds: number;
-  /** Settled: at most this many events held unacknowledged (--settle-held-per-user × users) and at least this many polls parked (--settle-parked-share × users). */
+  /**
+   * Settled: at most this many events held unacknowledged (--settle-held-per-user × users), at least this many polls
+   * parked (--settle-parked-share × users), at most this many commands waiting in realm mailboxes (--settle-realm-waiting).
+   */
   held_at_most: number;
   parked_at_least: number;
+  waiting_at_most: number;
   /** Events the server's queues held unacknowledged, and the polls parked, when the wait began and when it ended. */
   events_held_first: number | null;
   events_held: number | null;
   long_polls_parked_first: number | null;
   long_polls_parked: number | null;
+  realm_commands_waiting_first: number | null;
+  realm_commands_waiting: number | null;
   /** Whether it ended settled (not on --settle-max-seconds, or without the figures). */
   settled: boolean;
 }

@@ -23,11 +23,11 @@ test('rows from the set-up to the end, counted from the measuring, with each sec
       ['fetch', [5, ms(4, 0)]],
     ]),
     samples: [
-      { second: s + 0, cpuSeconds: 10, tcp: { lossProbes: 100, listenOverflows: 7 }, held: 4000, parked: 10 },
-      { second: s + 1, cpuSeconds: 10.5, tcp: { lossProbes: 180, listenOverflows: 7 }, held: 900, parked: 150 },
-      { second: s + 2, cpuSeconds: 11.25, tcp: { lossProbes: 181, listenOverflows: 7 }, held: 12, parked: 190 },
+      { second: s + 0, cpuSeconds: 10, tcp: { lossProbes: 100, listenOverflows: 7 }, held: 4000, parked: 10, waiting: 1 },
+      { second: s + 1, cpuSeconds: 10.5, tcp: { lossProbes: 180, listenOverflows: 7 }, held: 900, parked: 150, waiting: 15 },
+      { second: s + 2, cpuSeconds: 11.25, tcp: { lossProbes: 181, listenOverflows: 7 }, held: 12, parked: 190, waiting: 19 },
       // second 3's sample is missing (the server did not answer): its deltas are unknown, and the next one's
-      { second: s + 4, cpuSeconds: 12.5, tcp: null, held: 3, parked: 198 },
+      { second: s + 4, cpuSeconds: 12.5, tcp: null, held: 3, parked: 198, waiting: 19 },
     ],
     series: [
       { t: s + 1, requests: 40, published: 200, delivered: 3000 },
@@ -50,13 +50,13 @@ test('rows from the set-up to the end, counted from the measuring, with each sec
   t.deepEqual(rows[4]!.actions, { fetch: [1, 5] });
   t.deepEqual(rows[0]!.actions, {});
   t.deepEqual(
-    rows.map((r) => [r.server_cpu_percent, r.tcp_loss_probes, r.tcp_listen_overflows, r.events_held, r.long_polls_parked]),
+    rows.map((r) => [r.server_cpu_percent, r.tcp_loss_probes, r.tcp_listen_overflows, r.events_held, r.long_polls_parked, r.realm_commands_waiting]),
     [
-      [null, null, null, 4000, 10],
-      [50, 80, 0, 900, 150],
-      [75, 1, 0, 12, 190],
-      [null, null, null, null, null],
-      [null, null, null, 3, 198],
+      [null, null, null, 4000, 10, 1],
+      [50, 80, 0, 900, 150, 15],
+      [75, 1, 0, 12, 190, 19],
+      [null, null, null, null, null, null],
+      [null, null, null, 3, 198, 19],
     ],
   );
   t.deepEqual(
@@ -85,7 +85,7 @@ test('settle waits until the queues hold no more than the limit, and says so whe
   t.is(traffic.series.length, 5);
   t.true(traffic.series.reduce((n: number, r: { published: number }) => n + r.published, 0) >= 3);
 
-  const bounded = await settle(target, { heldAtMost: 2, parkedAtLeast: 0 }, 0.6);
+  const bounded = await settle(target, { heldAtMost: 2, parkedAtLeast: 0, waitingAtMost: 0 }, 0.6);
   t.false(bounded.settled);
   t.is(bounded.events_held_first, 3);
   t.is(bounded.events_held, 3);
@@ -94,19 +94,22 @@ test('settle waits until the queues hold no more than the limit, and says so whe
   // The client takes the events, then acknowledges them with its next poll: nothing is held.
   const answer = (await s.client.as(bob).get('/events', { query: { queue_id: q.queue_id, last_event_id: String(q.last_event_id), dont_block: 'true' } })).json;
   t.is(answer.events.length, 3);
-  t.is((await settle(target, { heldAtMost: 2, parkedAtLeast: 0 }, 0.3)).events_held, 3, 'handed out, not yet acknowledged');
+  t.is((await settle(target, { heldAtMost: 2, parkedAtLeast: 0, waitingAtMost: 0 }, 0.3)).events_held, 3, 'handed out, not yet acknowledged');
   const last = answer.events[2].id;
   t.is((await s.client.as(bob).get('/events', { query: { queue_id: q.queue_id, last_event_id: String(last), dont_block: 'true' } })).json.events.length, 0);
-  const unparked = await settle(target, { heldAtMost: 0, parkedAtLeast: 1 }, 0.3);
+  const unparked = await settle(target, { heldAtMost: 0, parkedAtLeast: 1, waitingAtMost: 0 }, 0.3);
   t.false(unparked.settled, 'nothing held, but no poll parked');
   t.deepEqual([unparked.events_held, unparked.long_polls_parked], [0, 0]);
 
   // Its poll parks: settled.
   const parked = s.client.as(bob).get('/events', { query: { queue_id: q.queue_id, last_event_id: String(last) } });
-  const done = await settle(target, { heldAtMost: 0, parkedAtLeast: 1 }, 5);
+  const done = await settle(target, { heldAtMost: 0, parkedAtLeast: 1, waitingAtMost: 0 }, 5);
   t.true(done.settled);
   t.deepEqual([done.events_held, done.long_polls_parked], [0, 1]);
   t.true(done.seconds < 5);
+  const mailbox = await settle(target, { heldAtMost: 0, parkedAtLeast: 1, waitingAtMost: -1 }, 0.3);
+  t.false(mailbox.settled, 'the realm mailbox is checked too');
+  t.is(mailbox.realm_commands_waiting, 0);
   t.is((await s.client.as(s.owner).post('/messages', { form: { type: 'direct', to: JSON.stringify([bob.id]), content: 'bye' } })).status, 200);
   t.is((await parked).json.events.length, 1);
 });
