@@ -1,8 +1,9 @@
 // A ramp step second by second, from its set-up to the end of its measuring: the client's latency per operation,
 // the server's CPU and its own traffic series (requests, events published and delivered, from
-// GET /operators/traffic, which leaves /metrics' histograms alone), the events its queues hold unacknowledged, and
-// the machine's TCP counters (tail-loss probes, listen overflows, as `nstat` reads them). It says whether what breaks
-// a step's threshold falls in its first seconds (the set-up's work spilling into the measuring) or anywhere.
+// GET /operators/traffic, which leaves /metrics' histograms alone), the events its queues hold unacknowledged, the
+// polls parked and the commands waiting in realm mailboxes, and the machine's TCP counters (tail-loss probes, listen
+// overflows, as `nstat` reads them). It says whether what breaks a step's threshold falls in its first seconds (the
+// set-up's work spilling into the measuring) or anywhere.
 import { readFileSync } from 'node:fs';
 import { operatorGet } from './metrics.js';
 import { sampleAll, type Target } from './server.js';

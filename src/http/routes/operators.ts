@@ -103,9 +103,10 @@ export const clusterOverview = endpoint({
 });
 
 /**
- * The last seconds of traffic, one row per second (the dashboard's series: requests, errors, latency, events
- * published and delivered), and now: the event queues, the events they hold unacknowledged, the polls parked and the
- * commands waiting in the realm actors' mailboxes — what a load test reads second by second without resetting /metrics' histograms.
+ * This process's last seconds of traffic, one row per second (the dashboard's series: requests, errors, latency,
+ * events published and delivered), and now: the event queues, the events they hold unacknowledged, the polls parked
+ * and the commands waiting in the realm actors' mailboxes — what a load test reads second by second without resetting
+ * /metrics' histograms.
  */
 export const traffic = endpoint({
   method: 'GET',
