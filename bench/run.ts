@@ -47,7 +47,7 @@ function knobs(argv: string[]): ScenarioContext['options'] {
 }
 
 const USAGE = `usage: npm run bench -- <${Object.keys(SCENARIOS).join('|')}|all> [--quick] [--url URL] [--database-url URL] [--out DIR] [--no-ceiling] [--quiet] [--processes N [--rounds K]] [--cpu-prof DIR] [--<knob> N …]
-       npm run bench -- mixed --ramp [--ramp-start N] [--ramp-step N] [--ramp-max N] [--duration S] [--p99-ms MS] [--max-error-percent P] [--users-per-worker N]
+       npm run bench -- mixed --ramp [--ramp-start N] [--ramp-step N] [--ramp-max N] [--duration S] [--p99-ms MS] [--max-error-percent P] [--users-per-worker N] [--settle-max-seconds S] [--settle-held-per-user N] [--settle-parked-share F] [--settle-realm-waiting N]
        npm run bench -- compare A.json B.json [--out DIR]
        npm run bench -- --help
 Scenarios, their knobs and the result files: bench/README.md`;

@@ -5,10 +5,11 @@ import type { Target } from './server.js';
 
 export type Buckets = Map<number, number>;
 
-export function scrape(target: Target): Promise<string | null> {
+/** The text of an operator route of the server (Bearer operator token), or null when it has none or fails. */
+export function operatorGet(target: Target, path: string): Promise<string | null> {
   if (!target.operatorToken) return Promise.resolve(null);
   return new Promise((resolve) => {
-    const req = http.get(new URL('/metrics', target.url), { headers: { authorization: `Bearer ${target.operatorToken}` } }, (res) => {
+    const req = http.get(new URL(path, target.url), { headers: { authorization: `Bearer ${target.operatorToken}` } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
@@ -16,6 +17,10 @@ export function scrape(target: Target): Promise<string | null> {
     });
     req.on('error', () => resolve(null));
   });
+}
+
+export function scrape(target: Target): Promise<string | null> {
+  return operatorGet(target, '/metrics');
 }
 
 /** Cumulative bucket counts of a histogram without labels: upper bound (s) → count. */

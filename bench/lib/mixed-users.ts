@@ -37,10 +37,8 @@ export interface MixedInput {
 
 /** What a worker measured since its last report. */
 export interface WindowData {
-  /** Action latencies (ms) by action. */
-  samples: Partial<Record<Action, number[]>>;
-  /** Every action's latency and the absolute time (nowAbs) it finished, as pairs: [ms, at, ms, at, …]. */
-  finished: number[];
+  /** By action, every latency (ms) and the absolute time (nowAbs) it finished, as pairs: [ms, at, ms, at, …]. */
+  finished: Partial<Record<Action, number[]>>;
   errors: Partial<Record<Action | 'poll', number>>;
   polls: number;
   events: number;
@@ -48,7 +46,7 @@ export interface WindowData {
   lag: { p99: number; max: number };
 }
 
-const emptyWindow = (): WindowData => ({ samples: {}, finished: [], errors: {}, polls: 0, events: 0, lag: { p99: 0, max: 0 } });
+const emptyWindow = (): WindowData => ({ finished: {}, errors: {}, polls: 0, events: 0, lag: { p99: 0, max: 0 } });
 
 interface UserState extends MixedUser {
   /** Its index among all users of the run. */
@@ -87,8 +85,7 @@ class Users {
       return false;
     }
     if (op === 'poll') return true;
-    (w.samples[op] ??= []).push(r.ms);
-    w.finished.push(r.ms, nowAbs());
+    (w.finished[op] ??= []).push(r.ms, nowAbs());
     return true;
   }
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ScenarioResult } from '../scenarios/types.js';
 import type { Ratio } from './charts.js';
+import type { TimelineSecond } from './step-timeline.js';
 
 export function machine() {
   let commit = 'unknown';
@@ -36,6 +37,14 @@ export function table(name: string, r: ScenarioResult, ceiling?: { name: string;
   rows.push(['errors', String(r.errors)]);
   for (const s of r.ramp ?? []) {
     rows.push([`ramp ${s.users} users`, `worst p99 ${s.worst_p99_ms} ms (${s.worst_op}), errors ${s.error_percent} %, ${s.actions_per_second} actions/s: ${s.held ? 'held' : 'BROKE'}`]);
+    const settle = s.settle;
+    if (settle) {
+      const worst = worstSecond(s.timeline ?? []);
+      rows.push([
+        `  ${s.users}: set-up, settle, worst second`,
+        `set-up ${s.setup_seconds ?? '-'} s; ${settle.settled ? 'settled' : 'NOT settled'} in ${settle.seconds} s (events held ${settle.events_held ?? '-'} ≤ ${settle.held_at_most}, polls parked ${settle.long_polls_parked ?? '-'} ≥ ${settle.parked_at_least}, realm commands waiting ${settle.realm_commands_waiting ?? '-'} ≤ ${settle.waiting_at_most}); worst measured second ${worst ? `t=${worst.t} s: ${worst.op} p99 ${worst.p99} ms` : '-'}`,
+      ]);
+    }
     const l = s.limits;
     if (!l) continue;
     const route = Object.entries(l.server_p99_ms).sort((a, b) => b[1] - a[1])[0];
@@ -67,4 +76,14 @@ export function ratioTable(rows: Ratio[], labels: [string, string]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => `| ${c.map((x, i) => (i ? x.padStart(widths[i]!) : x.padEnd(widths[i]!))).join(' | ')} |`;
   return [line(head), `|${widths.map((w, i) => (i ? '-'.repeat(w + 1) + ':' : '-'.repeat(w + 2))).join('|')}|`, ...cells.map(line)].join('\n');
+}
+
+/** The measured second with the highest p99 of any operation (timeline rows from the measuring's start). */
+function worstSecond(rows: TimelineSecond[]): { t: number; op: string; p99: number } | null {
+  let worst: { t: number; op: string; p99: number } | null = null;
+  for (const r of rows) {
+    if (r.phase !== 'measure') continue;
+    for (const [op, [, p99]] of Object.entries(r.actions)) if (!worst || p99 > worst.p99) worst = { t: r.t, op, p99 };
+  }
+  return worst;
 }

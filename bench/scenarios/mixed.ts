@@ -7,10 +7,12 @@
 import { openFilesCap, request } from '../lib/client.js';
 import { ACTION_NAMES, type Action, type MixedInput, type MixedUser, type WindowData } from '../lib/mixed-users.js';
 import { LimitsProbe } from '../lib/probe.js';
+import type { Target } from '../lib/server.js';
+import { StepTimeline, traffic } from '../lib/step-timeline.js';
 import { PerSecond, summarize, type Summary } from '../lib/stats.js';
 import { runJobs, slices, type WorkerPool } from '../lib/workers.js';
 import { seedUsers } from './seed.js';
-import { num, type RampStep, type Scenario, type ScenarioContext, type ScenarioResult } from './types.js';
+import { num, type RampStep, type StepSettle, type Scenario, type ScenarioContext, type ScenarioResult } from './types.js';
 
 type Op = 'register' | Action;
 
@@ -36,9 +38,14 @@ class Window {
 
   /** Adds what a worker measured. */
   merge(d: WindowData): void {
-    for (const [op, xs] of Object.entries(d.samples) as [Action, number[]][]) for (const x of xs) this.samples.get(op)!.push(x);
     const origin = performance.timeOrigin + this.started;
-    for (let i = 0; i < d.finished.length; i += 2) this.bySecond.add(d.finished[i]!, Math.floor((d.finished[i + 1]! - origin) / 1000));
+    for (const [op, pairs] of Object.entries(d.finished) as [Action, number[]][]) {
+      const samples = this.samples.get(op)!;
+      for (let i = 0; i < pairs.length; i += 2) {
+        samples.push(pairs[i]!);
+        this.bySecond.add(pairs[i]!, Math.floor((pairs[i + 1]! - origin) / 1000));
+      }
+    }
     for (const [op, n] of Object.entries(d.errors) as [Action | 'poll', number][]) this.errors.set(op, (this.errors.get(op) ?? 0) + n);
     this.polls += d.polls;
     this.events += d.events;
@@ -80,6 +87,8 @@ class MixedLoad {
   /** Every request is counted in `total` and in the current window. */
   readonly total = new Window();
   window = this.total;
+  /** The ramp step's timeline while one is recorded: every action finished is added to it too. */
+  timeline: StepTimeline | null = null;
 
   constructor(
     private readonly ctx: ScenarioContext,
@@ -103,6 +112,7 @@ class MixedLoad {
 
   private merge(d: WindowData): void {
     for (const w of this.windows()) w.merge(d);
+    if (this.timeline) for (const [op, pairs] of Object.entries(d.finished)) this.timeline.add(op, pairs);
   }
 
   /** Creates n users in channels of channelSize, registers their queues (16 at a time) and starts them. */
@@ -234,12 +244,48 @@ export const mixed: Scenario = async (ctx) => {
 };
 
 /**
+ * Waits, at most maxSeconds, until the server's event queues hold at most `heldAtMost` events unacknowledged (the
+ * events of a step's set-up, each new user and channel an event to every user, delivered and acknowledged), at least
+ * `parkedAtLeast` polls are parked (the new users' polls connected) and at most `waitingAtMost` commands wait in the
+ * realm actors' mailboxes (the users' writes queued behind the set-up's load committed), so the set-up does not spill
+ * into the step's measuring. Checked every 250 ms.
+ */
+export async function settle(target: Target, limits: { heldAtMost: number; parkedAtLeast: number; waitingAtMost: number }, maxSeconds: number): Promise<StepSettle> {
+  const started = performance.now();
+  const first = await traffic(target);
+  let now = first;
+  const done = () =>
+    now !== null && now.events_held <= limits.heldAtMost && now.long_polls_parked >= limits.parkedAtLeast && now.realm_commands_waiting <= limits.waitingAtMost;
+  while (now !== null && !done() && performance.now() - started < maxSeconds * 1000) {
+    await sleep(250);
+    now = await traffic(target);
+  }
+  return {
+    seconds: +((performance.now() - started) / 1000).toFixed(2),
+    held_at_most: Math.round(limits.heldAtMost),
+    parked_at_least: Math.round(limits.parkedAtLeast),
+    waiting_at_most: limits.waitingAtMost,
+    events_held_first: first?.events_held ?? null,
+    events_held: now?.events_held ?? null,
+    long_polls_parked_first: first?.long_polls_parked ?? null,
+    long_polls_parked: now?.long_polls_parked ?? null,
+    realm_commands_waiting_first: first?.realm_commands_waiting ?? null,
+    realm_commands_waiting: now?.realm_commands_waiting ?? null,
+    settled: done(),
+  };
+}
+
+/**
  * The ceiling search: users are added --ramp-step at a time (from --ramp-start), each step measured for --duration
  * seconds with every user acting, until an operation's p99 exceeds --p99-ms or errors exceed --max-error-percent.
  * Each user holds at most two sockets of the load generator (its parked poll and an action), so the ramp stops
  * below this process's open-files cap.
  */
 async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: number; thinkMs: number; p99Limit: number; maxErrorPercent: number }): Promise<ScenarioResult> {
+  const settleMaxSeconds = num(ctx.options, 'settle-max-seconds', 30);
+  const settleHeldPerUser = num(ctx.options, 'settle-held-per-user', 0.5);
+  const settleParkedShare = num(ctx.options, 'settle-parked-share', 0.9);
+  const settleWaiting = num(ctx.options, 'settle-realm-waiting', 64);
   const first = num(ctx.options, 'ramp-start', ctx.quick ? 5 : 100);
   const step = num(ctx.options, 'ramp-step', ctx.quick ? 5 : 100);
   const socketBound = Math.floor((openFilesCap() - 1000) / 2);
@@ -251,16 +297,24 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   const probe = new LimitsProbe(ctx.target);
   try {
     while (load.count < max) {
+      const timeline = (load.timeline = new StepTimeline(ctx.target));
+      timeline.start();
+      const setupStarted = performance.now();
       await load.addUsers(Math.min(load.count === 0 ? first : step, max - load.count));
       if (steps.length === 0) load.total.started = performance.now();
-      // What was measured while the step's users were added counts in the total only.
+      const setupSeconds = (performance.now() - setupStarted) / 1000;
+      timeline.phase('settle');
+      const settled = await settle(ctx.target, { heldAtMost: load.count * settleHeldPerUser, parkedAtLeast: load.count * settleParkedShare, waitingAtMost: settleWaiting }, settleMaxSeconds);
+      // What was measured while the step's users were added and settled counts in the total only.
       await load.collect();
       const w = (load.window = new Window());
+      timeline.phase('measure', performance.timeOrigin + w.started);
       await probe.start();
       ctx.progress(`mixed --ramp: ${load.count} users, measuring ${seconds} s`);
       await sleep(seconds * 1000);
       await load.collect();
       const limits = await probe.finish(w.workerLag);
+      load.timeline = null;
       const s = w.summary();
       const measured = (performance.now() - w.started) / 1000;
       const held = s.worstP99 <= o.p99Limit && s.errorPercent <= o.maxErrorPercent;
@@ -272,7 +326,10 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
         actions_per_second: +(s.actionSamples.length / measured).toFixed(1),
         polls_per_second: +(w.polls / measured).toFixed(1),
         held,
+        setup_seconds: +setupSeconds.toFixed(1),
+        settle: settled,
         limits,
+        timeline: await timeline.finish(),
       });
       if (!held) {
         stopReason = s.errorPercent > o.maxErrorPercent ? `errors ${s.errorPercent.toFixed(3)} % > ${o.maxErrorPercent} %` : `${s.worstOp} p99 ${s.worstP99.toFixed(1)} ms > ${o.p99Limit} ms`;
@@ -281,6 +338,8 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
     }
   } finally {
     load.window = load.total;
+    load.timeline?.stop();
+    load.timeline = null;
     await probe.close();
     // Also on a failure: the workers' users would otherwise keep acting (and this process running).
     await load.stop();
@@ -290,7 +349,7 @@ async function ramp(ctx: ScenarioContext, load: MixedLoad, o: { channelSize: num
   const r = report(load.total, elapsed, {
     ceiling_users: ceiling,
     ramp_stopped_by: stopReason,
-    ramp: `from ${first}, +${step} users per step, ${seconds} s per step`,
+    ramp: `from ${first}, +${step} users per step, ${seconds} s per step, settling up to ${settleMaxSeconds} s to ${settleHeldPerUser} events held per user and ${settleParkedShare} of the users' polls parked and ${settleWaiting} realm commands waiting`,
     channel_size: o.channelSize,
     think_ms: o.thinkMs,
     generator_workers: load.workers,

@@ -1,6 +1,7 @@
 // What a scenario gets and what it reports.
 import type { Creds } from '../lib/client.js';
 import type { StepLimits } from '../lib/probe.js';
+import type { TimelineSecond } from '../lib/step-timeline.js';
 import type { Summary } from '../lib/stats.js';
 import type { Target } from '../lib/server.js';
 
@@ -46,8 +47,34 @@ export interface RampStep {
   /** GET /events answers per second (parked polls answered with events or heartbeats). */
   polls_per_second?: number;
   held: boolean;
+  /** How long the step's set-up took (its users created, their channels made, their queues registered), in seconds. */
+  setup_seconds?: number;
+  /** The wait after the set-up for the server's queues to deliver its events (bench/scenarios/mixed.ts settle()). */
+  settle?: StepSettle;
   /** What each party spent over the step: generator, server and database CPU, event-loop lags, the server's p99s. */
   limits?: StepLimits;
+  /** The step second by second, from its set-up to its end (bench/lib/step-timeline.ts). */
+  timeline?: TimelineSecond[];
+}
+
+export interface StepSettle {
+  seconds: number;
+  /**
+   * Settled: at most this many events held unacknowledged (--settle-held-per-user × users), at least this many polls
+   * parked (--settle-parked-share × users), at most this many commands waiting in realm mailboxes (--settle-realm-waiting).
+   */
+  held_at_most: number;
+  parked_at_least: number;
+  waiting_at_most: number;
+  /** Events the server's queues held unacknowledged, and the polls parked, when the wait began and when it ended. */
+  events_held_first: number | null;
+  events_held: number | null;
+  long_polls_parked_first: number | null;
+  long_polls_parked: number | null;
+  realm_commands_waiting_first: number | null;
+  realm_commands_waiting: number | null;
+  /** Whether it ended settled (not on --settle-max-seconds, or without the figures). */
+  settled: boolean;
 }
 
 export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult>;

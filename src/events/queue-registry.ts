@@ -226,6 +226,13 @@ export class QueueRegistry implements QueueHost {
     return this.queues.values();
   }
 
+  /** The events every live queue holds unacknowledged (handed out in an answer not yet acknowledged, or waiting for a poll). */
+  heldEvents(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.size;
+    return n;
+  }
+
   /** A live queue by its operators' id, `queue:<queue id>`. */
   find(id: string): EventQueue | undefined {
     return id.startsWith('queue:') ? this.queues.get(id.slice('queue:'.length)) : undefined;

@@ -181,6 +181,15 @@ export class ActorDirectory {
     return undefined;
   }
 
+  /** The work waiting in the mailboxes of every state-machine actor of a kind (a realm's: commands waiting for a batch). */
+  waiting(kind: string): number {
+    const mailbox = this.kinds.get(kind)?.mailbox;
+    if (!mailbox) return 0;
+    let n = 0;
+    for (const top of this.source.actors()) for (const actor of this.walk(top, 0)) if (machineId(actor) === kind) n += mailbox(actor.getSnapshot());
+    return n;
+  }
+
   /** Live actors by kind and state. */
   counts(filter: ActorFilter = {}): StateCount[] {
     const by = new Map<string, StateCount>();

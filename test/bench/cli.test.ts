@@ -97,10 +97,17 @@ test('mixed --ramp adds users step by step and reports the last count that held,
     for (const k of ['generator_loop_lag_p99_ms', 'generator_loop_lag_max_ms', 'server_loop_lag_p99_ms', 'server_loop_lag_max_ms']) t.true(l[k] >= 0, k);
     t.true(l.server_p99_ms['GET /api/v1/messages'] > 0 || l.server_p99_ms['POST /api/v1/users/me/presence'] > 0, JSON.stringify(l.server_p99_ms));
     t.true(Object.keys(l.realm_wait_p99_ms).length > 0 && Object.keys(l.realm_batch_p99_ms).length > 0);
+    // The wait for the set-up's work, and the step second by second from its set-up to its end.
+    t.true(s.setup_seconds > 0 && s.settle.settled, JSON.stringify(s.settle));
+    t.is(s.timeline[0].phase, 'setup');
+    const measured = s.timeline.filter((r: { phase: string }) => r.phase === 'measure');
+    t.true(measured.length >= 2 && measured[0].t === 0, JSON.stringify(s.timeline));
+    t.true(measured.some((r: { actions: object; server_requests: number }) => Object.keys(r.actions).length > 0 && r.server_requests > 0));
   }
   // Each step's 5 users on 3 workers (2, 2 and 1).
   t.is(figures.generator_workers, 9);
   t.regex(stdout, /^ {4}15: CPU %, loop lag p99 \/ max ms +generator [\d.]+ %/m);
+  t.regex(stdout, /^ {4}15: set-up, settle, worst second +set-up [\d.]+ s; settled in [\d.]+ s \(events held \d+ ≤ \d+, polls parked \d+ ≥ \d+, realm commands waiting \d+ ≤ 64\); worst measured second t=\d+ s: \w+ p99 [\d.]+ ms$/m);
   t.is(figures.ceiling_users, 15);
   t.is(figures.ramp_stopped_by, '--ramp-max 15 reached');
   t.regex(stdout, /^ {2}ramp 15 users +worst p99 [\d.]+ ms \(\w+\), errors 0 %, [\d.]+ actions\/s: held$/m);

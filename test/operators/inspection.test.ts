@@ -16,7 +16,7 @@ test.after.always(async () => {
 const get = (path: string, query?: Record<string, string>) => s.client.get(path, { root: true, headers: bearer(), query });
 
 test.serial('refused without a token, with a wrong token, and with a chat user\'s key', async (t) => {
-  for (const path of ['/operators/actors', '/operators/actors/counts', '/operators/actors/root']) {
+  for (const path of ['/operators/actors', '/operators/actors/counts', '/operators/actors/root', '/operators/traffic']) {
     const none = await s.client.get(path, { root: true });
     t.is(none.status, 401, path);
     t.is(none.json.result, 'error');

@@ -102,4 +102,29 @@ export const clusterOverview = endpoint({
   },
 });
 
-export const operatorEndpoints = [metrics, listActors, actorCounts, getActor, clusterOverview];
+/**
+ * This process's last seconds of traffic, one row per second (the dashboard's series: requests, errors, latency,
+ * events published and delivered), and now: the event queues, the events they hold unacknowledged, the polls parked
+ * and the commands waiting in the realm actors' mailboxes — what a load test reads second by second without resetting
+ * /metrics' histograms.
+ */
+export const traffic = endpoint({
+  method: 'GET',
+  path: '/operators/traffic',
+  root: true,
+  auth: 'operator',
+  rateLimited: false,
+  params: { seconds: withDefault(int({ min: 1, max: 600 }), 60) },
+  handle(ctx, p) {
+    const { queues, longPolls, operators } = ctx.services;
+    return {
+      series: operators.throughput.series(p.seconds),
+      event_queues: queues.size,
+      events_held: queues.heldEvents(),
+      long_polls_parked: longPolls.count,
+      realm_commands_waiting: operators.actors.waiting('realm'),
+    };
+  },
+});
+
+export const operatorEndpoints = [metrics, listActors, actorCounts, getActor, clusterOverview, traffic];

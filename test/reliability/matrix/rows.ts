@@ -907,6 +907,7 @@ export const rows: Row[] = [
   { method: 'GET', path: '/operators/actors/counts', request: () => ({ path: '/operators/actors/counts', root: true }), expect: () => OPERATOR_TOKEN },
   { method: 'GET', path: '/operators/actors/{actor_id}', request: () => ({ path: '/operators/actors/realm:1', root: true }), expect: () => OPERATOR_TOKEN },
   { method: 'GET', path: '/operators/cluster', request: () => ({ path: '/operators/cluster', root: true }), expect: () => OPERATOR_TOKEN },
+  { method: 'GET', path: '/operators/traffic', request: () => ({ path: '/operators/traffic', root: true }), expect: () => OPERATOR_TOKEN },
   { method: 'GET', path: '/operators/dashboard', request: () => ({ path: '/operators/dashboard', root: true }), expect: ALL_OK },
   { method: 'GET', path: '/operators/dashboard.js', request: () => ({ path: '/operators/dashboard.js', root: true }), expect: ALL_OK },
   { method: 'GET', path: '/operators/dashboard.css', request: () => ({ path: '/operators/dashboard.css', root: true }), expect: ALL_OK },
