@@ -1,11 +1,13 @@
 // Send batches written ahead of the earlier batches' writes (realm/batch.ts BatchPipe.turn), over real PostgreSQL:
-// a batch of sends to topics that have messages draws its message IDs once every earlier batch drew its own and
-// inserts while an earlier batch still writes, once it holds as many sends as the batch before it, at most two
-// writing at once; IDs, answers, memory and events keep the mailbox order whatever order the batches commit in; a
-// send that starts a topic waits for the earlier writes (so only the first of two starters starts it); a COMMIT
-// failing, or a connection lost during one, in the middle of such a pipeline fails its batch alone (503 and a reload
-// for the lost one). Writes and commits are held deterministically by triggers on messages that take shared advisory
-// locks the test holds exclusively. A small batch behind the earlier writes spares the statement drawing IDs.
+// a batch of sends to topics that have messages takes its message IDs from the realm actor's block once every earlier
+// batch took its own and inserts while an earlier batch still writes, once it holds as many sends as the batch before
+// it, at most two writing at once, by one statement that commits by itself (no transaction; in cluster mode inside
+// one); IDs, answers, memory and events keep the mailbox order whatever order the batches commit in, across blocks,
+// topic starts, inserts drawing from the sequence and rows inserted behind the actor's back; a send that starts a topic
+// waits for the earlier writes (so only the first of two starters starts it); a statement refused at its commit, or a
+// connection lost during one, in the middle of such a pipeline fails its batch alone (503 and a reload for the lost
+// one). Writes and commits are held deterministically by triggers on messages that take shared advisory locks the
+// test holds exclusively.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { waitFor } from 'xstate';
@@ -84,14 +86,22 @@ async function setUp(opts: Parameters<typeof ownRealmActor>[1] = {}) {
       },
     );
   };
+  const sendDirect = async (senderId: number, to: number[], content: string) => {
+    const input: CommandInput<'messages.send'> = { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'direct', to, content };
+    const ready = await prepared(own.handle, 'messages.send', input);
+    return (own.handle.dispatch('messages.send', ready) as Promise<SendResult>).then((r) => (answered.push(content), r));
+  };
   const hold = { session, release: (k: number) => session.one('SELECT pg_advisory_unlock($1)', [k]) };
-  return { owner, a: a!, b: b!, name, own, send, answered, hold };
+  return { owner, a: a!, b: b!, name, own, send, sendDirect, answered, hold };
 }
 
 /** The batch in flight holding the send of `content`. */
 function batchOf(own: Own, content: string) {
   return own.actor.getSnapshot().context.inFlight.find((b) => b.batch.some((c) => (c.input as { content: string }).content === content));
 }
+
+/** Whether the batch holding the send of `content` has ended and waits to settle (after the batches before it). */
+const ended = (own: Own, content: string) => (batchOf(own, content)?.result ?? null) !== null;
 
 const until = (own: Own, what: (o: Own) => boolean | undefined) => waitFor(own.actor, () => what(own) === true, { timeout: 30_000 });
 
@@ -194,7 +204,7 @@ test.serial('a connection lost during a statement committing by itself, with a b
     const lost = Promise.allSettled([send(a.id, 'existing', 'hold-commit lost')]);
     const [pid] = await untilWaiting(own, '%WITH v AS MATERIALIZED%');
     const later = send(b.id, 'existing', 'written ahead, commits');
-    await until(own, (o) => batchOf(o, 'written ahead, commits')?.result !== null);
+    await until(own, (o) => ended(o, 'written ahead, commits'));
     t.true(await own.database.db.one('SELECT pg_terminate_backend($1) AS ok', [pid], (r) => r.ok as boolean));
     const [lostOutcome] = await lost;
     t.is(lostOutcome!.status, 'rejected');
@@ -281,6 +291,19 @@ test.serial('message IDs follow the mailbox order across blocks, topic starts an
     },
     { idBlock: 2 },
   ));
+
+test.serial('a batch whose insert draws its IDs from the sequence (a new direct conversation) drops the block: a batch written ahead of its COMMIT takes IDs above', (t) =>
+  scenario(async ({ a, b, own, send, sendDirect, answered, hold }) => {
+    const first = await send(a.id, 'existing', 'with the block');
+    const direct = sendDirect(a.id, [b.id], 'hold-commit starts a direct conversation');
+    await until(own, (o) => batchOf(o, 'hold-commit starts a direct conversation')?.written);
+    const next = send(b.id, 'existing', 'with a new block');
+    await until(own, (o) => ended(o, 'with a new block'));
+    await hold.release(HOLD_COMMIT);
+    const ids = [first, await direct, await next].map((r) => r.message.id);
+    t.deepEqual(ids, [...ids].sort((x, y) => x - y), `IDs in mailbox order: ${ids.join(', ')}`);
+    t.deepEqual(await inIdOrder(own, answered), answered);
+  }));
 
 test.serial('a message inserted behind the realm actor’s back above its block: the next sends give their IDs up and take new ones above it', (t) =>
   scenario(async ({ a, b, owner, name, own, send, hold }) => {
