@@ -206,7 +206,7 @@ export async function runBatch(
    * Waits for the batch's turn, checks the commands that joined it meanwhile (none join once onWriting is called),
    * and, when it can write ahead, gives it its message IDs from the block, drawing a new block (after the earlier
    * batches' writes) when this one holds too few. A batch that cannot, and may insert messages (IDs drawn by its
-   * inserts, above the block's), drops the block. None join once onWriting is called.
+   * inserts, above the block's), drops the block.
    */
   async function takeTurn(): Promise<Ahead | null> {
     await (pipe.turn ?? pipe.after);

@@ -23,11 +23,10 @@ export class MessageIdBlock {
     return this.ids.length - this.next >= n;
   }
 
-  /** A new block of at least `n` IDs, drawn by `draw` (ascending), instead of what was left. */
+  /** A new block of at least `n` IDs, drawn by `draw` (ascending), instead of what was left (gone even if it fails). */
   async refill(n: number, draw: (n: number) => Promise<number[]>): Promise<void> {
-    const ids = await draw(Math.max(n, this.size));
-    this.ids = ids;
-    this.next = 0;
+    this.drop();
+    this.ids = await draw(Math.max(n, this.size));
   }
 
   /** The next `n` IDs (holds(n) must be true). */
