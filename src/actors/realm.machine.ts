@@ -33,7 +33,8 @@
 // still follow the mailbox order, and inserts them while the batch before it still writes — once it holds as many
 // commands as that one (batches do not shrink for it) and with at most `pipelineWriters` batches writing. Its rows
 // are new and it takes no lock an earlier batch may want, so no earlier batch waits for it; a batch that turns out to
-// need more (a topic start) has written nothing and waits as above.
+// need more (a topic start) has written nothing and waits as above. Outside cluster mode that insert is one statement
+// committing by itself, without BEGIN and COMMIT (runBatch's writeAlone).
 //
 // Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
 // and the later in-flight batches, independent of it, settle as they committed. A committed command whose apply,

@@ -2,7 +2,7 @@
 // pipeline after the earlier batches' writes or, for sends that need nothing of them, ahead of them (BatchPipe).
 import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
-import { isConnectionError } from '../persistence/errors.js';
+import { isConnectionError, isStatementError } from '../persistence/errors.js';
 import { touchedBy, type AheadWriter, type CommandDef, type CommandRegistry, type Outcome, type PendingCommand, type Touched } from './commands.js';
 import { MessageIdBlock } from './message-ids.js';
 import type { RealmState } from './state.js';
@@ -250,8 +250,8 @@ export async function runBatch(
   }
 
   /**
-   * The transaction's body: the batch's turn and its writes ahead unless done already, else, after the earlier
-   * batches' writes, the writes, then the signal that only the COMMIT is left.
+   * The transaction's body: the batch's turn and its writes ahead unless done already (writeAlone), else, after the
+   * earlier batches' writes, the writes, then the signal that only the COMMIT is left.
    */
   const thenWritten = (write: (t: Tx) => Promise<void>) => async (t: Tx) => {
     if (!started) {
@@ -265,6 +265,33 @@ export async function runBatch(
     await write(t);
     pipe.onWritten?.();
   };
+
+  /**
+   * A batch written ahead by its one statement outside any transaction: it commits by itself, one round trip instead
+   * of BEGIN, the statement and COMMIT, and its answer comes after its commit. Its result, or null when it was not
+   * written (the batch's turn is passed then): the batch goes on in a transaction. PostgreSQL refusing the statement
+   * committed nothing; anything else thrown (a lost connection, no answer) is uncertain.
+   */
+  async function writeAlone(): Promise<BatchResult | null> {
+    const ahead = await takeTurn();
+    if (!ahead) return null;
+    // Counted as a write transaction (operators' metrics) only if it wrote: the tag is read when the task ends.
+    const attempt = { name: 'realm-batch', writes: planned.length };
+    try {
+      const written = await db.task({ tag: attempt }, async (t) => {
+        const w = await writeAhead(t, ahead);
+        if (!w) attempt.name = 'realm-batch-not-written';
+        return w;
+      });
+      if (!written) return null;
+    } catch (err) {
+      if (isStatementError(err)) return null;
+      for (const { index } of planned) outcomes[index] = failure(err);
+      return { outcomes, uncertain: true };
+    }
+    pipe.onWritten?.();
+    return { outcomes, uncertain: false };
+  }
 
   async function commit(write: (t: Tx) => Promise<void>): Promise<BatchResult> {
     try {
@@ -285,6 +312,12 @@ export async function runBatch(
   // refused for another reason than the connection, after onWritten, would be written again while the pipeline's next
   // batch writes: no constraint of this schema is deferred, so COMMIT is refused only by a lost connection, which is
   // not retried.)
+  // A batch that may write ahead opens no transaction unless it needs one (not through a database whose transactions
+  // check something first: Db.transactionsOnly, cluster mode's fencing).
+  if (!db.transactionsOnly && aheadWriter()) {
+    const alone = await writeAlone();
+    if (alone) return alone;
+  }
   try {
     await db.tx({ tag }, thenWritten(writeOptimistic));
     return { outcomes, uncertain, commitId: tag.commitId };

@@ -1,11 +1,12 @@
 // Send batches written ahead of the earlier batches' writes (realm/batch.ts BatchPipe.turn), over real PostgreSQL:
 // a batch of sends to topics that have messages takes its message IDs from the realm actor's block once every earlier
 // batch took its own and inserts while an earlier batch still writes, once it holds as many sends as the batch before
-// it, at most two writing at once; IDs, answers, memory and events keep the mailbox order whatever order the batches
-// commit in, across blocks, topic starts, inserts drawing from the sequence and rows inserted behind the actor's back;
-// a send that starts a topic waits for the earlier writes (so only the first of two starters starts it); a COMMIT
-// failing, or a connection lost during one, in the middle of such a pipeline fails its batch alone (503 and a reload
-// for the lost one). Writes and commits are held deterministically by triggers on messages that take shared advisory locks the
+// it, at most two writing at once, by one statement that commits by itself (no transaction; in cluster mode inside
+// one); IDs, answers, memory and events keep the mailbox order whatever order the batches commit in, across blocks,
+// topic starts, inserts drawing from the sequence and rows inserted behind the actor's back; a send that starts a topic
+// waits for the earlier writes (so only the first of two starters starts it); a statement refused at its commit, or a
+// connection lost during one, in the middle of such a pipeline fails its batch alone (503 and a reload for the lost
+// one). Writes and commits are held deterministically by triggers on messages that take shared advisory locks the
 // test holds exclusively.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
@@ -177,14 +178,15 @@ test.serial('sends that start a topic wait for the earlier batches’ writes: of
     t.deepEqual(answered, ['hold-write before the topic', 'starts the topic', 'second in the topic']);
   }));
 
-test.serial('a COMMIT failing behind a batch still committing fails its batch alone; the batch written ahead after it commits; memory agrees', (t) =>
+test.serial('a statement refused at its commit behind a batch still committing: its batch goes to a transaction after the earlier writes, fails alone; the later batch commits; memory agrees', (t) =>
   scenario(async ({ a, b, own, send, answered, hold }) => {
     const first = send(a.id, 'existing', 'hold-commit first');
-    await until(own, (o) => batchOf(o, 'hold-commit first')?.written);
+    await until(own, (o) => batchOf(o, 'hold-commit first')?.writing);
+    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
     const failing = Promise.allSettled([send(b.id, 'existing', 'fail-at-commit second')]);
-    await until(own, (o) => batchOf(o, 'fail-at-commit second')?.written);
+    await until(own, (o) => batchOf(o, 'fail-at-commit second')?.writing);
     const third = send(a.id, 'existing', 'third');
-    await until(own, (o) => batchOf(o, 'third')?.result !== null && batchOf(o, 'fail-at-commit second')?.result !== null);
+    await until(own, (o) => batchOf(o, 'third') !== undefined);
     t.deepEqual(answered, [], 'nothing answered before the first batch');
     await hold.release(HOLD_COMMIT);
     const [r1, [r2], r3] = await Promise.all([first, failing, third]);
@@ -194,14 +196,13 @@ test.serial('a COMMIT failing behind a batch still committing fails its batch al
     t.deepEqual(answered, ['hold-commit first', 'fail-at-commit second!', 'third']);
     t.deepEqual(await inIdOrder(own, ['hold-commit first', 'fail-at-commit second', 'third']), ['hold-commit first', 'third']);
     t.is(own.actor.getSnapshot().context.state!.messages.lastId, r3.message.id);
-    t.false(own.actor.getSnapshot().context.stale, 'a refused commit is certain: no reload');
+    t.false(own.actor.getSnapshot().context.stale, 'a refused statement is certain: no reload');
   }));
 
-test.serial('a connection lost during a COMMIT with a batch written ahead behind it: 503 for its batch, the later one commits, the working set is reloaded', (t) =>
+test.serial('a connection lost during a statement committing by itself, with a batch written ahead behind it: 503 for its batch, the later one commits, the working set is reloaded', (t) =>
   scenario(async ({ a, b, own, send, answered }) => {
     const lost = Promise.allSettled([send(a.id, 'existing', 'hold-commit lost')]);
-    await until(own, (o) => batchOf(o, 'hold-commit lost')?.written);
-    const [pid] = await untilWaiting(own, 'COMMIT%');
+    const [pid] = await untilWaiting(own, '%WITH v AS MATERIALIZED%');
     const later = send(b.id, 'existing', 'written ahead, commits');
     await until(own, (o) => ended(o, 'written ahead, commits'));
     t.true(await own.database.db.one('SELECT pg_terminate_backend($1) AS ok', [pid], (r) => r.ok as boolean));
@@ -241,19 +242,34 @@ test.serial('a batch writes ahead only once it holds as many sends as the batch 
   }));
 
 
-test.serial('a batch takes its message IDs from the realm actor’s block: a statement draws a block, none a batch', (t) =>
+/** How many transactions the realm actor opened while `run` ran. */
+async function transactionsIn(own: Own, run: () => Promise<unknown>): Promise<number> {
+  const before = own.counted.transactions;
+  await run();
+  return own.counted.transactions - before;
+}
+
+test.serial('a batch of sends to a topic with messages commits by one statement, without BEGIN; a topic start goes through a transaction', (t) =>
   scenario(async ({ a, b, own, send }) => {
-    const statementsIn = async (run: () => Promise<unknown>) => {
-      const before = own.counted.statements;
-      await run();
-      return own.counted.statements - before;
-    };
-    const first = await statementsIn(() => send(a.id, 'existing', 'draws the block'));
-    const second = await statementsIn(() => send(b.id, 'existing', 'takes from it'));
-    const batch = await statementsIn(() => Promise.all([send(a.id, 'existing', 'one of two'), send(b.id, 'existing', 'two of two')]));
-    t.deepEqual([first, batch], [second + 1, second], `statements: ${first}, ${second}, ${batch}`);
-  }),
-);
+    const counts = [
+      await transactionsIn(own, () => send(a.id, 'existing', 'to the topic')),
+      await transactionsIn(own, () => Promise.all([send(a.id, 'existing', 'one of a batch'), send(b.id, 'existing', 'two of a batch')])),
+      await transactionsIn(own, () => send(b.id, 'a new topic', 'starting a topic')),
+      await transactionsIn(own, () => send(a.id, 'a new topic', 'after the start')),
+    ];
+    t.deepEqual(counts, [0, 0, 1, 0], 'transactions opened');
+    const sent = ['to the topic', 'one of a batch', 'two of a batch', 'starting a topic', 'after the start'];
+    t.deepEqual(await inIdOrder(own, sent), sent);
+  }));
+
+test.serial('through a database that allows only transactions (cluster mode: fencing), a batch written ahead is in one', (t) =>
+  scenario(
+    async ({ a, own, send }) => {
+      t.is(await transactionsIn(own, () => send(a.id, 'existing', 'fenced')), 1);
+      t.is(await transactionsIn(own, () => send(a.id, 'existing', 'fenced again')), 1);
+    },
+    { transactionsOnly: true },
+  ));
 
 test.serial('message IDs follow the mailbox order across blocks, topic starts and batches written ahead', (t) =>
   scenario(
@@ -301,19 +317,24 @@ test.serial('a message inserted behind the realm actor’s back above its block:
       );
     const before = await send(a.id, 'existing', 'before');
     const behind = await insertBehind('behind its back');
-    const next = await send(b.id, 'existing', 'after it');
+    let next!: SendResult;
+    const gaveUp = await transactionsIn(own, async () => (next = await send(b.id, 'existing', 'after it')));
     t.true(before.message.id < behind && behind < next.message.id, `${before.message.id} < ${behind} < ${next.message.id}`);
     // While a batch of the old block writes, another row comes behind the actor's back: the next batch's statement
     // finds it, and that batch inserts in a transaction after the first's writes, above it.
     const first = send(a.id, 'existing', 'hold-write with the block');
     await untilWaiting(own, '%WITH v AS MATERIALIZED%');
     const behind2 = await insertBehind('behind its back again');
+    const pipelined = own.counted.transactions;
     const second = send(b.id, 'existing', 'above it');
     await until(own, (o) => batchOf(o, 'above it')?.writing);
     await sleep(200);
     await hold.release(HOLD_WRITE);
     const [r1, r2] = await Promise.all([first, second]);
     t.true(r1.message.id < behind2 && behind2 < r2.message.id, `${r1.message.id} < ${behind2} < ${r2.message.id}`);
-    const later = await send(a.id, 'existing', 'later');
+    t.is(own.counted.transactions - pipelined, 1, 'the second batch gave its IDs up: a transaction');
+    let later!: SendResult;
+    const newBlock = await transactionsIn(own, async () => (later = await send(a.id, 'existing', 'later')));
     t.true(later.message.id > r2.message.id);
+    t.deepEqual([gaveUp, newBlock], [1, 0], 'given up: a transaction; then a new block, one statement');
   }));
