@@ -28,13 +28,13 @@
 // later batch may wait for an earlier one's writes or commit, never the reverse; what it holds while it waits — an
 // open transaction, in cluster mode a FOR SHARE lock on the lease row — blocks no write of an earlier batch). One
 // exception, writing ahead (BatchPipe.turn): a batch of sends that need nothing but their insert (CommandDef.writeAhead:
-// topics with a committed message, conversations memory knows) draws its message IDs once every earlier batch has
-// drawn its own (RealmContext.idsDrawn), so IDs still follow the mailbox order, and inserts them while the batch
-// before it still writes — once it holds as many commands as that one (batches do not shrink for it) and with at most
-// `pipelineWriters` batches writing. Its rows are new and it takes no lock an earlier batch may want, so no earlier
-// batch waits for it; a batch that turns out to need more (a topic start) has written nothing and waits as above. (A
-// batch of fewer than `aheadFrom` commands behind the earlier writes lets its insert draw its IDs, one statement
-// fewer, and no later batch writes ahead of it.)
+// topics with a committed message, conversations memory knows) takes its message IDs from the realm's block
+// (RealmContext.ids, realm/message-ids.ts) once every earlier batch has taken its own (RealmContext.idsDrawn), so IDs
+// still follow the mailbox order, and inserts them while the batch before it still writes — once it holds as many
+// commands as that one (batches do not shrink for it) and with at most `pipelineWriters` batches writing. Its rows
+// are new and it takes no lock an earlier batch may want, so no earlier batch waits for it; a batch that turns out to
+// need more (a topic start) has written nothing and waits as above. Outside cluster mode that insert is one statement
+// committing by itself, without BEGIN and COMMIT (runBatch's writeAlone).
 //
 // Failures: a batch that fails or is refused settles alone (its callers get their errors, memory is not touched),
 // and the later in-flight batches, independent of it, settle as they committed. A committed command whose apply,
@@ -49,6 +49,7 @@ import { errors, notRun, type ApiError } from '../errors.js';
 import type { Db } from '../persistence/db.js';
 import { failure, runBatch, type BatchResult } from '../realm/batch.js';
 import { touchedBy, type CommandRegistry, type PendingCommand, type RealmBatchObserver } from '../realm/commands.js';
+import { MessageIdBlock } from '../realm/message-ids.js';
 import { RealmState } from '../realm/state.js';
 
 /** A command refused by a stopping realm actor before any of it ran: safe to send again. */
@@ -62,8 +63,6 @@ export const MAX_BATCH = 256;
 export const PIPELINE_DEPTH = 4;
 /** Default of how many batches may be writing at once (those written ahead: BatchPipe.turn). */
 export const PIPELINE_WRITERS = 2;
-/** Default of BatchPipe.aheadFrom: smaller batches, behind the earlier writes, spare the statement drawing IDs. */
-export const AHEAD_FROM = 32;
 
 const settled = Promise.resolve();
 const nothing = () => undefined;
@@ -88,8 +87,8 @@ export interface RealmInput {
   pipelineDepth?: number;
   /** Most batches writing at once (PIPELINE_WRITERS by default; 1: a batch's writes wait for the previous batch's). */
   pipelineWriters?: number;
-  /** BatchPipe.aheadFrom (AHEAD_FROM by default). */
-  aheadFrom?: number;
+  /** How many message IDs the actor reserves at once (MessageIdBlock; ID_BLOCK by default). */
+  idBlock?: number;
 }
 
 /** A batch taken from the mailbox and not settled yet. */
@@ -140,8 +139,10 @@ export interface RealmContext extends RealmInput {
    * its turn (BatchPipe.turn).
    */
   writesDone: Promise<void>[];
-  /** Settles once the last batch taken has drawn its message IDs, done its writes or ended, and every batch before it. */
+  /** Settles once the last batch taken has taken its message IDs, done its writes or ended, and every batch before it. */
   idsDrawn: Promise<void>;
+  /** The realm's block of message IDs (BatchPipe.ids). */
+  ids: MessageIdBlock;
   nextBatchId: number;
   loadError: unknown;
   /** Batches settled. */
@@ -175,9 +176,9 @@ interface BatchInput {
   after: Promise<void>;
   /** Settles once the batch may write ahead (BatchPipe.turn). */
   turn: Promise<void>;
-  aheadFrom: number;
+  ids: MessageIdBlock;
   /**
-   * Tell the later batches that this one has drawn its message IDs, and done its writes (RealmContext.idsDrawn,
+   * Tell the later batches that this one has taken its message IDs, and done its writes (RealmContext.idsDrawn,
    * writesDone); called by the batch itself, so a stopped actor leaves no batch waiting.
    */
   drew: () => void;
@@ -336,7 +337,7 @@ export const realmMachine = setup({
     }),
     /** Runs one batch (reloading the working set first when asked) and reports its writes started and done, and its result. */
     batch: fromCallback<RealmMachineEvent, BatchInput>(({ sendBack, input }) => {
-      const { id, after, turn, aheadFrom, drew, wrote } = input;
+      const { id, after, turn, ids, drew, wrote } = input;
       const run = async (): Promise<BatchResult> => {
         if (input.reload) {
           try {
@@ -348,7 +349,7 @@ export const realmMachine = setup({
         return runBatch(input.db, input.state, input.commands, input.batch, {
           after,
           turn,
-          aheadFrom,
+          ids,
           onWriting: () => sendBack({ type: 'BATCH.WRITING', id }),
           onIdsDrawn: drew,
           onWritten: () => {
@@ -457,7 +458,7 @@ export const realmMachine = setup({
       context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, needed, enough, written: false, result: null });
       enqueue.spawnChild('batch', {
         id: `batch:${id}`,
-        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, aheadFrom: context.aheadFrom ?? AHEAD_FROM, drew, wrote },
+        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, ids: context.ids, drew, wrote },
       });
     }),
   },
@@ -471,6 +472,7 @@ export const realmMachine = setup({
     inFlight: [],
     writesDone: [],
     idsDrawn: settled,
+    ids: new MessageIdBlock(input.idBlock),
     nextBatchId: 1,
     loadError: null,
     batches: 0,

@@ -221,7 +221,7 @@ export class RealmOwnership implements RealmOwners {
       };
       return args.length > 0 ? (db.tx as (o: unknown, cb: unknown) => Promise<unknown>)(args[0], fenced) : db.tx(fenced);
     };
-    return Object.create(db, { tx: { value: tx } }) as Db;
+    return Object.create(db, { tx: { value: tx }, transactionsOnly: { value: true } }) as Db;
   }
 
   /** The owner's side of replication: each committed batch, once, on the realm's subject. */

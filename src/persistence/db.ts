@@ -73,7 +73,13 @@ export interface Repos {
   socketTickets: SocketTicketsRepository;
 }
 
-export type Db = IDatabase<Repos> & Repos;
+export type Db = IDatabase<Repos> & Repos & {
+  /**
+   * Set on a database whose every write must go through its `tx` (cluster mode's fencing checks the realm's lease at
+   * the start of each transaction): no statement may commit by itself outside one.
+   */
+  readonly transactionsOnly?: boolean;
+};
 export type Tx = ITask<Repos> & Repos;
 
 export interface Database {
@@ -101,7 +107,10 @@ export type Connection = string | { host: string; port: number; user?: string; d
 export interface DbObserver {
   query(seconds: number): void;
   queryError(): void;
-  /** A transaction finished; `tag` is what the caller passed to db.tx. */
+  /**
+   * A transaction finished, or a tagged task (a realm batch written by one statement that commits by itself runs as
+   * one: see runBatch); `tag` is what the caller passed to db.tx or db.task.
+   */
   transaction(tag: unknown, seconds: number): void;
 }
 
@@ -164,6 +173,9 @@ export function createDatabase(
       receive: (e) => observer.query(((e.result as { duration?: number } | void)?.duration ?? 0) / 1000),
       transact: (e) => {
         if (e.ctx?.finish) observer.transaction(e.ctx.tag, (e.ctx.duration ?? 0) / 1000);
+      },
+      task: (e) => {
+        if (e.ctx?.finish && e.ctx.tag !== undefined) observer.transaction(e.ctx.tag, (e.ctx.duration ?? 0) / 1000);
       },
     }),
     error(err, e) {

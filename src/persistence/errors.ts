@@ -16,3 +16,13 @@ export function isConnectionError(err: unknown): boolean {
 export function isQueryTimeout(err: unknown): boolean {
   return err instanceof Error && err.message === 'Query read timeout';
 }
+
+/**
+ * PostgreSQL answered the statement with an error of its own (a refusal, not a lost connection or an unanswered
+ * query): a statement outside a transaction that failed so committed nothing.
+ */
+export function isStatementError(err: unknown): boolean {
+  if (!(err instanceof Error) || isConnectionError(err)) return false;
+  const e = err as { code?: unknown; severity?: unknown };
+  return typeof e.severity === 'string' && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code);
+}

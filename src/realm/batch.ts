@@ -2,8 +2,9 @@
 // pipeline after the earlier batches' writes or, for sends that need nothing of them, ahead of them (BatchPipe).
 import { ApiError, errors } from '../errors.js';
 import type { Db, Tx } from '../persistence/db.js';
-import { isConnectionError } from '../persistence/errors.js';
-import { touchedBy, type CommandDef, type CommandRegistry, type Outcome, type PendingCommand, type Touched } from './commands.js';
+import { isConnectionError, isStatementError } from '../persistence/errors.js';
+import { touchedBy, type AheadWriter, type CommandDef, type CommandRegistry, type Outcome, type PendingCommand, type Touched } from './commands.js';
+import { MessageIdBlock } from './message-ids.js';
 import type { RealmState } from './state.js';
 import { writeOrder } from './write-order.js';
 
@@ -57,22 +58,21 @@ export interface BatchPipe {
    */
   after?: Promise<void>;
   /**
-   * Settles once the batch may write ahead of `after` (every earlier batch has drawn its message IDs, and few enough
-   * still write: realm.machine.ts); absent: `after`. A batch whose writes all say how (CommandDef.writeAhead) draws its
-   * message IDs then, so IDs keep the mailbox order, and writes at once; any other batch, or one whose writes turned
-   * out to need more, waits for `after` before its first write, holding no lock meanwhile (an earlier batch never
-   * waits for it).
+   * Settles once the batch may write ahead of `after` (every earlier batch has taken its message IDs, and few enough
+   * still write: realm.machine.ts); absent: `after`. A batch whose writes all say how (CommandDef.writeAhead) takes its
+   * message IDs then (from `ids`), so IDs keep the mailbox order, and writes at once; any other batch, or one whose
+   * writes turned out to need more, waits for `after` before its first write, holding no lock meanwhile (an earlier
+   * batch never waits for it).
    */
   turn?: Promise<void>;
   /**
-   * Fewest commands a batch must hold to draw its message IDs ahead of its writes when the earlier batches' writes are
-   * already done, so that later batches may write ahead of it (default 1); a smaller batch behind them lets its insert
-   * draw them, one statement fewer.
+   * The realm's block of message IDs, shared by its batches (realm/message-ids.ts); absent: a batch draws its own,
+   * just as many as it needs.
    */
-  aheadFrom?: number;
+  ids?: MessageIdBlock;
   /** Called when the turn is passed and the writes start (the pipeline may then take the next batch). */
   onWriting?: () => void;
-  /** Called once the batch has drawn its message IDs ahead of its writes (the next batch may draw its own). */
+  /** Called once the batch has taken its message IDs ahead of its writes (the next batch may take its own). */
   onIdsDrawn?: () => void;
   /** Called once the last write is done, just before COMMIT is sent; not when nothing was written or every attempt failed. */
   onWritten?: () => void;
@@ -188,42 +188,75 @@ export async function runBatch(
   }
 
   const tag: RealmBatchTag = { name: 'realm-batch', writes: planned.length };
+  const ids = pipe.ids ?? new MessageIdBlock(0);
 
-  /**
-   * When every write of the batch says how to be written ahead (CommandDef.writeAhead): draws the batch's message IDs
-   * (the plans keep them for any later attempt), then writes ahead. Whether it was written.
-   */
-  async function writeAhead(t: Tx): Promise<boolean> {
+  /** How to write the whole batch ahead (CommandDef.writeAhead), when its writes are all of one kind that says. */
+  function aheadWriter(): AheadWriter<unknown> | null {
     const def = defOf(planned[0]!);
-    if (!def.writeAhead || !def.withMessageId || planned.some((p) => defOf(p) !== def)) return false;
-    const ids = await t.messages.drawIds(planned.length);
-    planned.forEach((p, i) => (p.plan = def.withMessageId!(p.plan, ids[i]!)));
-    pipe.onIdsDrawn?.();
-    const results = await def.writeAhead(t, planned.map((p) => p.plan), state);
-    if (!results) return false;
-    settleRun(planned, results);
-    return true;
+    if (!def.writeAhead || !def.withMessageId || planned.some((p) => defOf(p) !== def)) return null;
+    return def.writeAhead(planned.map((p) => p.plan), state);
   }
 
   /** The turn was passed (a later attempt, after a rollback, waits for the earlier batches' writes alone). */
   let started = false;
-  /** The earlier batches' writes are done (nothing to write ahead of). */
-  let behind = pipe.after === undefined;
-  void pipe.after?.then(() => (behind = true));
+  /** Written ahead: the batch's writer and its message IDs, kept by its plans too (for the writes after a topic start). */
+  type Ahead = { write: AheadWriter<unknown>; ids: number[] };
 
   /**
-   * The transaction's body: the wait for the turn, the check of the commands that joined the batch meanwhile (none
-   * join once onWriting is called), the writes ahead or, after the earlier batches' writes, the writes, then the
-   * signal that only the COMMIT is left.
+   * Waits for the batch's turn, checks the commands that joined it meanwhile (none join once onWriting is called),
+   * and, when it can write ahead, gives it its message IDs from the block, drawing a new block (after the earlier
+   * batches' writes) when this one holds too few. A batch that cannot, and may insert messages (IDs drawn by its
+   * inserts, above the block's), drops the block.
+   */
+  async function takeTurn(): Promise<Ahead | null> {
+    await (pipe.turn ?? pipe.after);
+    started = true;
+    pipe.onWriting?.();
+    checkNew();
+    tag.writes = planned.length;
+    const write = aheadWriter();
+    if (!write) {
+      if (planned.some((p) => p.touched === undefined || defOf(p).withMessageId)) ids.drop();
+      return null;
+    }
+    if (!ids.holds(planned.length)) {
+      await pipe.after;
+      await ids.refill(planned.length, (n) => db.messages.drawIds(n));
+    }
+    const taken = ids.take(planned.length);
+    const def = defOf(planned[0]!);
+    planned.forEach((p, i) => (p.plan = def.withMessageId!(p.plan, taken[i]!)));
+    pipe.onIdsDrawn?.();
+    return { write, ids: taken };
+  }
+
+  /**
+   * Writes the batch ahead; whether it was. After a topic start the plans keep their IDs; when the realm holds a
+   * message above them (inserted behind the block's back) the block and the plans' IDs are given up: the inserts
+   * draw theirs, after the earlier batches' writes (so do the later batches that took IDs of the same block: their
+   * statements find the same message).
+   */
+  async function writeAhead(t: Tx, ahead: Ahead): Promise<boolean> {
+    const results = await ahead.write(t, ahead.ids);
+    if (results === 'topic-start') return false;
+    if (results === 'ids-below') {
+      ids.drop();
+      const def = defOf(planned[0]!);
+      for (const p of planned) p.plan = def.withMessageId!(p.plan, null);
+      return false;
+    }
+    settleRun(planned, results);
+    return true;
+  }
+
+  /**
+   * The transaction's body: the batch's turn and its writes ahead unless done already (writeAlone), else, after the
+   * earlier batches' writes, the writes, then the signal that only the COMMIT is left.
    */
   const thenWritten = (write: (t: Tx) => Promise<void>) => async (t: Tx) => {
     if (!started) {
-      await (pipe.turn ?? pipe.after);
-      started = true;
-      pipe.onWriting?.();
-      checkNew();
-      tag.writes = planned.length;
-      if ((!behind || planned.length >= (pipe.aheadFrom ?? 1)) && (await writeAhead(t))) {
+      const ahead = await takeTurn();
+      if (ahead && (await writeAhead(t, ahead))) {
         pipe.onWritten?.();
         return;
       }
@@ -232,6 +265,33 @@ export async function runBatch(
     await write(t);
     pipe.onWritten?.();
   };
+
+  /**
+   * A batch written ahead by its one statement outside any transaction: it commits by itself, one round trip instead
+   * of BEGIN, the statement and COMMIT, and its answer comes after its commit. Its result, or null when it was not
+   * written (the batch's turn is passed then): the batch goes on in a transaction. PostgreSQL refusing the statement
+   * committed nothing; anything else thrown (a lost connection, no answer) is uncertain.
+   */
+  async function writeAlone(): Promise<BatchResult | null> {
+    const ahead = await takeTurn();
+    if (!ahead) return null;
+    // Counted as a write transaction (operators' metrics) only if it wrote: the tag is read when the task ends.
+    const attempt = { name: 'realm-batch', writes: planned.length };
+    try {
+      const written = await db.task({ tag: attempt }, async (t) => {
+        const w = await writeAhead(t, ahead);
+        if (!w) attempt.name = 'realm-batch-not-written';
+        return w;
+      });
+      if (!written) return null;
+    } catch (err) {
+      if (isStatementError(err)) return null;
+      for (const { index } of planned) outcomes[index] = failure(err);
+      return { outcomes, uncertain: true };
+    }
+    pipe.onWritten?.();
+    return { outcomes, uncertain: false };
+  }
 
   async function commit(write: (t: Tx) => Promise<void>): Promise<BatchResult> {
     try {
@@ -252,6 +312,12 @@ export async function runBatch(
   // refused for another reason than the connection, after onWritten, would be written again while the pipeline's next
   // batch writes: no constraint of this schema is deferred, so COMMIT is refused only by a lost connection, which is
   // not retried.)
+  // A batch that may write ahead opens no transaction unless it needs one (not through a database whose transactions
+  // check something first: Db.transactionsOnly, cluster mode's fencing).
+  if (!db.transactionsOnly && aheadWriter()) {
+    const alone = await writeAlone();
+    if (alone) return alone;
+  }
   try {
     await db.tx({ tag }, thenWritten(writeOptimistic));
     return { outcomes, uncertain, commitId: tag.commitId };

@@ -52,17 +52,20 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
    */
   writeBatch?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[]>;
   /**
-   * Optional, beside writeBatch, for a kind whose write inserts one message: the plan given that message's ID, drawn
-   * by the batch before its writes (realm/batch.ts) in the mailbox's order; its write then inserts the message with it.
+   * Optional, beside writeBatch, for a kind whose write inserts one message: the plan given that message's ID, taken
+   * by the batch before its writes (realm/batch.ts) in the mailbox's order; its write then inserts the message with
+   * it (null: the insert draws one from the sequence).
    */
-  withMessageId?(plan: P, id: number): P;
+  withMessageId?(plan: P, id: number | null): P;
   /**
-   * Optional, beside withMessageId: the plans (each with its message ID) written while earlier batches' writes may
-   * still run, when they need nothing of those writes and lock nothing those may (sends to topics that have messages,
-   * in conversations memory knows), with the outcomes writeBatch would give; null when they need more, and then
-   * nothing was written (the batch waits for the earlier writes and goes the way of writeBatch, with the same IDs).
+   * Optional, beside withMessageId: when memory shows that the plans need nothing of earlier batches' writes and lock
+   * nothing those may (sends to topics that have messages, in conversations memory knows), how to write them while
+   * those still run, given their message IDs (ascending); null when they need more. The writer inserts all of them or
+   * nothing, and tells which: the outcomes writeBatch would give, or why nothing was written — 'topic-start' (a
+   * message would start its topic: the batch waits for the earlier writes and goes the way of writeBatch, with the
+   * same IDs) or 'ids-below' (the realm holds a message with a higher ID: the IDs are given up).
    */
-  writeAhead?(t: Tx, plans: P[], state: RealmState): Promise<Outcome<R>[] | null>;
+  writeAhead?(plans: P[], state: RealmState): AheadWriter<R> | null;
   /** Updates memory after the commit. */
   apply?(state: RealmState, result: R): void;
   /** The events this command's committed result produces. */
@@ -70,6 +73,9 @@ export interface CommandDef<I = any, P = any, R = any, A = R> {
   /** What the caller gets, when the result is not plain data (default: the result itself). */
   answer?(result: R): A;
 }
+
+/** See CommandDef.writeAhead. */
+export type AheadWriter<R> = (t: Tx, ids: readonly number[]) => Promise<Outcome<R>[] | 'topic-start' | 'ids-below'>;
 
 /**
  * Keys of what a write reads or changes in the database, of messages the working set knows (IDs up to

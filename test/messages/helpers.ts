@@ -168,19 +168,26 @@ export function batchesOf(realm: RealmHandle): number {
 }
 
 /**
- * A second realm actor for the test server's realm, over its database with a pool of its own (whose statements
- * `counted` counts) and an event hub of its own (`published`): for tests that count or hold what its batches do.
- * The server's own actor must not write after it started (its memory would lag).
+ * A second realm actor for the test server's realm, over its database with a pool of its own (whose statements and
+ * the actor's transactions `counted` counts) and an event hub of its own (`published`): for tests that count or hold
+ * what its batches do. The server's own actor must not write after it started (its memory would lag).
  */
-export async function ownRealmActor(s: TestServer, opts: Pick<RealmInput, 'aheadFrom'> = {}) {
+export async function ownRealmActor(s: TestServer, opts: Pick<RealmInput, 'idBlock'> & { transactionsOnly?: boolean } = {}) {
   if (!s.databaseUrl) throw new Error('needs DATABASE_URL');
-  const counted = { statements: 0 };
+  const counted = { statements: 0, transactions: 0 };
   const database = createDatabase(s.databaseUrl, { observer: { query: () => void counted.statements++, queryError: () => undefined, transaction: () => undefined } });
   const hub = new EventHub({ error: () => undefined });
   const published: RealmEvent[] = [];
   hub.subscribe((_realm, evs) => void published.push(...evs));
   const realmId = (await realmOf(s)).id;
-  const actor = createActor(realmMachine, { input: { realmId, db: database.db, hub, commands: realmCommands, ...opts } });
+  // Counts the transactions the actor opens; transactionsOnly: as the database a realm actor writes through in
+  // cluster mode (RealmOwnership.fencedDb).
+  const tx = (...args: unknown[]) => {
+    counted.transactions++;
+    return (database.db.tx as (...a: unknown[]) => unknown)(...args);
+  };
+  const db = Object.create(database.db, { tx: { value: tx }, transactionsOnly: { value: opts.transactionsOnly === true } }) as typeof database.db;
+  const actor = createActor(realmMachine, { input: { realmId, db, hub, commands: realmCommands, idBlock: opts.idBlock } });
   actor.start();
   await waitFor(actor, (x) => x.matches('ready'));
   const handle = new RealmHandle(realmId, actor, new Map(), true);

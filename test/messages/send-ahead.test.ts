@@ -1,11 +1,13 @@
 // Send batches written ahead of the earlier batches' writes (realm/batch.ts BatchPipe.turn), over real PostgreSQL:
-// a batch of sends to topics that have messages draws its message IDs once every earlier batch drew its own and
-// inserts while an earlier batch still writes, once it holds as many sends as the batch before it, at most two
-// writing at once; IDs, answers, memory and events keep the mailbox order whatever order the batches commit in; a
-// send that starts a topic waits for the earlier writes (so only the first of two starters starts it); a COMMIT
-// failing, or a connection lost during one, in the middle of such a pipeline fails its batch alone (503 and a reload
-// for the lost one). Writes and commits are held deterministically by triggers on messages that take shared advisory
-// locks the test holds exclusively. A small batch behind the earlier writes spares the statement drawing IDs.
+// a batch of sends to topics that have messages takes its message IDs from the realm actor's block once every earlier
+// batch took its own and inserts while an earlier batch still writes, once it holds as many sends as the batch before
+// it, at most two writing at once, by one statement that commits by itself (no transaction; in cluster mode inside
+// one); IDs, answers, memory and events keep the mailbox order whatever order the batches commit in, across blocks,
+// topic starts, inserts drawing from the sequence and rows inserted behind the actor's back; a send that starts a topic
+// waits for the earlier writes (so only the first of two starters starts it); a statement refused at its commit, or a
+// connection lost during one, in the middle of such a pipeline fails its batch alone (503 and a reload for the lost
+// one). Writes and commits are held deterministically by triggers on messages that take shared advisory locks the
+// test holds exclusively.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { waitFor } from 'xstate';
@@ -52,8 +54,8 @@ type Own = Awaited<ReturnType<typeof ownRealmActor>>;
  * A channel of the owner and two new users with a message in its topic `existing`, a realm actor of its own started
  * after it (so its memory holds it), the advisory locks held, and what the callers got, in order.
  */
-async function scenario(run: (x: Awaited<ReturnType<typeof setUp>>) => Promise<void>) {
-  const x = await setUp();
+async function scenario(run: (x: Awaited<ReturnType<typeof setUp>>) => Promise<void>, opts: Parameters<typeof ownRealmActor>[1] = {}) {
+  const x = await setUp(opts);
   try {
     await run(x);
   } finally {
@@ -63,14 +65,13 @@ async function scenario(run: (x: Awaited<ReturnType<typeof setUp>>) => Promise<v
   }
 }
 
-async function setUp() {
+async function setUp(opts: Parameters<typeof ownRealmActor>[1] = {}) {
   const owner = await ownerUser(s);
   const [a, b] = await Promise.all([addUser(s, { fullName: `Ahead ${uniqueName('u')}` }), addUser(s, { fullName: `Ahead ${uniqueName('u')}` })]);
   const name = uniqueName();
   await makeChannel(s, name, [owner.id, a!.id, b!.id]);
   await post(s, s.owner, name, 'existing', 'already here');
-  // Batches of any size draw their message IDs ahead of their writes (by default only those of AHEAD_FROM sends).
-  const own = await ownRealmActor(s, { aheadFrom: 1 });
+  const own = await ownRealmActor(s, opts);
   const session = await own.database.db.connect();
   await session.one('SELECT pg_advisory_lock($1), pg_advisory_lock($2)', [HOLD_WRITE, HOLD_COMMIT]);
   const answered: string[] = [];
@@ -85,14 +86,22 @@ async function setUp() {
       },
     );
   };
+  const sendDirect = async (senderId: number, to: number[], content: string) => {
+    const input: CommandInput<'messages.send'> = { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'direct', to, content };
+    const ready = await prepared(own.handle, 'messages.send', input);
+    return (own.handle.dispatch('messages.send', ready) as Promise<SendResult>).then((r) => (answered.push(content), r));
+  };
   const hold = { session, release: (k: number) => session.one('SELECT pg_advisory_unlock($1)', [k]) };
-  return { owner, a: a!, b: b!, name, own, send, answered, hold };
+  return { owner, a: a!, b: b!, name, own, send, sendDirect, answered, hold };
 }
 
 /** The batch in flight holding the send of `content`. */
 function batchOf(own: Own, content: string) {
   return own.actor.getSnapshot().context.inFlight.find((b) => b.batch.some((c) => (c.input as { content: string }).content === content));
 }
+
+/** Whether the batch holding the send of `content` has ended and waits to settle (after the batches before it). */
+const ended = (own: Own, content: string) => (batchOf(own, content)?.result ?? null) !== null;
 
 const until = (own: Own, what: (o: Own) => boolean | undefined) => waitFor(own.actor, () => what(own) === true, { timeout: 30_000 });
 
@@ -169,14 +178,15 @@ test.serial('sends that start a topic wait for the earlier batches’ writes: of
     t.deepEqual(answered, ['hold-write before the topic', 'starts the topic', 'second in the topic']);
   }));
 
-test.serial('a COMMIT failing behind a batch still committing fails its batch alone; the batch written ahead after it commits; memory agrees', (t) =>
+test.serial('a statement refused at its commit behind a batch still committing: its batch goes to a transaction after the earlier writes, fails alone; the later batch commits; memory agrees', (t) =>
   scenario(async ({ a, b, own, send, answered, hold }) => {
     const first = send(a.id, 'existing', 'hold-commit first');
-    await until(own, (o) => batchOf(o, 'hold-commit first')?.written);
+    await until(own, (o) => batchOf(o, 'hold-commit first')?.writing);
+    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
     const failing = Promise.allSettled([send(b.id, 'existing', 'fail-at-commit second')]);
-    await until(own, (o) => batchOf(o, 'fail-at-commit second')?.written);
+    await until(own, (o) => batchOf(o, 'fail-at-commit second')?.writing);
     const third = send(a.id, 'existing', 'third');
-    await until(own, (o) => batchOf(o, 'third')?.result !== null && batchOf(o, 'fail-at-commit second')?.result !== null);
+    await until(own, (o) => batchOf(o, 'third') !== undefined);
     t.deepEqual(answered, [], 'nothing answered before the first batch');
     await hold.release(HOLD_COMMIT);
     const [r1, [r2], r3] = await Promise.all([first, failing, third]);
@@ -186,16 +196,15 @@ test.serial('a COMMIT failing behind a batch still committing fails its batch al
     t.deepEqual(answered, ['hold-commit first', 'fail-at-commit second!', 'third']);
     t.deepEqual(await inIdOrder(own, ['hold-commit first', 'fail-at-commit second', 'third']), ['hold-commit first', 'third']);
     t.is(own.actor.getSnapshot().context.state!.messages.lastId, r3.message.id);
-    t.false(own.actor.getSnapshot().context.stale, 'a refused commit is certain: no reload');
+    t.false(own.actor.getSnapshot().context.stale, 'a refused statement is certain: no reload');
   }));
 
-test.serial('a connection lost during a COMMIT with a batch written ahead behind it: 503 for its batch, the later one commits, the working set is reloaded', (t) =>
+test.serial('a connection lost during a statement committing by itself, with a batch written ahead behind it: 503 for its batch, the later one commits, the working set is reloaded', (t) =>
   scenario(async ({ a, b, own, send, answered }) => {
     const lost = Promise.allSettled([send(a.id, 'existing', 'hold-commit lost')]);
-    await until(own, (o) => batchOf(o, 'hold-commit lost')?.written);
-    const [pid] = await untilWaiting(own, 'COMMIT%');
+    const [pid] = await untilWaiting(own, '%WITH v AS MATERIALIZED%');
     const later = send(b.id, 'existing', 'written ahead, commits');
-    await until(own, (o) => batchOf(o, 'written ahead, commits')?.result !== null);
+    await until(own, (o) => ended(o, 'written ahead, commits'));
     t.true(await own.database.db.one('SELECT pg_terminate_backend($1) AS ok', [pid], (r) => r.ok as boolean));
     const [lostOutcome] = await lost;
     t.is(lostOutcome!.status, 'rejected');
@@ -232,23 +241,100 @@ test.serial('a batch writes ahead only once it holds as many sends as the batch 
     t.deepEqual(await inIdOrder(own, answered), answered);
   }));
 
-test.serial('a small batch behind the earlier writes lets its insert draw its IDs: one statement fewer than a batch drawing them ahead', async (t) => {
-  const owner = await ownerUser(s);
-  const name = uniqueName();
-  await makeChannel(s, name, [owner.id]);
-  await post(s, s.owner, name, 'existing', 'already here');
-  const statements: number[] = [];
-  for (const aheadFrom of [undefined, 1]) {
-    const own = await ownRealmActor(s, { aheadFrom });
-    try {
-      const input: CommandInput<'messages.send'> = { senderId: owner.id, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'stream', to: name, topic: 'existing', content: `behind, ahead from ${aheadFrom}` };
-      const ready = await prepared(own.handle, 'messages.send', input);
-      const before = own.counted.statements;
-      await own.handle.dispatch('messages.send', ready);
-      statements.push(own.counted.statements - before);
-    } finally {
-      await own.close();
-    }
-  }
-  t.is(statements[1], statements[0]! + 1, `statements by default and drawing ahead: ${statements.join(', ')}`);
-});
+
+/** How many transactions the realm actor opened while `run` ran. */
+async function transactionsIn(own: Own, run: () => Promise<unknown>): Promise<number> {
+  const before = own.counted.transactions;
+  await run();
+  return own.counted.transactions - before;
+}
+
+test.serial('a batch of sends to a topic with messages commits by one statement, without BEGIN; a topic start goes through a transaction', (t) =>
+  scenario(async ({ a, b, own, send }) => {
+    const counts = [
+      await transactionsIn(own, () => send(a.id, 'existing', 'to the topic')),
+      await transactionsIn(own, () => Promise.all([send(a.id, 'existing', 'one of a batch'), send(b.id, 'existing', 'two of a batch')])),
+      await transactionsIn(own, () => send(b.id, 'a new topic', 'starting a topic')),
+      await transactionsIn(own, () => send(a.id, 'a new topic', 'after the start')),
+    ];
+    t.deepEqual(counts, [0, 0, 1, 0], 'transactions opened');
+    const sent = ['to the topic', 'one of a batch', 'two of a batch', 'starting a topic', 'after the start'];
+    t.deepEqual(await inIdOrder(own, sent), sent);
+  }));
+
+test.serial('through a database that allows only transactions (cluster mode: fencing), a batch written ahead is in one', (t) =>
+  scenario(
+    async ({ a, own, send }) => {
+      t.is(await transactionsIn(own, () => send(a.id, 'existing', 'fenced')), 1);
+      t.is(await transactionsIn(own, () => send(a.id, 'existing', 'fenced again')), 1);
+    },
+    { transactionsOnly: true },
+  ));
+
+test.serial('message IDs follow the mailbox order across blocks, topic starts and batches written ahead', (t) =>
+  scenario(
+    async ({ a, b, own, send, answered, hold }) => {
+      const sends = [send(a.id, 'existing', 'hold-write before the others')];
+      await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+      const topics = ['existing', 'another', 'existing', 'another', 'existing', 'a third', 'existing'];
+      topics.forEach((topic, i) => sends.push(send(i % 2 ? a.id : b.id, topic, `in order ${i}`)));
+      await sleep(100);
+      for (let i = 7; i < 14; i++) sends.push(send(i % 2 ? a.id : b.id, 'existing', `in order ${i}`));
+      await sleep(100);
+      await hold.release(HOLD_WRITE);
+      const results = await Promise.all(sends);
+      const ids = results.map((r) => r.message.id);
+      t.deepEqual(ids, [...ids].sort((x, y) => x - y), `IDs in mailbox order: ${ids.join(', ')}`);
+      t.deepEqual(await inIdOrder(own, answered), answered);
+      t.is(answered.length, 15);
+      t.is(own.actor.getSnapshot().context.state!.messages.lastId, ids[ids.length - 1]);
+    },
+    { idBlock: 2 },
+  ));
+
+test.serial('a batch whose insert draws its IDs from the sequence (a new direct conversation) drops the block: a batch written ahead of its COMMIT takes IDs above', (t) =>
+  scenario(async ({ a, b, own, send, sendDirect, answered, hold }) => {
+    const first = await send(a.id, 'existing', 'with the block');
+    const direct = sendDirect(a.id, [b.id], 'hold-commit starts a direct conversation');
+    await until(own, (o) => batchOf(o, 'hold-commit starts a direct conversation')?.written);
+    const next = send(b.id, 'existing', 'with a new block');
+    await until(own, (o) => ended(o, 'with a new block'));
+    await hold.release(HOLD_COMMIT);
+    const ids = [first, await direct, await next].map((r) => r.message.id);
+    t.deepEqual(ids, [...ids].sort((x, y) => x - y), `IDs in mailbox order: ${ids.join(', ')}`);
+    t.deepEqual(await inIdOrder(own, answered), answered);
+  }));
+
+test.serial('a message inserted behind the realm actor’s back above its block: the next sends give their IDs up and take new ones above it', (t) =>
+  scenario(async ({ a, b, owner, name, own, send, hold }) => {
+    const channelId = await own.database.db.one('SELECT id FROM channels WHERE name = $1', [name], (r) => r.id as number);
+    const insertBehind = (content: string) =>
+      own.database.db.one(
+        `INSERT INTO messages (realm_id, sender_id, recipient_kind, stream_id, topic, content, rendered_content)
+         VALUES ($1, $2, 'stream', $3, 'existing', $4, $4) RETURNING id`,
+        [own.actor.getSnapshot().context.realmId, owner.id, channelId, content],
+        (r) => Number(r.id),
+      );
+    const before = await send(a.id, 'existing', 'before');
+    const behind = await insertBehind('behind its back');
+    let next!: SendResult;
+    const gaveUp = await transactionsIn(own, async () => (next = await send(b.id, 'existing', 'after it')));
+    t.true(before.message.id < behind && behind < next.message.id, `${before.message.id} < ${behind} < ${next.message.id}`);
+    // While a batch of the old block writes, another row comes behind the actor's back: the next batch's statement
+    // finds it, and that batch inserts in a transaction after the first's writes, above it.
+    const first = send(a.id, 'existing', 'hold-write with the block');
+    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+    const behind2 = await insertBehind('behind its back again');
+    const pipelined = own.counted.transactions;
+    const second = send(b.id, 'existing', 'above it');
+    await until(own, (o) => batchOf(o, 'above it')?.writing);
+    await sleep(200);
+    await hold.release(HOLD_WRITE);
+    const [r1, r2] = await Promise.all([first, second]);
+    t.true(r1.message.id < behind2 && behind2 < r2.message.id, `${r1.message.id} < ${behind2} < ${r2.message.id}`);
+    t.is(own.counted.transactions - pipelined, 1, 'the second batch gave its IDs up: a transaction');
+    let later!: SendResult;
+    const newBlock = await transactionsIn(own, async () => (later = await send(a.id, 'existing', 'later')));
+    t.true(later.message.id > r2.message.id);
+    t.deepEqual([gaveUp, newBlock], [1, 0], 'given up: a transaction; then a new block, one statement');
+  }));

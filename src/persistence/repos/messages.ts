@@ -37,12 +37,12 @@ export function toStoredMessage(r: Record<string, any>): StoredMessage {
  * See insertWithRecipients. `v` is materialized, so each row takes its ID once, as unnest yields the rows (in order):
  * the one given ($19), else drawn from the sequence. Every topic lookup sees the table as it was before the statement
  * (one snapshot for all its parts). `guarded`: the rows are inserted only if every channel message's topic already
- * had a message (insertIfTopicsExist).
+ * had a message and no message of the realm ($20) has an ID from the first given on (insertIfTopicsExist).
  */
 function insertStatement(guarded: boolean): string {
   const existed = (v: string) =>
     `${v}.stream_id IS NOT NULL AND EXISTS (SELECT 1 FROM messages x WHERE x.stream_id = ${v}.stream_id AND lower(x.topic) = lower(${v}.topic))`;
-  const when = guarded ? ' WHERE (SELECT ok FROM e)' : '';
+  const when = guarded ? ' WHERE (SELECT topics AND ids_above FROM e)' : '';
   return `
 WITH v AS MATERIALIZED (
   SELECT coalesce(($19::bigint[])[v.ord], nextval('messages_id_seq')) AS id, v.*
@@ -50,7 +50,10 @@ WITH v AS MATERIALIZED (
               $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[])
     WITH ORDINALITY AS v(realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
                          date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message, ord)
-)${guarded ? `, e AS MATERIALIZED (SELECT coalesce(bool_and(v.stream_id IS NULL OR (${existed('v')})), true) AS ok FROM v)` : ''}, m AS (
+)${guarded ? `, e AS MATERIALIZED (
+  SELECT coalesce(bool_and(v.stream_id IS NULL OR (${existed('v')})), true) AS topics,
+         NOT EXISTS (SELECT 1 FROM messages x WHERE x.realm_id = $20 AND x.id >= ($19::bigint[])[1]) AS ids_above
+  FROM v)` : ''}, m AS (
   INSERT INTO messages (id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message)
   SELECT id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients::int[], content, rendered_content,
@@ -60,8 +63,7 @@ WITH v AS MATERIALIZED (
   INSERT INTO user_messages (user_id, message_id, flags)
   SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord${when}
 )
-SELECT v.id, lower(v.topic) AS topic_key, ${guarded ? '(SELECT ok FROM e)' : existed('v')} AS ${guarded ? 'written' : 'topic_existed'}
-FROM v ORDER BY v.ord`;
+${guarded ? 'SELECT topics, ids_above FROM e' : `SELECT v.id, lower(v.topic) AS topic_key, ${existed('v')} AS topic_existed FROM v ORDER BY v.ord`}`;
 }
 
 const INSERT_WITH_RECIPIENTS = insertStatement(false);
@@ -134,19 +136,26 @@ export class MessagesRepository {
   }
 
   /**
-   * insertWithRecipients of messages whose IDs are given, all or nothing: the rows are inserted only if every channel
-   * message's topic already had a message before the statement (none of them starts its topic). Whether they were.
+   * insertWithRecipients of messages of one realm whose IDs are given (ascending), all or nothing: the rows are
+   * inserted only if every channel message's topic already had a message before the statement (none of them starts
+   * its topic) and every message of the realm before it has a lower ID than these (IDs reserved earlier are still
+   * above the realm's newest: no insert that drew from the sequence since has committed in the realm). 'written', or
+   * which condition failed: then nothing was written ('topic-start' when only the topics').
    */
-  async insertIfTopicsExist(messages: NewMessage[], recipients: { userId: number; flags: number }[][], ids: readonly number[]): Promise<boolean> {
-    if (messages.length === 0) return true;
-    const values = insertValues(messages, recipients, ids);
-    const rows = await this.db.any(new ParameterizedQuery({ text: INSERT_IF_TOPICS_EXIST, values }));
-    return rows[0]?.written === true;
+  async insertIfTopicsExist(
+    messages: NewMessage[],
+    recipients: { userId: number; flags: number }[][],
+    ids: readonly number[],
+  ): Promise<'written' | 'topic-start' | 'ids-below'> {
+    if (messages.length === 0) return 'written';
+    const values = [...insertValues(messages, recipients, ids), messages[0]!.realmId];
+    const row = await this.db.one(new ParameterizedQuery({ text: INSERT_IF_TOPICS_EXIST, values }));
+    if (!row.ids_above) return 'ids-below';
+    return row.topics ? 'written' : 'topic-start';
   }
 
   /**
-   * `n` new message IDs drawn from the sequence, ascending. Drawn one after another by one writer (the realm actor's
-   * batches, in the mailbox's order), they follow that order whatever order the messages are then inserted in.
+   * `n` new message IDs drawn from the sequence, ascending (a realm actor's block of them: realm/message-ids.ts).
    */
   drawIds(n: number): Promise<number[]> {
     return this.db.map('SELECT nextval(\'messages_id_seq\') AS id FROM generate_series(1, $1) ORDER BY 1', [n], (r) => Number(r.id));

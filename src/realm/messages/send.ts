@@ -16,7 +16,7 @@ import {
   type StoredMessage,
   type UserMessageRow,
 } from '../../model/messages.js';
-import { byUser, valueOfOutcome, type CommandDef, type Outcome } from '../commands.js';
+import { byUser, valueOfOutcome, type AheadWriter, type CommandDef, type Outcome } from '../commands.js';
 import { activeSubscriberIds } from '../channels/format.js';
 import { linkAttachments, uploadPathIds } from '../files/index.js';
 import { actor } from '../access/roles.js';
@@ -64,7 +64,7 @@ export interface SendInput {
 
 interface SendPlan {
   message: NewMessage;
-  /** The message's ID when the batch drew it before its writes (withMessageId); null: the insert draws it. */
+  /** The message's ID when the batch took it before its writes (withMessageId); null: the insert draws it. */
   id: number | null;
   sender: User;
   recipients: number[];
@@ -267,18 +267,17 @@ async function writeSends(t: Tx, plans: SendPlan[], state: RealmState): Promise<
 
 /**
  * writeSends while earlier batches may still write, when the sends need nothing but their insert with the IDs the
- * batch drew: none refers to an upload, none is an @topic, each direct one goes to a conversation memory knows (no
- * lookup, no new row) and needs no check of the sender's earlier conversations, and each channel one goes to a topic
- * that already has a committed message (the statement inserts nothing otherwise: insertIfTopicsExist) and changes no
- * topic visibility of its sender's there. Null when they need more: nothing was written.
+ * batch took: none refers to an upload, none is an @topic, each direct one goes to a conversation memory knows (no
+ * lookup, no new row) and needs no check of the sender's earlier conversations, and each channel one changes no
+ * topic visibility of its sender's there; whether each channel one goes to a topic that already has a committed
+ * message only the database tells (the statement inserts nothing otherwise: insertIfTopicsExist). Null when memory
+ * shows they need more.
  */
-async function writeSendsAhead(t: Tx, plans: SendPlan[], state: RealmState): Promise<Outcome<SendResult>[] | null> {
+function writeSendsAhead(plans: SendPlan[], state: RealmState): AheadWriter<SendResult> | null {
   const messages: NewMessage[] = [];
-  const ids: number[] = [];
   for (const plan of plans) {
     const m = plan.message;
-    if (plan.id === null || uploadPathIds(m.content).length > 0) return null;
-    ids.push(plan.id);
+    if (uploadPathIds(m.content).length > 0) return null;
     if (m.kind === 'direct') {
       const convId = state.messages.conversationId(m.directRecipients);
       if (convId === undefined || plan.unverifiedRecipients.length > 0) return null;
@@ -288,13 +287,15 @@ async function writeSendsAhead(t: Tx, plans: SendPlan[], state: RealmState): Pro
       messages.push(m);
     }
   }
-  const written = await t.messages.insertIfTopicsExist(
-    messages,
-    plans.map((p) => recipientFlags(p, p.flags)),
-    ids,
-  );
-  if (!written) return null;
-  return plans.map((plan, i) => ({ ok: true, value: sent(plan, messages[i]!, ids[i]!, recipientRows(plan, ids[i]!, plan.flags), null) }));
+  return async (t, ids) => {
+    const written = await t.messages.insertIfTopicsExist(
+      messages,
+      plans.map((p) => recipientFlags(p, p.flags)),
+      ids,
+    );
+    if (written !== 'written') return written;
+    return plans.map((plan, i) => ({ ok: true, value: sent(plan, messages[i]!, ids[i]!, recipientRows(plan, ids[i]!, plan.flags), null) }));
+  };
 }
 
 export const sendMessage: CommandDef<SendInput, SendPlan, SendResult> = {
