@@ -8,12 +8,12 @@
 // locks the test holds exclusively. A small batch behind the earlier writes spares the statement drawing IDs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { waitFor } from 'xstate';
 import type { RealmEvent } from '../../src/bus/events.js';
 import { ApiError } from '../../src/errors.js';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import type { CommandInput } from '../../src/realm/registry.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { untilSnapshot } from '../helpers/snapshot.js';
 import { addUser } from '../helpers/users.js';
 import { makeChannel, ownerUser, ownRealmActor, post, prepared, uniqueName } from './helpers.js';
 
@@ -94,7 +94,7 @@ function batchOf(own: Own, content: string) {
   return own.actor.getSnapshot().context.inFlight.find((b) => b.batch.some((c) => (c.input as { content: string }).content === content));
 }
 
-const until = (own: Own, what: (o: Own) => boolean | undefined) => waitFor(own.actor, () => what(own) === true, { timeout: 30_000 });
+const until = (own: Own, what: (o: Own) => boolean | undefined) => untilSnapshot(own.actor, () => what(own) === true);
 
 /** Sessions of the test's database waiting on a lock. */
 async function waitingOnLocks(own: Own, query: string): Promise<number[]> {
