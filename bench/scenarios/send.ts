@@ -36,6 +36,14 @@ export const send: Scenario = async (ctx) => {
     Array.from({ length: senders }, (_, s) => ({ creds: people[s % people.length]!, to: channels[Math.floor(s / channelSize) % channels.length]! })),
     workers,
   ).map((part) => ({ base, senders: part }));
+  // A warm-up before the measured window (--warmup-seconds; 5 by default, none with --quick): the same senders, neither
+  // their answers nor the CPU they cost counted, so that the server's compiler has optimized the send path and its
+  // pools are open, and the figures are the steady state's rather than start-up's.
+  const warmup = num(ctx.options, 'warmup-seconds', ctx.quick ? 0 : 5);
+  if (warmup > 0) {
+    ctx.progress(`send: warming up for ${warmup} s`);
+    await runWindowJobs<SendInput, SendOutput>('sendLoops', jobs, warmup).done;
+  }
   let startAt = Infinity;
   // Where the time and CPU of the load go: the server's own histograms, and the CPU of the server, of the
   // database's backends and of this load generator (its worker threads included) over the load alone.
@@ -110,6 +118,7 @@ export const send: Scenario = async (ctx) => {
       worker_threads: jobs.length,
       channel_size: channelSize,
       seconds,
+      warmup_seconds: warmup,
       messages: samples.length,
       ...(batches && batches.count > 0 ? { write_transactions: batches.count, writes_per_transaction: +(batches.sum / batches.count).toFixed(1) } : {}),
       ...(db
