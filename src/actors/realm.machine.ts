@@ -42,7 +42,7 @@
 // may have committed unseen (uncertain): its callers get 503, no new batch is taken until the pipeline has drained,
 // and the next batch first reloads the working set from the database, alone, so memory agrees with the database
 // again before anything is checked against it.
-import { assign, enqueueActions, fromCallback, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import type { EventHub } from '../bus/hub.js';
 import type { RealmEvent } from '../bus/events.js';
 import { errors, notRun, type ApiError } from '../errors.js';
@@ -159,9 +159,13 @@ export type RealmMachineEvent =
   | { type: 'COMMAND'; command: PendingCommand }
   | { type: 'PUMP' }
   | { type: 'STOP' }
-  | { type: 'BATCH.WRITING'; id: number }
-  | { type: 'BATCH.WRITTEN'; id: number }
   | { type: 'BATCH.DONE'; id: number; result: BatchResult | { error: unknown } };
+
+/** What a batch in flight needs of the realm actor: whether it still runs, and where its end goes (BATCH.DONE). */
+interface RealmSelf {
+  send(event: RealmMachineEvent): void;
+  getSnapshot(): { status: string };
+}
 
 interface BatchInput {
   id: number;
@@ -321,6 +325,97 @@ function settle(context: RealmContext, b: InFlight): void {
   if (result.uncertain) context.stale = true;
 }
 
+/**
+ * Adds commands to the batch waiting to write (joinWaitingBatch), else takes the next batch when the pipeline has room
+ * for it (see nextBatch) and starts it.
+ */
+function pump(context: RealmContext, self: RealmSelf): void {
+  joinWaitingBatch(context);
+  const next = nextBatch(context);
+  if (!next) return;
+  const batch = next.batch;
+  const now = performance.now();
+  const observer = context.observer;
+  if (observer) for (const cmd of batch) observer.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
+  const reload = context.stale;
+  context.stale = false;
+  const id = context.nextBatchId++;
+  const touched = reload ? null : next.touched;
+  const writers = context.pipelineWriters ?? PIPELINE_WRITERS;
+  const done = context.writesDone;
+  const after = done.at(-1) ?? settled;
+  const needed = Math.min(context.inFlight.at(-1)?.batch.length ?? 0, MAX_BATCH);
+  let enough!: () => void;
+  const large = new Promise<void>((r) => (enough = r));
+  if (batch.length >= needed) enough();
+  const turn = Promise.all([
+    context.idsDrawn,
+    done.length >= writers ? done[done.length - writers] : settled,
+    Promise.race([after, large]),
+  ]).then(nothing);
+  let drew!: () => void;
+  let wrote!: () => void;
+  const drawn = new Promise<void>((r) => (drew = r));
+  const written = new Promise<void>((r) => (wrote = r));
+  context.idsDrawn = Promise.all([context.idsDrawn, drawn]).then(nothing);
+  context.writesDone = [...done, Promise.all([after, written]).then(nothing)].slice(-writers);
+  const b: InFlight = { id, batch, startedAt: now, touched, writing: false, needed, enough, written: false, result: null };
+  context.inFlight.push(b);
+  const input = { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, ids: context.ids, drew, wrote };
+  startBatch(self, context, b, input);
+}
+
+/**
+ * Runs one batch (reloading the working set first when asked) as a plain promise rather than a child actor: its writes
+ * starting and ending mark it in the pipeline and take the next batch at once (pump), without an event each; its end
+ * is the one event, BATCH.DONE, which settles the pipeline in order. Whatever it did (it may have written nothing), it
+ * tells the later batches so (RealmContext.writesDone and idsDrawn chain them), also once the actor has stopped, which
+ * then takes nothing more.
+ */
+function startBatch(self: RealmSelf, context: RealmContext, b: InFlight, input: BatchInput): void {
+  const { id, after, turn, ids, drew, wrote } = input;
+  const active = () => self.getSnapshot().status === 'active';
+  const run = async (): Promise<BatchResult> => {
+    if (input.reload) {
+      try {
+        input.state.replaceFrom(await RealmState.loadFresh(input.db, input.realmId));
+      } catch (err) {
+        return { outcomes: input.batch.map(() => failure(err)), uncertain: true };
+      }
+    }
+    return runBatch(input.db, input.state, input.commands, input.batch, {
+      after,
+      turn,
+      ids,
+      onWriting: () => {
+        b.writing = true;
+        if (active()) pump(context, self);
+      },
+      onIdsDrawn: drew,
+      onWritten: () => {
+        drew();
+        wrote();
+        b.writing = b.written = true;
+        if (active()) pump(context, self);
+      },
+    });
+  };
+  const ended = () => {
+    drew();
+    wrote();
+  };
+  run().then(
+    (result) => {
+      ended();
+      if (active()) self.send({ type: 'BATCH.DONE', id, result });
+    },
+    (error: unknown) => {
+      ended();
+      if (active()) self.send({ type: 'BATCH.DONE', id, result: { error } });
+    },
+  );
+}
+
 export const realmMachine = setup({
   types: {
     context: {} as RealmContext,
@@ -334,47 +429,6 @@ export const realmMachine = setup({
       state.reads = input.db;
       input.loaded?.(input.realmId, state);
       return state;
-    }),
-    /** Runs one batch (reloading the working set first when asked) and reports its writes started and done, and its result. */
-    batch: fromCallback<RealmMachineEvent, BatchInput>(({ sendBack, input }) => {
-      const { id, after, turn, ids, drew, wrote } = input;
-      const run = async (): Promise<BatchResult> => {
-        if (input.reload) {
-          try {
-            input.state.replaceFrom(await RealmState.loadFresh(input.db, input.realmId));
-          } catch (err) {
-            return { outcomes: input.batch.map(() => failure(err)), uncertain: true };
-          }
-        }
-        return runBatch(input.db, input.state, input.commands, input.batch, {
-          after,
-          turn,
-          ids,
-          onWriting: () => sendBack({ type: 'BATCH.WRITING', id }),
-          onIdsDrawn: drew,
-          onWritten: () => {
-            drew();
-            wrote();
-            sendBack({ type: 'BATCH.WRITTEN', id });
-          },
-        });
-      };
-      // Whatever it did (it may have written nothing), the later batches still wait for the earlier ones
-      // (RealmContext.writesDone and idsDrawn chain them).
-      const ended = () => {
-        drew();
-        wrote();
-      };
-      run().then(
-        (result) => {
-          ended();
-          sendBack({ type: 'BATCH.DONE', id, result });
-        },
-        (error: unknown) => {
-          ended();
-          sendBack({ type: 'BATCH.DONE', id, result: { error } });
-        },
-      );
     }),
   },
   guards: {
@@ -398,18 +452,8 @@ export const realmMachine = setup({
     rejectPendingLoadFailed: ({ context }) => {
       for (const c of context.pending.splice(0)) c.reject(errors.unavailable('Realm could not be loaded'));
     },
-    writing: ({ context, event }) => {
-      if (event.type !== 'BATCH.WRITING') return;
-      const b = context.inFlight.find((x) => x.id === event.id);
-      if (b) b.writing = true;
-    },
-    written: ({ context, event }) => {
-      if (event.type !== 'BATCH.WRITTEN') return;
-      const b = context.inFlight.find((x) => x.id === event.id);
-      if (b) b.writing = b.written = true;
-    },
     /** Records a batch's result, then settles every batch at the head of the pipeline that has one, in order. */
-    settleInOrder: enqueueActions(({ context, event, enqueue }) => {
+    settleInOrder: ({ context, event }) => {
       if (event.type !== 'BATCH.DONE') return;
       const done = context.inFlight.find((x) => x.id === event.id);
       if (!done) return;
@@ -418,49 +462,9 @@ export const realmMachine = setup({
       // Commands that joined the batch after it ended without writing were not taken: back to the head of the mailbox.
       const taken = 'error' in event.result ? done.batch.length : event.result.outcomes.length;
       if (taken < done.batch.length) context.pending.unshift(...done.batch.splice(taken));
-      while (context.inFlight[0]?.result) {
-        const b = context.inFlight.shift()!;
-        settle(context, b);
-        enqueue.stopChild(`batch:${b.id}`);
-      }
-    }),
-    /** Adds commands to the batch waiting to write (joinWaitingBatch), else takes the next batch when the pipeline has room for it (see nextBatch) and starts it. */
-    pump: enqueueActions(({ context, enqueue }) => {
-      joinWaitingBatch(context);
-      const next = nextBatch(context);
-      if (!next) return;
-      const batch = next.batch;
-      const now = performance.now();
-      const observer = context.observer;
-      if (observer) for (const cmd of batch) observer.waited(cmd.kind, (now - (cmd.queuedAt ?? now)) / 1000);
-      const reload = context.stale;
-      context.stale = false;
-      const id = context.nextBatchId++;
-      const touched = reload ? null : next.touched;
-      const writers = context.pipelineWriters ?? PIPELINE_WRITERS;
-      const done = context.writesDone;
-      const after = done.at(-1) ?? settled;
-      const needed = Math.min(context.inFlight.at(-1)?.batch.length ?? 0, MAX_BATCH);
-      let enough!: () => void;
-      const large = new Promise<void>((r) => (enough = r));
-      if (batch.length >= needed) enough();
-      const turn = Promise.all([
-        context.idsDrawn,
-        done.length >= writers ? done[done.length - writers] : settled,
-        Promise.race([after, large]),
-      ]).then(nothing);
-      let drew!: () => void;
-      let wrote!: () => void;
-      const drawn = new Promise<void>((r) => (drew = r));
-      const written = new Promise<void>((r) => (wrote = r));
-      context.idsDrawn = Promise.all([context.idsDrawn, drawn]).then(nothing);
-      context.writesDone = [...done, Promise.all([after, written]).then(nothing)].slice(-writers);
-      context.inFlight.push({ id, batch, startedAt: now, touched, writing: false, needed, enough, written: false, result: null });
-      enqueue.spawnChild('batch', {
-        id: `batch:${id}`,
-        input: { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, ids: context.ids, drew, wrote },
-      });
-    }),
+      while (context.inFlight[0]?.result) settle(context, context.inFlight.shift()!);
+    },
+    pump: ({ context, self }) => pump(context, self),
   },
 }).createMachine({
   id: 'realm',
@@ -507,8 +511,6 @@ export const realmMachine = setup({
           { actions: ['enqueue', 'pump'] },
         ],
         PUMP: { actions: 'pump' },
-        'BATCH.WRITING': { actions: ['writing', 'pump'] },
-        'BATCH.WRITTEN': { actions: ['written', 'pump'] },
         'BATCH.DONE': { actions: ['settleInOrder', 'pump'] },
         // A stop lets the batches in flight finish and drains the mailbox first.
         STOP: { actions: assign({ stopRequested: true }) },

@@ -115,6 +115,35 @@ export function newMessage(realmId: number, senderId: number, to: MessageAddress
   };
 }
 
+/**
+ * A new message as stored under its ID, never edited. Written out field by field: a copy by spread followed by keys
+ * its source lacks (`{ ...m, id, lastEditTime: null, … }`) takes V8's slow path for every added key (about a
+ * microsecond each, per message sent).
+ */
+export function storedMessage(m: NewMessage, id: number): StoredMessage {
+  return {
+    id,
+    realmId: m.realmId,
+    senderId: m.senderId,
+    kind: m.kind,
+    channelId: m.channelId,
+    topic: m.topic,
+    directRecipients: m.directRecipients,
+    content: m.content,
+    renderedContent: m.renderedContent,
+    dateSent: m.dateSent,
+    lastEditTime: null,
+    lastMovedTime: null,
+    hasLink: m.hasLink,
+    hasAttachment: m.hasAttachment,
+    hasImage: m.hasImage,
+    recipientId: m.recipientId,
+    client: m.client,
+    isMeMessage: m.isMeMessage,
+    editHistory: null,
+  };
+}
+
 /** What an edit changes on one message. */
 export interface MessageChange {
   id: number;

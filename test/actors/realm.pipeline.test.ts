@@ -16,6 +16,7 @@ import { migrate } from '../../src/persistence/migrate.js';
 import { coreCommands, type CommandDef, type CommandRegistry } from '../../src/realm/commands.js';
 import { createRealm } from '../../src/realm/provision.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { untilSnapshot } from '../helpers/snapshot.js';
 
 const quiet = { error: () => undefined };
 
@@ -131,7 +132,7 @@ function commandEvent(actor: RealmActor, answered: string[], body: string): Prom
 
 /** Waits until the batch holding `body` has done its writes (only its COMMIT left). */
 async function written(actor: RealmActor, body: string): Promise<void> {
-  await waitFor(actor, (s) => s.context.inFlight.some((b) => b.written && b.batch.some((c) => c.input === body)), { timeout: 30_000 });
+  await untilSnapshot(actor, (s) => s.context.inFlight.some((b) => b.written && b.batch.some((c) => c.input === body)));
 }
 
 /** Sessions of the test database in a transaction and doing nothing (`idle in transaction`). */
@@ -196,7 +197,7 @@ test.serial('batches are written while earlier ones commit; answers, memory and 
 
     await hold.release(HOLD_B);
     // b:2…b:4 commit now; they may not be answered before a:1.
-    await waitFor(actor, (s) => s.context.inFlight.filter((b) => b.result).length === 3, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight.filter((b) => b.result).length === 3);
     t.deepEqual(answered, [], 'no answer before the first batch commits');
     t.deepEqual(log.applied, [], 'memory unchanged before the first batch commits');
     t.deepEqual(await database.db.map("SELECT body FROM pnotes WHERE body LIKE 'b:%' ORDER BY id", [], (r) => r.body), ['b:2', 'b:3', 'b:4'], 'the later batches did commit');
@@ -241,7 +242,7 @@ test.serial('a COMMIT failing in the middle of a pipeline fails its batch alone;
     t.is(actor.getSnapshot().context.inFlight.length, 3);
     await hold.release(HOLD_B);
     // Batch 2 is written again with savepoints (the rule for a failed batch) and fails again at COMMIT.
-    await waitFor(actor, (s) => s.context.inFlight.filter((b) => b.result).length === 2, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight.filter((b) => b.result).length === 2);
     t.deepEqual(answered, [], 'nothing answered ahead of batch 1');
     await hold.release(HOLD_A);
     const settled = (await Promise.all(outcomes)).map(([o]) => o!);
@@ -268,7 +269,7 @@ test.serial('a connection lost during a COMMIT in the middle of a pipeline: 503 
     const pid = log.pids.get('a:lost')!;
     t.not(pid, log.pids.get('a:later'));
     t.true(await database.db.one('SELECT pg_terminate_backend($1) AS ok', [pid], (r) => r.ok as boolean));
-    await waitFor(actor, (s) => s.context.stale, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.stale);
     // Meanwhile the database changes outside the actor: only a reload shows it.
     await database.db.none("UPDATE realms SET name = 'Changed while uncertain' WHERE id = $1", [realmId]);
     await hold.release(HOLD_A);
@@ -307,12 +308,12 @@ test.serial('the next batch opens its transaction while the previous one writes;
     // w:1's write waits on HOLD_W: its batch is writing, so the next batch is taken at once and opens its
     // transaction, but does not write before w:1's writes are done.
     const first = dispatch('w:1');
-    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight[0]?.writing === true);
     // Its session is between statements until its write reaches the lock: counted below only once it waits there.
     for (let i = 0; i < 600 && (await waitingOnLocks()) < 1; i++) await sleep(50);
     t.false(actor.getSnapshot().context.inFlight[0]!.written);
     const second = dispatch('2');
-    await waitFor(actor, (s) => s.context.inFlight.length === 2, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight.length === 2);
     for (let i = 0; i < 600 && (await idleInTransaction()) < 1; i++) await sleep(50);
     t.is(await idleInTransaction(), 1, 'the second batch holds an open transaction, waiting');
     t.false(log.pids.has('2'), 'and has not written');
@@ -335,7 +336,7 @@ test.serial('a command that joined a batch which then ended without writing is t
     // As COMMAND events, each taken as it arrives (RealmHandle's, arriving while a batch writes, are taken together
     // at the end of the turn), all answered through the same promise chain.
     const first = commandEvent(actor, answered, 'w:1');
-    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight[0]?.writing === true);
     // In one turn: a command its check refuses (its batch ends at once, without a transaction), and one that joins
     // that batch before it has ended.
     const refused = Promise.allSettled([commandEvent(actor, answered, 'refuse-2')]);
@@ -343,7 +344,7 @@ test.serial('a command that joined a batch which then ended without writing is t
     t.deepEqual(actor.getSnapshot().context.inFlight[1]!.batch.map((c) => c.input), ['refuse-2', '3']);
     // The refused batch ends; the third goes back to the mailbox and is taken as a batch of its own, which waits
     // for w:1's writes.
-    await waitFor(actor, (s) => s.context.inFlight.length === 3 && s.context.inFlight[2]!.batch.map((c) => c.input).join() === '3', { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight.length === 3 && s.context.inFlight[2]!.batch.map((c) => c.input).join() === '3');
     t.deepEqual(actor.getSnapshot().context.inFlight[1]!.batch.map((c) => c.input), ['refuse-2'], 'its batch kept the one it took');
     t.false(actor.getSnapshot().context.inFlight[2]!.writing);
     await hold.release(HOLD_W);
@@ -357,7 +358,7 @@ test.serial('a command that only publishes is answered at once only when it says
   scenario([HOLD_W], async ({ actor, dispatch, command, answered, hold }) => {
     const track = (kind: string, body: string) => (command(kind, body) as Promise<string>).then((r) => (answered.push(r), r));
     const first = dispatch('w:1');
-    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight[0]?.writing === true);
     const peek = track('peek', 'peek');
     await track('shout', 'shout');
     t.deepEqual(answered, ['shout'], 'answered while w:1 still writes');
@@ -371,7 +372,7 @@ test.serial('a command that only publishes is answered at once only when it says
 test.serial('commands dispatched before a stop are in the mailbox at once: the stop drains them, while a batch is in flight', (t) =>
   scenario([HOLD_W], async ({ actor, dispatch, answered, hold }) => {
     const first = dispatch('w:1');
-    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight[0]?.writing === true);
     // A batch is in flight: these are taken at the end of the turn, yet they are in the mailbox already.
     const later = [dispatch('2'), dispatch('3')];
     t.deepEqual(actor.getSnapshot().context.pending.map((c) => c.input), ['2', '3']);
@@ -390,12 +391,12 @@ test.serial('commands dispatched before a stop are in the mailbox at once: the s
 test.serial('a batch that writes nothing passes its wait on: the batch after it still writes after the one before it', (t) =>
   scenario([HOLD_W], async ({ actor, dispatch, answered, log, hold }) => {
     const first = dispatch('w:1');
-    await waitFor(actor, (s) => s.context.inFlight[0]?.writing === true, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight[0]?.writing === true);
     // Refused by its check: its batch ends at once, without a transaction.
     const refused = Promise.allSettled([dispatch('refuse-2')]);
-    await waitFor(actor, (s) => s.context.inFlight.length === 2 && s.context.inFlight[1]!.result !== null, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight.length === 2 && s.context.inFlight[1]!.result !== null);
     const third = dispatch('3');
-    await waitFor(actor, (s) => s.context.inFlight.length === 3, { timeout: 30_000 });
+    await untilSnapshot(actor, (s) => s.context.inFlight.length === 3);
     await sleep(200);
     t.false(log.pids.has('3'), 'the third waits for w:1’s writes, not only for the refused batch');
     t.false(actor.getSnapshot().context.inFlight[2]!.writing);

@@ -156,10 +156,10 @@ test('fanout --transport socket measures the long-poll floor and the WebSocket f
   }
 });
 
-test('send --cpu-prof DIR: the server writes its CPU profile there, and the run counts its write transactions', async (t) => {
+test('send --cpu-prof DIR --warmup 1: the server writes its CPU profile there, and the run counts its write transactions and records its warm-up', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'palaver-prof-'));
   try {
-    const { code, stdout, stderr } = await bench(['send', '--quick', '--no-ceiling', '--quiet', '--db-ceiling-seconds', '0', '--cpu-prof', dir, '--out', dir]);
+    const { code, stdout, stderr } = await bench(['send', '--quick', '--no-ceiling', '--quiet', '--db-ceiling-seconds', '0', '--warmup', '1', '--cpu-prof', dir, '--out', dir]);
     t.is(code, 0, stderr);
     const profiles = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
     t.true(profiles.length >= 1, `profiles in ${dir}: ${readdirSync(dir).join(', ')}`);
@@ -167,6 +167,7 @@ test('send --cpu-prof DIR: the server writes its CPU profile there, and the run 
     t.true(Array.isArray(profile.nodes) && profile.nodes.length > 0);
     t.regex(stdout, /^ {2}write_transactions +\d+$/m);
     t.regex(stdout, /^ {2}writes_per_transaction +[\d.]+$/m);
+    t.regex(stdout, /^ {2}warmup_seconds +1$/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,11 +5,11 @@
 // nothing of it, and waits when it does; a presence announcement is answered without waiting for commits.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
-import { waitFor } from 'xstate';
 import type { FlagsResult } from '../../src/realm/messages/flags.js';
 import type { ReactionResult } from '../../src/realm/messages/reactions.js';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { untilSnapshot } from '../helpers/snapshot.js';
 import { addUser } from '../helpers/users.js';
 import { type AnyCommand, makeChannel, ownerUser, ownRealmActor, post, prepared, uniqueName } from './helpers.js';
 
@@ -245,13 +245,13 @@ test.serial('a mixed batch touching nothing of the batch still committing is wri
   ]);
   try {
     const first = track('octopus', reactCmd(u.id, m1, 'add', 'octopus'));
-    await waitFor(own.actor, (x) => x.context.inFlight[0]?.written === true, { timeout: 30_000 });
+    await untilSnapshot(own.actor, (x) => x.context.inFlight[0]?.written === true);
     // Touches none of m1's reactions or holders, nor u's row of m1: taken and committed while the first batch waits.
     const second = Promise.all(['send', 'read', 'heart'].map((name, i) => track(name, pipelined[i]!)));
     // (The send may go in a batch of its own: a batch gathers while the one before it writes.)
     const committed = (x: ReturnType<typeof own.actor.getSnapshot>) =>
       x.context.pending.length === 0 && x.context.inFlight.length >= 2 && x.context.inFlight.slice(1).every((b) => b.result !== null);
-    await waitFor(own.actor, committed, { timeout: 30_000 });
+    await untilSnapshot(own.actor, committed);
     t.is(own.actor.getSnapshot().context.inFlight[0]!.result, null, 'the first batch still commits');
     t.deepEqual(await reactionsOn(own, m2), [`${w.id}:heart`], 'the second batch committed');
     t.deepEqual(await reactionsOn(own, m1), [], 'the first has not');

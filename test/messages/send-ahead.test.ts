@@ -10,12 +10,12 @@
 // test holds exclusively.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { waitFor } from 'xstate';
 import type { RealmEvent } from '../../src/bus/events.js';
 import { ApiError } from '../../src/errors.js';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import type { CommandInput } from '../../src/realm/registry.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { untilSnapshot } from '../helpers/snapshot.js';
 import { addUser } from '../helpers/users.js';
 import { makeChannel, ownerUser, ownRealmActor, post, prepared, uniqueName } from './helpers.js';
 
@@ -103,7 +103,7 @@ function batchOf(own: Own, content: string) {
 /** Whether the batch holding the send of `content` has ended and waits to settle (after the batches before it). */
 const ended = (own: Own, content: string) => (batchOf(own, content)?.result ?? null) !== null;
 
-const until = (own: Own, what: (o: Own) => boolean | undefined) => waitFor(own.actor, () => what(own) === true, { timeout: 30_000 });
+const until = (own: Own, what: (o: Own) => boolean | undefined) => untilSnapshot(own.actor, () => what(own) === true);
 
 /** Sessions of the test's database waiting on a lock. */
 async function waitingOnLocks(own: Own, query: string): Promise<number[]> {

@@ -4,10 +4,10 @@
 // send must not fail the others.
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { waitFor } from 'xstate';
 import type { RealmRef } from '../../src/actors/root.machine.js';
 import type { SendResult } from '../../src/realm/messages/send.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { untilSnapshot } from '../helpers/snapshot.js';
 import { verifyAction } from '../helpers/verify-action.js';
 import { batchesOf, dm, events, getMessages, makeCast, makeChannel, post, prepared, realmOf, register, send, setRealm, systemGroupId, uniqueName } from './helpers.js';
 
@@ -209,7 +209,7 @@ test.serial('pipelined batches: a topic started by a batch still committing is n
     const input = (senderId: number, content: string) =>
       prepared(realm, 'messages.send', { senderId, client: 'test', realmUrl: `http://127.0.0.1:${s.port}`, type: 'stream', to: name, topic: 'brand new', content });
     const first = realm.dispatch('messages.send', await input(member.id, 'hold: starts the topic'));
-    await waitFor(ref, (snap) => snap.context.inFlight.length === 1 && snap.context.inFlight[0]!.written, { timeout: 30_000 });
+    await untilSnapshot(ref, (snap) => snap.context.inFlight.length === 1 && snap.context.inFlight[0]!.written);
     // Taken while the first commits; its statement cannot see the first's message yet.
     const second = realm.dispatch('messages.send', await input(other.id, 'a reply in the new topic'));
     // Its writes are done, or (as they should) wait for the first's commit to know whether the topic is new.

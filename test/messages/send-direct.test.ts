@@ -244,3 +244,17 @@ test('guests send and read direct messages like anyone', async (t) => {
   t.is(r.json.message.sender_id, guest.id);
   t.deepEqual((await getMessages(s, guest, { anchor: 'newest', num_before: 1, num_after: 0 })).json.messages.map((m: { id: number }) => m.id), [id]);
 });
+
+test('a /me message: is_me_message in the message event (the stored message made at the commit) and in the history', async (t) => {
+  const { member, other } = await makeCast(s);
+  const q = await register(s, other, { event_types: '["message"]', apply_markdown: 'true' });
+  const r = await send(s, member, { type: 'direct', to: `[${other.id}]`, content: '/me waves' });
+  t.is(r.status, 200);
+  const [e] = await events(s, other, q.queue_id);
+  t.is(e.message.id, r.json.id);
+  t.true(e.message.is_me_message);
+  t.is(e.message.content, '<p>/me waves</p>');
+  const got = await getMessages(s, other, { anchor: 'newest', num_before: 1, num_after: 0 });
+  t.is(got.json.messages[0].id, r.json.id);
+  t.true(got.json.messages[0].is_me_message);
+});

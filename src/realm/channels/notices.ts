@@ -2,7 +2,7 @@
 // notices of other domains (message reports). Written with the messages domain's insert and event format.
 import type { RealmEvent } from '../../bus/events.js';
 import type { Tx } from '../../persistence/db.js';
-import { newMessage, type StoredMessage } from '../../model/messages.js';
+import { newMessage, storedMessage, type StoredMessage } from '../../model/messages.js';
 import { flagNames, messageEvent } from '../messages/format.js';
 import { silentMention } from '../messages/quoting.js';
 import { renderContent, type Rendered } from '../messages/render.js';
@@ -89,7 +89,7 @@ export async function postNotice(
   const id = inserted!.id;
   return {
     createdBot: created ? bot : null,
-    message: { ...message, id, lastEditTime: null, lastMovedTime: null, editHistory: null },
+    message: storedMessage(message, id),
     recipients: n.recipients,
   };
 }
