@@ -15,7 +15,7 @@ export type StepPhase = 'setup' | 'settle' | 'measure';
 export interface TimelineSecond {
   /** The second, counted from the one the measuring started in (negative: the step's set-up and settling). */
   t: number;
-  /** The phase the second started in. */
+  /** The phase begun last by the second's end (a set-up shorter than a second leaves its second to the settle). */
   phase: StepPhase;
   /** Client actions that finished in the second, by operation: [count, p99 ms]. */
   actions: Record<string, [number, number]>;

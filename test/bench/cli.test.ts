@@ -99,7 +99,10 @@ test('mixed --ramp adds users step by step and reports the last count that held,
     t.true(Object.keys(l.realm_wait_p99_ms).length > 0 && Object.keys(l.realm_batch_p99_ms).length > 0);
     // The wait for the set-up's work, and the step second by second from its set-up to its end.
     t.true(s.setup_seconds > 0 && s.settle.settled, JSON.stringify(s.settle));
-    t.is(s.timeline[0].phase, 'setup');
+    // The rows' phases in order (a quick set-up may end within its first second, which then counts as the settle's).
+    const order = ['setup', 'settle', 'measure'];
+    const phases = s.timeline.map((r: { phase: string }) => order.indexOf(r.phase));
+    t.true(phases[0] <= 1 && phases.every((p: number, i: number) => p >= 0 && (i === 0 || p >= phases[i - 1])), JSON.stringify(s.timeline));
     const measured = s.timeline.filter((r: { phase: string }) => r.phase === 'measure');
     t.true(measured.length >= 2 && measured[0].t === 0, JSON.stringify(s.timeline));
     t.true(measured.some((r: { actions: object; server_requests: number }) => Object.keys(r.actions).length > 0 && r.server_requests > 0));
