@@ -17,7 +17,7 @@ import { num, type RampStep, type StepSettle, type Scenario, type ScenarioContex
 type Op = 'register' | Action;
 
 /** What happened during one measuring window (the whole run, or one ramp step). */
-class Window {
+export class Window {
   /** Action latencies by the second they finished in, counted from the window's start. */
   readonly bySecond = new PerSecond();
 
@@ -36,12 +36,16 @@ class Window {
   /** The worst event-loop lag of the workers (ms beyond the timer). */
   readonly workerLag = { p99: 0, max: 0 };
 
-  /** Adds what a worker measured. */
+  /**
+   * Adds what a worker measured: the actions that started in the window (one that started before it, during a step's
+   * set-up or settle, finished in it but measures that phase, which counts in the total only).
+   */
   merge(d: WindowData): void {
     const origin = performance.timeOrigin + this.started;
     for (const [op, pairs] of Object.entries(d.finished) as [Action, number[]][]) {
       const samples = this.samples.get(op)!;
       for (let i = 0; i < pairs.length; i += 2) {
+        if (pairs[i + 1]! - pairs[i]! < origin) continue;
         samples.push(pairs[i]!);
         this.bySecond.add(pairs[i]!, Math.floor((pairs[i + 1]! - origin) / 1000));
       }
