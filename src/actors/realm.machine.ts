@@ -167,20 +167,14 @@ interface RealmSelf {
   getSnapshot(): { status: string };
 }
 
+/** How a batch taken by pump runs in the pipeline (startBatch); the rest it takes from the realm's context. */
 interface BatchInput {
-  id: number;
-  db: Db;
-  realmId: number;
-  state: RealmState;
-  commands: CommandRegistry;
-  batch: PendingCommand[];
   /** Reload the working set first (see RealmContext.stale). */
   reload: boolean;
   /** Settles once the earlier batches' writes are done or they ended (BatchPipe.after). */
   after: Promise<void>;
   /** Settles once the batch may write ahead (BatchPipe.turn). */
   turn: Promise<void>;
-  ids: MessageIdBlock;
   /**
    * Tell the later batches that this one has taken its message IDs, and done its writes (RealmContext.idsDrawn,
    * writesDone); called by the batch itself, so a stopped actor leaves no batch waiting.
@@ -361,8 +355,7 @@ function pump(context: RealmContext, self: RealmSelf): void {
   context.writesDone = [...done, Promise.all([after, written]).then(nothing)].slice(-writers);
   const b: InFlight = { id, batch, startedAt: now, touched, writing: false, needed, enough, written: false, result: null };
   context.inFlight.push(b);
-  const input = { id, db: context.db, realmId: context.realmId, state: context.state!, commands: context.commands, batch, reload, after, turn, ids: context.ids, drew, wrote };
-  startBatch(self, context, b, input);
+  startBatch(self, context, b, { reload, after, turn, drew, wrote });
 }
 
 /**
@@ -373,17 +366,20 @@ function pump(context: RealmContext, self: RealmSelf): void {
  * then takes nothing more.
  */
 function startBatch(self: RealmSelf, context: RealmContext, b: InFlight, input: BatchInput): void {
-  const { id, after, turn, ids, drew, wrote } = input;
+  const { after, turn, drew, wrote } = input;
+  const { id, batch } = b;
+  const { db, realmId, commands, ids } = context;
+  const state = context.state!;
   const active = () => self.getSnapshot().status === 'active';
   const run = async (): Promise<BatchResult> => {
     if (input.reload) {
       try {
-        input.state.replaceFrom(await RealmState.loadFresh(input.db, input.realmId));
+        state.replaceFrom(await RealmState.loadFresh(db, realmId));
       } catch (err) {
-        return { outcomes: input.batch.map(() => failure(err)), uncertain: true };
+        return { outcomes: batch.map(() => failure(err)), uncertain: true };
       }
     }
-    return runBatch(input.db, input.state, input.commands, input.batch, {
+    return runBatch(db, state, commands, batch, {
       after,
       turn,
       ids,

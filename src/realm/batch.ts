@@ -190,11 +190,15 @@ export async function runBatch(
   const tag: RealmBatchTag = { name: 'realm-batch', writes: planned.length };
   const ids = pipe.ids ?? new MessageIdBlock(0);
 
-  /** How to write the whole batch ahead (CommandDef.writeAhead), when its writes are all of one kind that says. */
-  function aheadWriter(): AheadWriter<unknown> | null {
+  /** The kind of every write of the batch, when they are all of one kind that may be written ahead (CommandDef.writeAhead). */
+  function aheadKind(): CommandDef | null {
     const def = defOf(planned[0]!);
-    if (!def.writeAhead || !def.withMessageId || planned.some((p) => defOf(p) !== def)) return null;
-    return def.writeAhead(planned.map((p) => p.plan), state);
+    return def.writeAhead && def.withMessageId && planned.every((p) => defOf(p) === def) ? def : null;
+  }
+
+  /** How to write the whole batch ahead, when memory shows it can be (CommandDef.writeAhead). */
+  function aheadWriter(): AheadWriter<unknown> | null {
+    return aheadKind()?.writeAhead!(planned.map((p) => p.plan), state) ?? null;
   }
 
   /** The turn was passed (a later attempt, after a rollback, waits for the earlier batches' writes alone). */
@@ -314,7 +318,7 @@ export async function runBatch(
   // not retried.)
   // A batch that may write ahead opens no transaction unless it needs one (not through a database whose transactions
   // check something first: Db.transactionsOnly, cluster mode's fencing).
-  if (!db.transactionsOnly && aheadWriter()) {
+  if (!db.transactionsOnly && aheadKind()) {
     const alone = await writeAlone();
     if (alone) return alone;
   }
