@@ -147,11 +147,13 @@ export function eventsReplyJson(body: Record<string, unknown>): string | Buffer 
 const EVENTS_HOLE = '\u0000';
 
 /** The body's UTF-8: its text around the events, and the events' encoded piece by piece around the shared events'
- *  bytes, which are copied in. */
+ *  bytes, which are copied in; written into one buffer of the exact length (no buffer per piece, no concatenation). */
 function replyBytes(body: Record<string, unknown>, batch: EventBatch): Buffer {
-  const [before, after] = objectJson(body, (value) => (value === batch ? EVENTS_HOLE : memberJson(value, batch))).split(EVENTS_HOLE);
-  const parts: Buffer[] = [];
-  let text = before + '[';
+  const outer = objectJson(body, (value) => (value === batch ? EVENTS_HOLE : memberJson(value, batch)));
+  const hole = outer.indexOf(EVENTS_HOLE);
+  const pieces: (string | Buffer)[] = [];
+  let length = 0;
+  let text = outer.slice(0, hole) + '[';
   const { events, firstId } = batch;
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
@@ -161,9 +163,15 @@ function replyBytes(body: Record<string, unknown>, batch: EventBatch): Buffer {
       continue;
     }
     const head = eventHeadBytes(event);
-    parts.push(Buffer.from(text), head);
+    pieces.push(text, head);
+    length += Buffer.byteLength(text) + head.length;
     text = idJson(head.length, firstId + i);
   }
-  parts.push(Buffer.from(text + ']' + after));
-  return Buffer.concat(parts);
+  text += ']' + outer.slice(hole + 1);
+  pieces.push(text);
+  length += Buffer.byteLength(text);
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += typeof piece === 'string' ? out.write(piece, at) : piece.copy(out, at);
+  return out;
 }

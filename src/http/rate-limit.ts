@@ -134,7 +134,8 @@ export class RateLimiter {
    * whether they are right or wrong; a success costs nothing.
    */
   credentialCheck(address: string, account = ''): void {
-    if (this.config.enabled) this.password.check(credentialKey(address, account));
+    // No key is made while no address has failed at all (every request with credentials comes here).
+    if (this.config.enabled && this.password.size > 0) this.password.check(credentialKey(address, account));
   }
 
   /**

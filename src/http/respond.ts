@@ -435,6 +435,13 @@ function readHead(req: HttpRequest) {
   return { headers, headerBytes, hosts, method: req.getCaseSensitiveMethod().toUpperCase(), url: req.getUrl(), query: req.getQuery() ?? '' };
 }
 
+const ADDRESS_TEXT = new TextDecoder();
+
+/** The client's address as text: decoded straight from uWS's bytes (no Buffer made for them, every request). */
+function remoteAddress(res: HttpResponse): string {
+  return ADDRESS_TEXT.decode(res.getRemoteAddressAsText());
+}
+
 /** Where an accepted upgrade goes: called corked, while the request is still open, with the reply's upgrade data and
  *  the WebSocket handshake headers; the transport calls res.upgrade. */
 export type Upgrader = (res: HttpResponse, data: object, handshake: { key: string; protocol: string; extensions: string }) => void;
@@ -455,7 +462,7 @@ export function serveUpgrade(res: HttpResponse, req: HttpRequest, handler: Handl
     return;
   }
   const body = BodyStream.empty({ bytes: opts.maxBodyBytes, error: () => errors.bodyTooLarge(opts.maxBodyBytes) });
-  const request: IncomingRequest = { method, url, query, headers, remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(), body };
+  const request: IncomingRequest = { method, url, query, headers, remoteAddress: remoteAddress(res), body };
   const handshake = { key: headers['sec-websocket-key'] ?? '', protocol: headers['sec-websocket-protocol'] ?? '', extensions: headers['sec-websocket-extensions'] ?? '' };
   handler(request, conn)
     .catch((err) => (conn.aborted ? null : errorReply(err, opts.onUnexpected)))
@@ -532,7 +539,7 @@ export function serve(app: TemplatedApp, handler: Handler, opts: ServeOptions, i
       url,
       query,
       headers,
-      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      remoteAddress: remoteAddress(res),
       body,
     };
     res.onAborted(() => conn.abort());
