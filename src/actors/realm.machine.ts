@@ -530,8 +530,9 @@ export const realmMachine = setup({
 /**
  * Hands a command to the realm actor: into its mailbox at once, as the COMMAND event's enqueue would, but without an
  * event (an XState macrostep) per command. It joins the batch waiting to write at once (joinWaitingBatch); taking a
- * new batch waits for one PUMP event per turn of the event loop (setImmediate: after the I/O callbacks of the turn, so
- * the commands that arrived in it go together), or comes at once when no batch is in flight. A command answered at
+ * new batch waits for one pump per turn of the event loop (setImmediate: after the I/O callbacks of the turn, so the
+ * commands that arrived in it go together; a direct call while batches are in flight, else a PUMP event), or comes at
+ * once (a PUMP event) when no batch is in flight. A command answered at
  * once (answersAtOnce), or sent while the actor is neither loading nor ready or after a stop, goes as a COMMAND event,
  * to the actor's own rules (one sent to a stopped actor is refused here). In the mailbox before any STOP the actor
  * receives after it, a command is drained, never refused, by that stop.
@@ -558,7 +559,12 @@ export function submit(ref: ActorRefFrom<typeof realmMachine>, command: PendingC
     context.pumpScheduled.yes = true;
     setImmediate(() => {
       context.pumpScheduled.yes = false;
-      if (ref.getSnapshot().status === 'active') ref.send({ type: 'PUMP' });
+      const now = ref.getSnapshot();
+      if (now.status !== 'active') return;
+      // While batches are in flight and no stop waits for the drain, taking the next batch changes nothing the machine
+      // shows (it stays ready.writing, as the pumps at a batch's write start and end leave it): no event, no macrostep.
+      if (now.matches({ ready: 'writing' }) && !now.context.stopRequested) pump(now.context, ref);
+      else ref.send({ type: 'PUMP' });
     });
   }
 }
