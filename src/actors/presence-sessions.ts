@@ -105,7 +105,7 @@ export class PresenceSessions {
 
   /**
    * Takes offline the sessions past the threshold; returns how many. Only they get a SWEEP: an XState send to every
-   * session (2,000 every 5 s) held the event loop 5–15 ms a flush on a quiet core, 60–200 ms on a loaded one.
+   * session cost 6 ms of the event loop per 2,000 sessions every 5 s, the check alone 0.2 ms.
    */
   async sweep(now: number = this.now()): Promise<number> {
     let swept = 0;
