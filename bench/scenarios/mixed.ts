@@ -127,11 +127,13 @@ class MixedLoad {
     const people = await seedUsers(ctx, n, `mix${this.batch}`);
     const ids = people.map((p) => p.userId);
     const run = `${Date.now().toString(36)}-${this.batch++}`;
-    const channels = Array.from({ length: Math.ceil(n / this.channelSize) }, (_, c) => `mixed-${run}-${c}`);
-    await forEachBounded(channels.length, 8, async (c) => {
-      const r = await request(base, 'POST', '/channels/create', { auth: ctx.owner, form: { name: channels[c]!, subscribers: JSON.stringify(ids.slice(c * this.channelSize, (c + 1) * this.channelSize)) } });
+    const channels: string[] = [];
+    for (let c = 0; c * this.channelSize < n; c++) {
+      const name = `mixed-${run}-${c}`;
+      const r = await request(base, 'POST', '/channels/create', { auth: ctx.owner, form: { name, subscribers: JSON.stringify(ids.slice(c * this.channelSize, (c + 1) * this.channelSize)) } });
       if (r.status !== 200) throw new Error(`channel: ${JSON.stringify(r.body)}`);
-    });
+      channels.push(name);
+    }
     const added: MixedUser[] = new Array(n);
     await forEachBounded(n, 16, async (i) => {
       const r = await request(base, 'POST', '/register', { auth: people[i]!, form: { apply_markdown: 'true' } }).catch(() => null);
