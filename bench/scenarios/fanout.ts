@@ -19,8 +19,7 @@ export const fanout: Scenario = async (ctx) => {
   const messages = num(ctx.options, 'messages', ctx.quick ? 5 : 50);
   const base = ctx.target.url;
   const people = await seedUsers(ctx, clients, 'fan');
-  const ids: number[] = [];
-  for (const p of people) ids.push((await request(base, 'GET', '/users/me', { auth: p })).body.user_id);
+  const ids = people.map((p) => p.userId);
   const channel = `fanout-${Date.now().toString(36)}`;
   const made = await request(base, 'POST', '/channels/create', { auth: ctx.owner, form: { name: channel, subscribers: JSON.stringify(ids) } });
   if (made.status !== 200) throw new Error(`channel: ${JSON.stringify(made.body)}`);

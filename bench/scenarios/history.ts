@@ -21,8 +21,7 @@ interface Seeded {
 async function prepare(ctx: ScenarioContext, subscribers: number, channelCount: number): Promise<Seeded> {
   const base = ctx.target.url;
   const people = await seedUsers(ctx, subscribers, 'hist');
-  const userIds: number[] = [];
-  for (const p of people) userIds.push((await request(base, 'GET', '/users/me', { auth: p })).body.user_id);
+  const userIds = people.map((p) => p.userId);
   const run = Date.now().toString(36);
   const channels: { id: number; name: string }[] = [];
   for (let c = 0; c < channelCount; c++) {

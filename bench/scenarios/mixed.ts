@@ -4,6 +4,7 @@
 // per operation and whether the thresholds held (every operation's p99 under --p99-ms, errors under
 // --max-error-percent), like the ceiling tests of other chat servers. With --ramp it adds users step by step
 // and reports the last user count at which the thresholds held (the ceiling).
+import { forEachBounded } from '../lib/bounded.js';
 import { openFilesCap, request } from '../lib/client.js';
 import { ACTION_NAMES, type Action, type MixedInput, type MixedUser, type WindowData } from '../lib/mixed-users.js';
 import { LimitsProbe } from '../lib/probe.js';
@@ -124,8 +125,7 @@ class MixedLoad {
     const { ctx } = this;
     const base = ctx.target.url;
     const people = await seedUsers(ctx, n, `mix${this.batch}`);
-    const ids: number[] = [];
-    for (const p of people) ids.push((await request(base, 'GET', '/users/me', { auth: p })).body.user_id);
+    const ids = people.map((p) => p.userId);
     const run = `${Date.now().toString(36)}-${this.batch++}`;
     const channels: string[] = [];
     for (let c = 0; c * this.channelSize < n; c++) {
@@ -135,19 +135,15 @@ class MixedLoad {
       channels.push(name);
     }
     const added: MixedUser[] = new Array(n);
-    await Promise.all(
-      Array.from({ length: 16 }, async (_, w) => {
-        for (let i = w; i < n; i += 16) {
-          const r = await request(base, 'POST', '/register', { auth: people[i]!, form: { apply_markdown: 'true' } }).catch(() => null);
-          if (!r || r.status !== 200) {
-            for (const win of this.windows()) win.errors.set('register', (win.errors.get('register') ?? 0) + 1);
-            throw new Error(`register: ${JSON.stringify(r?.body)}`);
-          }
-          for (const win of this.windows()) win.samples.get('register')!.push(r.ms);
-          added[i] = { creds: people[i]!, channel: channels[Math.floor(i / this.channelSize)]!, queue: r.body.queue_id, lastEventId: r.body.last_event_id };
-        }
-      }),
-    );
+    await forEachBounded(n, 16, async (i) => {
+      const r = await request(base, 'POST', '/register', { auth: people[i]!, form: { apply_markdown: 'true' } }).catch(() => null);
+      if (!r || r.status !== 200) {
+        for (const win of this.windows()) win.errors.set('register', (win.errors.get('register') ?? 0) + 1);
+        throw new Error(`register: ${JSON.stringify(r?.body)}`);
+      }
+      for (const win of this.windows()) win.samples.get('register')!.push(r.ms);
+      added[i] = { creds: people[i]!, channel: channels[Math.floor(i / this.channelSize)]!, queue: r.body.queue_id, lastEventId: r.body.last_event_id };
+    });
     // Each user's index among all users of the run numbers its messages and picks its poll's agent.
     const first = this.count_ + 1;
     const inputs = slices(added, Math.ceil(n / this.usersPerWorker)).map((part): MixedInput => ({ base, thinkMs: this.thinkMs, users: part.map(({ index, item }) => ({ index: first + index, item })) }));

@@ -20,8 +20,7 @@ export const send: Scenario = async (ctx) => {
   const seconds = num(ctx.options, 'duration', ctx.quick ? 3 : 20);
   const base = ctx.target.url;
   const people = await seedUsers(ctx, Math.max(senders, channelSize), 'snd');
-  const ids: number[] = [];
-  for (const p of people) ids.push((await request(base, 'GET', '/users/me', { auth: p })).body.user_id);
+  const ids = people.map((p) => p.userId);
   const channels: string[] = [];
   for (let c = 0; c < Math.ceil(senders / channelSize); c++) {
     const name = `send-${Date.now().toString(36)}-${c}`;

@@ -3,6 +3,7 @@
 import test from 'ava';
 import { PresenceSessions } from '../../src/actors/presence-sessions.js';
 import { ActorSystem } from '../../src/actors/system.js';
+import { OFFLINE_THRESHOLD_S } from '../../src/realm/people/presence-times.js';
 import { addUser, type TestUser } from '../helpers/users.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ids, watchEvents } from './helpers.js';
@@ -157,6 +158,29 @@ test.serial('2,000 users pinging every 60 s cost no database write per ping: one
   t.is(sessions.stats.pings, 6000);
   t.is(sessions.stats.rowsFlushed, 6000);
   t.is(await rows(), 2000);
+  await sessions.stop();
+});
+
+test.serial('the sweep takes offline the sessions past the threshold, each once, and no other', async (t) => {
+  // Users of their own: stopping the sessions writes their rows at this test's clock.
+  const [c, d] = [await addUser(s, { role: 400 }), await addUser(s, { role: 400 })];
+  const realm = await s.server.services.realms.forHost(undefined);
+  const start = Math.floor(Date.now() / 1000);
+  let clock = start;
+  const sessions = new PresenceSessions(s.server.services.db, new ActorSystem(), { now: () => clock });
+  await sessions.ping(realm, c.id, 'active');
+  await sessions.ping(realm, d.id, 'idle');
+  t.is(await sessions.sweep(), 0, 'both just pinged');
+  clock = start + OFFLINE_THRESHOLD_S - 20;
+  await sessions.ping(realm, d.id, 'idle');
+  clock = start + OFFLINE_THRESHOLD_S + 1;
+  t.is(await sessions.sweep(), 1, 'c went offline; d pinged since');
+  t.is(await sessions.sweep(), 0, 'c is offline already');
+  clock += OFFLINE_THRESHOLD_S;
+  t.is(await sessions.sweep(), 1, 'then d');
+  // Offline, c's next ping comes online again.
+  await sessions.ping(realm, c.id, 'active');
+  t.is(await sessions.sweep(), 0);
   await sessions.stop();
 });
 
