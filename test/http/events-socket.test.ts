@@ -354,7 +354,8 @@ async function slowReader(t: import('ava').ExecutionContext, chars: number, char
   const got = socket.lastEventId;
   t.true(got < sent - 1, 'it had not received everything');
   const again = await connect(bob, queueId, { lastEventId: got, autoAck: false });
-  t.deepEqual(ids(await again.take(sent - 1 - got, 60_000)), range(got + 1, sent - 1));
+  const resumed = await again.take(sent - 1 - got, 60_000);
+  t.deepEqual(ids(resumed), range(got + 1, sent - 1), resumed.length < sent - 1 - got ? await socketEnd(again) : undefined);
   await again.close();
 }
 
