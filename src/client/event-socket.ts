@@ -38,6 +38,8 @@ export interface Closed {
   reason: string;
   /** The error frame that came before the close, if any. */
   error: ErrorFrame | null;
+  /** What broke the connection on this side, if anything (a frame it could not read, a reset): the close is then 1006. */
+  failure: string | null;
 }
 
 export class EventSocket {
@@ -48,6 +50,7 @@ export class EventSocket {
   /** Settles when the socket closes, with its code and any error frame. */
   readonly closed: Promise<Closed>;
   private error: ErrorFrame | null = null;
+  private failure: string | null = null;
   private readonly frames: EventFrame[] = [];
   private waiter: (() => void) | null = null;
 
@@ -58,10 +61,11 @@ export class EventSocket {
     this.lastEventId = this.acked = opts.lastEventId ?? -1;
     this.closed = new Promise((resolve) => {
       ws.on('close', (code, reason) => {
-        resolve({ code, reason: reason.toString(), error: this.error });
+        resolve({ code, reason: reason.toString(), error: this.error, failure: this.failure });
         this.wake();
       });
     });
+    ws.on('error', (err) => (this.failure ??= err.message));
     ws.on('message', (data, isBinary) => this.receive(isBinary ? '' : data.toString()));
   }
 

@@ -6,6 +6,7 @@ import { EventSocket } from '../../src/client/event-socket.js';
 import { haveChromium, launchChromium } from '../helpers/browser.js';
 import { channelWith, newUser, OPERATOR_TOKEN, startCluster, type TestCluster } from '../helpers/cluster.js';
 import { registerDuringAdds } from '../helpers/register-race.js';
+import { socketEnd } from '../helpers/socket-end.js';
 import type { Client, Credentials } from '../helpers/http.js';
 
 let cluster: TestCluster;
@@ -350,7 +351,7 @@ test.serial('an event socket opened on a process that does not hold its queue is
   // A queue no process holds: the error frame BAD_EVENT_QUEUE_ID, then close 4404, from any process.
   const gone = await EventSocket.connect({ base: `http://127.0.0.1:${b!.port}`, queueId: `${c!.node}:999999`, auth: owner });
   const closed = await gone.closed;
-  t.is(closed.code, 4404);
+  t.is(closed.code, 4404, JSON.stringify(closed));
   t.is(closed.error?.code, 'BAD_EVENT_QUEUE_ID');
 });
 
@@ -380,7 +381,7 @@ test.serial('a browser ticket issued by any process opens the socket on any othe
       if (!frame) break;
       for (const e of frame.events) if (e.type === 'message') got = (e.message as { id: number }).id;
     }
-    t.is(got, sent.json.id, `the socket opened on ${opener.node} with ${issuer.node}'s ticket delivers`);
+    t.is(got, sent.json.id, `the socket opened on ${opener.node} with ${issuer.node}'s ticket delivers${got === undefined ? `: ${await socketEnd(socket)}` : ''}`);
     lastEventId = socket.lastEventId;
     await socket.close();
     // Spent: a replay is refused on every process, the one that took it included.
