@@ -260,6 +260,11 @@ export class CorkTurn {
     }
   }
 
+  /** Whether a uWS callback of `res` itself is running (its socket corked by uWS until the callback's microtasks end). */
+  inside(res: HttpResponse): boolean {
+    return this.current === res;
+  }
+
   /** Writes now if `res` can be corked here, else once the callback is over. */
   write(res: HttpResponse, conn: ConnectionState, reply: Reply, close: boolean, head: boolean): void {
     if (this.current === null || res === this.current) {
@@ -442,8 +447,8 @@ function remoteAddress(res: HttpResponse): string {
   return ADDRESS_TEXT.decode(res.getRemoteAddressAsText());
 }
 
-/** Where an accepted upgrade goes: called corked, while the request is still open, with the reply's upgrade data and
- *  the WebSocket handshake headers; the transport calls res.upgrade. */
+/** Where an accepted upgrade goes: called while the request is still open (corked when that is safe, see serveUpgrade),
+ *  with the reply's upgrade data and the WebSocket handshake headers; the transport calls res.upgrade. */
 export type Upgrader = (res: HttpResponse, data: object, handshake: { key: string; protocol: string; extensions: string }) => void;
 
 /**
@@ -474,7 +479,14 @@ export function serveUpgrade(res: HttpResponse, req: HttpRequest, handler: Handl
       }
       conn.done = true;
       const data = reply.upgrade;
-      res.cork(() => upgrade(res, data, handshake));
+      // Within the request's own callback uWS has the socket corked already: cork() only runs the upgrade. Later (a
+      // ticket redeemed from PostgreSQL, a cluster process waiting to catch up) the upgrade goes uncorked: in this
+      // uWebSockets.js build, cork() checks the HTTP response's state after its handler even when the handler upgraded
+      // the socket in place, reads the new WebSocket's memory as that state, and now and then closes the socket just
+      // opened (1006; fixed upstream in uNetworking/uWebSockets#1929, in no npm build yet). uWS prints a warning that
+      // writes must be corked for each such upgrade; the socket works.
+      if (turn.inside(res)) res.cork(() => upgrade(res, data, handshake));
+      else upgrade(res, data, handshake);
     })
     .catch((err) => opts.onUnexpected(err));
 }
