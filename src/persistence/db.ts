@@ -156,14 +156,6 @@ export function attachRepos<T extends object>(obj: T): T & Repos {
   return o;
 }
 
-/**
- * Every session's setting (pg's `options`, which pg-promise's types leave out): prepared statements (the message
- * inserts) are planned for each call's values, never by a generic plan made once per connection on whatever the
- * tables held then (one made on a fresh database's empty messages table would scan it). Unnamed statements are
- * planned so anyway.
- */
-const customPlans = { options: '-c plan_cache_mode=force_custom_plan' };
-
 export function createDatabase(
   connection: Connection,
   opts: {
@@ -202,7 +194,6 @@ export function createDatabase(
     // A database that stops answering without closing the connection (a partition) fails queries instead of hanging them.
     query_timeout: opts.queryTimeoutMs,
     keepAlive: true,
-    ...customPlans,
     ...(opts.applicationName && { application_name: opts.applicationName }),
   }) as Db;
   // An idle connection the server terminates (restart, failover) must not crash the process; the pool

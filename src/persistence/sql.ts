@@ -3,7 +3,7 @@
 // written), so column sets are made once, at module level, instead of for every connection and transaction.
 import pgPromise from 'pg-promise';
 
-export const { helpers, as, ParameterizedQuery, PreparedStatement } = pgPromise();
+export const { helpers, as, ParameterizedQuery } = pgPromise();
 
 /**
  * A PostgreSQL array literal of numbers and booleans (`{1,NULL,t}`) for a parameter cast to int[], float8[] or

@@ -1,6 +1,6 @@
 // Message rows: inserts (one multi-row statement per kind), reads by ID, edits, deletions and conversation IDs.
 import type { IDatabase } from 'pg-promise';
-import { PreparedStatement, scalarArray } from '../sql.js';
+import { ParameterizedQuery, scalarArray } from '../sql.js';
 import type { InsertedMessage, MessageChange, NewMessage, StoredMessage } from '../../model/messages.js';
 
 /** The columns every message read selects (alias `m`). */
@@ -141,10 +141,8 @@ export class MessagesRepository {
    * are the rows of `messages[i]`. Returns, in order, each message's ID and, for channel messages, its topic's
    * case-folded key (PostgreSQL's lower, as topics compare) and whether the topic had a message before this
    * statement. Column arrays bound as parameters (no client-side formatting of the texts). `ids[i]` is message i's
-   * ID (drawn earlier: drawIds), or null for one the statement draws; those are drawn in the messages' order. Both
-   * inserts are named prepared statements: each connection parses them once (a parse and analysis of their text
-   * cost the database about as much as inserting a message), and plans them for each call's values (the pool's
-   * plan_cache_mode: createDatabase).
+   * ID (drawn earlier: drawIds), or null for one the statement draws; those are drawn in the messages' order. (Named
+   * prepared statements were measured and not kept: bench/README.md, lane sqlcost.)
    */
   insertWithRecipients(
     messages: NewMessage[],
@@ -153,7 +151,7 @@ export class MessagesRepository {
   ): Promise<InsertedMessage[]> {
     if (messages.length === 0) return Promise.resolve([]);
     const values = insertValues(messages, recipients, ids);
-    return this.db.map(new PreparedStatement({ name: 'messages.insert', text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
+    return this.db.map(new ParameterizedQuery({ text: INSERT_WITH_RECIPIENTS, values }), undefined, (r) => ({
       id: Number(r.id),
       topicKey: r.topic_key as string,
       topicExisted: r.topic_existed as boolean,
@@ -174,7 +172,7 @@ export class MessagesRepository {
   ): Promise<'written' | 'topic-start' | 'ids-below'> {
     if (messages.length === 0) return 'written';
     const values = [...insertValues(messages, recipients, ids, true), messages[0]!.realmId];
-    const row = await this.db.one(new PreparedStatement({ name: 'messages.insert-if-topics-exist', text: INSERT_IF_TOPICS_EXIST, values }));
+    const row = await this.db.one(new ParameterizedQuery({ text: INSERT_IF_TOPICS_EXIST, values }));
     if (!row.ids_above) return 'ids-below';
     return row.topics ? 'written' : 'topic-start';
   }
