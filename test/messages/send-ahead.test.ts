@@ -114,6 +114,10 @@ async function waitingOnLocks(own: Own, query: string): Promise<number[]> {
   );
 }
 
+/** How the text of a session running a message insert starts (either statement: repos/messages.ts; pg_stat_activity
+ *  keeps only a statement's first kilobyte). */
+const INSERTING = '%WITH _ AS MATERIALIZED%';
+
 async function untilWaiting(own: Own, query: string, n = 1): Promise<number[]> {
   for (let i = 0; i < 600; i++) {
     const pids = await waitingOnLocks(own, query);
@@ -133,7 +137,7 @@ test.serial('a batch of sends to a topic with messages writes while the batch be
   scenario(async ({ a, b, own, send, answered, hold }) => {
     const first = send(a.id, 'existing', 'hold-write first');
     await until(own, (o) => batchOf(o, 'hold-write first')?.writing);
-    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+    await untilWaiting(own, INSERTING);
     const second = send(b.id, 'existing', 'second, written ahead');
     await until(own, (o) => batchOf(o, 'second, written ahead')?.written);
     t.false(batchOf(own, 'hold-write first')!.written, 'the first batch still writes');
@@ -161,7 +165,7 @@ test.serial('sends that start a topic wait for the earlier batches’ writes: of
   scenario(async ({ a, b, own, send, answered, hold }) => {
     const first = send(a.id, 'existing', 'hold-write before the topic');
     await until(own, (o) => batchOf(o, 'hold-write before the topic')?.writing);
-    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+    await untilWaiting(own, INSERTING);
     const starter = send(a.id, 'fresh', 'starts the topic');
     await until(own, (o) => batchOf(o, 'starts the topic')?.writing);
     const second = send(b.id, 'FRESH', 'second in the topic');
@@ -182,7 +186,7 @@ test.serial('a statement refused at its commit behind a batch still committing: 
   scenario(async ({ a, b, own, send, answered, hold }) => {
     const first = send(a.id, 'existing', 'hold-commit first');
     await until(own, (o) => batchOf(o, 'hold-commit first')?.writing);
-    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+    await untilWaiting(own, INSERTING);
     const failing = Promise.allSettled([send(b.id, 'existing', 'fail-at-commit second')]);
     await until(own, (o) => batchOf(o, 'fail-at-commit second')?.writing);
     const third = send(a.id, 'existing', 'third');
@@ -202,7 +206,7 @@ test.serial('a statement refused at its commit behind a batch still committing: 
 test.serial('a connection lost during a statement committing by itself, with a batch written ahead behind it: 503 for its batch, the later one commits, the working set is reloaded', (t) =>
   scenario(async ({ a, b, own, send, answered }) => {
     const lost = Promise.allSettled([send(a.id, 'existing', 'hold-commit lost')]);
-    const [pid] = await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+    const [pid] = await untilWaiting(own, INSERTING);
     const later = send(b.id, 'existing', 'written ahead, commits');
     await until(own, (o) => ended(o, 'written ahead, commits'));
     t.true(await own.database.db.one('SELECT pg_terminate_backend($1) AS ok', [pid], (r) => r.ok as boolean));
@@ -226,7 +230,7 @@ test.serial('a batch writes ahead only once it holds as many sends as the batch 
     const firsts = [send(a.id, 'existing', 'hold-write one of two'), send(b.id, 'existing', 'two of two')];
     await until(own, (o) => batchOf(o, 'hold-write one of two')?.writing);
     t.is(batchOf(own, 'hold-write one of two')!.batch.length, 2);
-    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+    await untilWaiting(own, INSERTING);
     const third = send(a.id, 'existing', 'alone, waits');
     await until(own, (o) => batchOf(o, 'alone, waits') !== undefined);
     await sleep(200);
@@ -275,7 +279,7 @@ test.serial('message IDs follow the mailbox order across blocks, topic starts an
   scenario(
     async ({ a, b, own, send, answered, hold }) => {
       const sends = [send(a.id, 'existing', 'hold-write before the others')];
-      await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+      await untilWaiting(own, INSERTING);
       const topics = ['existing', 'another', 'existing', 'another', 'existing', 'a third', 'existing'];
       topics.forEach((topic, i) => sends.push(send(i % 2 ? a.id : b.id, topic, `in order ${i}`)));
       await sleep(100);
@@ -323,7 +327,7 @@ test.serial('a message inserted behind the realm actor’s back above its block:
     // While a batch of the old block writes, another row comes behind the actor's back: the next batch's statement
     // finds it, and that batch inserts in a transaction after the first's writes, above it.
     const first = send(a.id, 'existing', 'hold-write with the block');
-    await untilWaiting(own, '%WITH v AS MATERIALIZED%');
+    await untilWaiting(own, INSERTING);
     const behind2 = await insertBehind('behind its back again');
     const pipelined = own.counted.transactions;
     const second = send(b.id, 'existing', 'above it');

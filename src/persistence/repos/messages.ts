@@ -33,55 +33,79 @@ export function toStoredMessage(r: Record<string, any>): StoredMessage {
   };
 }
 
-/**
- * See insertWithRecipients. `v` is materialized, so each row takes its ID once, as unnest yields the rows (in order):
- * the one given ($19), else drawn from the sequence. Every topic lookup sees the table as it was before the statement
- * (one snapshot for all its parts). `guarded`: the rows are inserted only if every channel message's topic already
- * had a message and no message of the realm ($20) has an ID from the first given on (insertIfTopicsExist).
- */
-function insertStatement(guarded: boolean): string {
-  const existed = (v: string) =>
-    `${v}.stream_id IS NOT NULL AND EXISTS (SELECT 1 FROM messages x WHERE x.stream_id = ${v}.stream_id AND lower(x.topic) = lower(${v}.topic))`;
-  const when = guarded ? ' WHERE (SELECT topics AND ids_above FROM e)' : '';
-  return `
-WITH v AS MATERIALIZED (
-  SELECT coalesce(($19::bigint[])[v.ord], nextval('messages_id_seq')) AS id, v.*
-  FROM unnest($1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[],
-              $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[])
-    WITH ORDINALITY AS v(realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
-                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message, ord)
-)${guarded ? `, e AS MATERIALIZED (
-  SELECT coalesce(bool_and(v.stream_id IS NULL OR (${existed('v')})), true) AS topics,
-         NOT EXISTS (SELECT 1 FROM messages x WHERE x.realm_id = $20 AND x.id >= ($19::bigint[])[1]) AS ids_above
-  FROM v)` : ''}, m AS (
-  INSERT INTO messages (id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
+const MESSAGE_INSERT = `INSERT INTO messages (id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message)
   SELECT id, realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients::int[], content, rendered_content,
-         to_timestamp(date_sent), has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message
-  FROM v${when}
-), um AS (
-  INSERT INTO user_messages (user_id, message_id, flags)
-  SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord${when}
-)
-${guarded ? 'SELECT topics, ids_above FROM e' : `SELECT v.id, lower(v.topic) AS topic_key, ${existed('v')} AS topic_existed FROM v ORDER BY v.ord`}`;
-}
-
-const INSERT_WITH_RECIPIENTS = insertStatement(false);
-const INSERT_IF_TOPICS_EXIST = insertStatement(true);
+         to_timestamp(date_sent), has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message`;
+const COLUMN_ARRAYS = `$1::int[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[],
+              $10::bool[], $11::bool[], $12::bool[], $13::int[], $14::text[], $15::bool[]`;
+const COLUMN_NAMES = `realm_id, sender_id, recipient_kind, stream_id, topic, direct_recipients, content, rendered_content,
+                         date_sent, has_link, has_attachment, has_image, recipient_id, sending_client, is_me_message`;
+/** Whether the channel message `v` names a topic that had a message before the statement. */
+const existed = (v: string) =>
+  `${v}.stream_id IS NOT NULL AND EXISTS (SELECT 1 FROM messages x WHERE x.stream_id = ${v}.stream_id AND lower(x.topic) = lower(${v}.topic))`;
 
 /**
- * The parameters of insertStatement: one array per column, the recipients' rows as (message ordinal, user, flags),
- * then the messages' IDs (null for one drawn by the statement; no array: all drawn).
+ * See insertWithRecipients. `v` is materialized, so each row takes its ID once, as unnest yields the rows (in order):
+ * the one given ($19), else drawn from the sequence; the recipients' rows ($16–$18) name their message by its
+ * ordinal. Every topic lookup sees the table as it was before the statement (one snapshot for all its parts).
  */
-function insertValues(messages: NewMessage[], recipients: { userId: number; flags: number }[][], ids: readonly (number | null)[] | null): unknown[] {
+const INSERT_WITH_RECIPIENTS = `
+WITH v AS MATERIALIZED (
+  SELECT coalesce(($19::bigint[])[v.ord], nextval('messages_id_seq')) AS id, v.*
+  FROM unnest(${COLUMN_ARRAYS})
+    WITH ORDINALITY AS v(${COLUMN_NAMES}, ord)
+), m AS (
+  ${MESSAGE_INSERT}
+  FROM v
+), um AS (
+  INSERT INTO user_messages (user_id, message_id, flags)
+  SELECT r.user_id, v.id, r.flags FROM unnest($16::int[], $17::int[], $18::int[]) AS r(ord, user_id, flags) JOIN v ON v.ord = r.ord
+)
+SELECT v.id, lower(v.topic) AS topic_key, ${existed('v')} AS topic_existed FROM v ORDER BY v.ord`;
+
+/**
+ * See insertIfTopicsExist. Every ID is given ($19, beside the columns), and the recipients' rows ($16–$18) name their
+ * message by its ID, so each table's rows come straight from unnest: no CTE of the messages, no join. The rows are
+ * inserted only if every channel message's topic already had a message and no message of the realm ($20) has an ID
+ * from the first given on; both checks see the table as it was before the statement.
+ */
+const INSERT_IF_TOPICS_EXIST = `
+WITH e AS MATERIALIZED (
+  SELECT (SELECT coalesce(bool_and(t.stream_id IS NULL OR (${existed('t')})), true) FROM unnest($4::int[], $5::text[]) AS t(stream_id, topic)) AS topics,
+         NOT EXISTS (SELECT 1 FROM messages x WHERE x.realm_id = $20 AND x.id >= ($19::bigint[])[1]) AS ids_above
+), m AS (
+  ${MESSAGE_INSERT}
+  FROM unnest($19::bigint[], ${COLUMN_ARRAYS})
+    AS v(id, ${COLUMN_NAMES})
+  WHERE (SELECT topics AND ids_above FROM e)
+), um AS (
+  INSERT INTO user_messages (user_id, message_id, flags)
+  SELECT r.user_id, r.message_id, r.flags FROM unnest($16::bigint[], $17::int[], $18::int[]) AS r(message_id, user_id, flags)
+  WHERE (SELECT topics AND ids_above FROM e)
+)
+SELECT topics, ids_above FROM e`;
+
+/**
+ * The parameters of both inserts: one array per column, the recipients' rows as (message, user, flags) — the message
+ * by its ordinal, or by its ID when `byId` (every ID given) — then the messages' IDs (null for one drawn by the
+ * statement; no array: all drawn).
+ */
+function insertValues(
+  messages: NewMessage[],
+  recipients: { userId: number; flags: number }[][],
+  ids: readonly (number | null)[] | null,
+  byId = false,
+): unknown[] {
   const col = <T>(f: (m: NewMessage) => T) => messages.map(f);
   const scalars = (f: (m: NewMessage) => number | boolean | null) => scalarArray(messages.map(f));
-  const ords: number[] = [];
+  const keys: number[] = [];
   const users: number[] = [];
   const flags: number[] = [];
   recipients.forEach((list, i) => {
+    const key = byId ? ids![i]! : i + 1;
     for (const r of list) {
-      ords.push(i + 1);
+      keys.push(key);
       users.push(r.userId);
       flags.push(r.flags);
     }
@@ -102,7 +126,7 @@ function insertValues(messages: NewMessage[], recipients: { userId: number; flag
     scalars((m) => m.recipientId),
     col((m) => m.client),
     scalars((m) => m.isMeMessage),
-    scalarArray(ords),
+    scalarArray(keys),
     scalarArray(users),
     scalarArray(flags),
     ids && scalarArray(ids),
@@ -117,9 +141,8 @@ export class MessagesRepository {
    * are the rows of `messages[i]`. Returns, in order, each message's ID and, for channel messages, its topic's
    * case-folded key (PostgreSQL's lower, as topics compare) and whether the topic had a message before this
    * statement. Column arrays bound as parameters (no client-side formatting of the texts). `ids[i]` is message i's
-   * ID (drawn earlier: drawIds), or null for one the statement draws; those are drawn in the messages' order. (A
-   * named prepared statement cost less in a micro-benchmark but not in `send`: bench/README.md "send — CPU per sent
-   * message, server and database".)
+   * ID (drawn earlier: drawIds), or null for one the statement draws; those are drawn in the messages' order. (Named
+   * prepared statements were measured and not kept: bench/README.md, lane sqlcost.)
    */
   insertWithRecipients(
     messages: NewMessage[],
@@ -148,7 +171,7 @@ export class MessagesRepository {
     ids: readonly number[],
   ): Promise<'written' | 'topic-start' | 'ids-below'> {
     if (messages.length === 0) return 'written';
-    const values = [...insertValues(messages, recipients, ids), messages[0]!.realmId];
+    const values = [...insertValues(messages, recipients, ids, true), messages[0]!.realmId];
     const row = await this.db.one(new ParameterizedQuery({ text: INSERT_IF_TOPICS_EXIST, values }));
     if (!row.ids_above) return 'ids-below';
     return row.topics ? 'written' : 'topic-start';
