@@ -43,7 +43,9 @@ export const send: Scenario = async (ctx) => {
   const local = ctx.target.databaseUrl || ctx.target.dataDir ? openDatabase(ctx.target, 1) : null;
   // Backends' CPU is read from this machine's /proc: only for a database on it.
   const monitor = local && (ctx.target.dataDir || /^(localhost|127\.|\[::1\])/.test(new URL(ctx.target.databaseUrl!).hostname)) ? local : null;
-  const warmup = num(ctx.options, 'warmup', ctx.quick ? 0.5 : 2);
+  // 10 s: V8 optimizes by calls, not time; on a slow machine the batch path was still being optimized 20 s in at
+  // ~500 msg/s, and a 2 s warm-up left its compilation in the window (bench/README.md, ninth session, lane sendcpu).
+  const warmup = num(ctx.options, 'warmup', ctx.quick ? 0.5 : 10);
   const pool = runWindowJobs<SendInput, SendOutput>('sendLoops', jobs, seconds, undefined, Math.max(50, warmup * 1000));
   const before = pool.window.then(async (w) => {
     startAt = w.startAt;
