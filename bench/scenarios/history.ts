@@ -2,6 +2,7 @@
 // realm, users and channels are made through the API; the messages and their user_messages rows are seeded
 // in bulk straight into the server's database (INSERT … SELECT generate_series), which is safe while the
 // server runs: message history is read from the database, not from the realm's working set.
+import { forEachBounded } from '../lib/bounded.js';
 import { request, type Creds } from '../lib/client.js';
 import { closeDatabase, openDatabase, type BenchDb } from '../lib/database.js';
 import { PerSecond, summarize, type Summary } from '../lib/stats.js';
@@ -119,25 +120,21 @@ export const history: Scenario = async (ctx) => {
   const perSecond = new PerSecond(started);
   for (const n of narrows) {
     const samples: number[] = [];
-    await Promise.all(
-      Array.from({ length: concurrency }, async (_, w) => {
-        for (let i = w; i < requests; i += concurrency) {
-          const r = await request(base, 'GET', '/messages', {
-            auth: viewer,
-            query: { anchor: 'newest', num_before: String(numBefore), num_after: '0', narrow: JSON.stringify(n.narrow(i)) },
-          });
-          // Every narrow matches at least num_before messages of a seeded history this size.
-          const expected = Math.min(numBefore, Math.floor(total / (n.name === 'topic' ? C * topics : n.name === 'sender' ? s.userIds.length : WORDS)));
-          if (r.status !== 200 || r.body.messages.length < expected) {
-            errors++;
-            continue;
-          }
-          samples.push(r.ms);
-          perSecond.add(r.ms);
-          if (++done % 50 === 0) ctx.progress(`history: ${done}/${requests * narrows.length} fetches`);
-        }
-      }),
-    );
+    await forEachBounded(requests, concurrency, async (i) => {
+      const r = await request(base, 'GET', '/messages', {
+        auth: viewer,
+        query: { anchor: 'newest', num_before: String(numBefore), num_after: '0', narrow: JSON.stringify(n.narrow(i)) },
+      });
+      // Every narrow matches at least num_before messages of a seeded history this size.
+      const expected = Math.min(numBefore, Math.floor(total / (n.name === 'topic' ? C * topics : n.name === 'sender' ? s.userIds.length : WORDS)));
+      if (r.status !== 200 || r.body.messages.length < expected) {
+        errors++;
+        return;
+      }
+      samples.push(r.ms);
+      perSecond.add(r.ms);
+      if (++done % 50 === 0) ctx.progress(`history: ${done}/${requests * narrows.length} fetches`);
+    });
     perNarrow[n.name] = summarize(samples);
     allSamples.push(...samples);
   }

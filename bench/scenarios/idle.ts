@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { forEachBounded } from '../lib/bounded.js';
 import { connectionFor, openFilesCap, request } from '../lib/client.js';
 import { sampleAll } from '../lib/server.js';
 import { summarize } from '../lib/stats.js';
@@ -26,15 +27,12 @@ export const idle: Scenario = async (ctx) => {
   const ids: string[] = new Array(queues);
   let made = 0;
   let errors = 0;
-  const workers = Array.from({ length: 32 }, async (_, w) => {
-    for (let i = w; i < queues; i += 32) {
-      const r = await request(base, 'POST', '/register', { auth: ctx.owner, form: { fetch_event_types: '[]', event_types: '["message"]' } });
-      if (r.status !== 200) errors++;
-      ids[i] = r.body.queue_id;
-      if (++made % 500 === 0) ctx.progress(`registered ${made}/${queues} queues`);
-    }
+  await forEachBounded(queues, 32, async (i) => {
+    const r = await request(base, 'POST', '/register', { auth: ctx.owner, form: { fetch_event_types: '[]', event_types: '["message"]' } });
+    if (r.status !== 200) errors++;
+    ids[i] = r.body.queue_id;
+    if (++made % 500 === 0) ctx.progress(`registered ${made}/${queues} queues`);
   });
-  await Promise.all(workers);
   if (ctx.options.transport === 'socket') return holdSockets(ctx, ids, before, holdMs, errors);
 
   // Park one poll per queue, each on its own connection, and re-park after each answer until the hold ends.
@@ -205,17 +203,11 @@ async function holdSockets(ctx: Parameters<Scenario>[0], ids: string[], before: 
  * connections again, beyond the file-descriptor limit of 20,000).
  */
 async function deleteQueues(ctx: Parameters<Scenario>[0], ids: string[]): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < ids.length) {
-        const id = ids[next++]!;
-        // Once more if the connection failed under it (a keep-alive connection the server had just closed).
-        const del = () => request(ctx.target.url, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: id } });
-        await del().catch(() => del().catch(() => null));
-      }
-    }),
-  );
+  await forEachBounded(ids.length, 32, async (i) => {
+    // Once more if the connection failed under it (a keep-alive connection the server had just closed).
+    const del = () => request(ctx.target.url, 'DELETE', '/events', { auth: ctx.owner, form: { queue_id: ids[i]! } });
+    await del().catch(() => del().catch(() => null));
+  });
 }
 
 /** Waits holdMs, reporting progress each second; returns the running count read each second. */

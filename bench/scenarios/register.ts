@@ -1,4 +1,5 @@
 // register: register rate and snapshot latency in a realm of U users (and S channels once channels exist).
+import { forEachBounded } from '../lib/bounded.js';
 import { request } from '../lib/client.js';
 import { sampleAll } from '../lib/server.js';
 import { PerSecond, summarize } from '../lib/stats.js';
@@ -18,22 +19,18 @@ export const register: Scenario = async (ctx) => {
   const cpuBefore = sampleAll(ctx.target.pids);
   const started = performance.now();
   const perSecond = new PerSecond(started);
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, w) => {
-      for (let i = w; i < count; i += concurrency) {
-        const who = people[i % people.length]!;
-        const r = await request(base, 'POST', '/register', { auth: who });
-        if (r.status !== 200) {
-          errors++;
-          continue;
-        }
-        samples.push(r.ms);
-        perSecond.add(r.ms);
-        await request(base, 'DELETE', '/events', { auth: who, form: { queue_id: r.body.queue_id } });
-        if (++done % 100 === 0) ctx.progress(`register ${done}/${count}`);
-      }
-    }),
-  );
+  await forEachBounded(count, concurrency, async (i) => {
+    const who = people[i % people.length]!;
+    const r = await request(base, 'POST', '/register', { auth: who });
+    if (r.status !== 200) {
+      errors++;
+      return;
+    }
+    samples.push(r.ms);
+    perSecond.add(r.ms);
+    await request(base, 'DELETE', '/events', { auth: who, form: { queue_id: r.body.queue_id } });
+    if (++done % 100 === 0) ctx.progress(`register ${done}/${count}`);
+  });
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = sampleAll(ctx.target.pids);
   const cpuMs = cpuBefore && cpuAfter ? (1000 * (cpuAfter.cpuSeconds - cpuBefore.cpuSeconds)) / Math.max(1, samples.length) : null;

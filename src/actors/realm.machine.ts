@@ -532,10 +532,10 @@ export const realmMachine = setup({
  * event (an XState macrostep) per command. It joins the batch waiting to write at once (joinWaitingBatch); taking a
  * new batch waits for one pump per turn of the event loop (setImmediate: after the I/O callbacks of the turn, so the
  * commands that arrived in it go together; a direct call while batches are in flight, else a PUMP event), or comes at
- * once (a PUMP event) when no batch is in flight. A command answered at
- * once (answersAtOnce), or sent while the actor is neither loading nor ready or after a stop, goes as a COMMAND event,
- * to the actor's own rules (one sent to a stopped actor is refused here). In the mailbox before any STOP the actor
- * receives after it, a command is drained, never refused, by that stop.
+ * once (a PUMP event) when no batch is in flight. A command answered at once (answersAtOnce), or sent while the actor
+ * is neither loading nor ready or after a stop, goes as a COMMAND event, to the actor's own rules (one sent to a
+ * stopped actor is refused here). In the mailbox before any STOP the actor receives after it, a command is drained,
+ * never refused, by that stop.
  */
 export function submit(ref: ActorRefFrom<typeof realmMachine>, command: PendingCommand): void {
   const snapshot = ref.getSnapshot();
@@ -559,11 +559,11 @@ export function submit(ref: ActorRefFrom<typeof realmMachine>, command: PendingC
     context.pumpScheduled.yes = true;
     setImmediate(() => {
       context.pumpScheduled.yes = false;
-      const now = ref.getSnapshot();
-      if (now.status !== 'active') return;
+      const later = ref.getSnapshot();
+      if (later.status !== 'active') return;
       // While batches are in flight and no stop waits for the drain, taking the next batch changes nothing the machine
       // shows (it stays ready.writing, as the pumps at a batch's write start and end leave it): no event, no macrostep.
-      if (now.matches({ ready: 'writing' }) && !now.context.stopRequested) pump(now.context, ref);
+      if (later.matches({ ready: 'writing' }) && !later.context.stopRequested) pump(later.context, ref);
       else ref.send({ type: 'PUMP' });
     });
   }
